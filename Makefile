@@ -1,0 +1,31 @@
+# Two commands do all the set-up on a fresh machine: `make run` and `make test`.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+PORT ?= 8080
+HOST ?= 127.0.0.1
+RELEASES ?= releases
+
+.PHONY: run test install install-test publish clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+
+install: $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e .
+
+install-test: $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e '.[test]'
+
+publish: install
+	$(BIN)/ras publish --releases $(RELEASES)
+
+run: publish
+	$(BIN)/ras serve --releases $(RELEASES) --host $(HOST) --port $(PORT)
+
+test: install-test
+	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+clean:
+	rm -rf $(VENV) $(RELEASES) dist build *.egg-info

@@ -1,0 +1,3 @@
+"""Research Artifact Service: publishes versioned, source-backed research packs from public filings."""
+
+__version__ = "0.1.0"

@@ -1,0 +1,112 @@
+"""`ras`: publish research packs into immutable releases, check them, and serve them."""
+
+from __future__ import annotations
+
+from datetime import date
+from pathlib import Path
+
+import click
+
+from builder.errors import ReleaseError
+from builder.release import build_release, promote, publish, releases_lock, write_release
+from builder.sources.tree import fixture_source
+from builder.store import current_release, list_releases, verify_release
+
+RELEASES_OPTION = click.option(
+    "--releases", "releases", type=click.Path(file_okay=False, path_type=Path), default=Path("releases"),
+    show_default=True, help="Directory holding the releases and the `current` link.",
+)
+SOURCE_OPTION = click.option(
+    "--source", type=click.Path(exists=True, file_okay=False, path_type=Path), default=None,
+    help="Source tree (packs.toml, securities.csv, sec13f/…). Default: the embedded fictional fixture.",
+)
+AS_OF_OPTION = click.option(
+    "--as-of", "as_of", type=click.DateTime(["%Y-%m-%d"]), default=None,
+    help="As-of date of the release. Default: packs.toml [source] as_of, else the newest filing date.",
+)
+
+
+def _progress(message: str) -> None:
+    click.echo(message, err=True)
+
+
+def _as_date(value) -> date | None:
+    return value.date() if value is not None else None
+
+
+@click.group()
+@click.version_option(package_name="research-artifact-service")
+def main() -> None:
+    """Research Artifact Service: read-only, versioned research packs from public filings. Never trades."""
+
+
+@main.command("publish")
+@SOURCE_OPTION
+@RELEASES_OPTION
+@AS_OF_OPTION
+def publish_command(source: Path | None, releases: Path, as_of) -> None:
+    """Build a release from the sources and promote it atomically."""
+    release_id = publish(source or fixture_source(), releases, _as_date(as_of), _progress)
+    click.echo(release_id)
+
+
+@main.command("build")
+@SOURCE_OPTION
+@RELEASES_OPTION
+@AS_OF_OPTION
+def build_command(source: Path | None, releases: Path, as_of) -> None:
+    """Build and write a release without promoting it; prints its id."""
+    with releases_lock(releases):
+        built = build_release(source or fixture_source(), releases, _as_date(as_of), _progress)
+        write_release(built, releases, _progress)
+    click.echo(built.release_id)
+
+
+@main.command("promote")
+@click.argument("release_id")
+@RELEASES_OPTION
+def promote_command(release_id: str, releases: Path) -> None:
+    """Point `current` at RELEASE_ID after verifying it."""
+    with releases_lock(releases):
+        promote(releases, release_id)
+    click.echo(f"promoted {release_id}")
+
+
+@main.command("verify")
+@click.argument("release_id", required=False)
+@RELEASES_OPTION
+def verify_command(release_id: str | None, releases: Path) -> None:
+    """Re-hash every file of a release (default: the promoted one) against its manifest."""
+    directory = releases / release_id if release_id else current_release(releases)
+    if directory is None or not directory.is_dir():
+        raise ReleaseError(f"no release {release_id or 'promoted'} in {releases}")
+    problems = verify_release(directory)
+    for problem in problems:
+        click.echo(f"{directory.name}: {problem}", err=True)
+    if problems:
+        raise ReleaseError(f"release {directory.name} fails verification ({len(problems)} problems)")
+    click.echo(f"{directory.name}: ok")
+
+
+@main.command("releases")
+@RELEASES_OPTION
+def releases_command(releases: Path) -> None:
+    """List the releases; `*` marks the promoted one."""
+    current = current_release(releases)
+    for name in list_releases(releases):
+        click.echo(f"{'*' if current is not None and current.name == name else ' '} {name}")
+
+
+@main.command("serve")
+@RELEASES_OPTION
+@click.option("--host", default="127.0.0.1", show_default=True)
+@click.option("--port", default=8080, show_default=True, type=int)
+def serve_command(releases: Path, host: str, port: int) -> None:
+    """Serve the promoted release over HTTP: GETs from its bytes, the two POSTs computed live."""
+    from server.app import run
+
+    run(releases, host, port)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,135 @@
+"""Domain records shared by the source readers and the research code (plain, frozen data)."""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from datetime import date
+
+
+class Amendment(enum.Enum):
+    """How a 13F filing relates to earlier filings for the same quarter (Form 13F cover page)."""
+
+    ORIGINAL = "original"
+    RESTATEMENT = "restatement"  # replaces the quarter's table
+    NEW_HOLDINGS = "new-holdings"  # adds rows to the quarter's table
+
+
+class ValueUnit(enum.Enum):
+    """The unit of the `value` column as filed."""
+
+    DOLLARS = "dollars"
+    THOUSANDS = "thousands"
+
+
+@dataclass(frozen=True, slots=True)
+class ScopeWarning:
+    """A problem in the sources that does not stop the build but limits what the data says."""
+
+    code: str  # stable, e.g. "summary-mismatch", "confidential-omitted", "unit-doubtful", "unmapped-cusip"
+    message: str
+    source: str  # source-relative path of the file it concerns ("" when it concerns no one file)
+
+
+@dataclass(frozen=True, slots=True)
+class HoldingRow:
+    """One `infoTable` row as filed; `value` is in the filing's unit, not yet normalised."""
+
+    row: int  # 1-based position in the information table
+    issuer: str
+    title_of_class: str
+    cusip: str  # upper-case, 9 characters
+    value: int
+    shares: int  # sshPrnamt
+    share_type: str  # "SH" or "PRN"
+    put_call: str | None  # "Put", "Call" or None
+    discretion: str
+    other_managers: str  # "" when absent
+    voting_sole: int
+    voting_shared: int
+    voting_none: int
+
+
+@dataclass(frozen=True, slots=True)
+class Filing:
+    """One 13F-HR or 13F-HR/A: cover page, summary page and its information table."""
+
+    source: str  # path of the file(s) relative to the source root, primary document first, joined by " + "
+    accession: str  # accession number when known (full .txt, .nc, or a file name), else a stable id from `source`
+    cik: str  # 10 digits, zero-padded
+    manager_name: str
+    form_type: str  # "13F-HR" or "13F-HR/A"
+    report_type: str  # "13F HOLDINGS REPORT" or "13F COMBINATION REPORT"
+    period: date  # periodOfReport (quarter end)
+    filed: date  # filing date (header FILED AS OF DATE, else signatureDate)
+    amendment: Amendment
+    amendment_no: int  # 0 for an original
+    unit: ValueUnit  # unit applied to `value` to normalise to dollars
+    unit_rule: str  # how the unit was decided, e.g. "filed-before-2023-01-03", "implied-price-check"
+    table_entry_total: int | None  # summaryPage/tableEntryTotal
+    table_value_total: int | None  # summaryPage/tableValueTotal, in the filing's unit
+    confidential_omitted: bool
+    rows: tuple[HoldingRow, ...]
+    warnings: tuple[ScopeWarning, ...] = ()
+
+    def dollars(self, value: int) -> int:
+        """A `value` of this filing in dollars."""
+        return value * 1000 if self.unit is ValueUnit.THOUSANDS else value
+
+
+@dataclass(frozen=True, slots=True)
+class Security:
+    cusip: str
+    ticker: str
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
+class ManagerConfig:
+    id: str  # public manager id used in the API (`managers=` values)
+    name: str
+    cik: str  # 10 digits, zero-padded
+    fictional: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class CopycatConfig:
+    managers: tuple[ManagerConfig, ...]
+    versions: int = 8
+
+
+@dataclass(frozen=True, slots=True)
+class SourceProblem:
+    """A fatal problem in the sources: the build reports all of them at once and promotes nothing."""
+
+    source: str  # source-relative path
+    message: str
+    line: int | None = None
+
+    def __str__(self) -> str:
+        where = f"{self.source}:{self.line}" if self.line else self.source
+        return f"{where}: {self.message}"
+
+
+@dataclass(frozen=True, slots=True)
+class SourceFile:
+    """Provenance of one file read from the source tree."""
+
+    path: str  # relative to the source root, '/'-separated
+    sha256: str
+    size: int
+
+
+@dataclass(frozen=True, slots=True)
+class Sources:
+    """Everything read from a source tree, validated, ready for the research code."""
+
+    fixture: bool  # the embedded fictional fixture: every surface says so
+    as_of: date  # latest filing date in the sources, or given at publish
+    copycat: CopycatConfig
+    securities: dict[str, Security]  # by CUSIP
+    filings: tuple[Filing, ...]
+    files: tuple[SourceFile, ...]
+    warnings: tuple[ScopeWarning, ...] = ()
+    skipped: tuple[ScopeWarning, ...] = ()  # files skipped by rule (13F-NT, …), with the reason
+    previews: dict[str, object] = field(default_factory=dict)  # preview pack inputs by section name

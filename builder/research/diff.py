@@ -1,0 +1,84 @@
+"""Semantic diff of two 13f-copycat versions over one view: what changed, never why."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from builder.research.views import select_view
+
+
+def diff_versions(older: dict, newer: dict, managers: Sequence[str], mode: str) -> dict:
+    """Tickers that entered or left the view, per-manager position changes and source changes."""
+    before = select_view(older, managers, mode)
+    after = select_view(newer, managers, mode)
+    before_tickers = {row["ticker"] for row in before["tickers"]}
+    after_tickers = {row["ticker"] for row in after["tickers"]}
+    return {
+        "from": older["versionId"],
+        "to": newer["versionId"],
+        "fromQuarter": older["quarter"],
+        "toQuarter": newer["quarter"],
+        "view": {"managers": after["managers"], "mode": mode},
+        "tickers": {
+            "entered": sorted(after_tickers - before_tickers),
+            "left": sorted(before_tickers - after_tickers),
+            "unchanged": len(after_tickers & before_tickers),
+        },
+        "positions": _position_changes(older, newer, after["managers"]),
+        "sources": _source_changes(older, newer, after["managers"]),
+    }
+
+
+def _holdings(artifact: dict, manager_id: str) -> dict[str, dict]:
+    manager = next(m for m in artifact["managers"] if m["id"] == manager_id)
+    return {p["ticker"]: p for p in manager["positions"]}
+
+
+def _position_changes(older: dict, newer: dict, managers: Sequence[str]) -> list[dict]:
+    changes = []
+    for manager_id in managers:
+        before, after = _holdings(older, manager_id), _holdings(newer, manager_id)
+        for ticker in sorted(before.keys() | after.keys()):
+            shares_before = before[ticker]["shares"] if ticker in before else 0
+            shares_after = after[ticker]["shares"] if ticker in after else 0
+            if shares_before == shares_after:
+                continue
+            changes.append(
+                {
+                    "managerId": manager_id,
+                    "ticker": ticker,
+                    "kind": _kind(ticker in before, ticker in after, shares_after - shares_before),
+                    "fromShares": shares_before,
+                    "toShares": shares_after,
+                    "shareDelta": shares_after - shares_before,
+                    "fromValue": before[ticker]["value"] if ticker in before else 0,
+                    "toValue": after[ticker]["value"] if ticker in after else 0,
+                }
+            )
+    return changes
+
+
+def _kind(held_before: bool, held_after: bool, delta: int) -> str:
+    if not held_before:
+        return "opened"
+    if not held_after:
+        return "closed"
+    return "increased" if delta > 0 else "decreased"
+
+
+def _source_changes(older: dict, newer: dict, managers: Sequence[str]) -> list[dict]:
+    by_id_old = {m["id"]: m for m in older["managers"]}
+    by_id_new = {m["id"]: m for m in newer["managers"]}
+    changes = []
+    for manager_id in managers:
+        old_filings = {f["accession"] for f in by_id_old[manager_id]["filings"]}
+        new_filings = by_id_new[manager_id]["filings"]
+        changes.append(
+            {
+                "managerId": manager_id,
+                "fromAccessions": sorted(old_filings),
+                "toAccessions": sorted(f["accession"] for f in new_filings),
+                "amendments": sorted(f["accession"] for f in new_filings if f["amendment"] != "original"),
+            }
+        )
+    return changes

@@ -1,0 +1,80 @@
+"""Quarter books: a manager's filings for one quarter, amendments applied, split rows summed, in dollars."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import date
+
+from builder.records import Amendment, Filing
+
+
+@dataclass(frozen=True, slots=True)
+class SourceRow:
+    """Where a number came from: the filing's accession number and the 1-based information-table row."""
+
+    accession: str
+    row: int
+
+
+@dataclass(frozen=True, slots=True)
+class Holding:
+    """Rows of one quarter with the same CUSIP, putCall and share type, summed (SEC tables split them freely)."""
+
+    cusip: str
+    put_call: str | None
+    share_type: str
+    issuer: str
+    shares: int
+    value: int  # dollars
+    sources: tuple[SourceRow, ...]
+
+    @property
+    def long_equity(self) -> bool:
+        """Shares held outright: not an option (putCall) and not a principal amount (PRN)."""
+        return self.put_call is None and self.share_type == "SH"
+
+
+@dataclass(frozen=True, slots=True)
+class QuarterBook:
+    cik: str
+    period: date
+    filings: tuple[Filing, ...]  # the filings applied, in the order they were applied
+    holdings: tuple[Holding, ...]  # sorted by (cusip, put_call, share_type)
+
+
+def quarter_books(filings: Iterable[Filing]) -> dict[tuple[str, date], QuarterBook]:
+    """Every (cik, quarter) book; amendments apply in filing order (Form 13F General Instructions, amendments)."""
+    grouped: dict[tuple[str, date], list[Filing]] = defaultdict(list)
+    for filing in filings:
+        grouped[(filing.cik, filing.period)].append(filing)
+    return {key: _book(key, group) for key, group in sorted(grouped.items())}
+
+
+def _book(key: tuple[str, date], group: list[Filing]) -> QuarterBook:
+    ordered = sorted(group, key=lambda f: (f.filed, f.amendment_no, f.accession))
+    applied: list[Filing] = []
+    for filing in ordered:
+        if filing.amendment is Amendment.NEW_HOLDINGS:
+            applied.append(filing)  # adds rows to the quarter's table, never replaces it
+        else:
+            applied = [filing]  # an original or a RESTATEMENT is the whole table
+    return QuarterBook(key[0], key[1], tuple(applied), _aggregate(applied))
+
+
+def _aggregate(filings: Sequence[Filing]) -> tuple[Holding, ...]:
+    sums: dict[tuple[str, str | None, str], list] = {}
+    for filing in filings:
+        for row in filing.rows:
+            key = (row.cusip, row.put_call, row.share_type)
+            entry = sums.setdefault(key, [row.issuer, 0, 0, []])
+            entry[1] += row.shares
+            entry[2] += filing.dollars(row.value)
+            entry[3].append(SourceRow(filing.accession, row.row))
+    return tuple(
+        Holding(cusip, put_call, share_type, issuer, shares, value, tuple(sources))
+        for (cusip, put_call, share_type), (issuer, shares, value, sources) in sorted(
+            sums.items(), key=lambda item: (item[0][0], item[0][1] or "", item[0][2])
+        )
+    )

@@ -1,0 +1,180 @@
+"""Research policy: checks over a view, each pass / warn / block. Execution is never enabled."""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Callable
+from datetime import date
+
+from builder.research.quarters import FILING_DEADLINE_DAYS
+
+# A quarter after the filing deadline the next quarter's 13F is due (deadline + 3 months), so data older than
+# that is superseded, not merely late.
+STALE_AFTER_DAYS = 92
+# IRC §851(b)(3): a regulated investment company may not put more than 25% of its assets in one issuer;
+# a view past that is a single-stock bet, not a cross-section of managers' ideas.
+TOP_TICKER_MAX_SHARE = 0.25
+# UCITS Directive 2009/65/EC art. 52(2): positions above 5% may total at most 40%; five names carrying more than
+# that is a concentrated view.
+TOP_FIVE_MAX_SHARE = 0.40
+SHARE_DIGITS = 4  # shares of value are reported as fractions to 4 places (0.01%)
+OWN_CHECK_WARNINGS = ("fixture-data", "unmapped-cusip")  # scope warnings that have a check of their own
+
+POLICY_CONFIG: dict = {
+    "executionEnabled": False,
+    "filingDeadlineDays": FILING_DEADLINE_DAYS,
+    "staleAfterDays": STALE_AFTER_DAYS,
+    "topTickerMaxShare": TOP_TICKER_MAX_SHARE,
+    "topFiveMaxShare": TOP_FIVE_MAX_SHARE,
+    "scopeWarningsCoveredElsewhere": list(OWN_CHECK_WARNINGS),
+    "signal": "research-only unless a check blocks, then no-signal (stay in cash)",
+    "asOf": "the release's as-of date, given by the operator or the newest filing date; never the clock",
+}
+
+
+class Outcome(enum.StrEnum):
+    PASS = "pass"
+    WARN = "warn"
+    BLOCK = "block"
+
+
+_Check = Callable[[dict, dict, date], tuple[Outcome, str]]
+
+
+def _entries(view: dict, artifact: dict) -> list[tuple[str, dict]]:
+    """The artifact's position or exit behind every (manager, ticker) of the view."""
+    by_key = {(m["id"], e["ticker"]): e for m in artifact["managers"] for e in (*m["positions"], *m["exited"])}
+    return [(p["managerId"], by_key[(p["managerId"], row["ticker"])]) for row in view["tickers"] for p in row["managers"]]
+
+
+def _execution_disabled(view: dict, artifact: dict, as_of: date) -> tuple[Outcome, str]:
+    return Outcome.PASS, "Research only: no broker, no account, no orders; executionEnabled is false."
+
+
+def _source_coverage(view: dict, artifact: dict, as_of: date) -> tuple[Outcome, str]:
+    filed = {m["id"]: {f["accession"] for f in m["filings"]} for m in artifact["managers"]}
+    entries = _entries(view, artifact)
+    uncited = sorted({f"{m}/{e['ticker']}" for m, e in entries if not e["sources"]})
+    if uncited:
+        return Outcome.BLOCK, f"{len(uncited)} position(s) cite no source row: {', '.join(uncited[:5])}."
+    current = [(m, e) for m, e in entries if e["change"]["kind"] != "exited"]  # exits cite last quarter's rows
+    stray = sorted({f"{m}/{e['ticker']}" for m, e in current if any(s["accession"] not in filed[m] for s in e["sources"])})
+    if stray:
+        return Outcome.BLOCK, f"{len(stray)} position(s) cite a filing not in the manager's book: {', '.join(stray[:5])}."
+    return Outcome.PASS, f"All {len(entries)} manager positions in the view cite their 13F source rows."
+
+
+def _freshness(view: dict, artifact: dict, as_of: date) -> tuple[Outcome, str]:
+    deadline = date.fromisoformat(artifact["filingDeadline"])
+    days = (as_of - deadline).days
+    if days < 0:
+        return Outcome.PASS, f"As of {as_of}, the filing deadline {deadline} is {-days} days away; amendments may follow."
+    message = f"As of {as_of}, the data is {days} days past its filing deadline {deadline} (quarter {artifact['quarter']})"
+    if days > STALE_AFTER_DAYS:
+        return Outcome.WARN, f"{message}; past {STALE_AFTER_DAYS} days a newer quarter's filings are due."
+    return Outcome.PASS, f"{message}."
+
+
+def _fixture_data(view: dict, artifact: dict, as_of: date) -> tuple[Outcome, str]:
+    if artifact["fixture"]:
+        return Outcome.WARN, "Fixture data: the managers are fictional; the numbers are not investment data."
+    return Outcome.PASS, "Built from the operator's filings, not from the fixture."
+
+
+def _unmapped_securities(view: dict, artifact: dict, as_of: date) -> tuple[Outcome, str]:
+    unmapped = sorted({e["cusip"] for _, e in _entries(view, artifact) if not e["mapped"]})
+    if unmapped:
+        return Outcome.WARN, f"{len(unmapped)} security(ies) have no ticker and are keyed by CUSIP: {', '.join(unmapped[:5])}."
+    return Outcome.PASS, "Every security in the view maps to a ticker."
+
+
+def _concentration(view: dict, artifact: dict, as_of: date) -> tuple[Outcome, str]:
+    values = sorted(((row["value"], row["ticker"]) for row in view["tickers"]), key=lambda v: (-v[0], v[1]))
+    total = sum(value for value, _ in values)
+    if total == 0:
+        return Outcome.PASS, "The view holds no current value to be concentrated."
+    top = round(values[0][0] / total, SHARE_DIGITS)
+    five = round(sum(value for value, _ in values[:5]) / total, SHARE_DIGITS)
+    message = f"{values[0][1]} is {top:.2%} of the view's value; the top five are {five:.2%}"
+    if top > TOP_TICKER_MAX_SHARE or five > TOP_FIVE_MAX_SHARE:
+        limits = f"limits {TOP_TICKER_MAX_SHARE:.0%} and {TOP_FIVE_MAX_SHARE:.0%}"
+        return Outcome.WARN, f"Concentrated: {message} ({limits})."
+    return Outcome.PASS, f"{message}: within limits."
+
+
+def _empty_view(view: dict, artifact: dict, as_of: date) -> tuple[Outcome, str]:
+    held = [row["ticker"] for row in view["tickers"] if row["holderCount"] > 0]
+    if not held:
+        return Outcome.BLOCK, f"No ticker is held in mode '{view['mode']}' by the selected managers: no signal, stay in cash."
+    return Outcome.PASS, f"{len(held)} ticker(s) are held in the view."
+
+
+def _scope_warnings(view: dict, artifact: dict, as_of: date) -> tuple[Outcome, str]:
+    codes = sorted({w["code"] for w in artifact["warnings"] if w["code"] not in OWN_CHECK_WARNINGS})
+    count = sum(1 for w in artifact["warnings"] if w["code"] not in OWN_CHECK_WARNINGS)
+    if codes:
+        return Outcome.WARN, f"{count} scope warning(s) limit the filings behind this version: {', '.join(codes)}."
+    return Outcome.PASS, "The filings behind this version carry no scope warnings."
+
+
+CHECKS: tuple[tuple[str, str, str, _Check], ...] = (
+    ("execution-disabled", "Execution stays disabled", "always pass: the service has no broker access", _execution_disabled),
+    ("source-coverage", "Every position cites its source rows",
+     "block if a position of the view cites no source row, or a held position cites a filing that is not in its "
+     "manager's book for the quarter; else pass", _source_coverage),
+    ("freshness", "Data freshness from the filing deadline",
+     f"days = asOf - (quarter end + {FILING_DEADLINE_DAYS} days); warn if days > {STALE_AFTER_DAYS}; else pass", _freshness),
+    ("fixture-data", "Fixture data", "warn if the artifact is built from the fictional fixture; else pass", _fixture_data),
+    ("unmapped-securities", "Securities without a ticker",
+     "warn if a position of the view is keyed by CUSIP (not in securities.csv); else pass", _unmapped_securities),
+    ("concentration", "Concentration of the view's value",
+     f"share = ticker value / view value (current holdings); warn if the top ticker's share > {TOP_TICKER_MAX_SHARE} "
+     f"or the top five's > {TOP_FIVE_MAX_SHARE}; pass when the view holds no value", _concentration),
+    ("empty-view", "A view with no holdings gives no signal",
+     "block if no ticker of the view has a current holder (no signal: stay in cash); else pass", _empty_view),
+    ("scope-warnings", "Scope warnings of the filings",
+     f"warn if the artifact carries a scope warning other than {', '.join(OWN_CHECK_WARNINGS)} "
+     "(those have their own checks); else pass", _scope_warnings),
+)
+CHECK_IDS: tuple[str, ...] = tuple(check[0] for check in CHECKS)
+POLICY_CONFIG["checks"] = [{"id": i, "name": n, "rule": r} for i, n, r, _ in CHECKS]
+
+
+def evaluate_policy(view: dict, artifact: dict, *, as_of: date) -> dict:
+    """Every check over `view` as of `as_of` (never the clock); any block makes the signal 'no-signal'."""
+    checks = []
+    for check_id, name, _, check in CHECKS:
+        outcome, reason = check(view, artifact, as_of)
+        checks.append({"id": check_id, "name": name, "outcome": str(outcome), "reason": reason})
+    blocking = [c["reason"] for c in checks if c["outcome"] == Outcome.BLOCK]
+    return {
+        "versionId": artifact["versionId"],
+        "asOf": as_of.isoformat(),
+        "checks": checks,
+        "blockingReasons": blocking,
+        "warnings": [c["reason"] for c in checks if c["outcome"] == Outcome.WARN],
+        "executionEnabled": False,
+        "signal": "no-signal" if blocking else "research-only",
+    }
+
+
+def policy_changes(older: dict, newer: dict) -> list[dict]:
+    """Checks whose outcome differs between two policy results, in check order: from → to, with both reasons."""
+    before = {c["id"]: c for c in older["checks"]}
+    after = {c["id"]: c for c in newer["checks"]}
+    ordered = [*CHECK_IDS, *sorted((before.keys() | after.keys()) - set(CHECK_IDS))]
+    changes = []
+    for check_id in ordered:
+        old, new = before.get(check_id), after.get(check_id)
+        if old is not None and new is not None and old["outcome"] == new["outcome"]:
+            continue
+        changes.append(
+            {
+                "id": check_id,
+                "from": old["outcome"] if old else None,
+                "to": new["outcome"] if new else None,
+                "fromReason": old["reason"] if old else None,
+                "toReason": new["reason"] if new else None,
+            }
+        )
+    return changes

@@ -1,0 +1,42 @@
+"""Version ids of the 13f-copycat pack: `multi-manager-<quarter-end>-v<major>.<minor>`, one id for one content."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from builder.api import canonical_json, sha256_hex
+
+MAJOR = 1  # the PackArtifact schema's major version; a new schema would start a new major
+
+
+def content_digest(artifact: dict) -> str:
+    """sha256 of the artifact's canonical bytes with its id blanked: what an id must always name."""
+    return sha256_hex(canonical_json({**artifact, "versionId": ""}))
+
+
+def version_id(quarter: str, minor: int) -> str:
+    return f"multi-manager-{quarter}-v{MAJOR}.{minor}"
+
+
+def assign_versions(artifacts: Sequence[dict], ledger: Iterable[dict]) -> tuple[list[dict], list[dict]]:
+    """Give each artifact its id: the published id of the same content, else the quarter's next minor.
+
+    `ledger` lists every version ever published ({versionId, quarter, contentSha256}); a restatement or
+    any other change of a published quarter's content therefore gets the next minor, never a used id.
+    Returns the artifacts with ids and the ledger extended by the new versions.
+    """
+    entries = {entry["versionId"]: entry for entry in ledger}
+    assigned = []
+    for artifact in artifacts:
+        digest = content_digest(artifact)
+        same = [e for e in entries.values() if e["quarter"] == artifact["quarter"]]
+        match = next((e["versionId"] for e in same if e["contentSha256"] == digest), None)
+        if match is None:
+            match = version_id(artifact["quarter"], max((_minor(e["versionId"]) + 1 for e in same), default=0))
+            entries[match] = {"versionId": match, "quarter": artifact["quarter"], "contentSha256": digest}
+        assigned.append({**artifact, "versionId": match})
+    return assigned, [entries[key] for key in sorted(entries)]
+
+
+def _minor(identifier: str) -> int:
+    return int(identifier.rsplit(".", 1)[1])

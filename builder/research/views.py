@@ -1,0 +1,72 @@
+"""Views of a 13f-copycat version: a manager selection and a mode pick the tickers an agent looks at."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from builder.research.artifact import BOUGHT, SOLD
+
+MODES = ("any", "overlap", "exclusive", "disagreement")
+DEFAULT_MODE = "any"  # contract 4.3: a request without mode returns the complete dataset
+
+
+def manager_ids(artifact: dict) -> list[str]:
+    return [m["id"] for m in artifact["managers"]]
+
+
+def select_view(artifact: dict, managers: Sequence[str], mode: str) -> dict:
+    """The tickers of `mode` among the selected managers (canonical: sorted, all managers when empty)."""
+    selected = sorted(managers or manager_ids(artifact))
+    rows = [row for row in _ticker_rows(artifact, selected) if _in_mode(row, mode, len(selected))]
+    return {"managers": selected, "mode": mode, "tickerCount": len(rows), "tickers": rows}
+
+
+def _ticker_rows(artifact: dict, selected: Sequence[str]) -> list[dict]:
+    rows: dict[str, dict] = {}
+    chosen = set(selected)
+    for manager in artifact["managers"]:
+        if manager["id"] not in chosen:
+            continue
+        for entry in (*manager["positions"], *manager["exited"]):
+            row = rows.setdefault(entry["ticker"], _empty_row(entry))
+            row["managers"].append(_manager_position(manager["id"], entry))
+    for row in rows.values():
+        _summarise(row)
+    return [rows[ticker] for ticker in sorted(rows)]
+
+
+def _empty_row(entry: dict) -> dict:
+    return {"ticker": entry["ticker"], "cusip": entry["cusip"], "issuer": entry["issuer"], "managers": []}
+
+
+def _manager_position(manager_id: str, entry: dict) -> dict:
+    return {
+        "managerId": manager_id,
+        "shares": entry.get("shares", 0),
+        "value": entry.get("value", 0),
+        "weight": entry.get("weight", 0.0),
+        "change": entry["change"]["kind"],
+        "shareDelta": entry["change"]["shareDelta"],
+    }
+
+
+def _summarise(row: dict) -> None:
+    positions = row["managers"]
+    row["holders"] = [p["managerId"] for p in positions if p["change"] != "exited"]
+    row["holderCount"] = len(row["holders"])
+    row["value"] = sum(p["value"] for p in positions)
+    row["buyers"] = [p["managerId"] for p in positions if p["change"] in BOUGHT]
+    row["sellers"] = [p["managerId"] for p in positions if p["change"] in SOLD]
+
+
+def _in_mode(row: dict, mode: str, selected_count: int) -> bool:
+    holders = row["holderCount"]
+    if mode == "any":
+        return holders >= 1
+    if mode == "overlap":
+        return holders >= min(2, selected_count)  # DESIGN: held by the one, if only one is selected
+    if mode == "exclusive":
+        return holders == 1
+    if mode == "disagreement":
+        return bool(row["buyers"]) and bool(row["sellers"])
+    raise ValueError(f"unknown mode {mode!r}")

@@ -1,0 +1,1 @@
+"""Source readers: bytes from the operator's source tree → validated domain records (no network)."""

@@ -1,0 +1,102 @@
+"""packs.toml: which packs a source tree publishes, and for 13f-copycat which managers."""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+from builder.records import CopycatConfig, ManagerConfig, SourceProblem
+
+DEFAULT_VERSIONS = 8  # DESIGN: newest 8 common quarters unless packs.toml says otherwise
+MANAGER_ID = re.compile(r"^[a-z0-9][a-z0-9-]{0,63}$")  # safe in a query string and a file name
+
+
+@dataclass(frozen=True, slots=True)
+class PacksConfig:
+    fixture: bool
+    as_of: date | None
+    copycat: CopycatConfig
+    sections: Mapping[str, Any]  # the whole parsed file, for the preview-pack readers
+
+
+def read_packs_config(path: Path, base: Path) -> tuple[PacksConfig | None, tuple[SourceProblem, ...]]:
+    """Parse packs.toml; every problem names the file (and the key)."""
+    name = path.relative_to(base).as_posix()
+    try:
+        sections = tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return None, (SourceProblem(name, "missing: every source tree needs a packs.toml"),)
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        line = _toml_error_line(exc)
+        return None, (SourceProblem(name, f"not valid TOML: {exc}", line),)
+    problems: list[SourceProblem] = []
+    source = sections.get("source", {})
+    as_of = _as_of(source.get("as_of"), name, problems)
+    copycat = _copycat(sections.get("copycat", {}), name, problems)
+    if problems:
+        return None, tuple(problems)
+    return PacksConfig(bool(source.get("fixture", False)), as_of, copycat, sections), ()
+
+
+def _copycat(section: Any, name: str, problems: list[SourceProblem]) -> CopycatConfig:
+    versions = section.get("versions", DEFAULT_VERSIONS)
+    if not isinstance(versions, int) or isinstance(versions, bool) or not 1 <= versions <= 64:
+        problems.append(SourceProblem(name, f"[copycat] versions must be an integer 1–64, not {versions!r}"))
+        versions = DEFAULT_VERSIONS
+    managers: list[ManagerConfig] = []
+    for index, entry in enumerate(section.get("managers", []), start=1):
+        manager = _manager(entry, index, name, problems)
+        if manager is not None:
+            managers.append(manager)
+    if not managers and not problems:
+        problems.append(SourceProblem(name, "[copycat] lists no managers ([[copycat.managers]] id, name, cik)"))
+    _check_unique(managers, name, problems)
+    return CopycatConfig(tuple(managers), versions)
+
+
+def _manager(entry: Any, index: int, name: str, problems: list[SourceProblem]) -> ManagerConfig | None:
+    where = f"[[copycat.managers]] #{index}"
+    if not isinstance(entry, dict):
+        problems.append(SourceProblem(name, f"{where} must be a table"))
+        return None
+    manager_id, manager_name, cik = entry.get("id"), entry.get("name"), str(entry.get("cik", ""))
+    if not isinstance(manager_id, str) or not MANAGER_ID.match(manager_id):
+        problems.append(SourceProblem(name, f"{where}: id must match {MANAGER_ID.pattern}, not {manager_id!r}"))
+        return None
+    if not isinstance(manager_name, str) or not manager_name.strip():
+        problems.append(SourceProblem(name, f"{where} ({manager_id}): name is required"))
+        return None
+    if not cik.isdigit() or len(cik) > 10:
+        problems.append(SourceProblem(name, f"{where} ({manager_id}): cik must be up to 10 digits, not {cik!r}"))
+        return None
+    return ManagerConfig(manager_id, manager_name.strip(), cik.zfill(10), bool(entry.get("fictional", False)))
+
+
+def _check_unique(managers: list[ManagerConfig], name: str, problems: list[SourceProblem]) -> None:
+    for attribute in ("id", "cik"):
+        seen: set[str] = set()
+        for manager in managers:
+            value = getattr(manager, attribute)
+            if value in seen:
+                problems.append(SourceProblem(name, f"[copycat] manager {attribute} {value!r} appears twice"))
+            seen.add(value)
+
+
+def _as_of(value: Any, name: str, problems: list[SourceProblem]) -> date | None:
+    if value is None or isinstance(value, date):
+        return value
+    try:
+        return date.fromisoformat(str(value))
+    except ValueError:
+        problems.append(SourceProblem(name, f"[source] as_of must be a date (YYYY-MM-DD), not {value!r}"))
+        return None
+
+
+def _toml_error_line(exc: Exception) -> int | None:
+    found = re.search(r"line (\d+)", str(exc))
+    return int(found.group(1)) if found else None

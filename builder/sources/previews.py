@@ -1,0 +1,255 @@
+"""The preview packs' sources: packs.toml `[person]`, `[congress]`, `[social]` → files read → research inputs.
+
+A pack whose section is absent is absent. Paths are relative to the source root; a directory stands for
+every `*.json` file under it. Every section takes `as_of` (evaluate on that date; never later than the
+release's as-of: no look-ahead) and `fixture` (fictional data; default `[source] fixture`). Example:
+
+    [person]
+    name = "Jane Roe"                           # required; pack id "jane-roe-tracker"
+    aliases = ["Roe, Jane"]                     # other spellings of the name in the disclosures
+    files = ["previews/person"]                 # stock-watcher JSON: House, Senate or daily-report shape
+
+    [congress]
+    files = ["previews/congress/house.json", "previews/congress/senate.json"]
+    [congress.demo]                             # optional; these are the defaults
+    window_days = 30
+    min_members = 2
+    min_amount = 1001                           # dollars: lower bound of a trade's disclosed range
+    [congress.strict]
+    window_days = 30
+    min_members = 3
+    min_amount = 15001
+
+    [social]
+    forum = "wallstreetbets"                    # required: the ApeWisdom filter
+    abbreviation = "wsb"                        # optional id prefix: "wsb-social-momentum"
+    files = ["previews/social/apewisdom.json"]  # ApeWisdom-shaped snapshots
+    min_mentions = 25                           # optional, with min_baseline = 10 and top = 10
+    exclude = ["DD"]                            # ticker-words added to the published exclusion list
+
+Missing files, invalid JSON and bad settings are fatal `SourceProblem`s naming the file; malformed
+rows are not: they are counted in the inputs and in one report line per file.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+from builder.records import SourceFile, SourceProblem
+from builder.research.congress import DEMO_RULE, STRICT_RULE, ClusterRule, CongressInput
+from builder.research.person import PersonInput
+from builder.research.social import EXCLUDED_TICKER_WORDS, MIN_BASELINE, MIN_MENTIONS, TOP, SocialInput
+from builder.sources.congress import CongressFile, RowOutcome, name_key, parse_congress
+from builder.sources.provenance import source_file
+from builder.sources.social import SocialFile, parse_social
+
+CONFIG = "packs.toml"
+MAX_FILE_BYTES = 256 * 1024 * 1024  # House Stock Watcher's whole history is ~15 MB; far larger is no source
+MAX_MEMBERS = 535  # seats in Congress: a cluster cannot need more distinct members
+
+
+@dataclass(frozen=True, slots=True)
+class PreviewsRead:
+    inputs: Mapping[str, object]  # PersonInput, CongressInput, SocialInput by section name
+    problems: tuple[SourceProblem, ...]  # fatal: missing file, invalid JSON, bad setting
+    files: tuple[SourceFile, ...]  # provenance, by path
+    reports: tuple[str, ...]  # one line per file read: rows read, malformed rows
+
+
+class _Reader:
+    """Reads each configured file once, collecting problems, provenance and report lines."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.problems: list[SourceProblem] = []
+        self.files: dict[str, SourceFile] = {}
+        self.parsed: dict[tuple[str, str], CongressFile | SocialFile] = {}  # by path and parser
+        self.notes: dict[str, list[str]] = {}  # extra report notes per path (which person, which sections)
+
+    def problem(self, message: str, source: str = CONFIG, line: int | None = None) -> None:
+        self.problems.append(SourceProblem(source, message, line))
+
+    def paths(self, kind: str, section: Mapping[str, Any]) -> list[str]:
+        """The section's `files`, directories expanded to their *.json files, every one checked to exist."""
+        entries = section.get("files")
+        entries = [entries] if isinstance(entries, str) else entries
+        if not isinstance(entries, list) or not entries or not all(isinstance(e, str) for e in entries):
+            self.problem(f"[{kind}] files must be a non-empty list of paths relative to the source root")
+            return []
+        found: list[str] = []
+        for entry in entries:
+            target = (self.root / entry).resolve()
+            if Path(entry).is_absolute() or not target.is_relative_to(self.root):
+                self.problem(f"[{kind}] files: {entry!r} is not inside the source root")
+            elif target.is_dir():
+                listed = sorted(p.relative_to(self.root).as_posix() for p in target.rglob("*.json") if p.is_file())
+                if not listed:
+                    self.problem(f"[{kind}] files: {entry!r} holds no .json file")
+                found += listed
+            elif target.is_file():
+                found.append(target.relative_to(self.root).as_posix())
+            else:
+                self.problem(f"missing: configured in [{kind}] files", target.relative_to(self.root).as_posix())
+        return list(dict.fromkeys(found))
+
+    def read(self, path: str, section: str, parse: Callable[[bytes, str], Any]) -> Any:
+        """The parsed file (cached), or None after recording why it cannot be read."""
+        self.notes.setdefault(path, [])
+        if section not in self.notes[path]:
+            self.notes[path].append(section)
+        key = (path, parse.__name__)
+        if key in self.parsed:
+            return self.parsed[key]
+        full = self.root / path
+        if full.stat().st_size > MAX_FILE_BYTES:
+            self.problem(f"larger than {MAX_FILE_BYTES} bytes: not a disclosure or snapshot file", path)
+            return None
+        data = full.read_bytes()
+        self.files[path] = source_file(full, self.root, data)
+        try:
+            self.parsed[key] = parse(data, path)
+        except json.JSONDecodeError as exc:
+            self.problem(f"not valid JSON: {exc.msg} (column {exc.colno})", path, exc.lineno)
+        except (ValueError, RecursionError) as exc:
+            self.problem(f"not a [{section}] source: {exc}", path)
+        return self.parsed.get(key)
+
+    def reports(self) -> tuple[str, ...]:
+        return tuple(_report(path, self.parsed[path, parser], self.notes[path]) for path, parser in sorted(self.parsed))
+
+
+def read_previews(root: Path, sections: Mapping[str, Any]) -> PreviewsRead:
+    """Every configured preview pack's input, or the problems that stop the build."""
+    reader = _Reader(root.resolve())
+    source = sections.get("source")
+    default_fixture = bool(source.get("fixture", False)) if isinstance(source, Mapping) else False
+    inputs: dict[str, object] = {}
+    for kind, build in (("person", _person), ("congress", _congress), ("social", _social)):
+        section = sections.get(kind)
+        if section is None:
+            continue
+        if not isinstance(section, Mapping):
+            reader.problem(f"[{kind}] must be a table")
+            continue
+        settings = _Settings(kind, section, reader)
+        built = build(settings, reader, settings.flag("fixture", default_fixture))
+        if built is not None and not settings.failed:
+            inputs[kind] = built
+    files = tuple(sorted(reader.files.values(), key=lambda f: f.path))
+    return PreviewsRead(inputs, tuple(reader.problems), files, reader.reports())
+
+
+class _Settings:
+    """Typed access to one section's keys; a bad value is a problem naming the section and the key."""
+
+    def __init__(self, kind: str, section: Mapping[str, Any], reader: _Reader) -> None:
+        self.kind, self.section, self.reader, self.failed = kind, section, reader, False
+
+    def fail(self, message: str) -> None:
+        self.failed = True
+        self.reader.problem(f"[{self.kind}] {message}")
+
+    def text(self, key: str, default: str | None = None) -> str:
+        value = self.section.get(key, default)
+        if not isinstance(value, str) or not value.strip():
+            self.fail(f"{key} must be a non-empty string, not {value!r}")
+            return ""
+        return value.strip()
+
+    def texts(self, key: str) -> tuple[str, ...]:
+        value = self.section.get(key, [])
+        if not isinstance(value, list) or not all(isinstance(item, str) and item.strip() for item in value):
+            self.fail(f"{key} must be a list of strings, not {value!r}")
+            return ()
+        return tuple(item.strip() for item in value)
+
+    def integer(self, key: str, default: int, low: int, high: int, table: str = "") -> int:
+        value = (self.section.get(table, {}) if table else self.section).get(key, default)
+        if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
+            self.fail(f"{table + '.' if table else ''}{key} must be an integer {low}–{high}, not {value!r}")
+            return default
+        return value
+
+    def flag(self, key: str, default: bool) -> bool:
+        value = self.section.get(key, default)
+        if not isinstance(value, bool):
+            self.fail(f"{key} must be true or false, not {value!r}")
+            return default
+        return value
+
+    def day(self) -> date | None:
+        value = self.section.get("as_of")
+        if value is None or type(value) is date:
+            return value
+        try:
+            return date.fromisoformat(str(value))
+        except ValueError:
+            self.fail(f"as_of must be a date (YYYY-MM-DD), not {value!r}")
+            return None
+
+
+def _person(settings: _Settings, reader: _Reader, fixture: bool) -> PersonInput | None:
+    name, aliases = settings.text("name"), settings.texts("aliases")
+    files = _files(settings, reader, parse_congress)
+    keys = {name_key(n) for n in (name, *aliases)}
+    for file in files:
+        rows = sum(name_key(trade.member) in keys for trade in file.trades)
+        notes = reader.notes[file.source]
+        notes[notes.index("person")] = f"person: {rows} rows of {name}"
+    return PersonInput(name, files, aliases, fixture, settings.day())
+
+
+def _congress(settings: _Settings, reader: _Reader, fixture: bool) -> CongressInput | None:
+    files = _files(settings, reader, parse_congress)
+    demo, strict = _rule(settings, "demo", DEMO_RULE), _rule(settings, "strict", STRICT_RULE)
+    return CongressInput(files, demo, strict, fixture, settings.day())
+
+
+def _social(settings: _Settings, reader: _Reader, fixture: bool) -> SocialInput | None:
+    forum, abbreviation = settings.text("forum"), settings.section.get("abbreviation", "")
+    if not isinstance(abbreviation, str):
+        settings.fail(f"abbreviation must be a string, not {abbreviation!r}")
+        abbreviation = ""
+    excluded = tuple(sorted({*EXCLUDED_TICKER_WORDS, *(word.upper() for word in settings.texts("exclude"))}))
+    return SocialInput(
+        forum, _files(settings, reader, parse_social), abbreviation.strip(), excluded,
+        settings.integer("min_mentions", MIN_MENTIONS, 0, 1_000_000),
+        settings.integer("min_baseline", MIN_BASELINE, 1, 1_000_000), settings.integer("top", TOP, 1, 100),
+        fixture, settings.day(),
+    )
+
+
+def _files(settings: _Settings, reader: _Reader, parse: Callable[[bytes, str], Any]) -> tuple:
+    found = [reader.read(path, settings.kind, parse) for path in reader.paths(settings.kind, settings.section)]
+    if any(file is None for file in found):
+        settings.failed = True
+    return tuple(file for file in found if file is not None)
+
+
+def _rule(settings: _Settings, name: str, default: ClusterRule) -> ClusterRule:
+    if not isinstance(settings.section.get(name, {}), Mapping):
+        settings.fail(f"{name} must be a table ([{settings.kind}.{name}])")
+        return default
+    return ClusterRule(
+        settings.integer("window_days", default.window_days, 1, 3_650, name),
+        settings.integer("min_members", default.min_members, 1, MAX_MEMBERS, name),
+        settings.integer("min_amount", default.min_amount, 0, 1_000_000_000, name),
+    )
+
+
+def _report(path: str, parsed: CongressFile | SocialFile, notes: list[str]) -> str:
+    rows_with_issues = {issue.row for issue in parsed.issues}
+    excluded = {issue.row for issue in parsed.issues if issue.outcome is RowOutcome.EXCLUDED}
+    reasons = sorted({issue.code for issue in parsed.issues})
+    counts = ", ".join(f"{code} ×{sum(i.code == code for i in parsed.issues)}" for code in reasons)
+    line = (f"{path} [{', '.join(notes)}]: {parsed.rows} rows read, {len(rows_with_issues)} malformed "
+            f"({len(rows_with_issues - excluded)} kept, {len(excluded)} excluded{': ' + counts if counts else ''})")
+    if isinstance(parsed, SocialFile):
+        return f"{line}, {len({s.taken for s in parsed.snapshots})} snapshots"
+    before = sum(trade.disclosed < trade.traded for trade in parsed.trades)
+    return f"{line}, {before} disclosed before the trade" if before else line

@@ -1,0 +1,64 @@
+"""Untrusted XML → an element tree, or a DocumentError naming the line; defusedxml only, nothing half-parsed."""
+
+from __future__ import annotations
+
+from xml.etree.ElementTree import Element, ParseError
+
+from defusedxml import DefusedXmlException, DTDForbidden, EntitiesForbidden
+from defusedxml.ElementTree import fromstring
+
+# expat's messages for input that ends before its root element closes
+_TRUNCATED = ("no element found", "unclosed token", "unclosed CDATA section")
+
+
+class DocumentError(ValueError):
+    """A file that is not a readable 13F document: `message` is a predicate of the file, `line` 1-based."""
+
+    def __init__(self, message: str, line: int | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.line = line
+
+
+def parse_xml(data: bytes) -> Element:
+    """The root element of `data`, parsed with DTDs, entities and external references forbidden."""
+    check_utf8(data)
+    body = strip_start(data)
+    offset = line_at(data, len(data) - len(body)) - 1
+    try:
+        return fromstring(body, forbid_dtd=True)
+    except ParseError as exc:
+        reason = str(exc).split(": line ")[0]
+        what = "is truncated XML" if reason in _TRUNCATED else "is not well-formed XML"
+        raise DocumentError(f"{what} ({reason})", offset + exc.position[0]) from exc
+    except DefusedXmlException as exc:
+        found = data.find(b"<!DOCTYPE")
+        raise DocumentError(_refusal(exc), line_at(data, found) if found >= 0 else None) from exc
+
+
+def strip_start(data: bytes) -> bytes:
+    """`data` without a UTF-8 byte-order mark and leading whitespace (EDGAR's `<XML>` blocks start with a newline)."""
+    return data.removeprefix(b"\xef\xbb\xbf").lstrip()
+
+
+def check_utf8(data: bytes) -> None:
+    """Raises DocumentError naming the line of the first byte that is not UTF-8."""
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        message = f"is not UTF-8 (byte 0x{data[exc.start]:02x} at offset {exc.start})"
+        raise DocumentError(message, line_at(data, exc.start)) from exc
+
+
+def line_at(data: bytes, offset: int) -> int:
+    """The 1-based line of `offset`, counting LF, CRLF and bare CR (EDGAR's .nc files) as line ends."""
+    head = data[:offset]
+    return head.count(b"\n") + head.count(b"\r") - head.count(b"\r\n") + 1
+
+
+def _refusal(exc: DefusedXmlException) -> str:
+    if isinstance(exc, DTDForbidden):
+        return "declares a DTD (<!DOCTYPE>), which no 13F document has: refused (DTDs carry XML bombs and entities)"
+    if isinstance(exc, EntitiesForbidden):
+        return "declares an XML entity, which no 13F document has: refused (entity expansion bombs)"
+    return f"refers to an external resource, which no 13F document does: refused ({type(exc).__name__})"

@@ -1,0 +1,54 @@
+"""Shared fixtures: one release of the embedded fixture per session, and helpers to reach ../shared."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from builder.release import publish
+from builder.store import LoadedRelease, current_release, load_release
+from builder.sources.tree import fixture_source
+
+SHARED = Path(__file__).resolve().parents[1].parent / "shared"
+REALDATA = SHARED / "realdata"
+
+
+def realdata(*parts: str) -> Path:
+    """A path under ../shared/realdata; skips the test when ../shared is not beside the checkout."""
+    if not REALDATA.is_dir():
+        pytest.skip("../shared/realdata is not beside this checkout (CI always has it)")
+    return REALDATA.joinpath(*parts)
+
+
+def quiet(_message: str) -> None:
+    """A progress sink for tests."""
+
+
+@pytest.fixture(scope="session")
+def fixture_tree() -> Path:
+    return fixture_source()
+
+
+@pytest.fixture(scope="session")
+def published(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A releases directory holding one promoted release of the embedded fixture (read-only: copy to change)."""
+    releases = tmp_path_factory.mktemp("releases")
+    publish(fixture_source(), releases, None, quiet)
+    return releases
+
+
+@pytest.fixture(scope="session")
+def release(published: Path) -> LoadedRelease:
+    directory = current_release(published)
+    assert directory is not None
+    return load_release(directory)
+
+
+@pytest.fixture
+def releases_copy(published: Path, tmp_path: Path) -> Path:
+    """A private copy of the published releases directory that a test may alter."""
+    target = tmp_path / "releases"
+    shutil.copytree(published, target, symlinks=True)
+    return target

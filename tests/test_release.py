@@ -1,0 +1,139 @@
+"""Releases: deterministic, content-addressed, verified against their manifests, promoted atomically."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import orjson
+import pytest
+
+from builder.errors import PublishError, ReleaseError
+from builder.release import promote, publish
+from builder.store import current_release, list_releases, verify_release
+from tests.conftest import quiet
+
+
+def tree_bytes(directory: Path) -> dict[str, bytes]:
+    return {p.relative_to(directory).as_posix(): p.read_bytes() for p in sorted(directory.rglob("*")) if p.is_file()}
+
+
+def test_two_publishes_of_the_same_sources_are_byte_identical(published: Path, fixture_tree: Path, tmp_path: Path):
+    other = tmp_path / "again"
+    release_id = publish(fixture_tree, other, None, quiet)
+    first = current_release(published)
+    assert release_id == first.name
+    assert tree_bytes(other / release_id) == tree_bytes(first)
+
+
+def test_the_manifest_and_seal_vouch_for_every_file(release):
+    manifest = orjson.loads((release.directory / "manifest.json").read_bytes())
+    seal = orjson.loads((release.directory / "seal.json").read_bytes())
+    on_disk = {p.relative_to(release.directory).as_posix() for p in release.directory.rglob("*") if p.is_file()}
+    assert on_disk - {"manifest.json", "seal.json"} == manifest["files"].keys() | seal["files"].keys()
+    assert verify_release(release.directory) == []
+    assert release.release_id.startswith(release.data.index["asOf"])
+
+
+def test_every_answer_file_is_named_by_the_sha256_of_its_bytes(release):
+    import hashlib
+
+    for path in (release.directory / "objects").iterdir():
+        assert path.stem == hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+@pytest.mark.parametrize("damage", ["flip", "truncate", "delete", "add"])
+def test_verify_names_the_damaged_file(releases_copy: Path, damage: str):
+    directory = current_release(releases_copy)
+    victim = sorted((directory / "objects").iterdir())[3]
+    if damage == "flip":
+        data = bytearray(victim.read_bytes())
+        data[10] ^= 0x01
+        victim.write_bytes(bytes(data))
+    elif damage == "truncate":
+        victim.write_bytes(victim.read_bytes()[:20])
+    elif damage == "delete":
+        victim.unlink()
+    else:
+        victim = directory / "objects" / "extra.json"
+        victim.write_bytes(b"{}")
+    problems = verify_release(directory)
+    assert len(problems) == 1
+    assert problems[0].startswith(f"objects/{victim.name}: ")
+
+
+def test_republishing_unchanged_sources_reuses_the_release(releases_copy: Path, fixture_tree: Path):
+    before = current_release(releases_copy)
+    messages: list[str] = []
+    assert publish(fixture_tree, releases_copy, None, messages.append) == before.name
+    assert any("already written; reusing it" in m for m in messages)
+    assert list_releases(releases_copy) == [before.name]
+
+
+def changed_sources(fixture_tree: Path, tmp_path: Path) -> Path:
+    """The fixture with one securities.csv mapping dropped: every version's content changes."""
+    source = tmp_path / "source"
+    shutil.copytree(fixture_tree, source)
+    lines = (source / "securities.csv").read_text().splitlines()
+    assert lines[0].startswith("cusip,ticker")
+    (source / "securities.csv").write_text("\n".join([lines[0], *lines[2:]]) + "\n")
+    return source
+
+
+def test_changed_content_of_a_published_quarter_gets_the_next_minor(releases_copy: Path, fixture_tree: Path, tmp_path: Path):
+    before = current_release(releases_copy)
+    old_versions = orjson.loads((before / "data/release.json").read_bytes())["copycat"]["versions"]
+    publish(changed_sources(fixture_tree, tmp_path), releases_copy, None, quiet)
+    new_versions = orjson.loads((current_release(releases_copy) / "data/release.json").read_bytes())["copycat"]["versions"]
+    assert [v.replace("-v1.0", "-v1.1") for v in old_versions] == new_versions
+    ledger = orjson.loads((current_release(releases_copy) / "data/ledger.json").read_bytes())
+    assert {e["versionId"] for e in ledger} == set(old_versions) | set(new_versions)
+
+
+def test_publish_refuses_to_reuse_a_published_id_for_other_content(releases_copy: Path, fixture_tree: Path, tmp_path: Path):
+    current = current_release(releases_copy)
+    ledger_path = current / "data/ledger.json"
+    ledger_path.write_bytes(b"[]")  # a ledger that forgot what it published
+    with pytest.raises(PublishError, match="published with other content"):
+        publish(changed_sources(fixture_tree, tmp_path), releases_copy, None, quiet)
+    assert current_release(releases_copy) == current
+
+
+def test_promote_refuses_an_unknown_or_damaged_release(releases_copy: Path):
+    with pytest.raises(ReleaseError, match="no release"):
+        promote(releases_copy, "../elsewhere")
+    directory = current_release(releases_copy)
+    (directory / "routes.json").write_bytes(b"{}")
+    with pytest.raises(ReleaseError, match="fails verification"):
+        promote(releases_copy, directory.name)
+
+
+def test_a_publish_killed_at_any_moment_leaves_current_on_a_complete_release(
+    releases_copy: Path, fixture_tree: Path, tmp_path: Path
+):
+    source = changed_sources(fixture_tree, tmp_path)
+    before = current_release(releases_copy).name
+    command = [sys.executable, "-m", "builder.cli", "publish", "--source", str(source), "--releases", str(releases_copy)]
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    outcomes = set()
+    for delay in (0.05, 0.2, 0.4, 0.6, 0.8, 1.0, 1.3, 1.7):
+        process = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        time.sleep(delay)
+        process.send_signal(signal.SIGKILL)
+        process.wait()
+        current = current_release(releases_copy)
+        assert verify_release(current) == []
+        outcomes.add(current.name == before)
+        if current.name != before:
+            os.replace(releases_copy / "current", releases_copy / "dropped")
+            os.symlink(before, releases_copy / "current")
+            shutil.rmtree(releases_copy / current.name)
+    assert True in outcomes  # at least one kill landed before the promotion
+    publish(source, releases_copy, None, quiet)  # the next publish cleans up and completes
+    assert not [p for p in releases_copy.iterdir() if p.name.startswith(".staging-")]
+    assert verify_release(current_release(releases_copy)) == []
