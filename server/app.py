@@ -5,26 +5,21 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections import OrderedDict
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 
 from aiohttp import web
 
-from builder.api import (
-    API_VERSION, GET_CACHE_CONTROL, JSON_TYPE, POST_CACHE_CONTROL, ApiError, ErrorCode, canonical_json, failure,
-    strong_etag,
-)
-from builder.contract import OPERATIONS, Operation, resolve
-from builder.release import render
+from builder.api import API_VERSION, GET_CACHE_CONTROL, JSON_TYPE, POST_CACHE_CONTROL, ApiError, ErrorCode
+from builder.contract import OPERATIONS, Operation
 from builder.store import Answer
 from server.conditional import none_match
-from server.watch import WATCH_INTERVAL, ReleaseWatch, Serving
+from server.dispatch import LiveCache, answer_get, error_answer
+from server.watch import WATCH_INTERVAL, ReleaseWatch
 
 LOG = logging.getLogger("ras.server")
-LIVE_CACHE_SIZE = 2048  # live views kept per release; each is one manager subset × mode × route
 WATCH: web.AppKey[ReleaseWatch] = web.AppKey("watch", ReleaseWatch)
-LIVE: web.AppKey[OrderedDict] = web.AppKey("live", OrderedDict)
+LIVE: web.AppKey[LiveCache] = web.AppKey("live", LiveCache)
 BASE_HEADERS = {"X-Service-API-Version": API_VERSION, "X-Content-Type-Options": "nosniff", "Server": "ras"}
 
 
@@ -43,42 +38,16 @@ def _bytes_response(status: int, body: bytes, cache_control: str) -> web.Respons
 
 
 def error_response(capability: str, error: ApiError) -> web.Response:
-    return _bytes_response(error.status, canonical_json(failure(capability, error)), POST_CACHE_CONTROL)
-
-
-def _unavailable(serving: Serving) -> ApiError:
-    return ApiError(503, ErrorCode.RELEASE_UNAVAILABLE, f"no consumable artifact release: {serving.problem}")
-
-
-def _live_answer(app: web.Application, serving: Serving, operation: Operation, request: web.Request) -> Answer:
-    release = serving.release
-    assert release is not None
-    params = resolve(operation, release.data, dict(request.match_info), list(request.query.items()))
-    key = operation.request_key(params)
-    answer = release.answers.get(key)
-    if answer is not None:
-        return answer
-    cache = app[LIVE]
-    cached = cache.get((release.release_id, key))
-    if cached is None:
-        rendered = render(operation, release.data, params)
-        cached = Answer(rendered.status, rendered.body, strong_etag(rendered.body))
-        cache[(release.release_id, key)] = cached
-        if len(cache) > LIVE_CACHE_SIZE:
-            cache.popitem(last=False)
-    else:
-        cache.move_to_end((release.release_id, key))
-    return cached
+    return _bytes_response(error.status, error_answer(capability, error).body, POST_CACHE_CONTROL)
 
 
 def get_handler(operation: Operation) -> Callable[[web.Request], Awaitable[web.Response]]:
     async def handle(request: web.Request) -> web.Response:
         serving = request.app[WATCH].serving
-        if serving.release is None:
-            raise _unavailable(serving)
-        answer = serving.release.answers.get(request.path_qs)  # the canonical form: no parsing needed
+        answer = serving.release.answers.get(request.path_qs) if serving.release else None  # canonical: no parsing
         if answer is None:
-            answer = _live_answer(request.app, serving, operation, request)
+            query = list(request.query.items())
+            answer = answer_get(serving, request.app[LIVE], operation, dict(request.match_info), query)
         return _answer_response(request, answer)
 
     return handle
@@ -133,7 +102,7 @@ def create_app(releases: Path, watch_interval: float = WATCH_INTERVAL) -> web.Ap
     app = web.Application(middlewares=[envelope_errors])
     app[WATCH] = ReleaseWatch(releases)
     app[WATCH].refresh()
-    app[LIVE] = OrderedDict()
+    app[LIVE] = LiveCache()
     for operation in OPERATIONS:
         if operation.method == "GET":
             app.router.add_get(operation.route, get_handler(operation), name=operation.id)

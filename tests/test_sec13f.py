@@ -17,7 +17,9 @@ from builder.sources.submission import accession_in, carried_documents, parse_su
 TABLE_NS = "http://www.sec.gov/edgar/document/thirteenf/informationtable"
 
 
-def row_xml(cusip: str = "037833100", value: str = "1200", shares: str = "10", kind: str = "SH", extra: str = "") -> str:
+def row_xml(
+    cusip: str = "037833100", value: str = "1200", shares: str = "10", kind: str = "SH", extra: str = ""
+) -> str:
     return (
         f"<infoTable><nameOfIssuer>APPLE INC</nameOfIssuer><titleOfClass>COM</titleOfClass><cusip>{cusip}</cusip>"
         f"<value>{value}</value><shrsOrPrnAmt><sshPrnamt>{shares}</sshPrnamt><sshPrnamtType>{kind}</sshPrnamtType>"
@@ -33,7 +35,9 @@ def table_xml(*rows: str, prefix: str = "") -> bytes:
     return b'<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n' + body.encode()
 
 
-def primary_xml(form: str = "13F-HR", cover: str = "", summary: str = "", signed: str = "11-14-2022", tail: str = "") -> bytes:
+def primary_xml(
+    form: str = "13F-HR", cover: str = "", summary: str = "", signed: str = "11-14-2022", tail: str = ""
+) -> bytes:
     summary = summary or "<tableEntryTotal>1</tableEntryTotal><tableValueTotal>1200</tableValueTotal>"
     return f"""<?xml version="1.0" encoding="UTF-8"?>
 <edgarSubmission xmlns="http://www.sec.gov/edgar/thirteenffiler" xmlns:com="http://www.sec.gov/edgar/common">
@@ -80,7 +84,9 @@ def test_cdata_and_stray_whitespace_around_values_are_read_as_the_plain_value() 
     ("extra", "kind", "put_call"),
     [("<putCall>Put</putCall>", "SH", "Put"), ("<putCall>CALL</putCall>", "SH", "Call"), ("", "PRN", None)],
 )
-def test_option_and_principal_amount_rows_keep_their_put_call_and_share_type(extra: str, kind: str, put_call: str | None) -> None:
+def test_option_and_principal_amount_rows_keep_their_put_call_and_share_type(
+    extra: str, kind: str, put_call: str | None
+) -> None:
     table = parse_document(table_xml(row_xml(kind=kind, extra=extra)))
     assert isinstance(table, InformationTable)
     assert (table.rows[0].share_type, table.rows[0].put_call) == (kind, put_call)
@@ -120,7 +126,9 @@ BILLION_LAUGHS = b"""<?xml version="1.0"?>
 EXTERNAL_ENTITY = b"""<?xml version="1.0"?>
 <!DOCTYPE informationTable [<!ENTITY x SYSTEM "file:///etc/passwd">]>
 <informationTable><infoTable><nameOfIssuer>&x;</nameOfIssuer></infoTable></informationTable>"""
-EXTERNAL_DTD = b'<?xml version="1.0"?>\n\n<!DOCTYPE informationTable SYSTEM "http://example.com/evil.dtd">\n<informationTable/>'
+EXTERNAL_DTD = (
+    b'<?xml version="1.0"?>\n\n<!DOCTYPE informationTable SYSTEM "http://example.com/evil.dtd">\n<informationTable/>'
+)
 HTML = b'<!DOCTYPE html PUBLIC "-//W3C//DTD HTML 4.01 Transitional//EN">\n<html><head><title>SEC FORM 13-F</title>'
 
 
@@ -134,15 +142,25 @@ HTML = b'<!DOCTYPE html PUBLIC "-//W3C//DTD HTML 4.01 Transitional//EN">\n<html>
         (table_xml(row_xml()).rpartition(b"</informationTable>")[0], "is truncated XML (no element found)", 4),
         (table_xml(row_xml()).replace(b"</cusip>", b"</cusp>"), "is not well-formed XML (mismatched tag)", 3),
         (table_xml(row_xml()).replace(b"APPLE", b"APPL\xc9"), "is not UTF-8 (byte 0xc9 at offset", 3),
-        (table_xml(row_xml(), prefix="ns1").replace(b"xmlns:ns1=", b"xmlns:ns2="), "is not well-formed XML (unbound prefix)", 2),
+        (
+            table_xml(row_xml(), prefix="ns1").replace(b"xmlns:ns1=", b"xmlns:ns2="),
+            "is not well-formed XML (unbound prefix)",
+            2,
+        ),
         (HTML, "is SEC's rendered HTML, not a 13F XML document", None),
         (b"  FORM 13F INFORMATION TABLE\nAPPLE INC   COM  037833100   1,200", "is a legacy text 13F table", None),
         (b"cusip,ticker,name\n", "is neither XML nor an EDGAR submission", None),
         (b"", "is empty", None),
-        (b'<?xml version="1.0"?><xs:schema xmlns:xs="http://www.w3.org/2001/XMLSchema"/>', "root element <schema>", None),
+        (
+            b'<?xml version="1.0"?><xs:schema xmlns:xs="http://www.w3.org/2001/XMLSchema"/>',
+            "root element <schema>",
+            None,
+        ),
     ],
 )
-def test_hostile_or_foreign_input_is_refused_whole_with_the_reason_and_line(data: bytes, message: str, line: int | None) -> None:
+def test_hostile_or_foreign_input_is_refused_whole_with_the_reason_and_line(
+    data: bytes, message: str, line: int | None
+) -> None:
     with pytest.raises(DocumentError) as caught:
         parse_document(data)
     assert message in caught.value.message
@@ -150,11 +168,22 @@ def test_hostile_or_foreign_input_is_refused_whole_with_the_reason_and_line(data
 
 
 def test_a_primary_document_gives_its_cover_summary_and_a_zero_padded_cik() -> None:
-    summary = "<tableEntryTotal>2</tableEntryTotal><tableValueTotal>4600</tableValueTotal><isConfidentialOmitted>true</isConfidentialOmitted>"
+    summary = (
+        "<tableEntryTotal>2</tableEntryTotal><tableValueTotal>4600</tableValueTotal>"
+        "<isConfidentialOmitted>true</isConfidentialOmitted>"
+    )
     document = parse_document(primary_xml(summary=summary))
     assert isinstance(document, PrimaryDocument)
-    assert (document.cik, document.period, document.signature_date) == ("0001067983", date(2022, 9, 30), date(2022, 11, 14))
-    assert (document.submission_type, document.manager_name, document.report_type) == ("13F-HR", "Example Capital", "13F HOLDINGS REPORT")
+    assert (document.cik, document.period, document.signature_date) == (
+        "0001067983",
+        date(2022, 9, 30),
+        date(2022, 11, 14),
+    )
+    assert (document.submission_type, document.manager_name, document.report_type) == (
+        "13F-HR",
+        "Example Capital",
+        "13F HOLDINGS REPORT",
+    )
     assert document.summary == Summary(2, 4600, True)
     assert (document.is_amendment, document.table) == (False, None)
 
@@ -163,7 +192,8 @@ def test_a_primary_document_embedding_its_table_as_base64_carries_the_rows() -> 
     contents = base64.encodebytes(table_xml(row_xml(), prefix="ns1")).decode()
     tail = (
         "<documents><document><conformedName>information_table.xml</conformedName>"
-        f"<conformedDocumentType>INFORMATION TABLE</conformedDocumentType><contents>{contents}</contents></document></documents>"
+        "<conformedDocumentType>INFORMATION TABLE</conformedDocumentType>"
+        f"<contents>{contents}</contents></document></documents>"
     )
     document = parse_document(primary_xml(tail=tail))
     assert isinstance(document, PrimaryDocument) and document.table is not None
@@ -171,7 +201,10 @@ def test_a_primary_document_embedding_its_table_as_base64_carries_the_rows() -> 
 
 
 def test_an_embedded_table_that_is_not_base64_is_refused() -> None:
-    tail = "<documents><document><conformedDocumentType>INFORMATION TABLE</conformedDocumentType><contents>@@@</contents></document></documents>"
+    tail = (
+        "<documents><document><conformedDocumentType>INFORMATION TABLE</conformedDocumentType>"
+        "<contents>@@@</contents></document></documents>"
+    )
     with pytest.raises(DocumentError, match="embeds information table, which is not valid base64"):
         parse_document(primary_xml(tail=tail))
 
@@ -180,9 +213,28 @@ def test_an_embedded_table_that_is_not_base64_is_refused() -> None:
     ("form", "cover", "amendment", "number", "codes"),
     [
         ("13F-HR", "<isAmendment>false</isAmendment>", Amendment.ORIGINAL, 0, []),
-        ("13F-HR/A", "<isAmendment>true</isAmendment><amendmentNo>2</amendmentNo><amendmentInfo><amendmentType>RESTATEMENT</amendmentType></amendmentInfo>", Amendment.RESTATEMENT, 2, []),
-        ("13F-HR/A", "<isAmendment>true</isAmendment><amendmentNo>1</amendmentNo><amendmentInfo><amendmentType>NEW HOLDINGS</amendmentType></amendmentInfo>", Amendment.NEW_HOLDINGS, 1, []),
-        ("13F-HR/A", "<isAmendment>true</isAmendment><amendmentNo>3</amendmentNo>", Amendment.RESTATEMENT, 3, ["amendment-type-missing"]),
+        (
+            "13F-HR/A",
+            "<isAmendment>true</isAmendment><amendmentNo>2</amendmentNo><amendmentInfo><amendmentType>RESTATEMENT</amendmentType></amendmentInfo>",
+            Amendment.RESTATEMENT,
+            2,
+            [],
+        ),
+        (
+            "13F-HR/A",
+            "<isAmendment>true</isAmendment><amendmentNo>1</amendmentNo>"
+            "<amendmentInfo><amendmentType>NEW HOLDINGS</amendmentType></amendmentInfo>",
+            Amendment.NEW_HOLDINGS,
+            1,
+            [],
+        ),
+        (
+            "13F-HR/A",
+            "<isAmendment>true</isAmendment><amendmentNo>3</amendmentNo>",
+            Amendment.RESTATEMENT,
+            3,
+            ["amendment-type-missing"],
+        ),
         ("13F-HR/A", "", Amendment.RESTATEMENT, 1, ["amendment-type-missing"]),
     ],
 )
@@ -223,10 +275,22 @@ BEFORE, SINCE = "filed-before-2023-01-03", "filed-on-or-after-2023-01-03"
         (date(2023, 1, 2), [holding(1_500, 10_000)], THOUSANDS, BEFORE, False),
         (date(2023, 1, 3), [holding(1_500_000, 10_000)], DOLLARS, SINCE, False),
         (date(2023, 2, 28), [holding(1_500, 10_000), holding(9_000, 50_000)], THOUSANDS, "implied-price-check", True),
-        (date(2021, 2, 12), [holding(1_500_000, 10_000), holding(9_000_000, 50_000)], DOLLARS, "implied-price-check", True),
+        (
+            date(2021, 2, 12),
+            [holding(1_500_000, 10_000), holding(9_000_000, 50_000)],
+            DOLLARS,
+            "implied-price-check",
+            True,
+        ),
         (date(2024, 5, 1), [holding(1_500, 10_000, put_call="Call"), holding(9, 50, "PRN")], DOLLARS, SINCE, False),
         (date(2024, 5, 1), [holding(1, 100_000)], DOLLARS, SINCE, True),
-        (date(2021, 2, 12), [holding(2_000, 1_000), holding(1_800, 1_000), holding(90, 1_000)], THOUSANDS, BEFORE, False),
+        (
+            date(2021, 2, 12),
+            [holding(2_000, 1_000), holding(1_800, 1_000), holding(90, 1_000)],
+            THOUSANDS,
+            BEFORE,
+            False,
+        ),
     ],
 )
 def test_the_unit_is_decided_by_filing_date_then_checked_by_the_median_price_per_share(
@@ -238,7 +302,13 @@ def test_the_unit_is_decided_by_filing_date_then_checked_by_the_median_price_per
 
 
 def test_the_median_price_counts_only_plain_share_rows_with_shares() -> None:
-    rows = [holding(100, 1), holding(300, 1), holding(5, 0), holding(9_999, 1, put_call="Put"), holding(9_999, 1, "PRN")]
+    rows = [
+        holding(100, 1),
+        holding(300, 1),
+        holding(5, 0),
+        holding(9_999, 1, put_call="Put"),
+        holding(9_999, 1, "PRN"),
+    ]
     assert median_price(rows, ValueUnit.DOLLARS) == 200
     assert median_price(rows, ValueUnit.THOUSANDS) == 200_000
     assert median_price([holding(1, 1, put_call="Call")], ValueUnit.DOLLARS) is None
@@ -267,8 +337,8 @@ SUBMISSION = (
     "CONFORMED PERIOD OF REPORT:\t20220930\nFILED AS OF DATE:\t\t20221115\n\nFILER:\n\tCOMPANY DATA:\t\n"
     "\t\tCOMPANY CONFORMED NAME:\t\t\tEXAMPLE CAPITAL\n\t\tCENTRAL INDEX KEY:\t\t\t0001067983\n</SEC-HEADER>\n"
     "<DOCUMENT>\n<TYPE>{form}\n<SEQUENCE>1\n<FILENAME>primary_doc.xml\n<TEXT>\n<XML>\n{primary}</XML>\n</TEXT>\n</DOCUMENT>\n"
-    "<DOCUMENT>\n<TYPE>INFORMATION TABLE\n<SEQUENCE>2\n<FILENAME>infotable.xml\n<TEXT>\n<XML>\n{table}\n</XML>\n</TEXT>\n"
-    "</DOCUMENT>\n</SEC-DOCUMENT>\n"
+    "<DOCUMENT>\n<TYPE>INFORMATION TABLE\n<SEQUENCE>2\n<FILENAME>infotable.xml\n<TEXT>\n<XML>\n{table}\n</XML>\n"
+    "</TEXT>\n</DOCUMENT>\n</SEC-DOCUMENT>\n"
 )
 
 
@@ -280,7 +350,11 @@ def submission(form: str = "13F-HR", table: bytes | None = None) -> bytes:
 def test_a_full_submission_text_file_gives_its_header_and_documents() -> None:
     parsed = parse_submission(submission())
     assert (parsed.accession, parsed.submission_type, parsed.cik) == ("0000950123-22-012345", "13F-HR", "0001067983")
-    assert (parsed.period, parsed.filed, parsed.company_name) == (date(2022, 9, 30), date(2022, 11, 15), "EXAMPLE CAPITAL")
+    assert (parsed.period, parsed.filed, parsed.company_name) == (
+        date(2022, 9, 30),
+        date(2022, 11, 15),
+        "EXAMPLE CAPITAL",
+    )
     primary, rows = carried_documents(parsed)
     assert primary.manager_name == "Example Capital" and rows is not None and rows[0].value == 1200
 
@@ -290,7 +364,8 @@ def test_a_feed_nc_file_with_bare_cr_line_endings_is_read() -> None:
         "<SUBMISSION>\n<ACCESSION-NUMBER>0001951757-25-000093\r<TYPE>13F-HR\r<PERIOD>20241231\r<FILING-DATE>20250122\r"
         "<FILER>\r<COMPANY-DATA>\r<CONFORMED-NAME>ACORN\r<CIK>1994827\r</COMPANY-DATA>\r</FILER>\r"
         f"<DOCUMENT>\r<TYPE>13F-HR\r<XML>\r{primary_xml().decode()}</XML>\r</DOCUMENT>\r"
-        f"<DOCUMENT>\r<TYPE>INFORMATION TABLE\r<XML>\r{table_xml(row_xml(), prefix='ns1').decode()}\r</XML>\r</DOCUMENT>\r"
+        f"<DOCUMENT>\r<TYPE>INFORMATION TABLE\r<XML>\r{table_xml(row_xml(), prefix='ns1').decode()}\r</XML>\r"
+        "</DOCUMENT>\r"
     ).replace("\n", "\r")
     parsed = parse_submission(feed.encode())
     assert (parsed.accession, parsed.filed, parsed.cik) == ("0001951757-25-000093", date(2025, 1, 22), "0001994827")
@@ -320,7 +395,9 @@ def test_a_broken_submission_envelope_is_refused(data: bytes, message: str) -> N
 
 
 def test_a_legacy_pre_2013_text_submission_is_refused_not_half_parsed() -> None:
-    legacy = re.sub(rb"<XML>.*?</XML>", b"FORM 13F INFORMATION TABLE\nAPPLE INC  COM  037833100  1,200", submission(), flags=re.S)
+    legacy = re.sub(
+        rb"<XML>.*?</XML>", b"FORM 13F INFORMATION TABLE\nAPPLE INC  COM  037833100  1,200", submission(), flags=re.S
+    )
     with pytest.raises(DocumentError, match="is a legacy text 13F filing"):
         carried_documents(parse_submission(legacy))
 
@@ -333,5 +410,7 @@ def test_a_legacy_pre_2013_text_submission_is_refused_not_half_parsed() -> None:
         ("sec13f/0001067983/2022-09-30_primary_doc.xml", None),
     ],
 )
-def test_an_accession_number_is_found_in_a_path_dashed_or_as_the_archive_folder_digits(path: str, accession: str | None) -> None:
+def test_an_accession_number_is_found_in_a_path_dashed_or_as_the_archive_folder_digits(
+    path: str, accession: str | None
+) -> None:
     assert accession_in(path) == accession

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import copy
+
 from builder.api import canonical_json, sha256_hex
 from builder.research.policy import POLICY_CONFIG
 from builder.research.schema import SCHEMA_FILE, validate_artifact
@@ -65,7 +67,7 @@ def audit_export(
         "methodology": {
             "view": {"managers": list(view["managers"]), "mode": view["mode"], "tickerCount": len(view["tickers"])},
             "ethos": [{"id": e["id"], "name": e["name"], "scoring": e["scoring"]} for e in ethos],
-            "policy": POLICY_CONFIG,
+            "policy": copy.deepcopy(POLICY_CONFIG),
         },
         "policy": policy,
         "events": _events(artifact, release, provenance, as_of),

@@ -17,7 +17,7 @@ from builder.research.previews import (
 from builder.sources.congress import AMOUNT_BRACKETS, CongressFile, CongressTrade, TradeType, name_key
 
 PACK_ID = "congress-trades"
-LATE_DISCLOSURE_DAYS = 45  # STOCK Act: report no later than 45 days after the trade (5 U.S.C. 13105(l))
+LATE_DISCLOSURE_DAYS = 45  # STOCK Act §6 (Ethics in Government Act §103(l)): at most 45 days after the trade
 CAVEATS = (
     "Disclosure lag: members report trades up to 45 days after them, some much later; a trade counts here "
     "only from its disclosure date, so every signal trails the trades it describes.",
@@ -114,7 +114,9 @@ def days_to_disclose(trade: CongressTrade) -> int:
 
 def trade_flags(trade: CongressTrade) -> list[str]:
     days = days_to_disclose(trade)
-    return ["disclosed-before-trade"] * (days < 0) + ["late-disclosure"] * (days > LATE_DISCLOSURE_DAYS)
+    if days < 0:
+        return ["disclosed-before-trade"]  # a filing quirk: one of the two dates is wrong; kept as filed
+    return ["late-disclosure"] if days > LATE_DISCLOSURE_DAYS else []
 
 
 def trade_json(trade: CongressTrade) -> dict:
@@ -166,7 +168,7 @@ def build_congress(inputs: CongressInput, *, as_of: date) -> PreviewPack:
     payload = {
         "pack": PACK_ID, "label": "data preview", "as_of": day.isoformat(), "fixture": inputs.fixture, **summary,
         "definition": {"direction": "purchase", "counted_by": "disclosure date", **artifact["rules"]},
-        "signal": [_cluster_brief(c) for c in strict or demo],
+        "signal": [{**_cluster_brief(c), "trades": [_trade_brief(t) for t in c.trades]} for c in strict or demo],
         "strict_tickers": [c.ticker for c in strict], "demo_tickers": [c.ticker for c in demo],
         "latest_disclosure_date": artifact["disclosure"]["latest_disclosure_date"],
     }
@@ -240,6 +242,12 @@ def _cluster_brief(cluster: Cluster) -> dict:
         "amount_low_total": sum(t.amount.low for t in cluster.trades),
         "amount_high_total": None if None in highs else sum(h for h in highs if h is not None),
     }
+
+
+def _trade_brief(trade: CongressTrade) -> dict:
+    full = trade_json(trade)
+    keys = ("member", "transaction_date", "disclosure_date", "days_to_disclose", "amount", "owner", "ptr_link", "flags")
+    return {key: full[key] for key in keys}
 
 
 def _dates_json(summary: dict) -> dict:

@@ -6,7 +6,7 @@ import copy
 from bisect import bisect_right
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from itertools import combinations
+from itertools import combinations, takewhile
 
 from builder.api import ApiError, ErrorCode
 
@@ -47,17 +47,9 @@ def _weights(row: dict, ctx: _Context) -> list[float]:
     return [_ratio(ctx.entries[(m, row["ticker"])]["value"], ctx.books[m]) for m in row["holders"]]
 
 
-def _holder_share(row: dict, ctx: _Context) -> float:
-    return _ratio(len(row["holders"]), len(ctx.selected))
-
-
 def _mean_weight(row: dict, ctx: _Context) -> float | None:
     weights = _weights(row, ctx)
     return sum(weights) / len(weights) if weights else None
-
-
-def _max_weight(row: dict, ctx: _Context) -> float | None:
-    return max(_weights(row, ctx), default=None)
 
 
 def _net_share_change(row: dict, ctx: _Context) -> float | None:
@@ -72,12 +64,7 @@ def _net_share_change(row: dict, ctx: _Context) -> float | None:
 
 
 def _quarters_held(manager_id: str, ticker: str, ctx: _Context) -> int:
-    streak = 1
-    for quarter in ctx.held:
-        if ticker not in quarter.get(manager_id, frozenset()):
-            break
-        streak += 1
-    return streak
+    return 1 + sum(1 for _ in takewhile(lambda held: ticker in held.get(manager_id, ()), ctx.held))
 
 
 def _held_share_of_window(row: dict, ctx: _Context) -> float | None:
@@ -87,13 +74,15 @@ def _held_share_of_window(row: dict, ctx: _Context) -> float | None:
     return held / (len(row["holders"]) * len(ctx.quarters))
 
 
-def _new_positions(row: dict) -> list[dict]:
+def _opened(row: dict) -> list[dict]:
     return [p for p in row["managers"] if p["change"] == "new"]
 
 
 FEATURES: dict[str, _Feature] = {
     "holderShare": _Feature(
-        "holderCount / selectedManagers", "selectedManagers: the managers selected for the view", _holder_share
+        "holderCount / selectedManagers",
+        "selectedManagers: the managers selected for the view",
+        lambda row, ctx: _ratio(len(row["holders"]), len(ctx.selected)),
     ),
     "meanWeight": _Feature(
         "(sum over current holders h of value_h / bookValue_h) / holderCount",
@@ -101,7 +90,9 @@ FEATURES: dict[str, _Feature] = {
         _mean_weight,
     ),
     "maxWeight": _Feature(
-        "max over current holders h of value_h / bookValue_h", "bookValue_h (a weight is 0 when it is 0)", _max_weight
+        "max over current holders h of value_h / bookValue_h",
+        "bookValue_h (a weight is 0 when it is 0)",
+        lambda row, ctx: max(_weights(row, ctx), default=None),
     ),
     "netShareChange": _Feature(
         "clamp(sum of shareDelta_m / sum of previousShares_m, -1, +1) over the selected managers m whose change of the "
@@ -111,20 +102,22 @@ FEATURES: dict[str, _Feature] = {
         _net_share_change,
     ),
     "heldShareOfWindow": _Feature(
-        "(sum over current holders h of quartersHeld_h) / (holderCount * window); quartersHeld_h counts this quarter "
-        "and each directly preceding older version whose book of h lists the ticker, stopping at the first that does not",
-        "holderCount * window; window = 1 + the number of older versions that run back from this quarter without a gap",
+        "(sum over current holders h of quartersHeld_h) / (holderCount * window); quartersHeld_h counts this "
+        "quarter and each directly preceding older version whose book of h lists the ticker, up to the first "
+        "that does not",
+        "holderCount * window; window = 1 + the number of older versions running back from this quarter "
+        "without a gap (basis.persistenceWindow lists them)",
         _held_share_of_window,
     ),
     "newHolderShare": _Feature(
         "newHolders / selectedManagers; newHolders = selected managers whose change of the ticker is 'new'",
         "selectedManagers",
-        lambda row, ctx: _ratio(len(_new_positions(row)), len(ctx.selected)),
+        lambda row, ctx: _ratio(len(_opened(row)), len(ctx.selected)),
     ),
     "newMoneyValue": _Feature(
         "sum of value (dollars) of the positions of kind 'new' of the selected managers",
         "none: a whole-dollar amount, scaled by the min-max normalisation",
-        lambda row, ctx: sum(p["value"] for p in _new_positions(row)),
+        lambda row, ctx: sum(p["value"] for p in _opened(row)),
     ),
 }
 
@@ -151,7 +144,8 @@ def _min_max(values: list[float | None]) -> list[float]:
 
 
 NORMALISATIONS: dict[str, tuple[str, Callable[[list], list[float]]]] = {
-    "absolute": ("n = x: the feature is already a fraction in [0, 1]; ties and an all-equal view need no rule", _absolute),
+    "absolute": ("n = x: the feature is already a fraction in [0, 1]; ties and all-equal views need no rule",
+                 _absolute),
     "signed-absolute": ("n = (x + 1) / 2 maps -1..+1 to 0..1 (0.5 = no net change); ties need no rule", _signed),
     "rank-percentile": (
         "n = (tickers of the view whose feature is defined and <= x) / (tickers whose feature is defined); tied "
@@ -176,7 +170,8 @@ _ETHOS: tuple[tuple[str, str, tuple[str, ...], dict[str, float], str], ...] = (
     ), {"meanWeight": 0.7, "maxWeight": 0.3}, "rank-percentile"),
     ("accumulation", "Accumulation (net share change)", (
         "Managers buying more shares than they sell this quarter are accumulating the stock.",
-        "Share counts, not dollars, so price moves do not look like buying; a missing prior filing is left out, not guessed.",
+        "Share counts, not dollars, so price moves do not look like buying.",
+        "A manager without a previous-quarter filing has an unknown change: left out, not guessed.",
     ), {"netShareChange": 1.0}, "signed-absolute"),
     ("persistence", "Persistence (quarters held)", (
         "A stock held quarter after quarter is a lasting view, not a trade.",
@@ -229,15 +224,16 @@ def canonical_ethos_ids(ethos_ids: Sequence[str]) -> list[str]:
     """Requested ids de-duplicated in ETHOS_IDS order (all when empty); ApiError 400 for an unknown id."""
     unknown = sorted(set(ethos_ids) - set(ETHOS_IDS))
     if unknown:
-        raise ApiError(400, ErrorCode.UNKNOWN_ETHOS, f"unknown ethos id(s): {', '.join(unknown)}",
-                       {"unknown": unknown, "known": list(ETHOS_IDS)})
+        message = f"unknown ethos id(s): {', '.join(unknown)}"
+        raise ApiError(400, ErrorCode.UNKNOWN_ETHOS, message, {"unknown": unknown, "known": list(ETHOS_IDS)})
     return [e for e in ETHOS_IDS if e in set(ethos_ids)] or list(ETHOS_IDS)
 
 
 def _context(view: dict, artifact: dict, history: Sequence[dict]) -> _Context:
     entries = {(m["id"], e["ticker"]): e for m in artifact["managers"] for e in (*m["positions"], *m["exited"])}
     chain, expected = [], artifact["previousQuarter"]
-    for older in sorted((h for h in history if h["quarter"] < artifact["quarter"]), key=lambda h: h["quarter"], reverse=True):
+    older_first = sorted((h for h in history if h["quarter"] < artifact["quarter"]), key=lambda h: h["quarter"])
+    for older in reversed(older_first):
         if older["quarter"] != expected:
             break  # a gap in the versions ends every streak
         chain.append(older)
@@ -289,17 +285,12 @@ def score_view(view: dict, artifact: dict, history: Sequence[dict], ethos_ids: S
     top_sets = {e: _top_set(scores[e], rows) for e in ids}
     return {
         "ethosIds": ids,
-        "basis": {
-            "versionId": artifact["versionId"],
-            "quarter": artifact["quarter"],
-            "managers": list(ctx.selected),
-            "mode": view["mode"],
-            "tickerCount": len(rows),
-            "persistenceWindow": list(ctx.quarters),
-        },
+        "basis": {"versionId": artifact["versionId"], "quarter": artifact["quarter"], "managers": list(ctx.selected),
+                  "mode": view["mode"], "tickerCount": len(rows), "persistenceWindow": list(ctx.quarters)},
         "scores": [
-            {"ticker": row["ticker"], "scores": {e: scores[e][i] for e in ids}, "features": {n: features[n][i] for n in names}}
-            for i, row in enumerate(rows)
+            {"ticker": r["ticker"], "scores": {e: scores[e][i] for e in ids},
+             "features": {n: features[n][i] for n in names}}
+            for i, r in enumerate(rows)
         ],
         "topSets": top_sets,
         "overlap": _overlap(ids, top_sets),
@@ -313,5 +304,6 @@ def select_tickers(result: dict, tickers: Sequence[str]) -> dict:
     present = {entry["ticker"] for entry in result["scores"]}
     missing = sorted(set(tickers) - present)
     if missing:
-        raise ApiError(404, ErrorCode.POSITION_NOT_FOUND, f"not in the selected view: {', '.join(missing)}", {"tickers": missing})
+        message = f"not in the selected view: {', '.join(missing)}"
+        raise ApiError(404, ErrorCode.POSITION_NOT_FOUND, message, {"tickers": missing})
     return {**result, "scores": [entry for entry in result["scores"] if entry["ticker"] in set(tickers)]}

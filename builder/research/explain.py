@@ -40,7 +40,8 @@ def _changes(ticker: str, view: dict, artifact: dict) -> list[dict]:
 def _citations(change: dict, artifact: dict) -> list[dict]:
     """Held: the rows the position came from. Exited: this quarter's filings of the manager, row null."""
     if change["held"]:
-        return [{"accession": s["accession"], "row": s["row"], "managerId": change["managerId"]} for s in change["sources"]]
+        return [{"accession": s["accession"], "row": s["row"], "managerId": change["managerId"]}
+                for s in change["sources"]]
     manager = next(m for m in artifact["managers"] if m["id"] == change["managerId"])
     return [{"accession": f["accession"], "row": None, "managerId": change["managerId"]} for f in manager["filings"]]
 
@@ -76,7 +77,8 @@ def _summary_statement(row: dict, view: dict, changes: Sequence[dict], artifact:
 def _source_records(statements: Sequence[dict], artifact: dict) -> list[dict]:
     """The filings the statements cite, per manager in artifact order, each once."""
     cited = {(c["managerId"], c["accession"]) for s in statements for c in s["citations"]}
-    return [{"managerId": m["id"], **f} for m in artifact["managers"] for f in m["filings"] if (m["id"], f["accession"]) in cited]
+    filings = [(m["id"], f) for m in artifact["managers"] for f in m["filings"]]
+    return [{"managerId": manager_id, **f} for manager_id, f in filings if (manager_id, f["accession"]) in cited]
 
 
 def _ethos(ticker: str, scores: dict) -> tuple[dict, dict]:

@@ -159,7 +159,8 @@ def _holdings_json(held: Sequence[Holding]) -> list[dict]:
     return [{
         "ticker": p.ticker, "asset_description": p.description, "estimate": p.estimate, "low": p.low,
         "high": p.high, "weight": p.estimate / total, "transactions": len(p.trades),
-        "first_transaction_date": p.trades[0].traded.isoformat(), "last_transaction_date": p.trades[-1].traded.isoformat(),
+        "first_transaction_date": p.trades[0].traded.isoformat(),
+        "last_transaction_date": p.trades[-1].traded.isoformat(),
         "last_disclosure_date": max(t.disclosed for t in p.trades).isoformat(),
     } for p in held]
 

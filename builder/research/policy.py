@@ -17,22 +17,15 @@ TOP_TICKER_MAX_SHARE = 0.25
 # UCITS Directive 2009/65/EC art. 52(2): positions above 5% may total at most 40%; five names carrying more than
 # that is a concentrated view.
 TOP_FIVE_MAX_SHARE = 0.40
+TOP_GROUP = 5  # the "top five" of the concentration check
 SHARE_DIGITS = 4  # shares of value are reported as fractions to 4 places (0.01%)
 OWN_CHECK_WARNINGS = ("fixture-data", "unmapped-cusip")  # scope warnings that have a check of their own
-
-POLICY_CONFIG: dict = {
-    "executionEnabled": False,
-    "filingDeadlineDays": FILING_DEADLINE_DAYS,
-    "staleAfterDays": STALE_AFTER_DAYS,
-    "topTickerMaxShare": TOP_TICKER_MAX_SHARE,
-    "topFiveMaxShare": TOP_FIVE_MAX_SHARE,
-    "scopeWarningsCoveredElsewhere": list(OWN_CHECK_WARNINGS),
-    "signal": "research-only unless a check blocks, then no-signal (stay in cash)",
-    "asOf": "the release's as-of date, given by the operator or the newest filing date; never the clock",
-}
+LISTED = 5  # a reason names at most this many positions or CUSIPs; the count gives the rest
 
 
 class Outcome(enum.StrEnum):
+    """The outcome of one check; any BLOCK turns the view's signal into 'no-signal'."""
+
     PASS = "pass"
     WARN = "warn"
     BLOCK = "block"
@@ -44,7 +37,7 @@ _Check = Callable[[dict, dict, date], tuple[Outcome, str]]
 def _entries(view: dict, artifact: dict) -> list[tuple[str, dict]]:
     """The artifact's position or exit behind every (manager, ticker) of the view."""
     by_key = {(m["id"], e["ticker"]): e for m in artifact["managers"] for e in (*m["positions"], *m["exited"])}
-    return [(p["managerId"], by_key[(p["managerId"], row["ticker"])]) for row in view["tickers"] for p in row["managers"]]
+    return [(p["managerId"], by_key[(p["managerId"], r["ticker"])]) for r in view["tickers"] for p in r["managers"]]
 
 
 def _execution_disabled(view: dict, artifact: dict, as_of: date) -> tuple[Outcome, str]:
@@ -56,20 +49,25 @@ def _source_coverage(view: dict, artifact: dict, as_of: date) -> tuple[Outcome, 
     entries = _entries(view, artifact)
     uncited = sorted({f"{m}/{e['ticker']}" for m, e in entries if not e["sources"]})
     if uncited:
-        return Outcome.BLOCK, f"{len(uncited)} position(s) cite no source row: {', '.join(uncited[:5])}."
+        return Outcome.BLOCK, f"{len(uncited)} position(s) cite no source row: {', '.join(uncited[:LISTED])}."
     current = [(m, e) for m, e in entries if e["change"]["kind"] != "exited"]  # exits cite last quarter's rows
-    stray = sorted({f"{m}/{e['ticker']}" for m, e in current if any(s["accession"] not in filed[m] for s in e["sources"])})
+    stray = sorted({f"{m}/{e['ticker']}" for m, e in current if {s["accession"] for s in e["sources"]} - filed[m]})
     if stray:
-        return Outcome.BLOCK, f"{len(stray)} position(s) cite a filing not in the manager's book: {', '.join(stray[:5])}."
+        listed = ", ".join(stray[:LISTED])
+        return Outcome.BLOCK, f"{len(stray)} position(s) cite a filing outside the manager's book: {listed}."
     return Outcome.PASS, f"All {len(entries)} manager positions in the view cite their 13F source rows."
+
+
+def _days(count: int) -> str:
+    return f"{count} day" if count == 1 else f"{count} days"
 
 
 def _freshness(view: dict, artifact: dict, as_of: date) -> tuple[Outcome, str]:
     deadline = date.fromisoformat(artifact["filingDeadline"])
     days = (as_of - deadline).days
     if days < 0:
-        return Outcome.PASS, f"As of {as_of}, the filing deadline {deadline} is {-days} days away; amendments may follow."
-    message = f"As of {as_of}, the data is {days} days past its filing deadline {deadline} (quarter {artifact['quarter']})"
+        return Outcome.PASS, f"As of {as_of}, the filing deadline {deadline} is {_days(-days)} away; filings may follow."
+    message = f"As of {as_of}, the data is {_days(days)} past its filing deadline {deadline}"
     if days > STALE_AFTER_DAYS:
         return Outcome.WARN, f"{message}; past {STALE_AFTER_DAYS} days a newer quarter's filings are due."
     return Outcome.PASS, f"{message}."
@@ -84,7 +82,8 @@ def _fixture_data(view: dict, artifact: dict, as_of: date) -> tuple[Outcome, str
 def _unmapped_securities(view: dict, artifact: dict, as_of: date) -> tuple[Outcome, str]:
     unmapped = sorted({e["cusip"] for _, e in _entries(view, artifact) if not e["mapped"]})
     if unmapped:
-        return Outcome.WARN, f"{len(unmapped)} security(ies) have no ticker and are keyed by CUSIP: {', '.join(unmapped[:5])}."
+        listed = ", ".join(unmapped[:LISTED])
+        return Outcome.WARN, f"{len(unmapped)} security(ies) have no ticker and are keyed by CUSIP: {listed}."
     return Outcome.PASS, "Every security in the view maps to a ticker."
 
 
@@ -94,7 +93,7 @@ def _concentration(view: dict, artifact: dict, as_of: date) -> tuple[Outcome, st
     if total == 0:
         return Outcome.PASS, "The view holds no current value to be concentrated."
     top = round(values[0][0] / total, SHARE_DIGITS)
-    five = round(sum(value for value, _ in values[:5]) / total, SHARE_DIGITS)
+    five = round(sum(value for value, _ in values[:TOP_GROUP]) / total, SHARE_DIGITS)
     message = f"{values[0][1]} is {top:.2%} of the view's value; the top five are {five:.2%}"
     if top > TOP_TICKER_MAX_SHARE or five > TOP_FIVE_MAX_SHARE:
         limits = f"limits {TOP_TICKER_MAX_SHARE:.0%} and {TOP_FIVE_MAX_SHARE:.0%}"
@@ -105,7 +104,8 @@ def _concentration(view: dict, artifact: dict, as_of: date) -> tuple[Outcome, st
 def _empty_view(view: dict, artifact: dict, as_of: date) -> tuple[Outcome, str]:
     held = [row["ticker"] for row in view["tickers"] if row["holderCount"] > 0]
     if not held:
-        return Outcome.BLOCK, f"No ticker is held in mode '{view['mode']}' by the selected managers: no signal, stay in cash."
+        mode = view["mode"]
+        return Outcome.BLOCK, f"No ticker is held in mode '{mode}' by the selected managers: no signal, stay in cash."
     return Outcome.PASS, f"{len(held)} ticker(s) are held in the view."
 
 
@@ -118,18 +118,22 @@ def _scope_warnings(view: dict, artifact: dict, as_of: date) -> tuple[Outcome, s
 
 
 CHECKS: tuple[tuple[str, str, str, _Check], ...] = (
-    ("execution-disabled", "Execution stays disabled", "always pass: the service has no broker access", _execution_disabled),
+    ("execution-disabled", "Execution stays disabled",
+     "always pass: the service has no broker, account or order access", _execution_disabled),
     ("source-coverage", "Every position cites its source rows",
      "block if a position of the view cites no source row, or a held position cites a filing that is not in its "
      "manager's book for the quarter; else pass", _source_coverage),
     ("freshness", "Data freshness from the filing deadline",
-     f"days = asOf - (quarter end + {FILING_DEADLINE_DAYS} days); warn if days > {STALE_AFTER_DAYS}; else pass", _freshness),
-    ("fixture-data", "Fixture data", "warn if the artifact is built from the fictional fixture; else pass", _fixture_data),
+     f"days = asOf - (quarter end + {FILING_DEADLINE_DAYS} days); warn if days > {STALE_AFTER_DAYS}; else pass",
+     _freshness),
+    ("fixture-data", "Fixture data",
+     "warn if the artifact is built from the fictional fixture; else pass", _fixture_data),
     ("unmapped-securities", "Securities without a ticker",
      "warn if a position of the view is keyed by CUSIP (not in securities.csv); else pass", _unmapped_securities),
     ("concentration", "Concentration of the view's value",
-     f"share = ticker value / view value (current holdings); warn if the top ticker's share > {TOP_TICKER_MAX_SHARE} "
-     f"or the top five's > {TOP_FIVE_MAX_SHARE}; pass when the view holds no value", _concentration),
+     f"share = round(ticker value / view value, {SHARE_DIGITS}) over current holdings; warn if the top ticker's "
+     f"share > {TOP_TICKER_MAX_SHARE} or the top {TOP_GROUP} tickers' > {TOP_FIVE_MAX_SHARE}; pass when the view "
+     "holds no value", _concentration),
     ("empty-view", "A view with no holdings gives no signal",
      "block if no ticker of the view has a current holder (no signal: stay in cash); else pass", _empty_view),
     ("scope-warnings", "Scope warnings of the filings",
@@ -137,7 +141,18 @@ CHECKS: tuple[tuple[str, str, str, _Check], ...] = (
      "(those have their own checks); else pass", _scope_warnings),
 )
 CHECK_IDS: tuple[str, ...] = tuple(check[0] for check in CHECKS)
-POLICY_CONFIG["checks"] = [{"id": i, "name": n, "rule": r} for i, n, r, _ in CHECKS]
+# Published with every audit export: the thresholds and the rule of each check.
+POLICY_CONFIG: dict = {
+    "executionEnabled": False,
+    "filingDeadlineDays": FILING_DEADLINE_DAYS,
+    "staleAfterDays": STALE_AFTER_DAYS,
+    "topTickerMaxShare": TOP_TICKER_MAX_SHARE,
+    "topFiveMaxShare": TOP_FIVE_MAX_SHARE,
+    "scopeWarningsCoveredElsewhere": list(OWN_CHECK_WARNINGS),
+    "signal": "research-only unless a check blocks, then no-signal (stay in cash)",
+    "asOf": "the release's as-of date, given by the operator or the newest filing date; never the clock",
+    "checks": [{"id": i, "name": n, "rule": r} for i, n, r, _ in CHECKS],
+}
 
 
 def evaluate_policy(view: dict, artifact: dict, *, as_of: date) -> dict:

@@ -132,7 +132,8 @@ def _add_paths(ranked: dict[str, list[dict]], snapshots: Sequence[Snapshot]) -> 
 def _excluded_seen(latest: Snapshot | None, excluded: Sequence[str]) -> list[dict]:
     """Excluded ticker-words present in the latest snapshot, with their mentions: what the list removed."""
     words = set(excluded)
-    seen = [{"ticker": m.ticker, "mentions": m.mentions} for m in (latest.mentions if latest else ()) if m.ticker in words]
+    listed = latest.mentions if latest else ()
+    seen = [{"ticker": m.ticker, "mentions": m.mentions} for m in listed if m.ticker in words]
     return sorted(seen, key=lambda entry: (-entry["mentions"], entry["ticker"]))
 
 

@@ -18,8 +18,8 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Any
 
-# The transaction amount categories of the House and Senate periodic transaction report forms
-# (Ethics in Government Act §102(a)(5)(B), 5 U.S.C. 13104); a lower bound names its category.
+# The amount categories of the House and Senate periodic transaction reports (Ethics in Government Act
+# §102(d)(1)); they do not overlap, so a lower bound names its category.
 AMOUNT_BRACKETS = {
     1_001: 15_000, 15_001: 50_000, 50_001: 100_000, 100_001: 250_000, 250_001: 500_000,
     500_001: 1_000_000, 1_000_001: 5_000_000, 5_000_001: 25_000_000, 25_000_001: 50_000_000,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -11,7 +12,6 @@ from pathlib import Path
 from builder.records import Filing, HoldingRow, ManagerConfig, ScopeWarning, SourceFile, SourceProblem
 from builder.sources.filing_rules import build_filing, subject
 from builder.sources.pairing import LooseDocument, Pair, pair_documents
-from builder.sources.provenance import source_file
 from builder.sources.safexml import DocumentError
 from builder.sources.sec13f import InformationTable, PrimaryDocument, parse_document
 from builder.sources.submission import accession_in, carried_documents, is_submission, parse_submission
@@ -60,7 +60,8 @@ _Outcome = _Parts | LooseDocument | ScopeWarning | SourceProblem
 def read_filing_tree(directory: Path, base: Path) -> FilingsRead:
     """Reads every file under `directory` (nested freely, any names), paths reported relative to `base`."""
     if not directory.is_dir():
-        return _result([], [], [SourceProblem(_relative(directory, base), "is not a directory of filings")], [])
+        problem = SourceProblem(_relative(directory, base), f"{directory.name} is not a directory of filings")
+        return _result([], [], [problem], [])
     files: list[SourceFile] = []
     outcomes: list[_Outcome] = []
     for path in _walk(directory):
@@ -69,7 +70,7 @@ def read_filing_tree(directory: Path, base: Path) -> FilingsRead:
         if isinstance(data, SourceProblem):
             outcomes.append(data)
             continue
-        files.append(source_file(path, base, data))
+        files.append(SourceFile(source, hashlib.sha256(data).hexdigest(), len(data)))
         outcomes.append(_outcome(source, data))
     return _gathered(outcomes, files)
 
@@ -82,6 +83,7 @@ def read_copycat_filings(root: Path, managers: Sequence[ManagerConfig]) -> Filin
     wanted = {manager.cik.strip().zfill(10): manager for manager in managers}
     reads: list[FilingsRead] = []
     filings: list[Filing] = []
+    folders: dict[str, str] = {}
     skipped: list[ScopeWarning] = []
     problems: list[SourceProblem] = []
     for entry in sorted(folder.iterdir()):
@@ -94,19 +96,21 @@ def read_copycat_filings(root: Path, managers: Sequence[ManagerConfig]) -> Filin
             skipped.append(ScopeWarning("skipped-unconfigured-manager", message, source))
         else:
             read = read_filing_tree(entry, root)
+            folders.setdefault(cik, source)
             problems += [_foreign(filing, cik) for filing in read.filings if filing.cik != cik]
             filings += [filing for filing in read.filings if filing.cik == cik]
             reads.append(read)
-    problems += _absent_managers(wanted, {filing.cik for filing in filings})
+    problems += _absent_managers(wanted, folders, {filing.cik for filing in filings})
     problems = [*problems, *(problem for read in reads for problem in read.problems)]
     skipped += [entry for read in reads for entry in read.skipped]
     return _result(filings, skipped, problems, [file for read in reads for file in read.files])
 
 
 def _walk(directory: Path) -> Iterator[Path]:
-    for folder, subfolders, names in os.walk(directory):
+    for folder, subfolders, names in os.walk(directory):  # links to folders are not followed: no cycles
         subfolders.sort()
-        yield from (Path(folder) / name for name in sorted(names))
+        links = [name for name in subfolders if (Path(folder) / name).is_symlink()]
+        yield from (Path(folder) / name for name in sorted([*names, *links]))
 
 
 def _relative(path: Path, base: Path) -> str:
@@ -114,6 +118,8 @@ def _relative(path: Path, base: Path) -> str:
 
 
 def _read(path: Path, source: str) -> bytes | SourceProblem:
+    if path.is_dir():
+        return SourceProblem(source, f"{path.name} is a link to a folder, not followed: copy its files in instead")
     try:
         with path.open("rb") as handle:
             data = handle.read(MAX_FILE_BYTES + 1)  # never more than the limit into memory
@@ -233,12 +239,19 @@ def _foreign(filing: Filing, cik: str) -> SourceProblem:
     return SourceProblem(_first(filing.source), message)
 
 
-def _absent_managers(wanted: dict[str, ManagerConfig], found: set[str]) -> list[SourceProblem]:
-    return [
-        SourceProblem(f"sec13f/{cik}", f"{manager.name} (CIK {cik}) has no 13F-HR filings in sec13f/{cik}/")
-        for cik, manager in sorted(wanted.items())
-        if cik not in found
-    ]
+def _absent_managers(
+    wanted: dict[str, ManagerConfig], folders: dict[str, str], found: set[str]
+) -> list[SourceProblem]:
+    problems = []
+    for cik, manager in sorted(wanted.items()):
+        if cik in found:
+            continue
+        if cik in folders:
+            problems.append(SourceProblem(folders[cik], f"{manager.name} (CIK {cik}) has no 13F-HR filing in it"))
+        else:
+            message = f"{manager.name} (CIK {cik}) has no folder sec13f/{cik}/ (leading zeros optional)"
+            problems.append(SourceProblem(f"sec13f/{cik}", message))
+    return problems
 
 
 def _result(

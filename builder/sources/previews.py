@@ -69,6 +69,7 @@ class _Reader:
         self.problems: list[SourceProblem] = []
         self.files: dict[str, SourceFile] = {}
         self.parsed: dict[tuple[str, str], CongressFile | SocialFile] = {}  # by path and parser
+        self.unreadable: set[tuple[str, str]] = set()  # reported once, however many sections list the file
         self.notes: dict[str, list[str]] = {}  # extra report notes per path (which person, which sections)
 
     def problem(self, message: str, source: str = CONFIG, line: int | None = None) -> None:
@@ -87,7 +88,8 @@ class _Reader:
             if Path(entry).is_absolute() or not target.is_relative_to(self.root):
                 self.problem(f"[{kind}] files: {entry!r} is not inside the source root")
             elif target.is_dir():
-                listed = sorted(p.relative_to(self.root).as_posix() for p in target.rglob("*.json") if p.is_file())
+                listed = sorted(p.relative_to(self.root).as_posix() for p in target.rglob("*.json")
+                                if p.is_file() and p.resolve().is_relative_to(self.root))
                 if not listed:
                     self.problem(f"[{kind}] files: {entry!r} holds no .json file")
                 found += listed
@@ -103,10 +105,11 @@ class _Reader:
         if section not in self.notes[path]:
             self.notes[path].append(section)
         key = (path, parse.__name__)
-        if key in self.parsed:
-            return self.parsed[key]
+        if key in self.parsed or key in self.unreadable:
+            return self.parsed.get(key)
         full = self.root / path
         if full.stat().st_size > MAX_FILE_BYTES:
+            self.unreadable.add(key)
             self.problem(f"larger than {MAX_FILE_BYTES} bytes: not a disclosure or snapshot file", path)
             return None
         data = full.read_bytes()
@@ -114,8 +117,10 @@ class _Reader:
         try:
             self.parsed[key] = parse(data, path)
         except json.JSONDecodeError as exc:
+            self.unreadable.add(key)
             self.problem(f"not valid JSON: {exc.msg} (column {exc.colno})", path, exc.lineno)
         except (ValueError, RecursionError) as exc:
+            self.unreadable.add(key)
             self.problem(f"not a [{section}] source: {exc}", path)
         return self.parsed.get(key)
 
@@ -138,7 +143,7 @@ def read_previews(root: Path, sections: Mapping[str, Any]) -> PreviewsRead:
             continue
         settings = _Settings(kind, section, reader)
         built = build(settings, reader, settings.flag("fixture", default_fixture))
-        if built is not None and not settings.failed:
+        if not settings.failed:
             inputs[kind] = built
     files = tuple(sorted(reader.files.values(), key=lambda f: f.path))
     return PreviewsRead(inputs, tuple(reader.problems), files, reader.reports())
@@ -154,8 +159,8 @@ class _Settings:
         self.failed = True
         self.reader.problem(f"[{self.kind}] {message}")
 
-    def text(self, key: str, default: str | None = None) -> str:
-        value = self.section.get(key, default)
+    def text(self, key: str) -> str:
+        value = self.section.get(key)
         if not isinstance(value, str) or not value.strip():
             self.fail(f"{key} must be a non-empty string, not {value!r}")
             return ""
@@ -193,7 +198,7 @@ class _Settings:
             return None
 
 
-def _person(settings: _Settings, reader: _Reader, fixture: bool) -> PersonInput | None:
+def _person(settings: _Settings, reader: _Reader, fixture: bool) -> PersonInput:
     name, aliases = settings.text("name"), settings.texts("aliases")
     files = _files(settings, reader, parse_congress)
     keys = {name_key(n) for n in (name, *aliases)}
@@ -204,13 +209,13 @@ def _person(settings: _Settings, reader: _Reader, fixture: bool) -> PersonInput 
     return PersonInput(name, files, aliases, fixture, settings.day())
 
 
-def _congress(settings: _Settings, reader: _Reader, fixture: bool) -> CongressInput | None:
+def _congress(settings: _Settings, reader: _Reader, fixture: bool) -> CongressInput:
     files = _files(settings, reader, parse_congress)
     demo, strict = _rule(settings, "demo", DEMO_RULE), _rule(settings, "strict", STRICT_RULE)
     return CongressInput(files, demo, strict, fixture, settings.day())
 
 
-def _social(settings: _Settings, reader: _Reader, fixture: bool) -> SocialInput | None:
+def _social(settings: _Settings, reader: _Reader, fixture: bool) -> SocialInput:
     forum, abbreviation = settings.text("forum"), settings.section.get("abbreviation", "")
     if not isinstance(abbreviation, str):
         settings.fail(f"abbreviation must be a string, not {abbreviation!r}")
@@ -225,6 +230,7 @@ def _social(settings: _Settings, reader: _Reader, fixture: bool) -> SocialInput 
 
 
 def _files(settings: _Settings, reader: _Reader, parse: Callable[[bytes, str], Any]) -> tuple:
+    """The section's files parsed; one that cannot be read fails the section (its problem is recorded)."""
     found = [reader.read(path, settings.kind, parse) for path in reader.paths(settings.kind, settings.section)]
     if any(file is None for file in found):
         settings.failed = True

@@ -1,0 +1,62 @@
+"""Answer an operation from the served release: precomputed bytes first, else the handler, cached.
+
+Shared by the aiohttp routes and the MCP tools, so both give the same bytes for the same request.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Sequence
+
+from builder.api import ApiError, ErrorCode, canonical_json, failure, strong_etag
+from builder.contract import Operation, resolve
+from builder.release import render
+from builder.store import Answer, LoadedRelease
+from server.watch import Serving
+
+LIVE_CACHE_SIZE = 2048  # live GET answers kept (manager subsets × modes × routes); each is at most a few hundred kB
+
+
+class LiveCache:
+    """A bounded LRU of rendered answers, keyed by release and canonical request."""
+
+    def __init__(self, size: int = LIVE_CACHE_SIZE) -> None:
+        self.size = size
+        self._answers: OrderedDict[tuple[str, str], Answer] = OrderedDict()
+
+    def get_or_render(self, release: LoadedRelease, operation: Operation, params: dict) -> Answer:
+        key = (release.release_id, operation.request_key(params))
+        answer = self._answers.get(key)
+        if answer is not None:
+            self._answers.move_to_end(key)
+            return answer
+        rendered = render(operation, release.data, params)
+        answer = Answer(rendered.status, rendered.body, strong_etag(rendered.body))
+        self._answers[key] = answer
+        if len(self._answers) > self.size:
+            self._answers.popitem(last=False)
+        return answer
+
+
+def unavailable(serving: Serving) -> ApiError:
+    return ApiError(503, ErrorCode.RELEASE_UNAVAILABLE, f"no consumable artifact release: {serving.problem}")
+
+
+def error_answer(capability: str, error: ApiError) -> Answer:
+    body = canonical_json(failure(capability, error))
+    return Answer(error.status, body, strong_etag(body))
+
+
+def answer_get(
+    serving: Serving, cache: LiveCache, operation: Operation, path: dict[str, str], query: Sequence[tuple[str, str]]
+) -> Answer:
+    """The answer to a GET: the precomputed one for its canonical request, else rendered live."""
+    release = serving.release
+    if release is None:
+        return error_answer(operation.id, unavailable(serving))
+    try:
+        params = resolve(operation, release.data, path, query)
+    except ApiError as error:
+        return error_answer(operation.id, error)
+    answer = release.answers.get(operation.request_key(params))
+    return answer if answer is not None else cache.get_or_render(release, operation, params)

@@ -1,0 +1,111 @@
+"""Hand-made 13f-copycat artifacts for the research tests: a few managers, a few tickers, numbers you can check."""
+
+from __future__ import annotations
+
+import zlib
+from datetime import date
+
+from builder.research.quarters import filing_deadline, previous_quarter
+
+QUARTER = "2024-06-30"
+CUSIPS = {"AAPL": "037833100", "KO": "191216100", "MSFT": "594918104", "NVDA": "67066G104", "XOM": "30231G102"}
+MANAGER_IDS = ("alpha", "beta", "gamma")
+
+# alpha added AAPL, kept MSFT, opened KO and sold all of XOM; beta cut AAPL, opened NVDA and sold all of MSFT;
+# gamma's previous quarter is not in the sources, so its changes are unknown.
+BOOKS: dict[str, tuple[dict[str, tuple[int, int]], dict[str, int] | None]] = {
+    "alpha": ({"AAPL": (120, 60_000), "MSFT": (50, 20_000), "KO": (100, 20_000)}, {"AAPL": 100, "MSFT": 50, "XOM": 40}),
+    "beta": ({"AAPL": (50, 25_000), "NVDA": (200, 75_000)}, {"AAPL": 100, "MSFT": 20}),
+    "gamma": ({"AAPL": (10, 5_000), "MSFT": (30, 15_000)}, None),
+}
+
+
+def cik(manager_id: str) -> str:
+    """A stable ten-digit CIK per manager id."""
+    return f"{zlib.crc32(manager_id.encode()):010d}"
+
+
+def accession(manager_id: str, quarter: str) -> str:
+    """An EDGAR-shaped accession number, unique per manager and quarter."""
+    return f"{cik(manager_id)}-{quarter[2:4]}-{int(quarter[5:7]):06d}"
+
+
+def cusip(ticker: str) -> str:
+    """A nine-character key that is itself a CUSIP is an unmapped security."""
+    return ticker if len(ticker) == 9 else CUSIPS.get(ticker, (ticker + "XXXXXX")[:6] + "101")
+
+
+def _change(before: dict[str, int] | None, ticker: str, shares: int) -> dict:
+    if before is None:
+        return {"kind": "unknown", "previousShares": None, "shareDelta": None}
+    prior = before.get(ticker)
+    if prior is None:
+        return {"kind": "new", "previousShares": 0, "shareDelta": shares}
+    kind = "added" if shares > prior else "reduced" if shares < prior else "unchanged"
+    return {"kind": kind, "previousShares": prior, "shareDelta": shares - prior}
+
+
+def _security(ticker: str) -> dict:
+    return {"ticker": ticker, "mapped": len(ticker) != 9, "cusip": cusip(ticker), "issuer": f"{ticker} INC"}
+
+
+def _filing(manager_id: str, quarter: str, rows: int, value: int) -> dict:
+    return {
+        "accession": accession(manager_id, quarter),
+        "formType": "13F-HR",
+        "amendment": "original",
+        "amendmentNo": 0,
+        "filed": filing_deadline(date.fromisoformat(quarter)).isoformat(),
+        "source": f"sec13f/{cik(manager_id)}/{accession(manager_id, quarter)}.txt",
+        "unit": "dollars",
+        "unitRule": "filed-on-or-after-2023-01-03",
+        "rows": rows,
+        "tableEntryTotal": rows,
+        "tableValueTotal": value,
+    }
+
+
+def manager(manager_id: str, holdings: dict[str, tuple[int, int]], before: dict[str, int] | None, quarter: str) -> dict:
+    """One manager's entry: positions (row n = n-th ticker A–Z), exits citing last quarter's filing."""
+    book = sum(value for _, value in holdings.values())
+    own, prior = accession(manager_id, quarter), accession(manager_id, previous_quarter(date.fromisoformat(quarter)).isoformat())
+    positions = [
+        {**_security(t), "shares": s, "value": v, "sources": [{"accession": own, "row": n}],
+         "weight": round(v / book, 6) if book else 0.0, "change": _change(before, t, s)}
+        for n, (t, (s, v)) in enumerate(sorted(holdings.items()), start=1)
+    ]
+    gone = sorted(set(before or {}) - set(holdings))
+    exited = [
+        {**_security(t), "change": {"kind": "exited", "previousShares": before[t], "shareDelta": -before[t]},
+         "sources": [{"accession": prior, "row": n}]}
+        for n, t in enumerate(gone, start=1)
+    ]
+    return {
+        "id": manager_id, "name": f"{manager_id.title()} Capital", "cik": cik(manager_id), "fictional": True,
+        "previousQuarterFiled": before is not None, "bookValue": book,
+        "filings": [_filing(manager_id, quarter, len(holdings), book)],
+        "positions": positions, "exited": exited, "otherHoldings": [],
+    }
+
+
+def make_artifact(
+    books: dict[str, tuple[dict[str, tuple[int, int]], dict[str, int] | None]] | None = None,
+    *,
+    quarter: str = QUARTER,
+    fixture: bool = False,
+    warnings: list[dict] | None = None,
+) -> dict:
+    """A PackArtifact shaped exactly as builder.research.artifact builds it."""
+    books = BOOKS if books is None else books
+    end = date.fromisoformat(quarter)
+    return {
+        "schema": "pack-artifact/1.0",
+        "packId": "13f-copycat",
+        "versionId": f"multi-manager-{quarter}-v1.0",
+        "quarter": quarter,
+        "previousQuarter": previous_quarter(end).isoformat(),
+        "filingDeadline": filing_deadline(end).isoformat(),
+        "fixture": fixture,
+        "managers": [manager(m, held, before, quarter) for m, (held, before) in books.items()],
+        "warnings": warnings if warnings is not None else [],
+    }

@@ -1,0 +1,111 @@
+"""Position explanations: structured changes, statements citing filed rows, scores, overlap, sources."""
+
+from __future__ import annotations
+
+from datetime import date
+
+import pytest
+
+from builder.api import ApiError, ErrorCode
+from builder.research.ethos import score_view
+from builder.research.explain import explain_position
+from builder.research.policy import evaluate_policy
+from builder.research.views import select_view
+from tests.research_samples import make_artifact
+
+
+def _explain(ticker: str, *, mode: str = "any", managers=(), with_policy: bool = False) -> tuple[dict, dict]:
+    artifact = make_artifact(fixture=True)
+    view = select_view(artifact, list(managers), mode)
+    scores = score_view(view, artifact, [], [])
+    policy = evaluate_policy(view, artifact, as_of=date(2024, 9, 1)) if with_policy else None
+    return explain_position(ticker, view, artifact, scores, policy), artifact
+
+
+def _filed(artifact: dict) -> dict[str, set[str]]:
+    return {m["id"]: {f["accession"] for f in m["filings"]} for m in artifact["managers"]}
+
+
+@pytest.mark.parametrize("ticker", ["AAPL", "KO", "MSFT", "NVDA"])
+def test_every_statement_cites_an_accession_filed_by_that_manager_this_quarter(ticker):
+    explanation, artifact = _explain(ticker)
+    filed = _filed(artifact)
+    statements = explanation["evidence"]["statements"]
+    assert statements and all(s["text"] and s["citations"] for s in statements)
+    for statement in statements:
+        assert all(c["accession"] in filed[c["managerId"]] for c in statement["citations"])
+
+
+def test_held_citations_name_the_rows_the_position_came_from():
+    explanation, _ = _explain("AAPL")
+    alpha = next(s for s in explanation["evidence"]["statements"] if s["text"].startswith("Alpha"))
+    change = next(c for c in explanation["changes"] if c["managerId"] == "alpha")
+    assert [(c["accession"], c["row"]) for c in alpha["citations"]] == [(s["accession"], s["row"]) for s in change["sources"]]
+    assert alpha["text"] == "Alpha Capital added 20 shares (from 100 to 120), now worth $60,000, 60.00% of its 13F book."
+
+
+def test_changes_are_the_artifacts_own_entries_for_the_selected_managers():
+    explanation, artifact = _explain("MSFT")
+    assert [(c["managerId"], c["change"]["kind"]) for c in explanation["changes"]] == [
+        ("alpha", "unchanged"), ("beta", "exited"), ("gamma", "unknown"),
+    ]
+    beta = next(m for m in artifact["managers"] if m["id"] == "beta")
+    exit_change = explanation["changes"][1]
+    assert exit_change["sources"] == beta["exited"][0]["sources"] and exit_change["sourcesQuarter"] == "2024-03-31"
+
+
+def test_an_exit_statement_cites_this_quarters_filing_without_a_row():
+    explanation, _ = _explain("MSFT")
+    exit_statement = next(s for s in explanation["evidence"]["statements"] if "exited" in s["text"])
+    assert exit_statement["text"] == "Beta Capital exited: 20 shares at 2024-03-31, no row in its 13F for 2024-06-30."
+    assert [c["row"] for c in exit_statement["citations"]] == [None]
+    assert any("absence of a row" in note for note in explanation["limitations"])
+
+
+def test_source_records_are_exactly_the_filings_the_statements_cite():
+    explanation, _ = _explain("AAPL")
+    cited = {(c["managerId"], c["accession"]) for s in explanation["evidence"]["statements"] for c in s["citations"]}
+    assert {(r["managerId"], r["accession"]) for r in explanation["sourceRecords"]} == cited
+    assert all(r["formType"] == "13F-HR" for r in explanation["sourceRecords"])
+
+
+def test_the_explanation_carries_the_tickers_scores_and_overlap():
+    explanation, artifact = _explain("NVDA")
+    view = select_view(artifact, [], "any")
+    scores = score_view(view, artifact, [], [])
+    assert explanation["ethos"]["scores"] == next(e["scores"] for e in scores["scores"] if e["ticker"] == "NVDA")
+    assert explanation["overlap"]["inEveryTopSet"] is True
+    assert explanation["overlap"]["ranks"]["new-money"] == 1
+
+
+def test_a_ticker_outside_some_top_sets_is_not_in_every_top_set():
+    explanation, _ = _explain("AAPL")
+    assert explanation["overlap"]["inEveryTopSet"] is False
+    assert "new-money" not in explanation["overlap"]["topSets"] and explanation["overlap"]["ranks"]["new-money"] is None
+
+
+def test_an_unknown_change_is_stated_and_listed_as_a_limitation():
+    explanation, _ = _explain("MSFT")
+    gamma = next(s for s in explanation["evidence"]["statements"] if s["text"].startswith("Gamma"))
+    assert "the change is unknown" in gamma["text"]
+    assert "Change unknown for Gamma Capital: the previous quarter's 13F is not in the sources." in explanation["limitations"]
+
+
+def test_policy_warnings_and_fixture_data_join_the_limitations():
+    explanation, _ = _explain("AAPL", with_policy=True)
+    assert explanation["policy"]["executionEnabled"] is False and explanation["policy"]["signal"] == "research-only"
+    assert set(explanation["policy"]["warnings"]) <= set(explanation["limitations"])
+    assert any(note.startswith("Fixture data") for note in explanation["limitations"])
+
+
+def test_a_ticker_not_in_the_view_is_a_404_position_not_found():
+    with pytest.raises(ApiError) as raised:
+        _explain("KO", mode="overlap")
+    assert (raised.value.status, raised.value.code) == (404, ErrorCode.POSITION_NOT_FOUND)
+    assert raised.value.details == {"ticker": "KO", "managers": ["alpha", "beta", "gamma"], "mode": "overlap"}
+
+
+def test_only_the_selected_managers_are_explained():
+    explanation, _ = _explain("AAPL", managers=("beta",))
+    assert [c["managerId"] for c in explanation["changes"]] == ["beta"]
+    assert explanation["evidence"]["statements"][0]["text"].startswith("1 of 1 selected managers hold AAPL")
