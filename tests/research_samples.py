@@ -68,7 +68,8 @@ def _filing(manager_id: str, quarter: str, rows: int, value: int) -> dict:
 def manager(manager_id: str, holdings: dict[str, tuple[int, int]], before: dict[str, int] | None, quarter: str) -> dict:
     """One manager's entry: positions (row n = n-th ticker A–Z), exits citing last quarter's filing."""
     book = sum(value for _, value in holdings.values())
-    own, prior = accession(manager_id, quarter), accession(manager_id, previous_quarter(date.fromisoformat(quarter)).isoformat())
+    prior = accession(manager_id, previous_quarter(date.fromisoformat(quarter)).isoformat())
+    own = accession(manager_id, quarter)
     positions = [
         {**_security(t), "shares": s, "value": v, "sources": [{"accession": own, "row": n}],
          "weight": round(v / book, 6) if book else 0.0, "change": _change(before, t, s)}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import json
 import dataclasses
 from datetime import date
 
@@ -23,7 +24,8 @@ def _built() -> list[dict]:
     """Real artifacts of artifact.py: adds, exits, a new position, an unmapped CUSIP and an option row."""
     with_option = filing(A, Q2, {"AAPL": 150, "GOOGL": 10, "88160R101": 7})
     with_option = dataclasses.replace(with_option, rows=(*with_option.rows, row(4, "MSFT", 100, 5_000, put_call="Call")))
-    filings = [filing(A, Q1, {"AAPL": 100, "MSFT": 50}), with_option, filing(B, Q1, {"AAPL": 100}), filing(B, Q2, {"AAPL": 80})]
+    filings = [filing(A, Q1, {"AAPL": 100, "MSFT": 50}), with_option, filing(B, Q1, {"AAPL": 100})]
+    filings.append(filing(B, Q2, {"AAPL": 80}))
     return assign_versions(build_artifacts(sources(filings, [("alpha", A), ("beta", B)])), [])[0]
 
 
@@ -31,6 +33,11 @@ def test_the_schema_is_a_valid_2020_12_schema_and_the_validator_is_built_once():
     Draft202012Validator.check_schema(artifact_schema())
     assert artifact_schema()["$schema"] == "https://json-schema.org/draft/2020-12/schema"
     assert artifact_validator() is artifact_validator()
+
+
+def test_the_compiled_validator_has_every_reference_inlined():
+    assert '"$ref"' not in json.dumps(artifact_validator().schema)
+    assert '"$ref"' in json.dumps(artifact_schema())
 
 
 def test_every_artifact_built_by_artifact_py_is_valid():
@@ -66,13 +73,14 @@ def _broken(path: tuple, value) -> dict:
 @pytest.mark.parametrize(
     ("path", "value", "where"),
     [
-        (("managers", 0, "positions", 0, "change", "kind"), "sold", "$.managers[0].positions[0].change"),
+        (("managers", 0, "positions", 0, "change", "kind"), "sold", "$.managers[0].positions[0].change.kind"),
         (("managers", 0, "positions", 0, "shares"), 120.5, "$.managers[0].positions[0].shares"),
         (("managers", 0, "positions", 0, "value"), -1, "$.managers[0].positions[0].value"),
         (("managers", 0, "positions", 0, "sources"), [], "$.managers[0].positions[0].sources"),
         (("managers", 0, "bookValue"), "100000", "$.managers[0].bookValue"),
         (("managers", 0, "exited", 0, "change", "kind"), "reduced", "$.managers[0].exited[0].change.kind"),
-        (("managers", 2, "positions", 0, "change", "previousShares"), 0, "$.managers[2].positions[0].change"),
+        (("managers", 0, "positions", 0, "change", "shareDelta"), None, "$.managers[0].positions[0].change.shareDelta"),
+        (("managers", 2, "positions", 0, "change", "previousShares"), 0, "$.managers[2].positions[0].change.previousShares"),
         (("managers", 0, "cik"), "1067983", "$.managers[0].cik"),
         (("quarter",), "2024-02-30", "$.quarter"),
         (("packId",), "congress-trades", "$.packId"),
@@ -85,6 +93,15 @@ def test_a_broken_artifact_fails_validation_naming_its_path(path, value, where):
     with pytest.raises(ValueError, match=r"fails its schema at (\S+):") as raised:
         validate_artifact(_broken(path, value))
     assert f"at {where}:" in str(raised.value)
+
+
+def test_indexes_are_ordered_as_numbers_when_picking_the_first_error():
+    books = {f"m{i:02d}": ({"AAPL": (1, 10)}, None) for i in range(11)}
+    artifact = make_artifact(books)
+    artifact["managers"][2]["bookValue"] = -1
+    artifact["managers"][10]["bookValue"] = -1
+    with pytest.raises(ValueError, match=r"at \$\.managers\[2\]\.bookValue: .*\(and 1 more\)"):
+        validate_artifact(artifact)
 
 
 def test_validation_reports_the_first_error_in_path_order_and_counts_the_rest():

@@ -66,7 +66,7 @@ def _freshness(view: dict, artifact: dict, as_of: date) -> tuple[Outcome, str]:
     deadline = date.fromisoformat(artifact["filingDeadline"])
     days = (as_of - deadline).days
     if days < 0:
-        return Outcome.PASS, f"As of {as_of}, the filing deadline {deadline} is {_days(-days)} away; filings may follow."
+        return Outcome.PASS, f"As of {as_of}, the filing deadline {deadline} is {_days(-days)} away; more may be filed."
     message = f"As of {as_of}, the data is {_days(days)} past its filing deadline {deadline}"
     if days > STALE_AFTER_DAYS:
         return Outcome.WARN, f"{message}; past {STALE_AFTER_DAYS} days a newer quarter's filings are due."

@@ -261,11 +261,11 @@ def _result(
     files: Sequence[SourceFile],
 ) -> FilingsRead:
     ordered = sorted(filings, key=lambda f: (f.cik, f.period, f.filed, f.amendment_no, f.accession))
-    problems = {*problems, *_duplicates(ordered)}  # a set: a tree read inside a larger one reports once
+    unique = {*problems, *_duplicates(ordered)}  # a set: a tree read inside a larger read reports once
     return FilingsRead(
         filings=tuple(ordered),
         warnings=tuple(warning for filing in ordered for warning in filing.warnings),
         skipped=tuple(sorted(skipped, key=lambda w: (w.source, w.code))),
-        problems=tuple(sorted(problems, key=lambda p: (p.source, p.line or 0, p.message))),
+        problems=tuple(sorted(unique, key=lambda p: (p.source, p.line or 0, p.message))),
         files=tuple(sorted(files, key=lambda f: f.path)),
     )
