@@ -12,10 +12,15 @@ from dataclasses import dataclass
 from itertools import combinations
 from typing import Any
 
-from builder import handlers
+from functools import cache
+
+from jsonschema import Draft202012Validator
+
+from builder import handlers, methods
 from builder.api import API_PREFIX, ApiError, ErrorCode
 from builder.release_data import ReleaseData
 from builder.research.artifact import PACK_ID
+from builder.research.ethos import canonical_ethos_ids
 from builder.research.views import DEFAULT_MODE, MODES
 
 Handler = Callable[[ReleaseData, dict[str, Any]], Any]
@@ -23,6 +28,8 @@ PACK_ID_PATTERN = r"^[a-z0-9][a-z0-9-]{0,63}$"
 TICKER_PATTERN = r"^[A-Z0-9][A-Z0-9.\-]{0,11}$"  # exchange tickers (BRK.B, BF-B) and 9-character CUSIPs
 VERSION_PATTERN = r"^[a-z0-9][a-z0-9.\-]{0,79}$"
 MAX_MANAGER_VALUES = 256  # more values than any pack has managers is a malformed request, not a view
+MAX_TICKERS = 1000  # a view holds at most a few thousand tickers; a longer list is a malformed request
+MANAGER_ID_SCHEMA = {"type": "string", "pattern": r"^[a-z0-9][a-z0-9-]{0,63}$"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,6 +56,8 @@ class Operation:
     view: bool = False  # takes the shared view parameters `managers` and `mode`
     sealed: bool = False  # its answer names the release (health, audit): rendered after the manifest
     precompute: Callable[[ReleaseData], Iterable[dict[str, Any]]] | None = None
+    body: dict[str, Any] | None = None  # JSON Schema of a POST body
+    envelope: bool = True  # False only for the raw OpenAPI document
 
     @property
     def route(self) -> str:
@@ -69,7 +78,7 @@ PACK_PARAM = Param("packId", "path", {"type": "string", "pattern": PACK_ID_PATTE
 MANAGERS_PARAM = Param(
     "managers",
     "query",
-    {"type": "array", "items": {"type": "string", "pattern": r"^[a-z0-9][a-z0-9-]{0,63}$"}, "maxItems": MAX_MANAGER_VALUES},
+    {"type": "array", "items": MANAGER_ID_SCHEMA, "maxItems": MAX_MANAGER_VALUES},
     "Manager ids to include; repeat the parameter or separate ids with commas. Default: all managers. "
     "Canonicalised (trimmed, de-duplicated, sorted; all managers is the same view as none).",
 )
@@ -82,6 +91,25 @@ MODE_PARAM = Param(
     "one selected manager bought (new/added) and at least one sold (reduced/exited).",
 )
 VIEW_PARAMS = (MANAGERS_PARAM, MODE_PARAM)
+_VIEW_BODY = {
+    "packId": {"type": "string", "default": PACK_ID, "description": "Only 13f-copycat supports recalculation."},
+    "managerIds": {"type": "array", "items": MANAGER_ID_SCHEMA, "maxItems": MAX_MANAGER_VALUES,
+                   "description": "Manager ids to include; empty or omitted: all managers."},
+    "mode": {"type": "string", "enum": list(MODES), "default": DEFAULT_MODE},
+}
+VIEW_REQUEST = {"type": "object", "additionalProperties": False, "properties": _VIEW_BODY}
+RESEARCH_REQUEST = {
+    "type": "object",
+    "additionalProperties": False,
+    "properties": {
+        **_VIEW_BODY,
+        "ethosIds": {"type": "array", "minItems": 1, "maxItems": 32, "items": {"type": "string", "maxLength": 64},
+                     "description": "Ethos ids from listEthos; omitted: all."},
+        "tickers": {"type": "array", "maxItems": MAX_TICKERS,
+                    "items": {"type": "string", "pattern": r"^[A-Za-z0-9][A-Za-z0-9.\-]{0,11}$"},
+                    "description": "Tickers of the view whose scores to return; omitted: all."},
+    },
+}
 
 
 def _default_only(data: ReleaseData) -> Iterable[dict[str, Any]]:
@@ -103,6 +131,12 @@ def _latest_views(data: ReleaseData) -> Iterable[dict[str, Any]]:
         modes = MODES if pack["packId"] == PACK_ID else (DEFAULT_MODE,)
         for mode in modes:
             yield {**pack, **_mode_params(mode)}
+
+
+def _view_tickers(data: ReleaseData) -> Iterable[dict[str, Any]]:
+    for mode in MODES:
+        for row in methods.view_of(data, data.versions[-1], [], mode)["tickers"]:
+            yield {"packId": PACK_ID, "ticker": row["ticker"], **_mode_params(mode)}
 
 
 def _version_pairs(data: ReleaseData) -> Iterable[dict[str, Any]]:
@@ -146,10 +180,54 @@ OPERATIONS: tuple[Operation, ...] = (
             Param("to", "query", {"type": "string", "pattern": VERSION_PATTERN}, "The later version id.", True),
             *VIEW_PARAMS,
         ),
-        (200, 304, 400, 404, 422), handlers.compare_versions, feature="diff", view=True, precompute=_version_pairs,
+        (200, 304, 400, 404, 422), methods.compare_versions, feature="diff", view=True, precompute=_version_pairs,
+    ),
+    Operation(
+        "explainPosition", "GET", "/packs/{packId}/positions/{ticker}/explanation", "explain_position",
+        "Explain one position",
+        "For a ticker of the selected view in the latest version: each selected manager's structured change, "
+        "evidence statements citing source rows by accession number, ethos scores, the overlap result, the "
+        "matching source records and limitations. 404 when the ticker is not in the view.",
+        (
+            PACK_PARAM,
+            Param("ticker", "path", {"type": "string", "pattern": r"^[A-Za-z0-9][A-Za-z0-9.\-]{0,11}$"},
+                  "Ticker (or CUSIP of an unmapped security) in the selected view; case-insensitive.", True),
+            *VIEW_PARAMS,
+        ),
+        (200, 304, 400, 404, 422), methods.explain_position, feature="explain", view=True, precompute=_view_tickers,
+    ),
+    Operation(
+        "listEthos", "GET", "/ethos", "list_ethos", "Investing methodologies",
+        "Every ethos: id, public name, principles and the scoring configuration (features with formulas and "
+        "denominators, weights, normalisation, top-set size) that fully determines its 0–100 scores.",
+        (), (200, 304), methods.list_ethos, precompute=_default_only,
+    ),
+    Operation(
+        "compareEthos", "POST", "/ethos/compare", "compare_ethos", "Compare methodology scores",
+        "Recalculates, for the latest 13f-copycat version and the selected view, per-ticker scores of the "
+        "selected ethos (all when ethosIds is omitted) and their overlap: tickers in every selected top set "
+        "and pairwise agreement (Jaccard). managerIds empty or omitted means all managers. 'tickers' narrows "
+        "the scores (404 when one is not in the view). Only 13f-copycat supports it (422 otherwise).",
+        (), (200, 400, 404, 413, 422), methods.compare_ethos, feature="ethos", body=RESEARCH_REQUEST,
+    ),
+    Operation(
+        "validatePolicy", "POST", "/policy/validate", "validate_policy", "Recalculate policy checks",
+        "Recalculates the research policy checks over the selected view of the latest 13f-copycat version: "
+        "each check pass / warn / block with its reason, blocking reasons, warnings; executionEnabled is always "
+        "false. An empty view blocks (no signal: stay in cash).",
+        (), (200, 400, 413, 422), methods.validate_policy, feature="policy", body=VIEW_REQUEST,
+    ),
+    Operation(
+        "exportAuditTrail", "GET", "/packs/{packId}/audit", "export_audit_trail", "Export the audit trail",
+        "Artifact identity, release reference (manifest sha256), content hash (sha256 of the canonical artifact "
+        "bytes, recomputable by a client), provenance of every source file, methodology, the policy result and "
+        "audit events (ingested, validated, sealed). The PackArtifact is schema-validated before it is returned.",
+        (PACK_PARAM, *VIEW_PARAMS), (200, 304, 400, 404), methods.export_audit_trail,
+        view=True, sealed=True, precompute=_latest_views,
     ),
 )
 BY_ID = {operation.id: operation for operation in OPERATIONS}
+TOOLS = {operation.tool: operation for operation in OPERATIONS if operation.tool}
 
 
 def resolve(
@@ -234,3 +312,31 @@ def canonical_managers(data: ReleaseData, values: Sequence[str]) -> list[str]:
         raise ApiError(400, ErrorCode.UNKNOWN_MANAGER, f"unknown manager id(s): {', '.join(unknown[:10])}", {"unknown": unknown[:10], "allowed": every})
     selected = sorted(set(ids))
     return [] if set(selected) == set(every) else selected
+
+
+@cache
+def body_validator(operation_id: str) -> Draft202012Validator:
+    """The request-body validator of a POST operation, compiled once."""
+    return Draft202012Validator(BY_ID[operation_id].body)
+
+
+def resolve_body(operation: Operation, data: ReleaseData, body: Any) -> dict[str, Any]:
+    """Validated, canonical parameters of a POST body, or ApiError (400 / 422)."""
+    error = next(iter(sorted(body_validator(operation.id).iter_errors(body), key=lambda e: list(e.absolute_path))), None)
+    if error is not None:
+        where = "/".join(str(part) for part in error.absolute_path) or "(body)"
+        raise ApiError(400, ErrorCode.INVALID_BODY, f"invalid request body at {where}: {error.message[:200]}", {"path": where})
+    pack_id = body.get("packId", PACK_ID)
+    if pack_id != PACK_ID:
+        raise ApiError(422, ErrorCode.FEATURE_NOT_SUPPORTED, f"pack {pack_id!r} does not support {operation.id}",
+                       {"packId": pack_id, "feature": operation.feature})
+    params: dict[str, Any] = {}
+    managers = canonical_managers(data, body.get("managerIds", [])) if body.get("managerIds") else []
+    if managers:
+        params["managers"] = managers
+    if body.get("mode", DEFAULT_MODE) != DEFAULT_MODE:
+        params["mode"] = body["mode"]
+    if "ethosIds" in operation.body["properties"]:
+        params["ethosIds"] = canonical_ethos_ids(body.get("ethosIds", []))
+        params["tickers"] = sorted({ticker.upper() for ticker in body.get("tickers", [])})
+    return params

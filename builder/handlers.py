@@ -8,10 +8,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from builder.api import API_PREFIX, CONTRACT_VERSION, ApiError, ErrorCode, canonical_json, sha256_hex
+from builder.api import API_PREFIX, CONTRACT_VERSION, canonical_json, sha256_hex
 from builder.release_data import ReleaseData
 from builder.research.artifact import PACK_ID
-from builder.research.diff import diff_versions
 from builder.research.views import MODES, select_view
 
 TOP_TICKERS = 10  # the agent payload's short list; the full view is beside it
@@ -134,15 +133,3 @@ def list_pack_versions(data: ReleaseData, params: dict[str, Any]) -> dict[str, A
         for version in reversed(data.versions)
     ]
     return {"packId": PACK_ID, "latestVersion": latest, "versions": entries}
-
-
-def compare_versions(data: ReleaseData, params: dict[str, Any]) -> dict[str, Any]:
-    older, newer = params["from"], params["to"]
-    for version in (older, newer):
-        if version not in data.artifacts:
-            raise ApiError(404, ErrorCode.VERSION_NOT_FOUND, f"version {version!r} is not in the version catalog")
-    if data.versions.index(older) >= data.versions.index(newer):
-        raise ApiError(
-            400, ErrorCode.INVALID_VERSION_ORDER, "'from' must be an earlier version than 'to'", {"from": older, "to": newer}
-        )
-    return diff_versions(data.artifacts[older], data.artifacts[newer], params.get("managers", ()), params.get("mode", "any"))

@@ -37,7 +37,8 @@ class Rendered:
 def render(operation: Operation, data: ReleaseData, params: dict) -> Rendered:
     """One answer of an operation: the envelope bytes and its status."""
     try:
-        return Rendered(200, canonical_json(success(operation.id, operation.handler(data, params))))
+        payload = operation.handler(data, params)
+        return Rendered(200, canonical_json(success(operation.id, payload) if operation.envelope else payload))
     except ApiError as error:
         return Rendered(error.status, canonical_json(failure(operation.id, error)))
 

@@ -6,14 +6,18 @@ the same object to the same handlers, so a live answer has the bytes the builder
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections import OrderedDict
+from collections.abc import Callable, Hashable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from datetime import date
+from typing import Any, TypeVar
 
 from builder.records import Sources
 from builder.research.artifact import PACK_ID, build_artifacts
 from builder.research.versions import assign_versions
 
+T = TypeVar("T")
+MEMO_SIZE = 512  # derived values (views, scores, policy) kept per release; live subsets are unbounded otherwise
 COPYCAT_FEATURES = ("views", "diff", "explain", "ethos", "policy")
 COPYCAT_ENTRY = {
     "id": PACK_ID,
@@ -50,12 +54,31 @@ class ReleaseData:
     artifacts: Mapping[str, dict]  # 13f-copycat artifacts by version id
     identity: Mapping[str, str] | None = None
     _packs: dict[str, dict] = field(default_factory=dict)
+    _memo: OrderedDict[Hashable, Any] = field(default_factory=OrderedDict)
 
     def __post_init__(self) -> None:
         self._packs.update({pack["id"]: pack for pack in self.index["packs"]})
 
+    def memo(self, key: Hashable, compute: Callable[[], T]) -> T:
+        """A value derived from this release, computed once (bounded LRU); pure, so caching changes no byte."""
+        if key in self._memo:
+            self._memo.move_to_end(key)
+            return self._memo[key]
+        value = self._memo[key] = compute()
+        if len(self._memo) > MEMO_SIZE:
+            self._memo.popitem(last=False)
+        return value
+
+    @property
+    def as_of(self) -> date:
+        return date.fromisoformat(self.index["asOf"])
+
+    def history(self, version: str) -> list[dict]:
+        """The 13f-copycat artifacts older than `version`, oldest first."""
+        return [self.artifacts[v] for v in self.versions[: self.versions.index(version)]]
+
     def with_identity(self, identity: Mapping[str, str]) -> ReleaseData:
-        return ReleaseData(self.index, self.artifacts, identity)
+        return ReleaseData(self.index, self.artifacts, identity, _memo=self._memo)  # memo keys never name the release
 
     def pack(self, pack_id: str) -> dict | None:
         return self._packs.get(pack_id)

@@ -8,16 +8,18 @@ import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 
+import orjson
 from aiohttp import web
 
 from builder.api import API_VERSION, GET_CACHE_CONTROL, JSON_TYPE, POST_CACHE_CONTROL, ApiError, ErrorCode
 from builder.contract import OPERATIONS, Operation
 from builder.store import Answer
 from server.conditional import none_match
-from server.dispatch import LiveCache, answer_get, error_answer
+from server.dispatch import LiveCache, answer_get, answer_post, error_answer
 from server.watch import WATCH_INTERVAL, ReleaseWatch
 
 LOG = logging.getLogger("ras.server")
+MAX_BODY_BYTES = 64 * 1024  # a ResearchRequest with every manager and ticker is a few kB; more is not a request
 WATCH: web.AppKey[ReleaseWatch] = web.AppKey("watch", ReleaseWatch)
 LIVE: web.AppKey[LiveCache] = web.AppKey("live", LiveCache)
 BASE_HEADERS = {"X-Service-API-Version": API_VERSION, "X-Content-Type-Options": "nosniff", "Server": "ras"}
@@ -39,6 +41,21 @@ def _bytes_response(status: int, body: bytes, cache_control: str) -> web.Respons
 
 def error_response(capability: str, error: ApiError) -> web.Response:
     return _bytes_response(error.status, error_answer(capability, error).body, POST_CACHE_CONTROL)
+
+
+def post_handler(operation: Operation) -> Callable[[web.Request], Awaitable[web.Response]]:
+    async def handle(request: web.Request) -> web.Response:
+        if request.content_type != JSON_TYPE:
+            raise ApiError(400, ErrorCode.UNSUPPORTED_MEDIA_TYPE, "the request body must be application/json")
+        raw = await request.read()  # bounded by client_max_size: beyond it aiohttp raises 413
+        try:
+            body = orjson.loads(raw)
+        except orjson.JSONDecodeError as exc:
+            raise ApiError(400, ErrorCode.MALFORMED_JSON, "the request body is not valid JSON") from exc
+        answer = answer_post(request.app[WATCH].serving, operation, body)
+        return _bytes_response(answer.status, answer.body, POST_CACHE_CONTROL)
+
+    return handle
 
 
 def get_handler(operation: Operation) -> Callable[[web.Request], Awaitable[web.Response]]:
@@ -99,13 +116,15 @@ def create_app(releases: Path, watch_interval: float = WATCH_INTERVAL) -> web.Ap
     """The app over a releases directory; fails at start-up if the directory does not exist."""
     if not releases.is_dir():
         raise FileNotFoundError(f"releases directory {releases} does not exist; run `ras publish` first")
-    app = web.Application(middlewares=[envelope_errors])
+    app = web.Application(middlewares=[envelope_errors], client_max_size=MAX_BODY_BYTES)
     app[WATCH] = ReleaseWatch(releases)
     app[WATCH].refresh()
     app[LIVE] = LiveCache()
     for operation in OPERATIONS:
         if operation.method == "GET":
             app.router.add_get(operation.route, get_handler(operation), name=operation.id)
+        else:
+            app.router.add_post(operation.route, post_handler(operation), name=operation.id)
     app.cleanup_ctx.append(lambda a: _watch_releases(a, watch_interval))
     return app
 

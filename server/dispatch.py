@@ -7,9 +7,10 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Sequence
+from typing import Any
 
 from builder.api import ApiError, ErrorCode, canonical_json, failure, strong_etag
-from builder.contract import Operation, resolve
+from builder.contract import Operation, resolve, resolve_body
 from builder.release import render
 from builder.store import Answer, LoadedRelease
 from server.watch import Serving
@@ -60,3 +61,16 @@ def answer_get(
         return error_answer(operation.id, error)
     answer = release.answers.get(operation.request_key(params))
     return answer if answer is not None else cache.get_or_render(release, operation, params)
+
+
+def answer_post(serving: Serving, operation: Operation, body: Any) -> Answer:
+    """The answer to a POST recalculation: computed live from the parsed JSON body, never cached as bytes."""
+    release = serving.release
+    if release is None:
+        return error_answer(operation.id, unavailable(serving))
+    try:
+        params = resolve_body(operation, release.data, body)
+    except ApiError as error:
+        return error_answer(operation.id, error)
+    rendered = render(operation, release.data, params)
+    return Answer(rendered.status, rendered.body, "")
