@@ -6,7 +6,7 @@ PORT ?= 8080
 HOST ?= 127.0.0.1
 RELEASES ?= releases
 
-.PHONY: run test install install-test publish clean
+.PHONY: run test test-slow install install-test publish clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -24,8 +24,14 @@ publish: install
 run: publish
 	$(BIN)/ras serve --releases $(RELEASES) --host $(HOST) --port $(PORT)
 
+# Slow reliability tests (crash trials, soak) run in .ci/run after `make test`: `make test-slow`.
+PYTEST_ARGS ?= -m "not slow"
+
 test: install-test
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+test-slow: install-test
+	$(BIN)/python -m pytest -m slow -s
 
 clean:
 	rm -rf $(VENV) $(RELEASES) dist build *.egg-info

@@ -16,6 +16,19 @@ JSON_TYPE = "application/json"
 # no-cache rather than a max-age because a promotion can change any answer at any moment.
 GET_CACHE_CONTROL = "public, no-cache"
 POST_CACHE_CONTROL = "no-store"
+# A GET answer may be sent compressed by a static host (the export's .gz/.br variants): caches must key on it.
+GET_VARY = "Accept-Encoding"
+# Every answer, from `ras serve` and from the static export alike: the API version, no MIME sniffing, and
+# CORS for any origin (the data is public and read-only; no credentials are ever accepted, so `*` is safe).
+COMMON_HEADERS = {
+    "X-Service-API-Version": API_VERSION,
+    "X-Content-Type-Options": "nosniff",
+    "Access-Control-Allow-Origin": "*",
+    "Access-Control-Expose-Headers": "ETag, X-Service-API-Version",
+}
+# Request lines and header fields up to 64 KiB reach the app, so an oversized query (thousands of `managers`)
+# is answered by our validation with the envelope; longer ones are refused by the HTTP parser.
+MAX_LINE_BYTES = 64 * 1024
 
 
 class ErrorCode(enum.StrEnum):

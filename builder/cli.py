@@ -8,6 +8,7 @@ from pathlib import Path
 import click
 
 from builder.errors import ReleaseError
+from builder.export import export_command
 from builder.release import build_release, promote, publish, releases_lock, write_release
 from builder.sources.tree import fixture_source
 from builder.store import current_release, list_releases, verify_release
@@ -101,11 +102,27 @@ def releases_command(releases: Path) -> None:
 @RELEASES_OPTION
 @click.option("--host", default="127.0.0.1", show_default=True)
 @click.option("--port", default=8080, show_default=True, type=int)
-def serve_command(releases: Path, host: str, port: int) -> None:
+@click.option("--workers", default=1, show_default=True, type=click.IntRange(1, 64),
+              help="Server processes sharing the port (SO_REUSEPORT); up to the machine's cores is useful.")
+def serve_command(releases: Path, host: str, port: int, workers: int) -> None:
     """Serve the promoted release over HTTP: GETs from its bytes, the two POSTs computed live."""
     from server.app import run
 
-    run(releases, host, port)
+    run(releases, host, port, workers)
+
+
+@main.command("mcp")
+@RELEASES_OPTION
+def mcp_command(releases: Path) -> None:
+    """Serve the research tools to an MCP client over stdio (logs go to stderr)."""
+    from server.mcp_server import run  # the one place the builder reaches into the server
+
+    if not releases.is_dir():
+        raise ReleaseError(f"releases directory {releases} does not exist; run `ras publish` first")
+    run(releases)
+
+
+main.add_command(export_command)
 
 
 if __name__ == "__main__":

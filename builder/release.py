@@ -5,6 +5,7 @@ from __future__ import annotations
 import fcntl
 import os
 import shutil
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -70,14 +71,19 @@ class Built:
 def build_release(source: Path, releases: Path, as_of: date | None, progress: Progress) -> Built:
     """Read, validate and render everything in memory (phase one)."""
     progress(f"reading sources from {source.name or source}")
+    started = time.perf_counter()
     sources, reports = read_sources(source, as_of)
     for line in reports:
         progress(line)
+    progress(f"read sources in {_seconds(started)}")
+    started = time.perf_counter()
     previous = current_release(releases)
     ledger = _read_ledger(previous)
     data, new_ledger = assemble(sources, ledger, build_previews(sources.previews, as_of=sources.as_of))
     _refuse_reused_ids(previous, data)
-    progress(f"built {len(data.versions)} versions of 13f-copycat ({data.versions[0]} … {data.versions[-1]})")
+    progress(f"built {len(data.versions)} versions of 13f-copycat ({data.versions[0]} … {data.versions[-1]}) "
+             f"in {_seconds(started)}")
+    started = time.perf_counter()
     content = render_all(data, sealed=False)
     files = {
         INDEX: canonical_json(data.index),
@@ -98,9 +104,15 @@ def build_release(source: Path, releases: Path, as_of: date | None, progress: Pr
     files.update(seal_files)
     files[MANIFEST] = manifest
     files[SEAL] = canonical_json(seal)
-    progress(f"rendered {len(routes)} answers ({len(content)} content, {len(sealed)} sealed) into {len(files)} files")
+    size = sum(len(body) for body in files.values())
+    progress(f"rendered {len(routes)} answers ({len(content)} content, {len(sealed)} sealed) into {len(files)} files "
+             f"({size / 1e6:.1f} MB) in {_seconds(started)}")
     reused = sum(1 for entry in ledger if entry["versionId"] in data.artifacts)
     return Built(release_id, files, len(routes), reused)
+
+
+def _seconds(started: float) -> str:
+    return f"{time.perf_counter() - started:.1f} s"
 
 
 def _read_ledger(previous: Path | None) -> list[dict]:
@@ -145,18 +157,30 @@ def clean_staging(releases: Path) -> list[str]:
 
 
 def write_release(built: Built, releases: Path, progress: Progress) -> Path:
-    """Phase two: write a staging directory, fsync it, rename it into place. Idempotent for the same release."""
+    """Phase two: write a staging directory, fsync it, rename it into place. Idempotent for the same release.
+
+    A file whose bytes the promoted release already holds under the same path (content-addressed objects,
+    unchanged artifacts) is hard-linked from it instead of written again; where linking fails, it is written.
+    """
+    started = time.perf_counter()
     target = releases / built.release_id
     if target.exists():
         if verify_release(target):
             raise PublishError(f"release {built.release_id} exists but fails verification; remove it and publish again")
-        progress(f"release {built.release_id} already written; reusing it")
+        progress(f"release {built.release_id} already written; reusing it ({len(built.files)} files)")
         return target
+    previous = current_release(releases)
+    reusable = _reusable(built, previous)
     staging = releases / f"{STAGING_PREFIX}{built.release_id}-{os.getpid()}"
     staging.mkdir()
+    progress(f"writing {len(built.files)} files to {staging.name} ({len(reusable)} may be linked from {previous.name if previous else '-'})")
+    reused = 0
     for path, body in sorted(built.files.items(), key=lambda item: item[0] in (MANIFEST, SEAL)):
         destination = staging / path
         destination.parent.mkdir(parents=True, exist_ok=True)
+        if path in reusable and _link(previous / path, destination, reusable[path]):
+            reused += 1
+            continue
         with open(destination, "wb") as handle:
             handle.write(body)
             handle.flush()
@@ -164,8 +188,33 @@ def write_release(built: Built, releases: Path, progress: Progress) -> Path:
     _fsync_directory(staging)
     os.rename(staging, target)
     _fsync_directory(releases)
-    progress(f"wrote {len(built.files)} files to release {built.release_id}")
+    progress(f"wrote {len(built.files)} files ({reused} reused from the previous release) to release "
+             f"{built.release_id} in {_seconds(started)}")
     return target
+
+
+def _reusable(built: Built, previous: Path | None) -> dict[str, str]:
+    """Paths (→ sha256) whose bytes the previous release's manifest or seal vouches for with the same sha256."""
+    if previous is None:
+        return {}
+    try:
+        before = {**orjson.loads((previous / MANIFEST).read_bytes())["files"],
+                  **orjson.loads((previous / SEAL).read_bytes())["files"]}
+    except (OSError, orjson.JSONDecodeError, KeyError, TypeError):
+        return {}  # nothing to reuse from a release we cannot read; every file is written
+    now = {**orjson.loads(built.files[MANIFEST])["files"], **orjson.loads(built.files[SEAL])["files"]}
+    return {path: sha256 for path, sha256 in now.items() if before.get(path) == sha256}
+
+
+def _link(source: Path, destination: Path, sha256: str) -> bool:
+    """Hard-link an identical file of the previous release, re-hashed first (an altered one is written anew)."""
+    try:
+        if sha256_hex(source.read_bytes()) != sha256:
+            return False
+        os.link(source, destination)
+    except OSError:
+        return False
+    return True
 
 
 def promote(releases: Path, release_id: str) -> None:
@@ -199,6 +248,7 @@ def publish(source: Path, releases: Path, as_of: date | None, progress: Progress
             progress(f"removed {name} left by an interrupted publish")
         built = build_release(source, releases, as_of, progress)
         write_release(built, releases, progress)
+        started = time.perf_counter()
         promote(releases, built.release_id)
-    progress(f"promoted {built.release_id}")
+    progress(f"verified and promoted {built.release_id} in {_seconds(started)}")
     return built.release_id

@@ -5,13 +5,19 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import multiprocessing
+import multiprocessing.connection
+import os
+import signal
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 
 import orjson
 from aiohttp import web
 
-from builder.api import API_VERSION, GET_CACHE_CONTROL, JSON_TYPE, POST_CACHE_CONTROL, ApiError, ErrorCode
+from builder.api import (
+    COMMON_HEADERS, GET_CACHE_CONTROL, GET_VARY, JSON_TYPE, MAX_LINE_BYTES, POST_CACHE_CONTROL, ApiError, ErrorCode,
+)
 from builder.contract import OPERATIONS, Operation
 from builder.store import Answer
 from server.conditional import none_match
@@ -22,13 +28,19 @@ LOG = logging.getLogger("ras.server")
 MAX_BODY_BYTES = 64 * 1024  # a ResearchRequest with every manager and ticker is a few kB; more is not a request
 WATCH: web.AppKey[ReleaseWatch] = web.AppKey("watch", ReleaseWatch)
 LIVE: web.AppKey[LiveCache] = web.AppKey("live", LiveCache)
-BASE_HEADERS = {"X-Service-API-Version": API_VERSION, "X-Content-Type-Options": "nosniff", "Server": "ras"}
+BASE_HEADERS = {**COMMON_HEADERS, "Server": "ras"}  # no server version disclosed
+PREFLIGHT_HEADERS = {
+    **BASE_HEADERS,
+    "Access-Control-Allow-Methods": "GET, HEAD",
+    "Access-Control-Allow-Headers": "If-None-Match",
+    "Access-Control-Max-Age": "86400",
+}
 
 
 def _answer_response(request: web.Request, answer: Answer) -> web.Response:
     if answer.status != 200:
         return _bytes_response(answer.status, answer.body, POST_CACHE_CONTROL)
-    headers = {**BASE_HEADERS, "ETag": answer.etag, "Cache-Control": GET_CACHE_CONTROL}
+    headers = {**BASE_HEADERS, "ETag": answer.etag, "Cache-Control": GET_CACHE_CONTROL, "Vary": GET_VARY}
     if none_match(request.headers.get("If-None-Match"), answer.etag):
         return web.Response(status=304, headers=headers)
     return web.Response(body=answer.body, status=200, content_type=JSON_TYPE, headers=headers)
@@ -74,6 +86,8 @@ def get_handler(operation: Operation) -> Callable[[web.Request], Awaitable[web.R
 async def envelope_errors(request: web.Request, handler: Callable[[web.Request], Awaitable[web.StreamResponse]]) -> web.StreamResponse:
     """Every failure, the router's own 404/405/413 included, leaves as the error envelope."""
     capability = request.match_info.route.name or "router"
+    if request.method == "OPTIONS" and "Access-Control-Request-Method" in request.headers:
+        return web.Response(status=204, headers=PREFLIGHT_HEADERS)  # a CORS preflight, answered for every route
     try:
         return await handler(request)
     except ApiError as error:
@@ -116,7 +130,11 @@ def create_app(releases: Path, watch_interval: float = WATCH_INTERVAL) -> web.Ap
     """The app over a releases directory; fails at start-up if the directory does not exist."""
     if not releases.is_dir():
         raise FileNotFoundError(f"releases directory {releases} does not exist; run `ras publish` first")
-    app = web.Application(middlewares=[envelope_errors], client_max_size=MAX_BODY_BYTES)
+    app = web.Application(
+        middlewares=[envelope_errors],
+        client_max_size=MAX_BODY_BYTES,
+        handler_args={"max_line_size": MAX_LINE_BYTES, "max_field_size": MAX_LINE_BYTES},
+    )
     app[WATCH] = ReleaseWatch(releases)
     app[WATCH].refresh()
     app[LIVE] = LiveCache()
@@ -129,6 +147,34 @@ def create_app(releases: Path, watch_interval: float = WATCH_INTERVAL) -> web.Ap
     return app
 
 
-def run(releases: Path, host: str, port: int) -> None:
+def run(releases: Path, host: str, port: int, workers: int = 1) -> None:
+    """Serve until SIGTERM/SIGINT; with workers > 1, that many processes share the port (SO_REUSEPORT)."""
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
-    web.run_app(create_app(releases), host=host, port=port, access_log=None, print=lambda *_: None)
+    if workers <= 1:
+        _serve(releases, host, port, reuse_port=False)
+        return
+    context = multiprocessing.get_context("fork")  # no event loop exists yet: each worker starts its own
+    processes = [context.Process(target=_serve, args=(releases, host, port, True), name=f"ras-worker-{n}")
+                 for n in range(workers)]
+    for process in processes:
+        process.start()
+
+    def stop(signum: int, _frame: object) -> None:
+        for process in processes:  # SIGTERM either way: a worker that also got the terminal's SIGINT just exits
+            if process.is_alive():
+                os.kill(process.pid, signal.SIGTERM)
+
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, stop)
+    multiprocessing.connection.wait([process.sentinel for process in processes])  # one ends: all end
+    stop(signal.SIGTERM, None)
+    for process in processes:
+        process.join()
+    failed = [process for process in processes if process.exitcode not in (0, -signal.SIGTERM)]
+    if failed:
+        raise SystemExit(f"worker {failed[0].name} exited with {failed[0].exitcode}")
+
+
+def _serve(releases: Path, host: str, port: int, reuse_port: bool) -> None:
+    web.run_app(create_app(releases), host=host, port=port, access_log=None, print=lambda *_: None,
+                reuse_port=reuse_port or None)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import posixpath
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import date
@@ -180,7 +181,7 @@ def _gathered(outcomes: list[_Outcome], files: list[SourceFile]) -> FilingsRead:
     parts = [outcome for outcome in outcomes if isinstance(outcome, _Parts)]
     pairs, alone = pair_documents([outcome for outcome in outcomes if isinstance(outcome, LooseDocument)])
     parts += [_joined(pair) for pair in pairs]
-    problems += [_unpaired(document) for document in alone]
+    problems += [_unpaired(d) for d in alone if not _partner_failed(d, problems, files)]
     built = [_filing(part) for part in parts]
     problems += [outcome for outcome in built if isinstance(outcome, SourceProblem)]
     filings = [outcome for outcome in built if isinstance(outcome, Filing)]
@@ -199,6 +200,15 @@ def _joined(pair: Pair) -> _Parts:
     assert isinstance(primary.document, PrimaryDocument) and isinstance(table.document, InformationTable)
     accession = primary.accession or table.accession or f"local:{primary.source}"
     return _Parts(f"{primary.source} + {table.source}", primary.document, table.document.rows, accession, None)
+
+
+def _partner_failed(document: LooseDocument, problems: list[SourceProblem], files: list[SourceFile]) -> bool:
+    """True when the document's evident partner failed to read: that failure is reported, not a second one."""
+    folder = posixpath.dirname(document.source)
+    failed = [p.source for p in problems if posixpath.dirname(p.source) == folder]
+    present = {f.path for f in files if posixpath.dirname(f.path) == folder} | set(failed)
+    same_accession = document.accession is not None and any(accession_in(f) == document.accession for f in failed)
+    return bool(failed) and (len(present) == 2 or same_accession)
 
 
 def _unpaired(document: LooseDocument) -> SourceProblem:

@@ -1,0 +1,243 @@
+"""A release is complete or absent; a served byte is one the manifest vouches for; bad sources change nothing."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import random
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import orjson
+import pytest
+
+from builder.release import publish
+from builder.sources.filings import MAX_FILE_BYTES
+from builder.store import current_release, verify_release
+from server.app import WATCH, create_app
+from tests.conftest import quiet
+from tests.servers import child_env, run_cli
+
+PHASE_MARKERS = ("reading sources", "read ", "built ", "rendered ", "wrote ")  # publish's progress, one per phase
+CRASH_TRIALS = 50
+MEMORY_BOUND_KIB = 700 * 1024  # the fixture publishes in ~100 MB; an oversized input must not blow past this
+
+
+def changed_fixture(fixture_tree: Path, directory: Path) -> Path:
+    """The fixture with one securities.csv mapping dropped: a different, valid release."""
+    source = directory / "changed-source"
+    if not source.exists():
+        shutil.copytree(fixture_tree, source)
+        lines = (source / "securities.csv").read_text().splitlines()
+        (source / "securities.csv").write_text("\n".join([lines[0], *lines[2:]]) + "\n")
+    return source
+
+
+def publish_command(source: Path, releases: Path) -> list[str]:
+    return [sys.executable, "-m", "builder.cli", "publish", "--source", str(source), "--releases", str(releases)]
+
+
+def restore(releases: Path, good: str) -> None:
+    """Put `current` back on `good` and drop any release a trial managed to promote."""
+    current = current_release(releases)
+    if current is not None and current.name != good:
+        shutil.rmtree(current)
+    link = releases / "restore-link"
+    os.symlink(good, link)
+    os.replace(link, releases / "current")
+
+
+def assert_current_is_complete(releases: Path, allowed: set[str]) -> str:
+    current = current_release(releases)
+    assert current is not None and current.name in allowed | {current.name} and verify_release(current) == []
+    return current.name
+
+
+def test_a_publish_killed_right_after_each_phase_leaves_the_previous_release(releases_copy, fixture_tree, tmp_path):
+    source = changed_fixture(fixture_tree, tmp_path)
+    before = current_release(releases_copy).name
+    for marker in PHASE_MARKERS:
+        process = subprocess.Popen(publish_command(source, releases_copy), env=child_env(), stderr=subprocess.PIPE, text=True)
+        for line in process.stderr:
+            if line.startswith(marker):
+                process.send_signal(signal.SIGKILL)
+                break
+        process.wait()
+        process.stderr.close()
+        assert process.returncode == -signal.SIGKILL, marker
+        assert current_release(releases_copy).name == before, marker
+        assert verify_release(current_release(releases_copy)) == []
+    publish(source, releases_copy, None, quiet)
+    assert not [p for p in releases_copy.iterdir() if p.name.startswith((".staging-", ".current-"))]
+    assert current_release(releases_copy).name != before
+
+
+def test_a_write_that_dies_midway_leaves_only_staging_that_the_next_publish_removes(
+    releases_copy, fixture_tree, tmp_path, monkeypatch
+):
+    import builder.release as release_module
+
+    source = changed_fixture(fixture_tree, tmp_path)
+    before = current_release(releases_copy).name
+    written = []
+
+    def dying_fsync(descriptor: int) -> None:
+        written.append(descriptor)
+        if len(written) == 40:
+            raise KeyboardInterrupt  # stands in for the process dying mid-write
+        os.fsync(descriptor)
+
+    monkeypatch.setattr(release_module.os, "fsync", dying_fsync)
+    with pytest.raises(KeyboardInterrupt):
+        publish(source, releases_copy, None, quiet)
+    monkeypatch.undo()
+    assert [p.name for p in releases_copy.iterdir() if p.name.startswith(".staging-")]
+    assert current_release(releases_copy).name == before and verify_release(current_release(releases_copy)) == []
+    messages: list[str] = []
+    publish(source, releases_copy, None, messages.append)
+    assert any(m.startswith("removed .staging-") for m in messages)
+    assert not [p for p in releases_copy.iterdir() if p.name.startswith(".staging-")]
+
+
+@pytest.mark.slow
+def test_fifty_publishes_killed_at_random_moments_never_leave_a_half_release(releases_copy, fixture_tree, tmp_path):
+    source = changed_fixture(fixture_tree, tmp_path)
+    before = current_release(releases_copy).name
+    started = time.monotonic()
+    subprocess.run(publish_command(source, tmp_path / "timing"), env=child_env(), check=True, capture_output=True)
+    duration = time.monotonic() - started
+    chance = random.Random(20261121)
+    promoted = 0
+    for _ in range(CRASH_TRIALS):
+        process = subprocess.Popen(publish_command(source, releases_copy), env=child_env(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        time.sleep(chance.uniform(0, duration * 1.1))
+        process.send_signal(signal.SIGKILL)
+        process.wait()
+        name = assert_current_is_complete(releases_copy, {before})
+        promoted += name != before
+        restore(releases_copy, before)
+    assert promoted < CRASH_TRIALS  # most kills land before the promotion
+    publish(source, releases_copy, None, quiet)
+    assert verify_release(current_release(releases_copy)) == []
+    assert not [p for p in releases_copy.iterdir() if p.name.startswith(".staging-")]
+
+
+async def wait_for_status(client, path: str, status: int, seconds: float = 10.0) -> dict:
+    deadline = time.monotonic() + seconds
+    while True:
+        response = await client.get(path)
+        body = await response.json()
+        if response.status == status or time.monotonic() > deadline:
+            assert response.status == status, body
+            return body
+        await asyncio.sleep(0.05)
+
+
+@pytest.mark.parametrize("damage", ["flip", "truncate", "delete", "add"])
+async def test_a_running_server_drops_an_altered_release_and_recovers_on_the_next_promotion(
+    aiohttp_client, releases_copy, fixture_tree, tmp_path, damage
+):
+    client = await aiohttp_client(create_app(releases_copy, watch_interval=0.05))
+    await wait_for_status(client, "/api/v1/health", 200)
+    directory = current_release(releases_copy)
+    victim = sorted((directory / "objects").iterdir())[5]
+    if damage == "flip":
+        data = bytearray(victim.read_bytes())
+        data[0] ^= 0x20
+        victim.write_bytes(bytes(data))
+    elif damage == "truncate":
+        victim.write_bytes(victim.read_bytes()[:7])
+    elif damage == "delete":
+        victim.unlink()
+    else:
+        (directory / "objects" / "intruder.json").write_bytes(b"{}")
+    for path in ("/api/v1/health", "/api/v1/packs/13f-copycat/latest"):
+        body = await wait_for_status(client, path, 503)
+        assert body["error"]["code"] == "release_unavailable"
+    new_id = publish(changed_fixture(fixture_tree, tmp_path), releases_copy, None, quiet)
+    healthy = await wait_for_status(client, "/api/v1/health", 200)
+    assert healthy["data"]["releaseId"] == new_id
+
+
+async def test_every_answer_under_load_comes_whole_from_one_of_two_alternating_releases(
+    aiohttp_client, releases_copy, fixture_tree, tmp_path
+):
+    first = current_release(releases_copy).name
+    second = publish(changed_fixture(fixture_tree, tmp_path), releases_copy, None, quiet)
+    etags = {}
+    for name in (first, second):
+        routes = orjson.loads((releases_copy / name / "routes.json").read_bytes())
+        etags[name] = {f'"{route["sha256"]}"' for route in routes.values()}
+    app = create_app(releases_copy, watch_interval=0.01)
+    client = await aiohttp_client(app)
+    paths = ["/api/v1/health", "/api/v1/packs/13f-copycat/latest", "/api/v1/packs/13f-copycat/latest?mode=overlap"]
+    seen: list[tuple[int, str]] = []
+    stop = asyncio.Event()
+
+    async def load() -> None:
+        while not stop.is_set():
+            for path in paths:
+                response = await client.get(path)
+                await response.read()
+                seen.append((response.status, response.headers.get("ETag", "")))
+
+    async def promote_back_and_forth() -> None:
+        for index in range(12):
+            link = releases_copy / "flip-link"
+            os.symlink(first if index % 2 else second, link)
+            os.replace(link, releases_copy / "current")
+            await asyncio.sleep(0.08)
+        stop.set()
+
+    await asyncio.gather(*(load() for _ in range(8)), promote_back_and_forth())
+    assert len(seen) > 100
+    assert {status for status, _ in seen} == {200}
+    for _, etag in seen:
+        assert (etag in etags[first]) != (etag in etags[second]), etag
+    assert app[WATCH].serving.release is not None
+
+
+def hostile_files(source: Path) -> dict[str, tuple[str, bytes | None]]:
+    """Name → (path relative to the source tree, bytes to write); None means: a sparse oversized file."""
+    table = next((source / "sec13f" / "9900000001").rglob("infotable.xml"))
+    good = table.read_bytes()
+    bomb = (b'<?xml version="1.0"?><!DOCTYPE lolz [<!ENTITY lol "lol">'
+            + b"".join(b'<!ENTITY lol%d "%s">' % (i, (b"&lol%d;" % (i - 1) if i > 1 else b"&lol;") * 10) for i in range(1, 10))
+            + b']><informationTable xmlns="http://www.sec.gov/edgar/document/thirteenf/informationtable">&lol9;</informationTable>')
+    relative = table.relative_to(source).as_posix()
+    return {
+        "billion-laughs": (relative, bomb),
+        "external-entity": (relative, b'<?xml version="1.0"?><!DOCTYPE t [<!ENTITY x SYSTEM "file:///etc/passwd">]>'
+                            b'<informationTable xmlns="http://www.sec.gov/edgar/document/thirteenf/informationtable">&x;</informationTable>'),
+        "dtd": (relative, b'<?xml version="1.0"?><!DOCTYPE informationTable SYSTEM "http://example.invalid/x.dtd">' + good.split(b"?>", 1)[1]),
+        "oversized": (relative, None),
+        "truncated": (relative, good[: len(good) // 2]),
+        "non-utf8": (relative, good.replace(b"<nameOfIssuer>", b"<nameOfIssuer>\xff\xfe", 1)),
+        "not-13f": (relative, b'<?xml version="1.0"?><catalog><book id="1"><title>Not a filing</title></book></catalog>'),
+        "csv-columns": ("securities.csv", b"isin,symbol\nUS0378331005,AAPL\n"),
+    }
+
+
+@pytest.mark.parametrize("case", ["billion-laughs", "external-entity", "dtd", "oversized", "truncated", "non-utf8", "not-13f", "csv-columns"])
+def test_a_hostile_source_ends_the_publish_with_one_error_naming_the_file(releases_copy, fixture_tree, tmp_path, case):
+    source = tmp_path / "hostile"
+    shutil.copytree(fixture_tree, source)
+    relative, data = hostile_files(source)[case]
+    target = source / relative
+    if data is None:
+        with open(target, "wb") as handle:
+            handle.truncate(10 * MAX_FILE_BYTES)  # sparse: ten times the limit, no disk used
+    else:
+        target.write_bytes(data)
+    before = current_release(releases_copy).name
+    code, _, stderr, peak_kib = run_cli("publish", "--source", str(source), "--releases", str(releases_copy))
+    assert code == 1, stderr
+    last = stderr.strip().splitlines()[-1]
+    assert last.startswith("Error: ") and relative in last, last
+    assert "Traceback" not in stderr
+    assert current_release(releases_copy).name == before
+    assert peak_kib < MEMORY_BOUND_KIB
