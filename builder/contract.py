@@ -154,6 +154,12 @@ OPERATIONS: tuple[Operation, ...] = (
         (), (200, 304, 503), handlers.get_health, sealed=True, precompute=_default_only,
     ),
     Operation(
+        "getOpenApiDocument", "GET", "/openapi.json", None, "OpenAPI document",
+        "The raw OpenAPI 3.1 document of /api/v1 (no envelope), generated from this operation table; each "
+        "operation's x-tool-name names the MCP tool that answers it.",
+        (), (200, 304), handlers.get_openapi_document, precompute=_default_only, envelope=False,
+    ),
+    Operation(
         "listPacks", "GET", "/packs", "list_packs", "Pack catalog",
         "Available and planned packs with label, status, links (available packs only) and latest version.",
         (), (200, 304), handlers.list_packs, precompute=_default_only,
@@ -269,7 +275,7 @@ def _single(param: Param, query: Sequence[tuple[str, str]]) -> dict[str, str]:
         if param.required:
             raise ApiError(400, ErrorCode.MISSING_PARAMETER, f"query parameter {param.name!r} is required", {"parameter": param.name})
         return {}
-    if len(values) > 1 or not re.match(param.schema["pattern"], values[0]):
+    if len(values) > 1 or not re.fullmatch(param.schema["pattern"], values[0]):  # fullmatch: `$` admits a final \n
         raise ApiError(400, ErrorCode.INVALID_PARAMETER, f"invalid value for {param.name!r}", {"parameter": param.name})
     return {param.name: values[0]}
 

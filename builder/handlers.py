@@ -51,6 +51,13 @@ def get_health(data: ReleaseData, params: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def get_openapi_document(data: ReleaseData, params: dict[str, Any]) -> dict[str, Any]:
+    """The OpenAPI 3.1 document, served raw; it depends on the code only, not on the release."""
+    from builder.openapi import openapi_document  # builder.openapi imports contract, which imports us: circular
+
+    return openapi_document()
+
+
 def list_packs(data: ReleaseData, params: dict[str, Any]) -> dict[str, Any]:
     packs = [{**p, "links": _pack_links(p["id"]) if p["status"] == "available" else {}} for p in data.index["packs"]]
     return {"packs": packs}

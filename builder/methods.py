@@ -7,16 +7,17 @@ ticker of a view costs one scoring of that view, not one per ticker.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from builder.api import ApiError, ErrorCode, canonical_json, sha256_hex
 from builder.release_data import ReleaseData
-from builder.research.audit import audit_export
+from builder.research.audit import audit_record
 from builder.research.diff import diff_versions
 from builder.research.ethos import ETHOS_IDS, ethos_definitions, score_view, select_tickers
-from builder.research.explain import explain_position as explain
+from builder.research.explain import explainer
 from builder.research.policy import evaluate_policy, policy_changes
+from builder.research.schema import validate_artifact
 from builder.research.views import DEFAULT_MODE, select_view
 
 
@@ -33,7 +34,10 @@ def scores_of(data: ReleaseData, version: str, managers: Sequence[str], mode: st
 
 def policy_of(data: ReleaseData, version: str, managers: Sequence[str], mode: str) -> dict:
     def compute() -> dict:
-        return evaluate_policy(view_of(data, version, managers, mode), data.artifacts[version], as_of=data.as_of)
+        # An older version's view is needed once, for its policy in a diff: not kept (at scale views are large).
+        view = view_of(data, version, managers, mode) if version == data.versions[-1] else select_view(
+            data.artifacts[version], managers, mode)
+        return evaluate_policy(view, data.artifacts[version], as_of=data.as_of)
 
     return data.memo(("policy", version, tuple(managers), mode), compute)
 
@@ -50,9 +54,13 @@ def explain_position(data: ReleaseData, params: dict[str, Any]) -> dict[str, Any
     """The latest version's evidence for one ticker of the selected view (404 when it is not in the view)."""
     managers, mode = _view_params(params)
     version = data.versions[-1]
-    view = view_of(data, version, managers, mode)
-    scores = scores_of(data, version, managers, mode, ETHOS_IDS)
-    return explain(params["ticker"], view, data.artifacts[version], scores, policy_of(data, version, managers, mode))
+
+    def build() -> Callable[[str], dict]:
+        view = view_of(data, version, managers, mode)
+        scores = scores_of(data, version, managers, mode, ETHOS_IDS)
+        return explainer(view, data.artifacts[version], scores, policy_of(data, version, managers, mode))
+
+    return data.memo(("explainer", version, tuple(managers), mode), build)(params["ticker"])
 
 
 def compare_versions(data: ReleaseData, params: dict[str, Any]) -> dict[str, Any]:
@@ -90,9 +98,10 @@ def export_audit_trail(data: ReleaseData, params: dict[str, Any]) -> dict[str, A
     managers, mode = _view_params(params)
     version = data.versions[-1]
     artifact = data.artifacts[version]
-    return audit_export(
+    data.memo(("schema-valid", version), lambda: validate_artifact(artifact) or True)  # raises when invalid
+    return audit_record(
         artifact,
-        artifact_sha256=sha256_hex(canonical_json(artifact)),
+        artifact_sha256=data.memo(("sha256", version), lambda: sha256_hex(canonical_json(artifact))),
         release=dict(data.identity),
         provenance=data.index["provenance"],
         view=view_of(data, version, managers, mode),

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
+import gc
 import logging
 import multiprocessing
 import multiprocessing.connection
@@ -14,6 +16,7 @@ from pathlib import Path
 
 import orjson
 from aiohttp import web
+from multidict import CIMultiDict
 
 from builder.api import (
     COMMON_HEADERS, GET_CACHE_CONTROL, GET_VARY, JSON_TYPE, MAX_LINE_BYTES, POST_CACHE_CONTROL, ApiError, ErrorCode,
@@ -29,6 +32,7 @@ MAX_BODY_BYTES = 64 * 1024  # a ResearchRequest with every manager and ticker is
 WATCH: web.AppKey[ReleaseWatch] = web.AppKey("watch", ReleaseWatch)
 LIVE: web.AppKey[LiveCache] = web.AppKey("live", LiveCache)
 BASE_HEADERS = {**COMMON_HEADERS, "Server": "ras"}  # no server version disclosed
+GET_HEADER_SETS = 16384  # ETags whose GET headers stay built: a 500-manager release has 11,650 answers, plus live ones
 PREFLIGHT_HEADERS = {
     **BASE_HEADERS,
     "Access-Control-Allow-Methods": "GET, HEAD",
@@ -40,10 +44,18 @@ PREFLIGHT_HEADERS = {
 def _answer_response(request: web.Request, answer: Answer) -> web.Response:
     if answer.status != 200:
         return _bytes_response(answer.status, answer.body, POST_CACHE_CONTROL)
-    headers = {**BASE_HEADERS, "ETag": answer.etag, "Cache-Control": GET_CACHE_CONTROL, "Vary": GET_VARY}
-    if none_match(request.headers.get("If-None-Match"), answer.etag):
-        return web.Response(status=304, headers=headers)
-    return web.Response(body=answer.body, status=200, content_type=JSON_TYPE, headers=headers)
+    not_modified, full = _get_headers(answer.etag)
+    tags = request.headers.get("If-None-Match")
+    if tags == answer.etag or none_match(tags, answer.etag):  # a client echoing the ETag skips the list parsing
+        return web.Response(status=304, headers=not_modified)
+    return web.Response(body=answer.body, status=200, headers=full)
+
+
+@functools.lru_cache(maxsize=GET_HEADER_SETS)
+def _get_headers(etag: str) -> tuple[CIMultiDict[str], CIMultiDict[str]]:
+    """The 304 and 200 header sets of an ETag, built once (a Response copies them, so sharing is safe)."""
+    headers = {**BASE_HEADERS, "ETag": etag, "Cache-Control": GET_CACHE_CONTROL, "Vary": GET_VARY}
+    return CIMultiDict(headers), CIMultiDict({**headers, "Content-Type": JSON_TYPE})
 
 
 def _bytes_response(status: int, body: bytes, cache_control: str) -> web.Response:
@@ -176,5 +188,8 @@ def run(releases: Path, host: str, port: int, workers: int = 1) -> None:
 
 
 def _serve(releases: Path, host: str, port: int, reuse_port: bool) -> None:
-    web.run_app(create_app(releases), host=host, port=port, access_log=None, print=lambda *_: None,
-                reuse_port=reuse_port or None)
+    app = create_app(releases)
+    # The loaded release is read-only: keep its millions of objects out of the collector's passes, which at
+    # 500 managers cost more than the research they interrupt (a policy check's 30 ms became 550 ms).
+    gc.freeze()
+    web.run_app(app, host=host, port=port, access_log=None, print=lambda *_: None, reuse_port=reuse_port or None)

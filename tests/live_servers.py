@@ -6,7 +6,6 @@ import http.client
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -15,7 +14,8 @@ from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[1]
+from tests.servers import REPO
+
 STARTUP_SECONDS = 15.0  # a cold `ras serve` loads and verifies the release before it listens
 CONNECTIONS: dict[int, http.client.HTTPConnection] = {}  # port → kept-alive connection, closed with the servers
 
@@ -45,12 +45,6 @@ def fetch(port: int, target: str, method: str = "GET", body: bytes | None = None
             CONNECTIONS.pop(port).close()
         return reply
     raise AssertionError("unreachable")
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 def nginx_binary() -> str:

@@ -62,13 +62,15 @@ def _wait_until_up(base: str, process: subprocess.Popen) -> None:
     raise RuntimeError("ras serve did not answer in time")
 
 
+# VmHWM is this process image's own peak RSS; ru_maxrss would also count the forked pytest before exec.
 PEAK_MEMORY_WRAPPER = (
-    "import resource, sys\n"
+    "import sys\n"
     "from builder.cli import main\n"
     "try:\n"
     "    main(sys.argv[1:])\n"
     "finally:\n"
-    "    print(f'peak-rss-kib={resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}', file=sys.stderr)\n"
+    "    peak = next(l.split()[1] for l in open('/proc/self/status') if l.startswith('VmHWM:'))\n"
+    "    print(f'peak-rss-kib={peak}', file=sys.stderr)\n"
 )
 
 

@@ -1,4 +1,4 @@
-"""Ethos scores recomputed by hand from the published formulas (the worked example of docs/methods.md)."""
+"""Ethos scores recomputed by hand from the published formulas (the worked example in the README section "Methods")."""
 
 from __future__ import annotations
 

@@ -29,10 +29,11 @@ from builder.release import publish
 from builder.sources.tree import fixture_source
 from server.conditional import none_match
 
-from .conftest import quiet
-from .live_servers import (
-    STARTUP_SECONDS, Reply, fetch, free_port, nginx_binary, start_nginx, start_ras_serve, stop, wait_until_listening,
+from tests.conftest import quiet
+from tests.live_servers import (
+    STARTUP_SECONDS, Reply, fetch, nginx_binary, start_nginx, start_ras_serve, stop, wait_until_listening,
 )
+from tests.servers import free_port
 
 # Compared separately (Content-Length) or owned by each server's transport; every other field must be equal.
 TRANSPORT_HEADERS = {"date", "server", "connection", "keep-alive", "content-length", "transfer-encoding"}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+from typing import Any
 
 from builder.api import canonical_json, sha256_hex
 from builder.research.policy import POLICY_CONFIG
@@ -36,7 +37,13 @@ def _events(artifact: dict, release: dict, provenance: list[dict], as_of: str) -
     ]
 
 
-def audit_export(
+def audit_export(artifact: dict, **record: Any) -> dict:
+    """The audit trail of `artifact`; ValueError if it breaks its schema or `artifact_sha256` is not its hash."""
+    validate_artifact(artifact)
+    return audit_record(artifact, **record)
+
+
+def audit_record(
     artifact: dict,
     *,
     artifact_sha256: str,
@@ -47,8 +54,7 @@ def audit_export(
     policy: dict,
     as_of: str,
 ) -> dict:
-    """The audit trail of `artifact`; ValueError if it breaks its schema or `artifact_sha256` is not its hash."""
-    validate_artifact(artifact)
+    """The audit trail of an `artifact` already validated against its schema; ValueError if the hash is not its own."""
     actual = sha256_hex(canonical_json(artifact))
     if actual != artifact_sha256:
         raise ValueError(f"artifact_sha256 {artifact_sha256} is not the hash of the artifact's bytes ({actual})")

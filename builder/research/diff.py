@@ -4,40 +4,40 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from builder.research.views import select_view
+from builder.research.views import manager_ids, view_tickers
 
 
 def diff_versions(older: dict, newer: dict, managers: Sequence[str], mode: str) -> dict:
     """Tickers that entered or left the view, per-manager position changes and source changes."""
-    before = select_view(older, managers, mode)
-    after = select_view(newer, managers, mode)
-    before_tickers = {row["ticker"] for row in before["tickers"]}
-    after_tickers = {row["ticker"] for row in after["tickers"]}
+    selected = sorted(managers or manager_ids(newer))
+    before_tickers = view_tickers(older, managers, mode)
+    after_tickers = view_tickers(newer, managers, mode)
     return {
         "from": older["versionId"],
         "to": newer["versionId"],
         "fromQuarter": older["quarter"],
         "toQuarter": newer["quarter"],
-        "view": {"managers": after["managers"], "mode": mode},
+        "view": {"managers": selected, "mode": mode},
         "tickers": {
             "entered": sorted(after_tickers - before_tickers),
             "left": sorted(before_tickers - after_tickers),
             "unchanged": len(after_tickers & before_tickers),
         },
-        "positions": _position_changes(older, newer, after["managers"]),
-        "sources": _source_changes(older, newer, after["managers"]),
+        "positions": _position_changes(older, newer, selected),
+        "sources": _source_changes(older, newer, selected),
     }
 
 
-def _holdings(artifact: dict, manager_id: str) -> dict[str, dict]:
-    manager = next(m for m in artifact["managers"] if m["id"] == manager_id)
+def _holdings(manager: dict) -> dict[str, dict]:
     return {p["ticker"]: p for p in manager["positions"]}
 
 
 def _position_changes(older: dict, newer: dict, managers: Sequence[str]) -> list[dict]:
     changes = []
+    by_id_old = {m["id"]: m for m in older["managers"]}
+    by_id_new = {m["id"]: m for m in newer["managers"]}
     for manager_id in managers:
-        before, after = _holdings(older, manager_id), _holdings(newer, manager_id)
+        before, after = _holdings(by_id_old[manager_id]), _holdings(by_id_new[manager_id])
         for ticker in sorted(before.keys() | after.keys()):
             shares_before = before[ticker]["shares"] if ticker in before else 0
             shares_after = after[ticker]["shares"] if ticker in after else 0

@@ -6,7 +6,7 @@ import copy
 from bisect import bisect_right
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from itertools import combinations, takewhile
+from itertools import combinations
 
 from builder.api import ApiError, ErrorCode
 
@@ -24,7 +24,7 @@ class _Context:
     selected: tuple[str, ...]
     entries: dict[tuple[str, str], dict]  # (managerId, ticker) → the artifact's position or exit
     books: dict[str, int]  # managerId → bookValue (dollars)
-    held: tuple[dict[str, frozenset[str]], ...]  # contiguous older quarters, newest first: manager → tickers
+    streaks: dict[str, dict[str, int]]  # managerId → ticker → contiguous older quarters (newest first) holding it
     quarters: tuple[str, ...]  # the quarters of the persistence window, newest first
 
 
@@ -64,7 +64,7 @@ def _net_share_change(row: dict, ctx: _Context) -> float | None:
 
 
 def _quarters_held(manager_id: str, ticker: str, ctx: _Context) -> int:
-    return 1 + sum(1 for _ in takewhile(lambda held: ticker in held.get(manager_id, ()), ctx.held))
+    return 1 + ctx.streaks.get(manager_id, {}).get(ticker, 0)
 
 
 def _held_share_of_window(row: dict, ctx: _Context) -> float | None:
@@ -230,7 +230,10 @@ def canonical_ethos_ids(ethos_ids: Sequence[str]) -> list[str]:
 
 
 def _context(view: dict, artifact: dict, history: Sequence[dict]) -> _Context:
-    entries = {(m["id"], e["ticker"]): e for m in artifact["managers"] for e in (*m["positions"], *m["exited"])}
+    """Lookups for the view's features, over the selected managers only (the only ones a feature reads)."""
+    selected = set(view["managers"])
+    chosen = [m for m in artifact["managers"] if m["id"] in selected]
+    entries = {(m["id"], e["ticker"]): e for m in chosen for e in (*m["positions"], *m["exited"])}
     chain, expected = [], artifact["previousQuarter"]
     older_first = sorted((h for h in history if h["quarter"] < artifact["quarter"]), key=lambda h: h["quarter"])
     for older in reversed(older_first):
@@ -238,10 +241,23 @@ def _context(view: dict, artifact: dict, history: Sequence[dict]) -> _Context:
             break  # a gap in the versions ends every streak
         chain.append(older)
         expected = older["previousQuarter"]
-    held = tuple({m["id"]: frozenset(p["ticker"] for p in m["positions"]) for m in h["managers"]} for h in chain)
-    books = {m["id"]: m["bookValue"] for m in artifact["managers"]}
+    books = {m["id"]: m["bookValue"] for m in chosen}
     quarters = (artifact["quarter"], *(h["quarter"] for h in chain))
-    return _Context(tuple(view["managers"]), entries, books, held, quarters)
+    return _Context(tuple(view["managers"]), entries, books, _streaks(chain, selected), quarters)
+
+
+def _streaks(chain: Sequence[dict], selected: set[str]) -> dict[str, dict[str, int]]:
+    """For each manager and ticker, how many of the older versions in `chain` (newest first) in a row hold it."""
+    streaks: dict[str, dict[str, int]] = {manager_id: {} for manager_id in selected}
+    for depth, older in enumerate(chain):
+        for manager in older["managers"]:
+            if manager["id"] not in selected:
+                continue
+            counts = streaks[manager["id"]]
+            for position in manager["positions"]:
+                if counts.get(position["ticker"], 0) == depth:  # held in every newer version of the chain too
+                    counts[position["ticker"]] = depth + 1
+    return streaks
 
 
 def _feature_values(name: str, rows: Sequence[dict], ctx: _Context) -> list[float | int | None]:

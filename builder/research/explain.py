@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 from builder.api import ApiError, ErrorCode
 
@@ -12,37 +13,64 @@ EXIT_LIMITATION = (
 )
 
 
-def _row(ticker: str, view: dict) -> dict:
-    for row in view["tickers"]:
-        if row["ticker"] == ticker:
-            return row
+@dataclass(frozen=True, slots=True)
+class _Index:
+    """Lookups over one view, its artifact and scores, built once so each explanation costs its own rows only."""
+
+    rows: dict[str, dict]  # ticker → view row
+    entries: dict[str, list[tuple[dict, dict]]]  # ticker → (manager, position or exit) of the selected, artifact order
+    managers: dict[str, dict]  # manager id → the artifact's manager
+    order: dict[str, int]  # manager id → its place in the artifact
+    scores: dict[str, dict]  # ticker → its scores entry
+
+    @classmethod
+    def of(cls, view: dict, artifact: dict, scores: dict) -> _Index:
+        rows: dict[str, dict] = {}
+        for row in view["tickers"]:
+            rows.setdefault(row["ticker"], row)
+        selected = set(view["managers"])
+        entries: dict[str, list[tuple[dict, dict]]] = {}
+        for manager in artifact["managers"]:
+            if manager["id"] in selected:
+                for entry in (*manager["positions"], *manager["exited"]):
+                    entries.setdefault(entry["ticker"], []).append((manager, entry))
+        managers: dict[str, dict] = {}
+        for manager in artifact["managers"]:
+            managers.setdefault(manager["id"], manager)
+        order = {manager_id: place for place, manager_id in enumerate(managers)}
+        by_ticker: dict[str, dict] = {}
+        for entry in scores.get("scores", []):
+            by_ticker.setdefault(entry["ticker"], entry)
+        return cls(rows, entries, managers, order, by_ticker)
+
+
+def _row(ticker: str, view: dict, index: _Index) -> dict:
+    row = index.rows.get(ticker)
+    if row is not None:
+        return row
     raise ApiError(
         404, ErrorCode.POSITION_NOT_FOUND, f"{ticker} is not in the selected view",
         {"ticker": ticker, "managers": list(view["managers"]), "mode": view["mode"]},
     )
 
 
-def _changes(ticker: str, view: dict, artifact: dict) -> list[dict]:
+def _changes(ticker: str, artifact: dict, index: _Index) -> list[dict]:
     """The artifact's own position or exit of `ticker` for each selected manager that has one."""
     changes = []
-    for manager in artifact["managers"]:
-        if manager["id"] not in view["managers"]:
-            continue
-        for entry in (*manager["positions"], *manager["exited"]):
-            if entry["ticker"] == ticker:
-                exited = entry["change"]["kind"] == "exited"
-                quarter = artifact["previousQuarter"] if exited else artifact["quarter"]
-                changes.append({"managerId": manager["id"], "managerName": manager["name"], "held": not exited,
-                                "sourcesQuarter": quarter, **entry})
+    for manager, entry in index.entries.get(ticker, ()):
+        exited = entry["change"]["kind"] == "exited"
+        quarter = artifact["previousQuarter"] if exited else artifact["quarter"]
+        changes.append({"managerId": manager["id"], "managerName": manager["name"], "held": not exited,
+                        "sourcesQuarter": quarter, **entry})
     return changes
 
 
-def _citations(change: dict, artifact: dict) -> list[dict]:
+def _citations(change: dict, index: _Index) -> list[dict]:
     """Held: the rows the position came from. Exited: this quarter's filings of the manager, row null."""
     if change["held"]:
         return [{"accession": s["accession"], "row": s["row"], "managerId": change["managerId"]}
                 for s in change["sources"]]
-    manager = next(m for m in artifact["managers"] if m["id"] == change["managerId"])
+    manager = index.managers[change["managerId"]]
     return [{"accession": f["accession"], "row": None, "managerId": change["managerId"]} for f in manager["filings"]]
 
 
@@ -59,31 +87,32 @@ def _held_text(change: dict) -> str:
     return f"{name} held {shares:,} shares, {worth}; the change is unknown (no previous-quarter 13F in the sources)."
 
 
-def _statement(change: dict, artifact: dict) -> dict:
+def _statement(change: dict, artifact: dict, index: _Index) -> dict:
     if change["held"]:
         text = _held_text(change)
     else:
         text = (f"{change['managerName']} exited: {change['change']['previousShares']:,} shares at "
                 f"{artifact['previousQuarter']}, no row in its 13F for {artifact['quarter']}.")
-    return {"text": text, "citations": _citations(change, artifact)}
+    return {"text": text, "citations": _citations(change, index)}
 
 
-def _summary_statement(row: dict, view: dict, changes: Sequence[dict], artifact: dict) -> dict:
+def _summary_statement(row: dict, view: dict, changes: Sequence[dict], artifact: dict, index: _Index) -> dict:
     text = (f"{row['holderCount']} of {len(view['managers'])} selected managers hold {row['ticker']} at "
             f"{artifact['quarter']}; {len(row['buyers'])} bought and {len(row['sellers'])} sold this quarter.")
-    return {"text": text, "citations": [c for change in changes for c in _citations(change, artifact)]}
+    return {"text": text, "citations": [c for change in changes for c in _citations(change, index)]}
 
 
-def _source_records(statements: Sequence[dict], artifact: dict) -> list[dict]:
+def _source_records(statements: Sequence[dict], index: _Index) -> list[dict]:
     """The filings the statements cite, per manager in artifact order, each once."""
     cited = {(c["managerId"], c["accession"]) for s in statements for c in s["citations"]}
-    filings = [(m["id"], f) for m in artifact["managers"] for f in m["filings"]]
+    managers = sorted({manager_id for manager_id, _ in cited if manager_id in index.order}, key=index.order.__getitem__)
+    filings = [(manager_id, f) for manager_id in managers for f in index.managers[manager_id]["filings"]]
     return [{"managerId": manager_id, **f} for manager_id, f in filings if (manager_id, f["accession"]) in cited]
 
 
-def _ethos(ticker: str, scores: dict) -> tuple[dict, dict]:
+def _ethos(ticker: str, scores: dict, index: _Index) -> tuple[dict, dict]:
     ids = list(scores.get("ethosIds", []))
-    entry = next((e for e in scores.get("scores", []) if e["ticker"] == ticker), {"scores": {}, "features": {}})
+    entry = index.scores.get(ticker, {"scores": {}, "features": {}})
     top_sets = scores.get("topSets", {})
     ranks = {e: top_sets[e].index(ticker) + 1 if ticker in top_sets.get(e, []) else None for e in ids}
     overlap = {
@@ -111,26 +140,37 @@ def _limitations(row: dict, changes: Sequence[dict], artifact: dict, policy: dic
 
 def explain_position(ticker: str, view: dict, artifact: dict, scores: dict, policy: dict | None = None) -> dict:
     """Why `ticker` is in `view`: changes, short cited statements, scores, overlap, sources, limitations."""
-    row = _row(ticker, view)
-    changes = _changes(ticker, view, artifact)
-    statements = [_summary_statement(row, view, changes, artifact), *(_statement(c, artifact) for c in changes)]
-    ethos, overlap = _ethos(ticker, scores)
-    return {
-        "ticker": ticker,
-        "issuer": row["issuer"],
-        "cusip": row["cusip"],
-        "versionId": artifact["versionId"],
-        "quarter": artifact["quarter"],
-        "view": {"managers": list(view["managers"]), "mode": view["mode"]},
-        "summary": {key: row[key] for key in ("holders", "holderCount", "buyers", "sellers", "value")},
-        "changes": changes,
-        "evidence": {"statements": statements},
-        "ethos": ethos,
-        "overlap": overlap,
-        "sourceRecords": _source_records(statements, artifact),
-        "limitations": _limitations(row, changes, artifact, policy),
-        "policy": None if policy is None else {
-            key: policy[key] for key in ("signal", "executionEnabled", "blockingReasons", "warnings")
-        },
-        "executionEnabled": False,
-    }
+    return explainer(view, artifact, scores, policy)(ticker)
+
+
+def explainer(view: dict, artifact: dict, scores: dict, policy: dict | None = None) -> Callable[[str], dict]:
+    """explain_position over one view for any ticker, its lookups built once (the same answers, in linear time)."""
+    index = _Index.of(view, artifact, scores)
+
+    def explain(ticker: str) -> dict:
+        row = _row(ticker, view, index)
+        changes = _changes(ticker, artifact, index)
+        statements = [_summary_statement(row, view, changes, artifact, index),
+                      *(_statement(c, artifact, index) for c in changes)]
+        ethos, overlap = _ethos(ticker, scores, index)
+        return {
+            "ticker": ticker,
+            "issuer": row["issuer"],
+            "cusip": row["cusip"],
+            "versionId": artifact["versionId"],
+            "quarter": artifact["quarter"],
+            "view": {"managers": list(view["managers"]), "mode": view["mode"]},
+            "summary": {key: row[key] for key in ("holders", "holderCount", "buyers", "sellers", "value")},
+            "changes": changes,
+            "evidence": {"statements": statements},
+            "ethos": ethos,
+            "overlap": overlap,
+            "sourceRecords": _source_records(statements, index),
+            "limitations": _limitations(row, changes, artifact, policy),
+            "policy": None if policy is None else {
+                key: policy[key] for key in ("signal", "executionEnabled", "blockingReasons", "warnings")
+            },
+            "executionEnabled": False,
+        }
+
+    return explain

@@ -35,9 +35,10 @@ _Check = Callable[[dict, dict, date], tuple[Outcome, str]]
 
 
 def _entries(view: dict, artifact: dict) -> list[tuple[str, dict]]:
-    """The artifact's position or exit behind every (manager, ticker) of the view."""
-    by_key = {(m["id"], e["ticker"]): e for m in artifact["managers"] for e in (*m["positions"], *m["exited"])}
-    return [(p["managerId"], by_key[(p["managerId"], r["ticker"])]) for r in view["tickers"] for p in r["managers"]]
+    """The artifact's position or exit behind every (manager, ticker) of the view (in no particular order)."""
+    selected, tickers = set(view["managers"]), {r["ticker"] for r in view["tickers"]}
+    return [(m["id"], e) for m in artifact["managers"] if m["id"] in selected
+            for e in (*m["positions"], *m["exited"]) if e["ticker"] in tickers]
 
 
 def _execution_disabled(view: dict, artifact: dict, as_of: date) -> tuple[Outcome, str]:

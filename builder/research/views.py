@@ -21,6 +21,28 @@ def select_view(artifact: dict, managers: Sequence[str], mode: str) -> dict:
     return {"managers": selected, "mode": mode, "tickerCount": len(rows), "tickers": rows}
 
 
+def view_tickers(artifact: dict, managers: Sequence[str], mode: str) -> set[str]:
+    """The tickers of `select_view(artifact, managers, mode)`, counted without building its rows (for diffs)."""
+    selected = sorted(managers or manager_ids(artifact))
+    chosen = set(selected)
+    holders: dict[str, int] = {}
+    bought: set[str] = set()
+    sold: set[str] = set()
+    for manager in artifact["managers"]:
+        if manager["id"] not in chosen:
+            continue
+        for entry in (*manager["positions"], *manager["exited"]):
+            ticker, kind = entry["ticker"], entry["change"]["kind"]
+            holders[ticker] = holders.get(ticker, 0) + (kind != "exited")
+            if kind in BOUGHT:
+                bought.add(ticker)
+            elif kind in SOLD:
+                sold.add(ticker)
+    if mode == "disagreement":
+        return bought & sold
+    return {ticker for ticker, count in holders.items() if _holders_in_mode(count, mode, len(selected))}
+
+
 def _ticker_rows(artifact: dict, selected: Sequence[str]) -> list[dict]:
     rows: dict[str, dict] = {}
     chosen = set(selected)
@@ -28,7 +50,9 @@ def _ticker_rows(artifact: dict, selected: Sequence[str]) -> list[dict]:
         if manager["id"] not in chosen:
             continue
         for entry in (*manager["positions"], *manager["exited"]):
-            row = rows.setdefault(entry["ticker"], _empty_row(entry))
+            row = rows.get(entry["ticker"])
+            if row is None:
+                row = rows[entry["ticker"]] = _empty_row(entry)
             row["managers"].append(_manager_position(manager["id"], entry))
     for row in rows.values():
         _summarise(row)
@@ -60,13 +84,16 @@ def _summarise(row: dict) -> None:
 
 
 def _in_mode(row: dict, mode: str, selected_count: int) -> bool:
-    holders = row["holderCount"]
+    if mode == "disagreement":
+        return bool(row["buyers"]) and bool(row["sellers"])
+    return _holders_in_mode(row["holderCount"], mode, selected_count)
+
+
+def _holders_in_mode(holders: int, mode: str, selected_count: int) -> bool:
     if mode == "any":
         return holders >= 1
     if mode == "overlap":
         return holders >= min(2, selected_count)  # DESIGN: held by the one, if only one is selected
     if mode == "exclusive":
         return holders == 1
-    if mode == "disagreement":
-        return bool(row["buyers"]) and bool(row["sellers"])
     raise ValueError(f"unknown mode {mode!r}")

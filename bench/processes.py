@@ -1,0 +1,177 @@
+"""Child processes of the benchmarks: measured commands, servers on loopback, and wrk runs; all bounded in time."""
+
+from __future__ import annotations
+
+import http.client
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+HOST = "127.0.0.1"  # loopback only: the benchmarks never listen on or reach another interface
+STARTUP_SECONDS = 120.0  # `ras serve` loads and verifies the whole release before it listens (M=100: ~450 MB)
+STOP_SECONDS = 10.0  # a graceful stop gets this long before the process group is killed
+COMMAND_SECONDS = 900.0  # the longest single command (a 500-manager publish takes a few minutes)
+
+
+@dataclass(frozen=True, slots=True)
+class Measured:
+    """One finished command: wall time, peak resident memory of that process, exit status, stderr."""
+
+    seconds: float
+    max_rss_mb: float
+    returncode: int
+    stderr: str
+
+
+def ras(*arguments: str) -> list[str]:
+    """The `ras` CLI of this checkout, run by the benchmarks' own interpreter."""
+    return [sys.executable, "-m", "builder.cli", *arguments]
+
+
+def measure(command: Sequence[str], timeout: float = COMMAND_SECONDS) -> Measured:
+    """Run `command` to the end; its own peak RSS comes from wait4's rusage (ru_maxrss, KiB on Linux)."""
+    with tempfile.TemporaryFile() as errors:
+        started = time.perf_counter()
+        process = subprocess.Popen(command, cwd=REPO, stdout=subprocess.DEVNULL, stderr=errors, start_new_session=True)
+        deadline = started + timeout
+        while True:
+            pid, status, usage = os.wait4(process.pid, os.WNOHANG)
+            if pid:
+                break
+            if time.perf_counter() > deadline:
+                os.killpg(process.pid, signal.SIGKILL)
+                pid, status, usage = os.wait4(process.pid, 0)
+                break
+            time.sleep(0.05)
+        seconds = time.perf_counter() - started
+        process.returncode = os.waitstatus_to_exitcode(status)
+        errors.seek(0)
+        text = errors.read().decode("utf-8", "replace")
+    return Measured(seconds, usage.ru_maxrss / 1024, process.returncode, text)
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind((HOST, 0))
+        return probe.getsockname()[1]
+
+
+def get(port: int, target: str, headers: dict[str, str] | None = None) -> tuple[int, dict[str, str], bytes]:
+    connection = http.client.HTTPConnection(HOST, port, timeout=30)
+    try:
+        connection.request("GET", target, headers=headers or {})
+        response = connection.getresponse()
+        return response.status, {k.lower(): v for k, v in response.getheaders()}, response.read()
+    finally:
+        connection.close()
+
+
+def wait_listening(process: subprocess.Popen, port: int, log: Path, timeout: float = STARTUP_SECONDS) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"server exited with {process.returncode}: {log.read_text()[-2000:]}")
+        try:
+            get(port, "/api/v1/health")
+            return
+        except (OSError, http.client.HTTPException):
+            time.sleep(0.1)
+    raise RuntimeError(f"nothing listens on port {port} after {timeout:.0f} s: {log.read_text()[-2000:]}")
+
+
+@contextmanager
+def server(command: Sequence[str], port: int, log: Path, cwd: Path = REPO) -> Iterator[subprocess.Popen]:
+    """A server process in its own session, stopped (SIGTERM, then SIGKILL of its group) however the block ends."""
+    with open(log, "wb") as sink:
+        process = subprocess.Popen(command, cwd=cwd, stdout=sink, stderr=sink, start_new_session=True)
+    try:
+        wait_listening(process, port, log)
+        yield process
+    finally:
+        stop(process)
+
+
+def stop(process: subprocess.Popen) -> None:
+    if process.poll() is None:
+        os.killpg(process.pid, signal.SIGTERM)
+        try:
+            process.wait(timeout=STOP_SECONDS)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+    with_group = True
+    try:
+        os.killpg(process.pid, 0)  # a worker the parent left behind still holds the group
+    except ProcessLookupError:
+        with_group = False
+    if with_group:
+        os.killpg(process.pid, signal.SIGKILL)
+
+
+def nginx_binary() -> str:
+    found = shutil.which("nginx") or ("/usr/sbin/nginx" if os.access("/usr/sbin/nginx", os.X_OK) else None)
+    if found is None:
+        raise SystemExit("nginx is not installed (apt-get install -y nginx-light)")
+    return found
+
+
+def wrk_binary() -> str:
+    found = shutil.which("wrk")
+    if found is None:
+        raise SystemExit("wrk is not installed (apt-get install -y wrk)")
+    return found
+
+
+@dataclass(frozen=True, slots=True)
+class Load:
+    """What wrk saw: requests per second, latency percentiles (ms), requests and every kind of error."""
+
+    rps: float
+    p50_ms: float
+    p99_ms: float
+    requests: int
+    errors: int  # connect/read/write/timeout socket errors plus responses with status ≥ 400
+
+    def as_dict(self) -> dict[str, float]:
+        return {"rps": self.rps, "p50Ms": self.p50_ms, "p99Ms": self.p99_ms, "requests": self.requests,
+                "errors": self.errors}
+
+
+def wrk(url: str, connections: int, seconds: int, headers: Sequence[str] = (), script: Path | None = None,
+        threads: int = 1) -> Load:
+    """One bounded wrk run (`-d seconds`, a hard timeout beside it) on a loopback URL."""
+    command = [wrk_binary(), f"-t{threads}", f"-c{connections}", f"-d{seconds}s", "--latency", "--timeout", "10s"]
+    for header in headers:
+        command += ["-H", header]
+    if script is not None:
+        command += ["-s", str(script)]
+    output = subprocess.run([*command, url], capture_output=True, text=True, timeout=seconds + 30, check=True).stdout
+    return parse_wrk(output)
+
+
+_UNITS = {"us": 0.001, "ms": 1.0, "s": 1000.0, "m": 60_000.0}
+
+
+def parse_wrk(output: str) -> Load:
+    def latency(percent: str) -> float:
+        found = re.search(rf"^\s*{percent}%\s+([\d.]+)(us|ms|s|m)\s*$", output, re.M)
+        return float(found[1]) * _UNITS[found[2]] if found else float("nan")
+
+    rps = float(re.search(r"Requests/sec:\s+([\d.]+)", output)[1])
+    requests = int(re.search(r"(\d+) requests in", output)[1])
+    socket_errors = re.search(r"Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)", output)
+    status_errors = re.search(r"Non-2xx or 3xx responses: (\d+)", output)
+    errors = sum(int(n) for n in socket_errors.groups()) if socket_errors else 0
+    errors += int(status_errors[1]) if status_errors else 0
+    return Load(rps, latency("50"), latency("99"), requests, errors)

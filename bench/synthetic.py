@@ -1,0 +1,280 @@
+"""Synthetic 13F source trees for benchmarks: M managers × Q quarters × P positions, in the real SEC formats.
+
+Usage: `python -m bench.synthetic --managers M --quarters Q --positions P --out DIR [--seed S] [--universe U]`.
+Deterministic: every draw comes from `random.Random` seeded by the seed and the manager, no clock, so the same
+arguments always write the same bytes. The filings are rendered by builder.sources.sec13f_writer (primary
+document + information table per accession folder); securities.csv maps a universe of invented CUSIPs with
+valid check digits to tickers SYN0001…. Every book holds exactly P long-equity positions and turns over every
+quarter (exits replaced by new buys; adds, reductions, unchanged), so each version has changes to diff.
+The tree is SYNTHETIC, not the fixture: packs.toml says so in a comment and leaves `[source] fixture` unset,
+so a publish of it is what an operator's real tree of that size would cost.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import shutil
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import date, timedelta
+from pathlib import Path
+
+from builder.records import Amendment, Filing, HoldingRow, ValueUnit
+from builder.sources import sec13f_writer as writer
+from builder.research.quarters import previous_quarter
+
+SEED = 13  # default seed; any fixed value gives a reproducible tree
+GENERATOR = 1  # bump when the generator's output changes, so cached trees (bench.publish) are rebuilt
+LAST_QUARTER = date(2026, 9, 30)  # Q quarters run back from here; all filed after 2023-01-03, so values in dollars
+CIK_BASE = 8_800_000_000  # CIKs 8800000001…: ten digits, far above any CIK EDGAR has assigned (about 2.1 million)
+MAX_UNIVERSE = 4000  # distinct long-equity CUSIPs: a few thousand, as across the books of all large 13F filers
+UNIVERSE_PER_POSITION = 4  # at least 4 securities per book slot, so new buys always have somewhere to go
+POPULARITY_OFFSET = 10  # weight of the i-th security is 1 / (i + 10): a long tail, a few names held by most books
+EXIT_RATE = 0.10  # a position is sold out with this chance per quarter (and replaced by a new buy)
+ADD_RATE, REDUCE_RATE = 0.30, 0.30  # then added to or reduced with these chances; else unchanged
+LOT = 10  # share counts move in round lots
+PRICE_RANGE = (10.0, 400.0)  # starting prices in dollars; the walk stays within the reader's plausible band
+PRICE_LIMITS = (5.0, 1450.0)
+PRICE_DRIFT, PRICE_SWING = 0.015, 0.08  # uniform quarterly return (no libm: the same floats on every machine)
+BOOK_MILLIONS = (100, 20_000)  # long-equity book sizes from a small adviser to a large one
+FILING_DAYS = (15, 44)  # filed this many days after quarter end, inside the 45-day deadline
+
+
+@dataclass(frozen=True, slots=True)
+class Params:
+    managers: int
+    quarters: int
+    positions: int
+    seed: int = SEED
+    universe: int = 0  # 0: chosen from managers and positions (see universe_size)
+
+    def stamp(self) -> str:
+        """The packs.toml comment that names these parameters (bench.publish reuses a tree with the same stamp)."""
+        return (f"# synthetic: managers={self.managers} quarters={self.quarters} positions={self.positions} "
+                f"seed={self.seed} universe={universe_size(self)} generator={GENERATOR}")
+
+
+@dataclass(frozen=True, slots=True)
+class Security:
+    cusip: str
+    ticker: str
+    issuer: str
+    start_price: float
+
+
+def universe_size(params: Params) -> int:
+    if params.universe:
+        return params.universe
+    return max(UNIVERSE_PER_POSITION * params.positions, min(MAX_UNIVERSE, params.managers * params.positions // 4))
+
+
+def cusip_check_digit(base: str) -> str:
+    """The ninth character of a CUSIP: the modulus-10 double-add-double check over the first eight."""
+    total = 0
+    for index, char in enumerate(base):
+        value = int(char) if char.isdigit() else ord(char) - ord("A") + 10
+        if index % 2 == 1:
+            value *= 2
+        total += value // 10 + value % 10
+    return str((10 - total % 10) % 10)
+
+
+def securities(params: Params) -> list[Security]:
+    """The universe, most popular first: invented issuer codes, common-stock issue number 10, valid check digits."""
+    rng = random.Random(f"{params.seed}:universe")
+    issuers: set[str] = set()
+    found = []
+    alphabet = "0123456789ABCDEFGHJKLMNPRSTUVWXYZ"  # no I, O or Q: CUSIP issuer codes avoid them
+    while len(found) < universe_size(params):
+        issuer = "".join(rng.choice(alphabet) for _ in range(6))
+        if issuer in issuers:
+            continue
+        issuers.add(issuer)
+        number = len(found) + 1
+        base = issuer + "10"
+        found.append(Security(base + cusip_check_digit(base), f"SYN{number:04d}",
+                              f"SYNTHETIC ISSUER {number:04d} INC", round(rng.uniform(*PRICE_RANGE), 2)))
+    return found
+
+
+def quarter_ends(count: int) -> list[date]:
+    """The `count` quarter ends up to LAST_QUARTER, oldest first."""
+    ends = [LAST_QUARTER]
+    while len(ends) < count:
+        ends.append(previous_quarter(ends[-1]))
+    return ends[::-1]
+
+
+def price_paths(universe: list[Security], periods: list[date], seed: int) -> dict[str, list[int]]:
+    """Price in cents per security per quarter: a seeded walk, clamped to plausible prices."""
+    paths = {}
+    for security in universe:
+        rng = random.Random(f"{seed}:price:{security.cusip}")
+        price, path = security.start_price, []
+        for _ in periods:
+            price *= 1 + PRICE_DRIFT + rng.uniform(-PRICE_SWING, PRICE_SWING)
+            price = min(max(price, PRICE_LIMITS[0]), PRICE_LIMITS[1])
+            path.append(round(price * 100))
+        paths[security.cusip] = path
+    return paths
+
+
+class Picker:
+    """Draws distinct securities by popularity, never one the book already holds."""
+
+    def __init__(self, universe: list[Security]) -> None:
+        self.cusips = [s.cusip for s in universe]
+        running, self.cumulative = 0.0, []
+        for index in range(len(universe)):
+            running += 1 / (index + POPULARITY_OFFSET)
+            self.cumulative.append(running)
+
+    def draw(self, rng: random.Random, count: int, held: set[str]) -> list[str]:
+        chosen: list[str] = []
+        while len(chosen) < count:
+            cusip = rng.choices(self.cusips, cum_weights=self.cumulative)[0]
+            if cusip not in held and cusip not in chosen:
+                chosen.append(cusip)
+        return chosen
+
+
+def lot(shares: float) -> int:
+    return max(LOT, int(shares / LOT + 0.5) * LOT)
+
+
+def books(params: Params, number: int, picker: Picker, prices: dict[str, list[int]]) -> list[dict[str, int]]:
+    """One manager's book (CUSIP → shares) per quarter, oldest first, exactly `positions` long each."""
+    rng = random.Random(f"{params.seed}:manager:{number}")
+    book_dollars = rng.randint(*BOOK_MILLIONS) * 1_000_000
+
+    def opening(cusip: str, quarter: int) -> int:
+        return lot(book_dollars * rng.uniform(0.3, 1.7) / params.positions * 100 / prices[cusip][quarter])
+
+    book = {cusip: opening(cusip, 0) for cusip in picker.draw(rng, params.positions, set())}
+    result = [book]
+    for quarter in range(1, params.quarters):
+        after = {}
+        for cusip, shares in sorted(book.items()):
+            move = rng.random()
+            if move < EXIT_RATE:
+                continue
+            factor = rng.uniform(1.1, 1.6) if move < EXIT_RATE + ADD_RATE else (
+                rng.uniform(0.4, 0.9) if move < EXIT_RATE + ADD_RATE + REDUCE_RATE else 1.0)
+            new = lot(shares * factor)
+            after[cusip] = new if factor == 1.0 or new != shares else shares + (LOT if factor > 1 else -LOT)
+        for cusip in picker.draw(rng, params.positions - len(after), set(book) | set(after)):
+            after[cusip] = opening(cusip, quarter)
+        book = after
+        result.append(book)
+    return result
+
+
+def filed_on(period: date, days: int) -> date:
+    """Quarter end plus `days`, moved back to a weekday."""
+    day = period + timedelta(days=days)
+    while day.weekday() >= 5:
+        day -= timedelta(days=1)
+    return day
+
+
+def manager_filings(params: Params, number: int, universe: dict[str, Security], picker: Picker,
+                    prices: dict[str, list[int]], periods: list[date]) -> Iterator[Filing]:
+    """Every original 13F-HR of one synthetic manager, oldest first."""
+    rng = random.Random(f"{params.seed}:calendar:{number}")
+    cik = f"{CIK_BASE + number:010d}"
+    sequence: dict[int, int] = {}
+    for quarter, (period, book) in enumerate(zip(periods, books(params, number, picker, prices), strict=True)):
+        filed = filed_on(period, rng.randint(*FILING_DAYS))
+        sequence[filed.year] = sequence.get(filed.year, 0) + rng.randint(1, 4)
+        accession = f"{cik}-{filed.year % 100:02d}-{sequence[filed.year]:06d}"
+        ordered = sorted(book, key=lambda cusip: universe[cusip].issuer)
+        rows = tuple(
+            HoldingRow(row=index, issuer=universe[cusip].issuer, title_of_class="COM", cusip=cusip,
+                       value=(book[cusip] * prices[cusip][quarter] + 50) // 100, shares=book[cusip], share_type="SH",
+                       put_call=None, discretion="SOLE", other_managers="", voting_sole=book[cusip], voting_shared=0,
+                       voting_none=0)
+            for index, cusip in enumerate(ordered, start=1)
+        )
+        folder = f"sec13f/{cik}/{accession}"
+        yield Filing(
+            source=f"{folder}/primary_doc.xml + {folder}/infotable.xml", accession=accession, cik=cik,
+            manager_name=manager_name(number), form_type="13F-HR", report_type="13F HOLDINGS REPORT", period=period,
+            filed=filed, amendment=Amendment.ORIGINAL, amendment_no=0, unit=ValueUnit.DOLLARS,
+            unit_rule="filed-on-or-after-2023-01-03", table_entry_total=len(rows),
+            table_value_total=sum(row.value for row in rows), confidential_omitted=False, rows=rows,
+        )
+
+
+def manager_name(number: int) -> str:
+    return f"Synthetic Manager {number:04d} LLC"
+
+
+def packs_toml(params: Params) -> bytes:
+    lines = [
+        "# SYNTHETIC benchmark data (bench/synthetic.py): invented managers, securities and holdings.",
+        "# Not the fixture and not investment data; generated to measure the service at scale.",
+        params.stamp(), "", "[copycat]",
+    ]
+    for number in range(1, params.managers + 1):
+        lines += ["", "[[copycat.managers]]", f'id = "syn-{number:04d}"', f'name = "{manager_name(number)}"',
+                  f'cik = "{CIK_BASE + number}"', "fictional = true"]
+    return ("\n".join(lines) + "\n").encode("utf-8")
+
+
+def securities_csv(universe: list[Security]) -> bytes:
+    rows = ["cusip,ticker,name", *(f"{s.cusip},{s.ticker},{s.issuer}" for s in sorted(universe, key=lambda s: s.cusip))]
+    return ("\n".join(rows) + "\n").encode("utf-8")
+
+
+def write_tree(out: Path, params: Params) -> dict[str, int]:
+    """Replace `out` with the synthetic tree of `params`; counts of what was written."""
+    if out.exists() and any(out.iterdir()) and not (out / "packs.toml").exists():
+        raise SystemExit(f"refusing to replace {out}: it is not empty and has no packs.toml")
+    shutil.rmtree(out, ignore_errors=True)
+    out.mkdir(parents=True)
+    universe = securities(params)
+    by_cusip = {s.cusip: s for s in universe}
+    periods = quarter_ends(params.quarters)
+    prices = price_paths(universe, periods, params.seed)
+    picker = Picker(universe)
+    (out / "securities.csv").write_bytes(securities_csv(universe))
+    counts = {"filings": 0, "rows": 0, "files": 2, "bytes": 0}
+    for number in range(1, params.managers + 1):
+        for filing in manager_filings(params, number, by_cusip, picker, prices, periods):
+            folder = out / "sec13f" / filing.cik / filing.accession
+            folder.mkdir(parents=True)
+            for name, body in (("primary_doc.xml", writer.primary_document(filing)),
+                               ("infotable.xml", writer.information_table(filing.rows))):
+                (folder / name).write_bytes(body)
+                counts["files"] += 1
+                counts["bytes"] += len(body)
+            counts["filings"] += 1
+            counts["rows"] += len(filing.rows)
+    (out / "packs.toml").write_bytes(packs_toml(params))  # last: a tree with packs.toml is complete
+    return counts
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--managers", type=int, required=True)
+    parser.add_argument("--quarters", type=int, required=True)
+    parser.add_argument("--positions", type=int, required=True)
+    parser.add_argument("--out", type=Path, required=True)
+    parser.add_argument("--seed", type=int, default=SEED)
+    parser.add_argument("--universe", type=int, default=0, help="securities in securities.csv (default: from M and P)")
+    args = parser.parse_args(argv)
+    if min(args.managers, args.quarters, args.positions) < 1:
+        parser.error("--managers, --quarters and --positions must be at least 1")
+    if args.universe and args.universe < 2 * args.positions:
+        parser.error("--universe must be at least twice --positions, so new buys always have somewhere to go")
+    params = Params(args.managers, args.quarters, args.positions, args.seed, args.universe)
+    counts = write_tree(args.out, params)
+    print(f"wrote {counts['filings']} filings ({counts['rows']} rows, {counts['files']} files, "
+          f"{counts['bytes'] / 1e6:.1f} MB) of {args.managers} managers to {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

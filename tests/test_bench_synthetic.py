@@ -1,0 +1,54 @@
+"""bench/synthetic.py: seeded, real-format 13F trees that the reader takes as an operator's filings."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from bench import synthetic
+from builder.release_data import assemble
+from builder.sources.tree import read_sources
+
+TINY = synthetic.Params(managers=3, quarters=3, positions=12, seed=5)
+
+
+def files_of(root: Path) -> dict[str, bytes]:
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+@pytest.fixture(scope="module")
+def tree(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("synthetic") / "tree"
+    synthetic.write_tree(root, TINY)
+    return root
+
+
+@pytest.mark.parametrize("cusip", ["037833100", "594918104", "02079K305", "46625H100", "G1151C101", "46435GAA0"])
+def test_the_check_digit_of_real_cusips_is_recomputed(cusip: str) -> None:
+    assert synthetic.cusip_check_digit(cusip[:8]) == cusip[8]
+
+
+def test_the_same_parameters_write_the_same_bytes(tree: Path, tmp_path: Path) -> None:
+    synthetic.write_tree(tmp_path / "again", TINY)
+    assert files_of(tmp_path / "again") == files_of(tree)
+
+
+def test_another_seed_writes_other_holdings(tree: Path, tmp_path: Path) -> None:
+    synthetic.write_tree(tmp_path / "other", synthetic.Params(3, 3, 12, seed=6))
+    assert files_of(tmp_path / "other")["securities.csv"] != files_of(tree)["securities.csv"]
+
+
+def test_the_reader_takes_m_times_q_filings_of_p_rows_without_warnings(tree: Path) -> None:
+    sources, _ = read_sources(tree)
+    assert len(sources.filings) == TINY.managers * TINY.quarters
+    assert {len(filing.rows) for filing in sources.filings} == {TINY.positions}
+    assert not sources.fixture and sources.warnings == ()
+
+
+def test_books_turn_over_between_quarters(tree: Path) -> None:
+    sources, _ = read_sources(tree)
+    data, _ = assemble(sources, [])
+    kinds = {p["change"]["kind"] for artifact in data.artifacts.values() for m in artifact["managers"]
+             for p in (*m["positions"], *m["exited"])}
+    assert {"new", "exited"} <= kinds and kinds & {"added", "reduced"}

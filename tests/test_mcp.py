@@ -1,0 +1,319 @@
+"""The MCP tools in memory: generated from the operation table, answering with the REST route's bytes."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+from click.testing import CliRunner
+from mcp import Client, MCPError
+
+from builder.cli import main as ras
+from builder.contract import OPERATIONS, RESEARCH_REQUEST, TOOLS, VIEW_REQUEST
+from builder.release import publish
+from builder.sources.tree import fixture_source
+from builder.store import LoadedRelease
+from server import mcp_server
+from server.app import create_app
+from server.mcp_server import create_server
+from server.mcp_tools import for_agents
+from tests.conftest import quiet
+
+PACK = "13f-copycat"
+TOOL_NAMES = [
+    "get_health", "list_packs", "get_latest_pack", "list_pack_versions", "compare_versions",
+    "explain_position", "list_ethos", "compare_ethos", "validate_policy", "export_audit_trail",
+]
+
+
+@dataclass(frozen=True)
+class Case:
+    """A tool call and the REST request it stands for."""
+
+    tool: str
+    arguments: dict[str, Any]
+    path: str  # REST path and query
+    body: dict[str, Any] | None = None  # a POST body; None for a GET
+
+
+def view_tickers(release: LoadedRelease, query: str) -> list[str]:
+    body = release.answers[f"/api/v1/packs/{PACK}/latest{query}"].body
+    return [row["ticker"] for row in orjson.loads(body)["data"]["view"]["tickers"]]
+
+
+def tool_cases(release: LoadedRelease) -> dict[str, Case]:
+    """One real call per tool, with arguments taken from the fixture release."""
+    older, newer = release.data.versions[-2:]
+    ticker = view_tickers(release, "?mode=overlap")[0].lower()  # tickers are case-insensitive
+    pack = f"/api/v1/packs/{PACK}"
+    cases = [
+        Case("get_health", {}, "/api/v1/health"),
+        Case("list_packs", {}, "/api/v1/packs"),
+        Case("get_latest_pack", {"packId": PACK, "managers": ["osprey", "larch"], "mode": "overlap"},
+             f"{pack}/latest?managers=osprey&managers=larch&mode=overlap"),
+        Case("list_pack_versions", {"packId": PACK}, f"{pack}/versions"),
+        Case("compare_versions", {"packId": PACK, "from": older, "to": newer, "mode": "overlap"},
+             f"{pack}/versions/diff?from={older}&to={newer}&mode=overlap"),
+        Case("explain_position", {"packId": PACK, "ticker": ticker, "mode": "overlap"},
+             f"{pack}/positions/{ticker}/explanation?mode=overlap"),
+        Case("list_ethos", {}, "/api/v1/ethos"),
+        Case("compare_ethos", ethos := {"managerIds": ["larch", "osprey"], "mode": "overlap", "ethosIds": ["breadth"]},
+             "/api/v1/ethos/compare", ethos),
+        Case("validate_policy", policy := {"managerIds": ["larch"], "mode": "any"}, "/api/v1/policy/validate", policy),
+        Case("export_audit_trail", {"packId": PACK, "managers": ["larch", "osprey"]},
+             f"{pack}/audit?managers=larch&managers=osprey"),
+    ]
+    return {case.tool: case for case in cases}
+
+
+async def rest_answer(rest, case: Case) -> tuple[int, bytes]:
+    """Status and body bytes of the REST request a case stands for."""
+    if case.body is None:
+        response = await rest.get(case.path)
+    else:
+        headers = {"Content-Type": "application/json"}
+        response = await rest.post(case.path, data=orjson.dumps(case.body), headers=headers)
+    return response.status, await response.read()
+
+
+def assert_same_as_rest(result, status: int, body: bytes) -> None:
+    """The tool result carries the REST bytes as text and parsed, and is an error exactly when not 200."""
+    assert result.is_error is (status != 200)
+    assert [content.type for content in result.content] == ["text"]
+    assert result.content[0].text.encode() == body
+    assert result.structured_content == orjson.loads(body)
+
+
+def connect(releases: Path) -> Client:
+    """An in-memory client over JSON-RPC streams (the handshake era, as over stdio)."""
+    # Entered in each test, not in a fixture: the SDK's task groups must open and close in one task.
+    return Client(create_server(releases), mode="legacy")
+
+
+async def list_tools(releases: Path):
+    async with connect(releases) as client:
+        return (await client.list_tools()).tools
+
+
+@pytest.fixture
+async def rest(aiohttp_client, published: Path):
+    return await aiohttp_client(create_app(published))
+
+
+async def test_the_tools_are_the_ten_of_the_contract_generated_from_the_operation_table(published):
+    listed = await list_tools(published)
+    assert [tool.name for tool in listed] == TOOL_NAMES
+    assert [tool.name for tool in listed] == [operation.tool for operation in OPERATIONS if operation.tool]
+
+
+async def test_every_tool_is_read_only_idempotent_non_destructive_and_closed_world(published):
+    for tool in await list_tools(published):
+        hints = tool.annotations
+        assert (hints.read_only_hint, hints.idempotent_hint, hints.destructive_hint, hints.open_world_hint) == (
+            True, True, False, False), tool.name
+        assert hints.title == tool.title == TOOLS[tool.name].summary
+
+
+async def test_get_tool_schemas_are_the_route_parameters_with_path_and_required_query_required(published):
+    schemas = {tool.name: tool.input_schema for tool in await list_tools(published)}
+    for name in ("get_health", "list_packs", "list_ethos"):
+        assert schemas[name] == {"type": "object", "properties": {}, "additionalProperties": False}
+    diff = schemas["compare_versions"]
+    assert list(diff["properties"]) == ["packId", "from", "to", "managers", "mode"]
+    assert diff["required"] == ["packId", "from", "to"] and diff["additionalProperties"] is False
+    assert diff["properties"]["managers"]["type"] == "array"
+    assert diff["properties"]["mode"]["enum"] == ["any", "overlap", "exclusive", "disagreement"]
+    assert schemas["explain_position"]["required"] == ["packId", "ticker"]
+    assert schemas["export_audit_trail"]["required"] == ["packId"]
+
+
+def without_descriptions(schema: Any) -> Any:
+    if isinstance(schema, dict):
+        return {key: without_descriptions(value) for key, value in schema.items() if key != "description"}
+    return [without_descriptions(item) for item in schema] if isinstance(schema, list) else schema
+
+
+async def test_post_tool_schemas_are_the_request_body_schemas_of_the_rest_routes(published):
+    schemas = {tool.name: tool.input_schema for tool in await list_tools(published)}
+    assert without_descriptions(schemas["compare_ethos"]) == without_descriptions(RESEARCH_REQUEST)
+    assert without_descriptions(schemas["validate_policy"]) == without_descriptions(VIEW_REQUEST)
+    ethos_ids = schemas["compare_ethos"]["properties"]["ethosIds"]
+    assert ethos_ids["description"] == "Ethos ids from list_ethos; omitted: all."
+
+
+async def test_descriptions_say_what_an_agent_gets_and_that_execution_is_disabled(published):
+    for tool in await list_tools(published):
+        operation = TOOLS[tool.name]
+        assert tool.description.startswith(f"{operation.summary}. {for_agents(operation.description)}")
+        assert f"{operation.method} {operation.route}" in tool.description
+        assert "limitations stay attached" in tool.description
+        assert "executionEnabled is always false" in tool.description
+        text = tool.description + orjson.dumps(tool.input_schema).decode()
+        assert not [operation.id for operation in OPERATIONS if operation.id in text], tool.name
+
+
+async def test_the_server_names_itself_and_tells_an_agent_it_is_research_only(published):
+    async with connect(published) as tools:
+        assert tools.server_info.name == "research-artifact-service" and tools.server_info.version == "0.1.0"
+        assert "execution is always disabled" in tools.instructions
+
+
+@pytest.mark.parametrize("name", TOOL_NAMES)
+async def test_each_tool_answers_with_the_rest_bytes_for_the_same_request(published, rest, release, name):
+    case = tool_cases(release)[name]
+    status, body = await rest_answer(rest, case)
+    assert status == 200, body
+    async with connect(published) as tools:
+        result = await tools.call_tool(case.tool, case.arguments)
+    assert_same_as_rest(result, status, body)
+
+
+async def test_a_canonical_call_is_answered_with_the_precomputed_bytes(published, release):
+    older, newer = release.data.versions[:2]
+    async with connect(published) as tools:
+        result = await tools.call_tool("compare_versions", {"packId": PACK, "from": older, "to": newer, "mode": "any"})
+    key = f"/api/v1/packs/{PACK}/versions/diff?from={older}&to={newer}"
+    assert result.content[0].text.encode() == release.answers[key].body
+
+
+async def test_a_managers_array_is_the_same_view_in_any_order_with_repeats(published):
+    async with connect(published) as tools:
+        first = await tools.call_tool("get_latest_pack", {"packId": PACK, "managers": ["osprey", "larch"]})
+        second = await tools.call_tool("get_latest_pack", {"packId": PACK, "managers": ["larch", "osprey", "larch"]})
+    assert not first.is_error and first.content[0].text == second.content[0].text
+
+
+INVALID_ARGUMENTS = [
+    ("list_packs", {"verbose": True}, "(arguments)"),
+    ("get_latest_pack", {"packId": PACK, "managers": "larch,osprey"}, "managers"),
+    ("get_latest_pack", {"managers": ["larch"]}, "(arguments)"),
+    ("compare_versions", {"packId": PACK, "from": "multi-manager-2026-06-30-v1.0"}, "(arguments)"),
+    ("explain_position", {"packId": PACK, "ticker": "NOT A TICKER"}, "ticker"),
+    ("export_audit_trail", {"packId": PACK, "mode": "bullish"}, "mode"),
+    ("compare_ethos", {"ethosIds": []}, "ethosIds"),
+    ("validate_policy", {"managerIds": ["larch"], "orders": ["buy"]}, "(body)"),
+]
+
+
+@pytest.mark.parametrize(("name", "arguments", "where"), INVALID_ARGUMENTS)
+async def test_invalid_arguments_are_an_error_result_with_the_400_envelope(published, name, arguments, where):
+    async with connect(published) as tools:
+        result = await tools.call_tool(name, arguments)
+    assert result.is_error
+    envelope = result.structured_content
+    if TOOLS[name].method == "POST":  # a POST tool's arguments are the body: the REST route's exact answer
+        assert envelope["error"]["code"] == "invalid_body" and envelope["error"]["details"] == {"path": where}
+    else:
+        assert envelope["error"]["code"] == "invalid_parameter" and envelope["error"]["details"] == {"argument": where}
+    assert envelope["meta"] == {"apiVersion": "v1", "contractVersion": "0.1.0", "capability": TOOLS[name].id,
+                                "deprecated": False}
+    assert orjson.loads(result.content[0].text) == envelope
+
+
+def error_cases(release: LoadedRelease) -> list[Case]:
+    """Calls that pass the schema but not the service, with the REST requests that fail the same way."""
+    older, newer = release.data.versions[:2]
+    return [
+        Case("explain_position", {"packId": "congress-trades", "ticker": "NVDA"},
+             "/api/v1/packs/congress-trades/positions/NVDA/explanation"),
+        Case("get_latest_pack", {"packId": "no-such-pack"}, "/api/v1/packs/no-such-pack/latest"),
+        Case("get_latest_pack", {"packId": PACK, "managers": ["nobody"]},
+             f"/api/v1/packs/{PACK}/latest?managers=nobody"),
+        Case("get_latest_pack", {"packId": "congress-trades", "mode": "overlap"},
+             "/api/v1/packs/congress-trades/latest?mode=overlap"),
+        Case("compare_versions", {"packId": PACK, "from": newer, "to": older},
+             f"/api/v1/packs/{PACK}/versions/diff?from={newer}&to={older}"),
+        Case("compare_versions", {"packId": PACK, "from": "multi-manager-1999-12-31-v1.0", "to": older},
+             f"/api/v1/packs/{PACK}/versions/diff?from=multi-manager-1999-12-31-v1.0&to={older}"),
+        Case("compare_ethos", {"packId": "congress-trades"}, "/api/v1/ethos/compare", {"packId": "congress-trades"}),
+        Case("compare_ethos", {"tickers": ["ZZZZ"]}, "/api/v1/ethos/compare", {"tickers": ["ZZZZ"]}),
+    ]
+
+
+async def test_non_200_answers_are_error_results_with_the_rest_envelope(published, rest, release):
+    statuses = []
+    async with connect(published) as tools:
+        for case in error_cases(release):
+            status, body = await rest_answer(rest, case)
+            statuses.append(status)
+            assert_same_as_rest(await tools.call_tool(case.tool, case.arguments), status, body)
+    assert statuses == [422, 404, 400, 400, 400, 404, 422, 404]
+
+
+async def test_an_unknown_tool_is_a_protocol_error(published):
+    async with connect(published) as tools:
+        with pytest.raises(MCPError, match="unknown tool 'place_order'"):
+            await tools.call_tool("place_order", {"ticker": "AAPL"})
+
+
+async def test_without_a_promoted_release_health_is_a_503_error_result(tmp_path: Path):
+    async with connect(tmp_path) as client:
+        result = await client.call_tool("get_health", {})
+    assert result.is_error and result.structured_content["error"]["code"] == "release_unavailable"
+
+
+async def test_a_promotion_is_picked_up_before_the_next_call(releases_copy: Path):
+    async with connect(releases_copy) as client:
+        before = (await client.call_tool("get_health", {})).structured_content["data"]["releaseId"]
+        after_id = publish(fixture_source(), releases_copy, date(2026, 10, 1), quiet)
+        after = (await client.call_tool("get_health", {})).structured_content["data"]["releaseId"]
+        (releases_copy / "current").unlink()
+        gone = await client.call_tool("get_health", {})
+    assert before != after == after_id
+    assert gone.is_error and gone.structured_content["error"]["code"] == "release_unavailable"
+
+
+async def test_the_2026_protocol_gets_the_same_tools_and_answers(published: Path, release):
+    async with Client(create_server(published)) as client:
+        assert client.protocol_version == "2026-07-28"
+        assert [tool.name for tool in (await client.list_tools()).tools] == TOOL_NAMES
+        result = await client.call_tool("get_latest_pack", {"packId": PACK, "mode": "overlap"})
+    assert result.content[0].text.encode() == release.answers[f"/api/v1/packs/{PACK}/latest?mode=overlap"].body
+
+
+def test_a_missing_releases_directory_stops_both_entry_points_with_one_line(tmp_path: Path, capsys):
+    missing = tmp_path / "missing"
+    result = CliRunner().invoke(ras, ["mcp", "--releases", str(missing)])
+    assert result.exit_code == 1 and result.stderr.startswith(f"Error: releases directory {missing} does not exist")
+    with pytest.raises(SystemExit) as stopped:
+        mcp_server.main(["--releases", str(missing)])
+    assert stopped.value.code == 2 and "does not exist; run `ras publish` first" in capsys.readouterr().err
+
+
+README = Path(__file__).resolve().parents[1] / "README.md"
+
+
+def doc_examples() -> list[tuple[str, dict[str, Any], Any]]:
+    """(tool, arguments, result excerpt) of every example in the README's MCP section, one per `#### `tool``."""
+    section = README.read_text().split("### One call of each tool", 1)[1].split("\n## ", 1)[0]
+    examples = section.split("\n#### ")[1:]
+    found = []
+    for section in examples:
+        tool = section.split("`")[1]
+        blocks = [block.split("```", 1)[0] for block in section.split("```json\n")[1:]]
+        assert len(blocks) == 2, section[:80]
+        found.append((tool, orjson.loads(blocks[0]), orjson.loads(blocks[1])))
+    return found
+
+
+def is_excerpt(part: Any, whole: Any) -> bool:
+    """Objects with a subset of the keys, arrays with the first items, values unchanged."""
+    if isinstance(part, dict):
+        return isinstance(whole, dict) and all(key in whole and is_excerpt(v, whole[key]) for key, v in part.items())
+    if isinstance(part, list):
+        return isinstance(whole, list) and len(part) <= len(whole) and all(map(is_excerpt, part, whole))
+    return part == whole and type(part) is type(whole)
+
+
+async def test_every_example_in_docs_mcp_is_an_excerpt_of_the_real_result(published):
+    examples = doc_examples()
+    assert {tool for tool, _, _ in examples} == set(TOOL_NAMES)
+    async with connect(published) as tools:
+        for tool, arguments, excerpt in examples:
+            result = await tools.call_tool(tool, arguments)
+            assert result.is_error is ("error" in excerpt), (tool, arguments)
+            assert is_excerpt(excerpt, result.structured_content), (tool, arguments)

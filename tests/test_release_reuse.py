@@ -1,0 +1,27 @@
+"""A new release hard-links the files it shares with the promoted one instead of writing them again."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+from datetime import date
+from pathlib import Path
+
+from builder.release import publish
+from builder.sources.tree import fixture_source
+from builder.store import verify_release
+
+
+def test_a_next_day_release_links_the_objects_it_shares_with_the_previous_one(published: Path, tmp_path: Path) -> None:
+    releases = tmp_path / "releases"
+    shutil.copytree(published, releases, symlinks=True)
+    before = (releases / "current").resolve()
+    messages: list[str] = []
+    release_id = publish(fixture_source(), releases, date(2027, 1, 4), messages.append)
+    after = releases / release_id
+    reused = int(re.search(r"\((\d+) reused from the previous release\)", "\n".join(messages))[1])
+    shared = [p for p in (after / "objects").iterdir() if (before / "objects" / p.name).exists()]
+    assert reused >= len(shared) > 0
+    assert all(os.path.samefile(p, before / "objects" / p.name) for p in shared)
+    assert verify_release(after) == [] and verify_release(before) == []
