@@ -9,7 +9,7 @@ import click
 
 from builder.errors import ReleaseError
 from builder.export import export_command
-from builder.release import build_release, promote, publish, releases_lock, write_release
+from builder.release import prepare_release, promote, publish, releases_lock, write_release
 from builder.sources.tree import fixture_source
 from builder.store import current_release, list_releases, verify_release
 
@@ -58,9 +58,9 @@ def publish_command(source: Path | None, releases: Path, as_of) -> None:
 def build_command(source: Path | None, releases: Path, as_of) -> None:
     """Build and write a release without promoting it; prints its id."""
     with releases_lock(releases):
-        built = build_release(source or fixture_source(), releases, _as_date(as_of), _progress)
-        write_release(built, releases, _progress)
-    click.echo(built.release_id)
+        prepared = prepare_release(source or fixture_source(), releases, _as_date(as_of), _progress)
+        release_id = write_release(prepared, releases, _progress)
+    click.echo(release_id)
 
 
 @main.command("promote")

@@ -67,56 +67,79 @@ def error_response(capability: str, error: ApiError) -> web.Response:
     return _bytes_response(error.status, error_answer(capability, error).body, POST_CACHE_CONTROL)
 
 
+def _internal_error(request: web.Request, capability: str) -> web.Response:
+    LOG.exception("unhandled error on %s %s", request.method, request.rel_url)
+    return error_response(capability, ApiError(500, ErrorCode.INTERNAL_ERROR, "internal error"))
+
+
 def post_handler(operation: Operation) -> Callable[[web.Request], Awaitable[web.Response]]:
     async def handle(request: web.Request) -> web.Response:
-        if request.content_type != JSON_TYPE:
-            raise ApiError(400, ErrorCode.UNSUPPORTED_MEDIA_TYPE, "the request body must be application/json")
-        raw = await request.read()  # bounded by client_max_size: beyond it aiohttp raises 413
         try:
-            body = orjson.loads(raw)
-        except orjson.JSONDecodeError as exc:
-            raise ApiError(400, ErrorCode.MALFORMED_JSON, "the request body is not valid JSON") from exc
-        answer = answer_post(request.app[WATCH].serving, operation, body)
+            body = await _json_body(request)
+            answer = answer_post(request.app[WATCH].serving, operation, body)
+        except ApiError as error:
+            return error_response(operation.id, error)
+        except Exception:
+            return _internal_error(request, operation.id)
         return _bytes_response(answer.status, answer.body, POST_CACHE_CONTROL)
 
     return handle
 
 
-def get_handler(operation: Operation) -> Callable[[web.Request], Awaitable[web.Response]]:
+async def _json_body(request: web.Request) -> object:
+    if request.content_type != JSON_TYPE:
+        raise ApiError(400, ErrorCode.UNSUPPORTED_MEDIA_TYPE, "the request body must be application/json")
+    try:
+        raw = await request.read()  # bounded by client_max_size
+    except web.HTTPRequestEntityTooLarge as exc:
+        raise ApiError(413, ErrorCode.PAYLOAD_TOO_LARGE, f"request body over {MAX_BODY_BYTES} bytes") from exc
+    try:
+        return orjson.loads(raw)
+    except orjson.JSONDecodeError as exc:
+        raise ApiError(400, ErrorCode.MALFORMED_JSON, "the request body is not valid JSON") from exc
+
+
+def get_handler(operation: Operation, watch: ReleaseWatch, live: LiveCache) -> Callable[[web.Request], Awaitable[web.Response]]:
+    """The GET route: a precomputed answer is a dict lookup of the raw request target, with no middleware."""
+
     async def handle(request: web.Request) -> web.Response:
-        serving = request.app[WATCH].serving
-        answer = serving.release.answers.get(request.path_qs) if serving.release else None  # canonical: no parsing
-        if answer is None:
-            query = list(request.query.items())
-            answer = answer_get(serving, request.app[LIVE], operation, dict(request.match_info), query)
-        return _answer_response(request, answer)
+        try:
+            serving = watch.serving
+            answer = serving.release.answers.get(request.path_qs) if serving.release else None  # canonical: no parsing
+            if answer is None:
+                answer = answer_get(serving, live, operation, dict(request.match_info), list(request.query.items()))
+            return _answer_response(request, answer)
+        except Exception:
+            return _internal_error(request, operation.id)
 
     return handle
 
 
-@web.middleware
-async def envelope_errors(request: web.Request, handler: Callable[[web.Request], Awaitable[web.StreamResponse]]) -> web.StreamResponse:
-    """Every failure, the router's own 404/405/413 included, leaves as the error envelope."""
-    capability = request.match_info.route.name or "router"
+def _preflight(request: web.Request) -> web.Response | None:
+    """A CORS preflight (any route): allowed for GET and HEAD from any origin, no credentials."""
     if request.method == "OPTIONS" and "Access-Control-Request-Method" in request.headers:
-        return web.Response(status=204, headers=PREFLIGHT_HEADERS)  # a CORS preflight, answered for every route
-    try:
-        return await handler(request)
-    except ApiError as error:
-        return error_response(capability, error)
-    except web.HTTPNotFound:
-        return error_response("router", ApiError(404, ErrorCode.ROUTE_NOT_FOUND, "no such route; see /api/v1/openapi.json"))
-    except web.HTTPMethodNotAllowed as exc:
-        response = error_response(capability, ApiError(405, ErrorCode.METHOD_NOT_ALLOWED, f"method {request.method} is not allowed here"))
-        response.headers["Allow"] = ", ".join(sorted(exc.allowed_methods))
+        return web.Response(status=204, headers=PREFLIGHT_HEADERS)
+    return None
+
+
+def other_methods(capability: str, allowed: str) -> Callable[[web.Request], Awaitable[web.Response]]:
+    """Any other method on a known route: a preflight, else 405 with Allow."""
+
+    async def handle(request: web.Request) -> web.Response:
+        response = _preflight(request) or error_response(
+            capability, ApiError(405, ErrorCode.METHOD_NOT_ALLOWED, f"method {request.method} is not allowed here")
+        )
+        if response.status == 405:
+            response.headers["Allow"] = allowed
         return response
-    except web.HTTPRequestEntityTooLarge:
-        return error_response(capability, ApiError(413, ErrorCode.PAYLOAD_TOO_LARGE, "request body too large"))
-    except web.HTTPException as exc:
-        return error_response(capability, ApiError(exc.status, ErrorCode.INVALID_PARAMETER, exc.reason))
-    except Exception:
-        LOG.exception("unhandled error on %s %s", request.method, request.rel_url)
-        return error_response(capability, ApiError(500, ErrorCode.INTERNAL_ERROR, "internal error"))
+
+    return handle
+
+
+async def not_found(request: web.Request) -> web.Response:
+    return _preflight(request) or error_response(
+        "router", ApiError(404, ErrorCode.ROUTE_NOT_FOUND, "no such route; see /api/v1/openapi.json")
+    )
 
 
 async def _watch_releases(app: web.Application, interval: float) -> AsyncIterator[None]:
@@ -143,18 +166,23 @@ def create_app(releases: Path, watch_interval: float = WATCH_INTERVAL) -> web.Ap
     if not releases.is_dir():
         raise FileNotFoundError(f"releases directory {releases} does not exist; run `ras publish` first")
     app = web.Application(
-        middlewares=[envelope_errors],
         client_max_size=MAX_BODY_BYTES,
         handler_args={"max_line_size": MAX_LINE_BYTES, "max_field_size": MAX_LINE_BYTES},
     )
-    app[WATCH] = ReleaseWatch(releases)
-    app[WATCH].refresh()
-    app[LIVE] = LiveCache()
+    watch = app[WATCH] = ReleaseWatch(releases)
+    watch.refresh()
+    live = app[LIVE] = LiveCache()
+    # Errors are envelopes without a middleware: each route answers its own, a "*" route on every path
+    # answers other methods (405, or a CORS preflight), and a last catch-all answers unknown paths (404).
     for operation in OPERATIONS:
         if operation.method == "GET":
-            app.router.add_get(operation.route, get_handler(operation), name=operation.id)
+            app.router.add_get(operation.route, get_handler(operation, watch, live), name=operation.id)
+            allowed = "GET, HEAD"
         else:
             app.router.add_post(operation.route, post_handler(operation), name=operation.id)
+            allowed = "POST"
+        app.router.add_route("*", operation.route, other_methods(operation.id, allowed), name=operation.id)
+    app.router.add_route("*", r"/{tail:[\s\S]*}", not_found)  # [\s\S]: a decoded %0A is a path too
     app.cleanup_ctx.append(lambda a: _watch_releases(a, watch_interval))
     return app
 

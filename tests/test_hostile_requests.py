@@ -96,6 +96,8 @@ def test_any_query_string_is_answered_without_a_5xx(server, query):
         "/api/v1/packs/%ff%fe/latest",
         "/api/v1/packs/13f-copycat/positions/%ff/explanation",
         "/api/v1/packs/13f-copycat/latest?mode=%c0%af",
+        "/api/v1/no%0Awhere",  # a decoded newline must still reach the catch-all route
+        "/api/v1/packs/%0A/latest",
         "/api/v1/packs/13f-copycat/latest?" + "managers=larch&" * 4000,
         "/api/v1/packs/13f-copycat/latest?managers=" + "a," * 10000,
         "/api/v1/packs/13f-copycat/latest?" + "x" * 30000 + "=1",

@@ -76,25 +76,26 @@ def test_a_publish_killed_right_after_each_phase_leaves_the_previous_release(rel
     assert current_release(releases_copy).name != before
 
 
-def test_a_write_that_dies_midway_leaves_only_staging_that_the_next_publish_removes(
-    releases_copy, fixture_tree, tmp_path, monkeypatch
-):
-    import builder.release as release_module
+DIE_AT_FSYNC = (
+    "import os, signal, sys\n"
+    "from builder.cli import main\n"
+    "real, calls = os.fsync, []\n"
+    "def dying(descriptor):\n"
+    "    calls.append(descriptor)\n"
+    "    if len(calls) == 40:\n"
+    "        os.kill(os.getpid(), signal.SIGKILL)  # the process dies mid-write, with no cleanup\n"
+    "    real(descriptor)\n"
+    "os.fsync = dying\n"
+    "main(sys.argv[1:])\n"
+)
 
+
+def test_a_write_that_dies_midway_leaves_only_staging_that_the_next_publish_removes(releases_copy, fixture_tree, tmp_path):
     source = changed_fixture(fixture_tree, tmp_path)
     before = current_release(releases_copy).name
-    written = []
-
-    def dying_fsync(descriptor: int) -> None:
-        written.append(descriptor)
-        if len(written) == 40:
-            raise KeyboardInterrupt  # stands in for the process dying mid-write
-        os.fsync(descriptor)
-
-    monkeypatch.setattr(release_module.os, "fsync", dying_fsync)
-    with pytest.raises(KeyboardInterrupt):
-        publish(source, releases_copy, None, quiet)
-    monkeypatch.undo()
+    command = [sys.executable, "-c", DIE_AT_FSYNC, "publish", "--source", str(source), "--releases", str(releases_copy)]
+    died = subprocess.run(command, env=child_env(), capture_output=True, text=True)
+    assert died.returncode == -signal.SIGKILL, died.stderr
     assert [p.name for p in releases_copy.iterdir() if p.name.startswith(".staging-")]
     assert current_release(releases_copy).name == before and verify_release(current_release(releases_copy)) == []
     messages: list[str] = []
