@@ -133,7 +133,8 @@ def _fill(prepared: Prepared, writer: StagingWriter, progress: Progress) -> tupl
     sealed = {path: sha256 for path, sha256 in sorted(writer.hashes.items()) if path not in content}
     writer.put(MANIFEST, manifest)
     writer.put(SEAL, canonical_json({**identity, "files": sealed}))  # last: a release with a seal is whole
-    progress(f"rendered {len(routes)} answers into {len(writer.hashes)} files in {_seconds(started)}")
+    progress(f"rendered {len(routes)} answers into {len(writer.hashes)} files ({writer.size / 1e6:.1f} MB) "
+             f"in {_seconds(started)}")
     return release_id, writer, len(routes)
 
 

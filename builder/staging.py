@@ -20,6 +20,7 @@ class StagingWriter:
         self.directory = directory
         self.hashes: dict[str, str] = {}  # every file written, path → sha256
         self.reused = 0
+        self.size = 0  # bytes of the release
         self._previous = previous
         self._before = _vouched(previous)
 
@@ -38,6 +39,7 @@ class StagingWriter:
                 handle.flush()
                 os.fsync(handle.fileno())
         self.hashes[path] = sha256
+        self.size += len(body)
         return sha256
 
     def _link(self, path: str, destination: Path, sha256: str) -> bool:
