@@ -52,3 +52,23 @@ def releases_copy(published: Path, tmp_path: Path) -> Path:
     target = tmp_path / "releases"
     shutil.copytree(published, target, symlinks=True)
     return target
+
+
+DAMAGES = ("flip", "truncate", "delete", "add")
+
+
+def damage(directory: Path, kind: str) -> Path:
+    """Alter one answer file of a release as `kind` says; returns the file now wrong (the added one for "add")."""
+    victim = sorted((directory / "objects").iterdir())[3]
+    if kind == "flip":
+        data = bytearray(victim.read_bytes())
+        data[10] ^= 0x01
+        victim.write_bytes(bytes(data))
+    elif kind == "truncate":
+        victim.write_bytes(victim.read_bytes()[:20])
+    elif kind == "delete":
+        victim.unlink()
+    else:
+        victim = directory / "objects" / "extra.json"
+        victim.write_bytes(b"{}")
+    return victim

@@ -16,7 +16,7 @@ import pytest
 from builder.errors import PublishError, ReleaseError
 from builder.release import promote, publish
 from builder.store import current_release, list_releases, verify_release
-from tests.conftest import quiet
+from tests.conftest import DAMAGES, damage, quiet
 
 
 def tree_bytes(directory: Path) -> dict[str, bytes]:
@@ -47,21 +47,10 @@ def test_every_answer_file_is_named_by_the_sha256_of_its_bytes(release):
         assert path.stem == hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-@pytest.mark.parametrize("damage", ["flip", "truncate", "delete", "add"])
-def test_verify_names_the_damaged_file(releases_copy: Path, damage: str):
+@pytest.mark.parametrize("kind", DAMAGES)
+def test_verify_names_the_damaged_file(releases_copy: Path, kind: str):
     directory = current_release(releases_copy)
-    victim = sorted((directory / "objects").iterdir())[3]
-    if damage == "flip":
-        data = bytearray(victim.read_bytes())
-        data[10] ^= 0x01
-        victim.write_bytes(bytes(data))
-    elif damage == "truncate":
-        victim.write_bytes(victim.read_bytes()[:20])
-    elif damage == "delete":
-        victim.unlink()
-    else:
-        victim = directory / "objects" / "extra.json"
-        victim.write_bytes(b"{}")
+    victim = damage(directory, kind)
     problems = verify_release(directory)
     assert len(problems) == 1
     assert problems[0].startswith(f"objects/{victim.name}: ")

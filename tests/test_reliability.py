@@ -19,7 +19,7 @@ from builder.release import publish
 from builder.sources.filings import MAX_FILE_BYTES
 from builder.store import current_release, verify_release
 from server.app import WATCH, create_app
-from tests.conftest import quiet
+from tests.conftest import DAMAGES, damage, quiet
 from tests.servers import child_env, run_cli
 
 PHASE_MARKERS = ("reading sources", "read ", "built ", "rendered ", "wrote ")  # publish's progress, one per phase
@@ -142,24 +142,13 @@ async def wait_for_status(client, path: str, status: int, seconds: float = 10.0)
         await asyncio.sleep(0.05)
 
 
-@pytest.mark.parametrize("damage", ["flip", "truncate", "delete", "add"])
+@pytest.mark.parametrize("kind", DAMAGES)
 async def test_a_running_server_drops_an_altered_release_and_recovers_on_the_next_promotion(
-    aiohttp_client, releases_copy, fixture_tree, tmp_path, damage
+    aiohttp_client, releases_copy, fixture_tree, tmp_path, kind
 ):
     client = await aiohttp_client(create_app(releases_copy, watch_interval=0.05))
     await wait_for_status(client, "/api/v1/health", 200)
-    directory = current_release(releases_copy)
-    victim = sorted((directory / "objects").iterdir())[5]
-    if damage == "flip":
-        data = bytearray(victim.read_bytes())
-        data[0] ^= 0x20
-        victim.write_bytes(bytes(data))
-    elif damage == "truncate":
-        victim.write_bytes(victim.read_bytes()[:7])
-    elif damage == "delete":
-        victim.unlink()
-    else:
-        (directory / "objects" / "intruder.json").write_bytes(b"{}")
+    damage(current_release(releases_copy), kind)
     for path in ("/api/v1/health", "/api/v1/packs/13f-copycat/latest"):
         body = await wait_for_status(client, path, 503)
         assert body["error"]["code"] == "release_unavailable"
