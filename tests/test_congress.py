@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 from datetime import date
-from pathlib import Path
 
 import pytest
 
@@ -12,8 +11,8 @@ from builder.research.congress import (
     DEMO_RULE, STRICT_RULE, ClusterRule, CongressInput, Outcome, build_congress, clusters_on, signal_history,
 )
 from builder.sources.congress import RowOutcome, TradeType, name_key, parse_congress
+from tests.conftest import realdata
 
-REALDATA = Path(__file__).resolve().parents[1].parent / "shared" / "realdata"
 
 
 def house(**changes: object) -> dict:
@@ -190,9 +189,7 @@ REAL_FILES = {
 
 @pytest.fixture(scope="module")
 def real_files():
-    root = REALDATA / "congress"
-    if not root.is_dir():
-        pytest.skip(f"real data not present at {root}")
+    root = realdata("congress")
     return {p.relative_to(root).as_posix(): parse_congress(p.read_bytes(), p.relative_to(root).as_posix())
             for p in sorted(root.rglob("*.json"))}
 

@@ -13,8 +13,8 @@ from builder.records import Amendment, Filing, ManagerConfig, ValueUnit
 from builder.sources.filing_rules import build_filing, summary_warnings
 from builder.sources.filings import FilingsRead, read_copycat_filings, read_filing_tree
 from builder.sources.sec13f import InformationTable, PrimaryDocument, Summary, parse_document
+from tests.conftest import REALDATA, realdata
 
-REALDATA = Path(__file__).resolve().parents[1].parent / "shared" / "realdata"
 BEFORE, SINCE, CHECKED = "filed-before-2023-01-03", "filed-on-or-after-2023-01-03", "implied-price-check"
 
 # quarter → (rows, tableValueTotal in thousands): the summary page of each of the 30 submissions
@@ -68,9 +68,7 @@ SINGLES = {
 
 
 def sec13f(folder: str) -> Path:
-    if not REALDATA.is_dir():
-        pytest.skip("../shared/realdata is not beside this checkout (CI always has it)")
-    return REALDATA / "sec13f" / folder
+    return realdata("sec13f", folder)
 
 
 @pytest.fixture(scope="module")

@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import json
 from datetime import date
-from pathlib import Path
 
 import pytest
 
 from builder.research.person import PersonInput, build_person, concentration, estimate_holdings, person_trades
 from builder.sources.congress import parse_congress
+from tests.conftest import realdata
 
-REALDATA = Path(__file__).resolve().parents[1].parent / "shared" / "realdata"
 
 
 def tx(ticker: str | None, kind: str, amount: str, traded: str, disclosed: str = "06/30/2026", **changes) -> dict:
@@ -97,9 +96,7 @@ def test_a_person_without_transactions_gives_an_empty_pack_with_a_warning():
 
 @pytest.fixture(scope="module")
 def real_house():
-    path = REALDATA / "congress" / "house_stock_watcher_sample.json"
-    if not path.is_file():
-        pytest.skip(f"real data not present at {path}")
+    path = realdata("congress", "house_stock_watcher_sample.json")
     return parse_congress(path.read_bytes(), "congress/house_stock_watcher_sample.json")
 
 

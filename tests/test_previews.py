@@ -15,9 +15,9 @@ import pytest
 from builder.research.congress import CongressInput, build_congress
 from builder.research.previews import FIXTURE_CAVEAT, build_previews, json_ready
 from builder.sources.previews import read_previews
+from tests.conftest import realdata as realdata_root
 from scripts.fixture_previews import FIXTURE_AS_OF, write_preview_sources
 
-REALDATA = Path(__file__).resolve().parents[1].parent / "shared" / "realdata"
 REAL_SECTIONS = {
     "person": {"name": "Alan S. Lowenthal", "files": ["congress/house_stock_watcher_sample.json"]},
     "congress": {"files": ["congress"]},
@@ -27,9 +27,7 @@ REAL_SECTIONS = {
 
 @pytest.fixture(scope="module")
 def realdata() -> Path:
-    if not REALDATA.is_dir():
-        pytest.skip(f"real data not present at {REALDATA}")
-    return REALDATA
+    return realdata_root()
 
 
 @pytest.fixture(scope="module")

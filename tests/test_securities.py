@@ -11,8 +11,8 @@ from builder.sources import securities as module
 from builder.sources.filings import read_filing_tree
 from builder.sources.sec13f import InformationTable, parse_document
 from builder.sources.securities import parse_securities, read_securities
+from tests.conftest import REALDATA, realdata
 
-REALDATA = Path(__file__).resolve().parents[1].parent / "shared" / "realdata"
 TABLE_ONLY = (
     "tiger_global_management_2025-12-31_0000919574-26-001143_infotable.xml",
     "unknown_manager_edgartools_13F-HR.infotable.xml",
@@ -101,9 +101,8 @@ def test_an_oversized_map_is_refused_unread(tmp_path: Path, monkeypatch: pytest.
 
 
 def test_the_real_sample_maps_717_of_the_721_cusips_of_the_real_filings() -> None:
-    if not REALDATA.is_dir():
-        pytest.skip("../shared/realdata is not beside this checkout (CI always has it)")
-    securities, problems = read_securities(REALDATA / "securities_sample.csv", REALDATA)
+    root = realdata()
+    securities, problems = read_securities(root / "securities_sample.csv", root)
     assert (len(securities), problems) == (717, ())
     assert securities["00206R102"] == Security("00206R102", "T", "AT&T INC")
     folders = ("berkshire_hathaway_0001067983", "filings", "official")

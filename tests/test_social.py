@@ -4,15 +4,14 @@ from __future__ import annotations
 
 import json
 from datetime import date, datetime, timezone
-from pathlib import Path
 
 import pytest
 
 from builder.research.social import EXCLUDED_TICKER_WORDS, SocialInput, build_social, pack_id, rankings
 from builder.sources.congress import RowOutcome
 from builder.sources.social import parse_social
+from tests.conftest import realdata
 
-REALDATA = Path(__file__).resolve().parents[1].parent / "shared" / "realdata"
 
 
 def row(rank: int, ticker: str, mentions: object, before: object, **changes: object) -> dict:
@@ -116,9 +115,7 @@ def test_no_snapshot_before_as_of_is_an_explicit_no_signal_and_an_old_one_is_sta
 
 @pytest.fixture(scope="module")
 def real_file():
-    path = REALDATA / "social" / "apewisdom_snapshots_sample.json"
-    if not path.is_file():
-        pytest.skip(f"real data not present at {path}")
+    path = realdata("social", "apewisdom_snapshots_sample.json")
     return parse_social(path.read_bytes(), "social/apewisdom_snapshots_sample.json")
 
 
