@@ -14,13 +14,14 @@ from builder.research.artifact import PACK_ID
 from builder.research.views import MODES, select_view
 
 TOP_TICKERS = 10  # the agent payload's short list; the full view is beside it
+RESEARCH_ONLY = "Research only: no broker, no account, no orders. executionEnabled is always false."
 COPYCAT_LIMITATIONS = (
     "Form 13F lists long positions in Section 13(f) securities only: short positions, cash, bonds and most "
     "non-US holdings are absent, so a book here is not a manager's whole portfolio.",
     "Holdings are as of quarter end and filed up to 45 days later (17 CFR 240.13f-1); they may have changed since.",
     "Option rows are reported at the underlying's notional value; they are kept apart from long-equity positions.",
     "A change is measured against the manager's previous calendar quarter; without that filing it is 'unknown'.",
-    "Research only: no broker, no account, no orders. executionEnabled is always false.",
+    RESEARCH_ONLY,
 )
 FIXTURE_LIMITATION = "Fixture data: the managers and holdings are fictional, over real securities. Not investment data."
 
@@ -94,7 +95,7 @@ def _latest_preview(data: ReleaseData, preview: dict) -> dict[str, Any]:
         "artifact": preview["artifact"],
         "agentPayload": preview["agentPayload"],
         "caveats": preview["caveats"],
-        "limitations": [*preview["caveats"], *_limitations(data.index["fixture"])[-1:]],
+        "limitations": [*preview["caveats"], FIXTURE_LIMITATION if data.index["fixture"] else RESEARCH_ONLY],
     }
 
 
