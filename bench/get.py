@@ -66,7 +66,7 @@ def nginx_tree(releases: Path, out: Path, nginx_port: int, app_port: int, etag: 
     shutil.rmtree(out, ignore_errors=True)
     out.mkdir(parents=True)
     os.chmod(out, 0o755)
-    if importlib.util.find_spec("builder.export") is not None:
+    if importlib.util.find_spec("builder.export.tree") is not None:
         result = measure(ras("export", "--releases", str(releases), "--out", str(out), "--listen", str(nginx_port),
                              "--upstream", f"http://{HOST}:{app_port}"))
         if result.returncode:

@@ -22,8 +22,9 @@ import orjson
 from bench import report
 from bench.processes import HOST, free_port, ras, server
 from bench.workload import fresh, manager_subsets, percentiles, published, release_data, timed
-from builder.contract import BY_ID, resolve_body
-from builder.release_data import ReleaseData
+from builder.api.contract import BY_ID
+from builder.api.data import ReleaseData
+from builder.api.params import resolve_body
 
 WORK = Path("/tmp/ras-bench")
 OPERATIONS = {"compareEthos": "/api/v1/ethos/compare", "validatePolicy": "/api/v1/policy/validate"}

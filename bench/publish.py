@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import argparse
 import re
-import sys
 import shutil
+import sys
 from datetime import date, timedelta
 from pathlib import Path
 
@@ -25,7 +25,7 @@ FIXTURE_TARGET_SECONDS = 10.0  # issue 7
 LARGE_TARGET_SECONDS = 300.0  # issue 7: 500 × 10 × 150 within 5 minutes …
 LARGE_TARGET_MB = 2048.0  # … and within 2 GB peak
 LINEAR_SLACK = 1.25  # per-row cost may rise this much over the smallest case before growth counts as superlinear
-PHASES = {  # publish progress line → phase (builder/release.py)
+PHASES = {  # publish progress line → phase (builder/release/build.py)
     "read": r"^read sources in ([\d.]+) s",
     "build": r"^built .* in ([\d.]+) s",
     "render": r"^rendered .* in ([\d.]+) s",
@@ -148,7 +148,7 @@ def main(argv: list[str] | None = None) -> int:
                "release MB", "s per 1k rows", "per-row × smallest", "(calibrated)", "unchanged re-publish s",
                "next-day re-publish s (files reused)"]
     notes = [
-        "Phases come from the publish progress lines (builder/release.py); 'peak MB' is the publish process's max RSS.",
+        "Phases come from the publish progress lines (builder/release/build.py); 'peak MB' is the publish process's max RSS.",
         "Per-row × smallest: seconds per row over the 10-manager case's (the target). Calibrated: the same with each "
         "time divided by a 0.1–0.3 s CPU loop timed just before it (informative only: too short to track the load "
         "of a shared machine over minutes).",

@@ -2,7 +2,7 @@
 
 Usage: `python -m bench.synthetic --managers M --quarters Q --positions P --out DIR [--seed S] [--universe U]`.
 Deterministic: every draw comes from `random.Random` seeded by the seed and the manager, no clock, so the same
-arguments always write the same bytes. The filings are rendered by builder.sources.sec13f_writer (primary
+arguments always write the same bytes. The filings are rendered by builder.sources.sec13f.writer (primary
 document + information table per accession folder); securities.csv maps a universe of invented CUSIPs with
 valid check digits to tickers SYN0001…. Every book holds exactly P long-equity positions and turns over every
 quarter (exits replaced by new buys; adds, reductions, unchanged), so each version has changes to diff.
@@ -22,8 +22,8 @@ from datetime import date, timedelta
 from pathlib import Path
 
 from builder.records import Amendment, Filing, HoldingRow, ValueUnit
-from builder.sources import sec13f_writer as writer
 from builder.research.quarters import previous_quarter
+from builder.sources.sec13f import writer
 
 SEED = 13  # default seed; any fixed value gives a reproducible tree
 GENERATOR = 1  # bump when the generator's output changes, so cached trees (bench.publish) are rebuilt

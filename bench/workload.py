@@ -15,8 +15,8 @@ from typing import Any
 import orjson
 
 from bench.processes import measure, ras
-from builder.release_data import ReleaseData
-from builder.store import INDEX, current_release
+from builder.api.data import ReleaseData
+from builder.release.store import INDEX, current_release
 
 SEED = 7  # which manager subsets are drawn; fixed so two runs ask the same questions
 SUBSET_SIZES = (2, 3)  # small selections: the views an agent asks for that no release precomputes

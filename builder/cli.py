@@ -8,10 +8,11 @@ from pathlib import Path
 import click
 
 from builder.errors import ReleaseError
-from builder.export import export_command
-from builder.release import prepare_release, promote, publish, releases_lock, write_release
+from builder.export.tree import export_command
+from builder.release.build import prepare_release, write_release
+from builder.release.promote import promote, publish, releases_lock
+from builder.release.store import current_release, list_releases, verify_release
 from builder.sources.tree import fixture_source
-from builder.store import current_release, list_releases, verify_release
 
 RELEASES_OPTION = click.option(
     "--releases", "releases", type=click.Path(file_okay=False, path_type=Path), default=Path("releases"),

@@ -62,7 +62,7 @@ if str(ROOT) not in sys.path:  # run as `python scripts/make_fixture.py` from an
 import fixture_data as data  # noqa: E402  (beside this script)
 
 from builder.records import Amendment, Filing, HoldingRow, ValueUnit  # noqa: E402
-from builder.sources import sec13f_writer as writer  # noqa: E402
+from builder.sources.sec13f import writer  # noqa: E402
 
 DEFAULT_OUT = ROOT / "builder" / "fixture" / "source"
 PREVIEWS_SCRIPT = Path(__file__).resolve().parent / "fixture_previews.py"

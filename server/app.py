@@ -18,11 +18,18 @@ import orjson
 from aiohttp import web
 from multidict import CIMultiDict
 
-from builder.api import (
-    COMMON_HEADERS, GET_CACHE_CONTROL, GET_VARY, JSON_TYPE, MAX_LINE_BYTES, POST_CACHE_CONTROL, ApiError, ErrorCode,
+from builder.api.contract import OPERATIONS, Operation
+from builder.api.wire import (
+    COMMON_HEADERS,
+    GET_CACHE_CONTROL,
+    GET_VARY,
+    JSON_TYPE,
+    MAX_LINE_BYTES,
+    POST_CACHE_CONTROL,
+    ApiError,
+    ErrorCode,
 )
-from builder.contract import OPERATIONS, Operation
-from builder.store import Answer
+from builder.release.store import Answer
 from server.conditional import none_match
 from server.dispatch import LiveCache, answer_get, answer_post, error_answer
 from server.watch import WATCH_INTERVAL, ReleaseWatch

@@ -9,10 +9,12 @@ from collections import OrderedDict
 from collections.abc import Sequence
 from typing import Any
 
-from builder.api import ApiError, ErrorCode, canonical_json, failure, strong_etag
-from builder.contract import Operation, resolve, resolve_body
-from builder.release import render
-from builder.store import Answer, LoadedRelease
+from builder.api.contract import Operation
+from builder.api.params import resolve, resolve_body
+from builder.api.render import render
+from builder.api.wire import ApiError, ErrorCode, failure
+from builder.canonical import canonical_json, strong_etag
+from builder.release.store import Answer, LoadedRelease
 from server.watch import Serving
 
 LIVE_CACHE_SIZE = 2048  # live GET answers kept (manager subsets × modes × routes); each is at most a few hundred kB

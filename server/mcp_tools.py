@@ -14,9 +14,10 @@ import orjson
 from jsonschema import Draft202012Validator
 from mcp.types import CallToolResult, TextContent, Tool, ToolAnnotations
 
-from builder.api import ApiError, ErrorCode
-from builder.contract import OPERATIONS, Operation, body_validator
-from builder.store import Answer
+from builder.api.contract import OPERATIONS, Operation
+from builder.api.params import body_validator
+from builder.api.wire import ApiError, ErrorCode
+from builder.release.store import Answer
 from server.dispatch import LiveCache, answer_get, answer_post, error_answer
 from server.watch import Serving
 

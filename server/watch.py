@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from builder.errors import ReleaseError
-from builder.store import CURRENT, LoadedRelease, load_release, verify_release
+from builder.release.store import CURRENT, LoadedRelease, load_release, verify_release
 
 LOG = logging.getLogger("ras.server")
 WATCH_INTERVAL = 1.0  # seconds between checks of `current` and of the release's files; a stat walk is cheap

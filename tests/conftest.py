@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from builder.release import publish
-from builder.store import LoadedRelease, current_release, load_release
+from builder.release.promote import publish
+from builder.release.store import LoadedRelease, current_release, load_release
 from builder.sources.tree import fixture_source
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared"

@@ -5,7 +5,15 @@ from __future__ import annotations
 from datetime import date, timedelta
 
 from builder.records import (
-    Amendment, CopycatConfig, Filing, HoldingRow, ManagerConfig, ScopeWarning, Security, Sources, ValueUnit,
+    Amendment,
+    CopycatConfig,
+    Filing,
+    HoldingRow,
+    ManagerConfig,
+    ScopeWarning,
+    Security,
+    Sources,
+    ValueUnit,
 )
 
 SECURITIES = {

@@ -7,10 +7,10 @@ from datetime import date
 
 import pytest
 
-from builder.api import canonical_json
-from builder.research.audit import audit_export
-from builder.research.ethos import ethos_definitions
-from builder.research.policy import POLICY_CONFIG, evaluate_policy
+from builder.canonical import canonical_json
+from builder.research.methods.audit import audit_export
+from builder.research.methods.ethos import ethos_definitions
+from builder.research.methods.policy import POLICY_CONFIG, evaluate_policy
 from builder.research.views import select_view
 from tests.research_samples import make_artifact
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from bench import synthetic
-from builder.release_data import assemble
+from builder.release.assemble import assemble
 from builder.sources.tree import read_sources
 
 TINY = synthetic.Params(managers=3, quarters=3, positions=12, seed=5)

@@ -7,7 +7,7 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from builder.cli import main
-from builder.store import current_release
+from builder.release.store import current_release
 
 
 def run(*args: str):

@@ -7,12 +7,18 @@ from datetime import date
 
 import pytest
 
-from builder.research.congress import (
-    DEMO_RULE, STRICT_RULE, ClusterRule, CongressInput, Outcome, build_congress, clusters_on, signal_history,
+from builder.research.previews.congress import (
+    DEMO_RULE,
+    STRICT_RULE,
+    ClusterRule,
+    CongressInput,
+    Outcome,
+    build_congress,
+    clusters_on,
+    signal_history,
 )
 from builder.sources.congress import RowOutcome, TradeType, name_key, parse_congress
 from tests.conftest import realdata
-
 
 
 def house(**changes: object) -> dict:

@@ -6,9 +6,10 @@ import math
 
 import pytest
 
-from builder.api import ApiError, ErrorCode, canonical_json
-from builder.research import ethos
-from builder.research.ethos import ETHOS_IDS, ethos_definitions, score_view, select_tickers
+from builder.api.wire import ApiError, ErrorCode
+from builder.canonical import canonical_json
+from builder.research.methods import ethos
+from builder.research.methods.ethos import ETHOS_IDS, ethos_definitions, score_view, select_tickers
 from builder.research.views import select_view
 from tests.research_samples import make_artifact
 

@@ -6,10 +6,10 @@ from datetime import date
 
 import pytest
 
-from builder.api import ApiError, ErrorCode
-from builder.research.ethos import score_view
-from builder.research.explain import explain_position
-from builder.research.policy import evaluate_policy
+from builder.api.wire import ApiError, ErrorCode
+from builder.research.methods.ethos import score_view
+from builder.research.methods.explain import explain_position
+from builder.research.methods.policy import evaluate_policy
 from builder.research.views import select_view
 from tests.research_samples import make_artifact
 

@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 
 from builder.records import ManagerConfig, ValueUnit
-from builder.sources import filings
-from builder.sources.filings import read_copycat_filings, read_filing_tree
-from builder.sources.pairing import LooseDocument, common_prefix, pair_documents
-from builder.sources.sec13f import InformationTable, PrimaryDocument
+from builder.sources.sec13f import filings
+from builder.sources.sec13f.document import InformationTable, PrimaryDocument
+from builder.sources.sec13f.filings import read_copycat_filings, read_filing_tree
+from builder.sources.sec13f.pairing import LooseDocument, common_prefix, pair_documents
 
 NS = 'xmlns="http://www.sec.gov/edgar/thirteenffiler"'
 

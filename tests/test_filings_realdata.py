@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from builder.records import Amendment, Filing, ManagerConfig, ValueUnit
-from builder.sources.filing_rules import build_filing, summary_warnings
-from builder.sources.filings import FilingsRead, read_copycat_filings, read_filing_tree
-from builder.sources.sec13f import InformationTable, PrimaryDocument, Summary, parse_document
+from builder.sources.sec13f.document import InformationTable, PrimaryDocument, Summary, parse_document
+from builder.sources.sec13f.filings import FilingsRead, read_copycat_filings, read_filing_tree
+from builder.sources.sec13f.rules import build_filing, summary_warnings
 from tests.conftest import REALDATA, realdata
 
 BEFORE, SINCE, CHECKED = "filed-before-2023-01-03", "filed-on-or-after-2023-01-03", "implied-price-check"

@@ -17,7 +17,7 @@ import pytest
 from defusedxml import ElementTree
 
 from builder.records import Amendment, Filing, HoldingRow, ValueUnit
-from builder.sources.sec13f_writer import full_submission
+from builder.sources.sec13f.writer import full_submission
 
 ROOT = Path(__file__).resolve().parents[1]
 SOURCE = ROOT / "builder" / "fixture" / "source"

@@ -12,11 +12,11 @@ import pytest
 from click.testing import CliRunner
 from mcp import Client, MCPError
 
+from builder.api.contract import OPERATIONS, RESEARCH_REQUEST, TOOLS, VIEW_REQUEST
 from builder.cli import main as ras
-from builder.contract import OPERATIONS, RESEARCH_REQUEST, TOOLS, VIEW_REQUEST
-from builder.release import publish
+from builder.release.promote import publish
+from builder.release.store import LoadedRelease
 from builder.sources.tree import fixture_source
-from builder.store import LoadedRelease
 from server import mcp_server
 from server.app import create_app
 from server.mcp_server import create_server

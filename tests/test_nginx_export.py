@@ -21,17 +21,23 @@ from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from builder import export_variants
-from builder.export import export_command, export_release
-from builder.export_config import Route, render_routes_conf
-from builder.export_routes import mode_aliases
-from builder.release import publish
+from builder.export import variants as export_variants
+from builder.export.config import Route, render_routes_conf
+from builder.export.routes import mode_aliases
+from builder.export.tree import export_command, export_release
+from builder.release.promote import publish
 from builder.sources.tree import fixture_source
 from server.conditional import none_match
-
 from tests.conftest import quiet
 from tests.live_servers import (
-    STARTUP_SECONDS, Reply, fetch, nginx_binary, start_nginx, start_ras_serve, stop, wait_until_listening,
+    STARTUP_SECONDS,
+    Reply,
+    fetch,
+    nginx_binary,
+    start_nginx,
+    start_ras_serve,
+    stop,
+    wait_until_listening,
 )
 from tests.servers import free_port
 

@@ -14,11 +14,12 @@ from jsonschema import Draft202012Validator
 from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012
 
-from builder.api import ErrorCode, canonical_json
-from builder.contract import BY_ID, OPERATIONS, Operation
-from builder.openapi import PARAM_EXAMPLES, error_codes, openapi_document, statuses
-from builder.openapi_text import ERROR_CODES
-from builder.store import CURRENT
+from builder.api.contract import BY_ID, OPERATIONS, Operation
+from builder.api.openapi.document import PARAM_EXAMPLES, error_codes, openapi_document, statuses
+from builder.api.openapi.text import ERROR_CODES
+from builder.api.wire import ErrorCode
+from builder.canonical import canonical_json
+from builder.release.store import CURRENT
 from server.app import create_app
 
 DOCUMENT_URI = "urn:research-artifact-service:openapi"

@@ -7,10 +7,9 @@ from datetime import date
 
 import pytest
 
-from builder.research.person import PersonInput, build_person, concentration, estimate_holdings, person_trades
+from builder.research.previews.person import PersonInput, build_person, concentration, estimate_holdings, person_trades
 from builder.sources.congress import parse_congress
 from tests.conftest import realdata
-
 
 
 def tx(ticker: str | None, kind: str, amount: str, traded: str, disclosed: str = "06/30/2026", **changes) -> dict:

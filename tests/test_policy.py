@@ -5,8 +5,8 @@ from __future__ import annotations
 import copy
 from datetime import date, timedelta
 
-from builder.api import canonical_json
-from builder.research.policy import CHECK_IDS, POLICY_CONFIG, STALE_AFTER_DAYS, evaluate_policy, policy_changes
+from builder.canonical import canonical_json
+from builder.research.methods.policy import CHECK_IDS, POLICY_CONFIG, STALE_AFTER_DAYS, evaluate_policy, policy_changes
 from builder.research.views import select_view
 from tests.research_samples import make_artifact
 

@@ -12,11 +12,11 @@ from pathlib import Path
 import orjson
 import pytest
 
-from builder.research.congress import CongressInput, build_congress
-from builder.research.previews import FIXTURE_CAVEAT, build_previews, json_ready
+from builder.research.previews.congress import CongressInput, build_congress
+from builder.research.previews.pack import FIXTURE_CAVEAT, build_previews, json_ready
 from builder.sources.previews import read_previews
-from tests.conftest import realdata as realdata_root
 from scripts.fixture_previews import FIXTURE_AS_OF, write_preview_sources
+from tests.conftest import realdata as realdata_root
 
 REAL_SECTIONS = {
     "person": {"name": "Alan S. Lowenthal", "files": ["congress/house_stock_watcher_sample.json"]},

@@ -14,8 +14,8 @@ import orjson
 import pytest
 
 from builder.errors import PublishError, ReleaseError
-from builder.release import promote, publish
-from builder.store import current_release, list_releases, verify_release
+from builder.release.promote import promote, publish
+from builder.release.store import current_release, list_releases, verify_release
 from tests.conftest import DAMAGES, damage, quiet
 
 

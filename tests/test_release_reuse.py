@@ -8,9 +8,9 @@ import shutil
 from datetime import date
 from pathlib import Path
 
-from builder.release import publish
+from builder.release.promote import publish
+from builder.release.store import verify_release
 from builder.sources.tree import fixture_source
-from builder.store import verify_release
 
 
 def test_a_next_day_release_links_the_objects_it_shares_with_the_previous_one(published: Path, tmp_path: Path) -> None:

@@ -15,9 +15,9 @@ from pathlib import Path
 import orjson
 import pytest
 
-from builder.release import publish
-from builder.sources.filings import MAX_FILE_BYTES
-from builder.store import current_release, verify_release
+from builder.release.promote import publish
+from builder.release.store import current_release, verify_release
+from builder.sources.sec13f.filings import MAX_FILE_BYTES
 from server.app import WATCH, create_app
 from tests.conftest import DAMAGES, damage, quiet
 from tests.servers import child_env, run_cli

@@ -9,10 +9,10 @@ from datetime import date
 import pytest
 
 from builder.records import Amendment, HoldingRow, ValueUnit
-from builder.sources.filing_rules import build_filing, decide_unit, median_price, summary_warnings
-from builder.sources.safexml import DocumentError
-from builder.sources.sec13f import InformationTable, PrimaryDocument, Summary, parse_document
-from builder.sources.submission import accession_in, carried_documents, parse_submission
+from builder.sources.sec13f.document import InformationTable, PrimaryDocument, Summary, parse_document
+from builder.sources.sec13f.rules import build_filing, decide_unit, median_price, summary_warnings
+from builder.sources.sec13f.safexml import DocumentError
+from builder.sources.sec13f.submission import accession_in, carried_documents, parse_submission
 
 TABLE_NS = "http://www.sec.gov/edgar/document/thirteenf/informationtable"
 

@@ -8,8 +8,8 @@ import pytest
 
 from builder.records import Security
 from builder.sources import securities as module
-from builder.sources.filings import read_filing_tree
-from builder.sources.sec13f import InformationTable, parse_document
+from builder.sources.sec13f.document import InformationTable, parse_document
+from builder.sources.sec13f.filings import read_filing_tree
 from builder.sources.securities import parse_securities, read_securities
 from tests.conftest import REALDATA, realdata
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from builder.store import current_release
+from builder.release.store import current_release
 from server.app import create_app
 from server.conditional import none_match
 
@@ -71,8 +71,9 @@ async def test_equal_manager_views_have_one_etag_and_all_managers_equals_none(cl
 
 
 async def test_a_live_subset_view_has_the_bytes_a_builder_render_would_have(client, release):
-    from builder.contract import BY_ID, resolve
-    from builder.release import render
+    from builder.api.contract import BY_ID
+    from builder.api.params import resolve
+    from builder.api.render import render
 
     ids = sorted(m["id"] for m in release.data.index["copycat"]["managers"])[:2]
     response = await client.get(f"{LATEST}?managers={','.join(ids)}&mode=overlap")

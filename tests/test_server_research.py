@@ -8,7 +8,7 @@ from pathlib import Path
 import orjson
 import pytest
 
-from builder.api import canonical_json
+from builder.canonical import canonical_json
 from builder.sources.tree import read_sources
 from server.app import create_app
 

@@ -7,11 +7,10 @@ from datetime import date, datetime, timezone
 
 import pytest
 
-from builder.research.social import EXCLUDED_TICKER_WORDS, SocialInput, build_social, pack_id, rankings
+from builder.research.previews.social import EXCLUDED_TICKER_WORDS, SocialInput, build_social, pack_id, rankings
 from builder.sources.congress import RowOutcome
 from builder.sources.social import parse_social
 from tests.conftest import realdata
-
 
 
 def row(rank: int, ticker: str, mentions: object, before: object, **changes: object) -> dict:

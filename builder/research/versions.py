@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from builder.api import canonical_json, sha256_hex
+from builder.canonical import canonical_json, sha256_hex
 
 MAJOR = 1  # the PackArtifact schema's major version; a new schema would start a new major
 

@@ -41,9 +41,9 @@ from pathlib import Path
 from typing import Any
 
 from builder.records import SourceFile, SourceProblem
-from builder.research.congress import DEMO_RULE, STRICT_RULE, ClusterRule, CongressInput
-from builder.research.person import PersonInput
-from builder.research.social import EXCLUDED_TICKER_WORDS, MIN_BASELINE, MIN_MENTIONS, TOP, SocialInput
+from builder.research.previews.congress import DEMO_RULE, STRICT_RULE, ClusterRule, CongressInput
+from builder.research.previews.person import PersonInput
+from builder.research.previews.social import EXCLUDED_TICKER_WORDS, MIN_BASELINE, MIN_MENTIONS, TOP, SocialInput
 from builder.sources.congress import CongressFile, RowOutcome, name_key, parse_congress
 from builder.sources.provenance import source_file
 from builder.sources.social import SocialFile, parse_social

@@ -8,10 +8,10 @@ from pathlib import Path
 
 from builder.errors import SourceError
 from builder.records import ScopeWarning, SourceFile, SourceProblem, Sources
-from builder.sources.filings import read_copycat_filings
 from builder.sources.packs import read_packs_config
 from builder.sources.previews import read_previews
 from builder.sources.provenance import source_file
+from builder.sources.sec13f.filings import read_copycat_filings
 from builder.sources.securities import read_securities
 
 

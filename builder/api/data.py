@@ -1,0 +1,67 @@
+"""What a release knows: the pack catalog, every artifact and the release index, as plain JSON data.
+
+The release step assembles it from the sources (builder.release.assemble); the server loads it back from
+the release files (builder.release.store). Both hand the same object to the same handlers, so a live
+answer has the bytes the builder would have written.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Callable, Hashable, Mapping
+from dataclasses import dataclass, field
+from datetime import date
+from typing import Any, TypeVar
+
+T = TypeVar("T")
+MEMO_SIZE = 512  # derived values (views, scores, policy) kept per release; live subsets are unbounded otherwise
+
+
+@dataclass(frozen=True, slots=True)
+class ReleaseData:
+    """Everything handlers read. `identity` (release id, manifest sha256) exists only once sealed."""
+
+    index: Mapping[str, Any]
+    artifacts: Mapping[str, dict]  # 13f-copycat artifacts by version id
+    identity: Mapping[str, str] | None = None
+    _packs: dict[str, dict] = field(default_factory=dict)
+    _memo: OrderedDict[Hashable, Any] = field(default_factory=OrderedDict)
+
+    def __post_init__(self) -> None:
+        self._packs.update({pack["id"]: pack for pack in self.index["packs"]})
+
+    def memo(self, key: Hashable, compute: Callable[[], T]) -> T:
+        """A value derived from this release, computed once (bounded LRU); pure, so caching changes no byte."""
+        if key in self._memo:
+            self._memo.move_to_end(key)
+            return self._memo[key]
+        value = self._memo[key] = compute()
+        if len(self._memo) > MEMO_SIZE:
+            self._memo.popitem(last=False)
+        return value
+
+    @property
+    def as_of(self) -> date:
+        return date.fromisoformat(self.index["asOf"])
+
+    def history(self, version: str) -> list[dict]:
+        """The 13f-copycat artifacts older than `version`, oldest first."""
+        return [self.artifacts[v] for v in self.versions[: self.versions.index(version)]]
+
+    def with_identity(self, identity: Mapping[str, str]) -> ReleaseData:
+        return ReleaseData(self.index, self.artifacts, identity, _memo=self._memo)  # memo keys never name the release
+
+    def pack(self, pack_id: str) -> dict | None:
+        return self._packs.get(pack_id)
+
+    @property
+    def versions(self) -> list[str]:
+        """13f-copycat version ids, oldest first."""
+        return self.index["copycat"]["versions"]
+
+    @property
+    def latest(self) -> dict:
+        return self.artifacts[self.versions[-1]]
+
+    def preview(self, pack_id: str) -> dict | None:
+        return self.index["previews"].get(pack_id)

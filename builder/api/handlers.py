@@ -1,0 +1,146 @@
+"""The GET handlers: (release data, canonical params) → the `data` of the success envelope.
+
+Pure: the builder calls them to precompute every GET answer and the server calls them for views it
+did not precompute. Parameters arrive validated and canonical (see builder.api.contract).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from builder.api.data import ReleaseData
+from builder.api.wire import API_PREFIX, CONTRACT_VERSION
+from builder.canonical import canonical_json, sha256_hex
+from builder.research.artifact import PACK_ID
+from builder.research.views import MODES, select_view
+
+TOP_TICKERS = 10  # the agent payload's short list; the full view is beside it
+RESEARCH_ONLY = "Research only: no broker, no account, no orders. executionEnabled is always false."
+COPYCAT_LIMITATIONS = (
+    "Form 13F lists long positions in Section 13(f) securities only: short positions, cash, bonds and most "
+    "non-US holdings are absent, so a book here is not a manager's whole portfolio.",
+    "Holdings are as of quarter end and filed up to 45 days later (17 CFR 240.13f-1); they may have changed since.",
+    "Option rows are reported at the underlying's notional value; they are kept apart from long-equity positions.",
+    "A change is measured against the manager's previous calendar quarter; without that filing it is 'unknown'.",
+    RESEARCH_ONLY,
+)
+FIXTURE_LIMITATION = "Fixture data: the managers and holdings are fictional, over real securities. Not investment data."
+
+
+def _pack_links(pack_id: str) -> dict[str, str]:
+    return {"latest": f"{API_PREFIX}/packs/{pack_id}/latest", "versions": f"{API_PREFIX}/packs/{pack_id}/versions"}
+
+
+def get_health(data: ReleaseData, params: dict[str, Any]) -> dict[str, Any]:
+    """Health of the sealed release: identity, freshness, warnings; never paths or commands."""
+    assert data.identity is not None, "health is rendered only for a sealed release"
+    warnings = data.index["warnings"]
+    return {
+        "status": "degraded" if warnings else "consumable",
+        "releaseId": data.identity["releaseId"],
+        "manifestSha256": data.identity["manifestSha256"],
+        "asOf": data.index["asOf"],
+        "contractVersion": CONTRACT_VERSION,
+        "fixture": data.index["fixture"],
+        "packs": [
+            {"id": p["id"], "status": p["status"], "latestVersion": p["latestVersion"], "asOf": p["asOf"]}
+            for p in data.index["packs"]
+            if p["status"] == "available"
+        ],
+        "warningCount": len(warnings),
+        "warnings": [{"code": w["code"], "message": w["message"]} for w in warnings],
+        "executionEnabled": False,
+    }
+
+
+def get_openapi_document(data: ReleaseData, params: dict[str, Any]) -> dict[str, Any]:
+    """The OpenAPI 3.1 document, served raw; it depends on the code only, not on the release."""
+    from builder.api.openapi.document import (
+        openapi_document,  # builder.api.openapi.document imports contract, which imports us: circular
+    )
+
+    return openapi_document()
+
+
+def list_packs(data: ReleaseData, params: dict[str, Any]) -> dict[str, Any]:
+    packs = [{**p, "links": _pack_links(p["id"]) if p["status"] == "available" else {}} for p in data.index["packs"]]
+    return {"packs": packs}
+
+
+def artifact_reference(data: ReleaseData, version: str) -> dict[str, str]:
+    """The release-manifest entry that vouches for an artifact: its file and the sha256 of its bytes."""
+    return {"file": f"artifacts/{PACK_ID}/{version}.json", "sha256": sha256_hex(canonical_json(data.artifacts[version]))}
+
+
+def get_latest_pack(data: ReleaseData, params: dict[str, Any]) -> dict[str, Any]:
+    preview = data.preview(params["packId"])
+    if preview is not None:
+        return _latest_preview(data, preview)
+    artifact = data.latest
+    view = select_view(artifact, params.get("managers", ()), params.get("mode", "any"))
+    return {
+        "pack": _pack_summary(data, PACK_ID),
+        "versionId": artifact["versionId"],
+        "artifact": artifact,
+        "manifestEntry": artifact_reference(data, artifact["versionId"]),
+        "managers": data.index["copycat"]["managers"],
+        "modes": list(MODES),
+        "view": view,
+        "agentPayload": _agent_payload(artifact, view, data.index["fixture"]),
+        "limitations": _limitations(data.index["fixture"]),
+    }
+
+
+def _latest_preview(data: ReleaseData, preview: dict) -> dict[str, Any]:
+    return {
+        "pack": _pack_summary(data, preview["id"]),
+        "versionId": preview["version"],
+        "artifact": preview["artifact"],
+        "agentPayload": preview["agentPayload"],
+        "caveats": preview["caveats"],
+        "limitations": [*preview["caveats"], FIXTURE_LIMITATION if data.index["fixture"] else RESEARCH_ONLY],
+    }
+
+
+def _pack_summary(data: ReleaseData, pack_id: str) -> dict[str, Any]:
+    pack = data.pack(pack_id)
+    return {key: pack[key] for key in ("id", "label", "title", "status")}
+
+
+def _limitations(fixture: bool) -> list[str]:
+    return [*COPYCAT_LIMITATIONS, *([FIXTURE_LIMITATION] if fixture else [])]
+
+
+def _agent_payload(artifact: dict, view: dict, fixture: bool) -> dict[str, Any]:
+    top = sorted(view["tickers"], key=lambda row: (-row["value"], row["ticker"]))[:TOP_TICKERS]
+    return {
+        "summary": (
+            f"{view['tickerCount']} tickers in mode '{view['mode']}' across {len(view['managers'])} managers' "
+            f"13F filings for the quarter ended {artifact['quarter']}" + (" (fictional fixture data)" if fixture else "")
+        ),
+        "quarter": artifact["quarter"],
+        "versionId": artifact["versionId"],
+        "topByValue": [
+            {key: row[key] for key in ("ticker", "issuer", "holders", "value", "buyers", "sellers")} for row in top
+        ],
+        "warnings": [w["message"] for w in artifact["warnings"]],
+        "executionEnabled": False,
+    }
+
+
+def list_pack_versions(data: ReleaseData, params: dict[str, Any]) -> dict[str, Any]:
+    preview = data.preview(params["packId"])
+    if preview is not None:
+        entries = [{"versionId": preview["version"], "asOf": preview["asOf"], "latest": True}]
+        return {"packId": preview["id"], "latestVersion": preview["version"], "versions": entries}
+    latest = data.versions[-1]
+    entries = [
+        {
+            "versionId": version,
+            "quarter": data.artifacts[version]["quarter"],
+            "latest": version == latest,
+            "artifactSha256": artifact_reference(data, version)["sha256"],
+        }
+        for version in reversed(data.versions)
+    ]
+    return {"packId": PACK_ID, "latestVersion": latest, "versions": entries}

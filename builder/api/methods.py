@@ -1,0 +1,132 @@
+"""The research-method operations of 13f-copycat: ethos, policy, explanation and audit (and preview audits).
+
+Handlers as in builder.api.handlers: (release data, canonical params) → payload. A view's scores and policy
+are computed once per release through ReleaseData.memo, so precomputing an explanation for every
+ticker of a view costs one scoring of that view, not one per ticker.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from builder.api.data import ReleaseData
+from builder.api.wire import ApiError, ErrorCode
+from builder.canonical import canonical_json, sha256_hex
+from builder.research.diff import diff_versions
+from builder.research.methods.audit import audit_record
+from builder.research.methods.ethos import ETHOS_IDS, ethos_definitions, score_view, select_tickers
+from builder.research.methods.explain import explainer
+from builder.research.methods.policy import evaluate_policy, policy_changes
+from builder.research.schema import validate_artifact
+from builder.research.views import DEFAULT_MODE, select_view
+
+
+def view_of(data: ReleaseData, version: str, managers: Sequence[str], mode: str) -> dict:
+    return data.memo(("view", version, tuple(managers), mode), lambda: select_view(data.artifacts[version], managers, mode))
+
+
+def scores_of(data: ReleaseData, version: str, managers: Sequence[str], mode: str, ethos_ids: Sequence[str]) -> dict:
+    def compute() -> dict:
+        return score_view(view_of(data, version, managers, mode), data.artifacts[version], data.history(version), ethos_ids)
+
+    return data.memo(("scores", version, tuple(managers), mode, tuple(ethos_ids)), compute)
+
+
+def policy_of(data: ReleaseData, version: str, managers: Sequence[str], mode: str) -> dict:
+    def compute() -> dict:
+        # An older version's view is needed once, for its policy in a diff: not kept (at scale views are large).
+        view = view_of(data, version, managers, mode) if version == data.versions[-1] else select_view(
+            data.artifacts[version], managers, mode)
+        return evaluate_policy(view, data.artifacts[version], as_of=data.as_of)
+
+    return data.memo(("policy", version, tuple(managers), mode), compute)
+
+
+def _view_params(params: dict[str, Any]) -> tuple[list[str], str]:
+    return params.get("managers", []), params.get("mode", DEFAULT_MODE)
+
+
+def list_ethos(data: ReleaseData, params: dict[str, Any]) -> dict[str, Any]:
+    return {"ethos": ethos_definitions()}
+
+
+def explain_position(data: ReleaseData, params: dict[str, Any]) -> dict[str, Any]:
+    """The latest version's evidence for one ticker of the selected view (404 when it is not in the view)."""
+    managers, mode = _view_params(params)
+    version = data.versions[-1]
+
+    def build() -> Callable[[str], dict]:
+        view = view_of(data, version, managers, mode)
+        scores = scores_of(data, version, managers, mode, ETHOS_IDS)
+        return explainer(view, data.artifacts[version], scores, policy_of(data, version, managers, mode))
+
+    return data.memo(("explainer", version, tuple(managers), mode), build)(params["ticker"])
+
+
+def compare_versions(data: ReleaseData, params: dict[str, Any]) -> dict[str, Any]:
+    """The semantic diff of two versions over one view, with the policy checks whose outcome changed."""
+    older, newer = params["from"], params["to"]
+    for version in (older, newer):
+        if version not in data.artifacts:
+            raise ApiError(404, ErrorCode.VERSION_NOT_FOUND, f"version {version!r} is not in the version catalog")
+    if data.versions.index(older) >= data.versions.index(newer):
+        raise ApiError(400, ErrorCode.INVALID_VERSION_ORDER, "'from' must be an earlier version than 'to'", {"from": older, "to": newer})
+    managers, mode = _view_params(params)
+    diff = diff_versions(data.artifacts[older], data.artifacts[newer], managers, mode)
+    diff["policy"] = policy_changes(policy_of(data, older, managers, mode), policy_of(data, newer, managers, mode))
+    return diff
+
+
+def compare_ethos(data: ReleaseData, params: dict[str, Any]) -> dict[str, Any]:
+    """Per-ticker scores of the selected ethos over the view, and their cross-methodology overlap."""
+    managers, mode = _view_params(params)
+    result = scores_of(data, data.versions[-1], managers, mode, params["ethosIds"])
+    return select_tickers(result, params.get("tickers", []))
+
+
+def validate_policy(data: ReleaseData, params: dict[str, Any]) -> dict[str, Any]:
+    managers, mode = _view_params(params)
+    return policy_of(data, data.versions[-1], managers, mode)
+
+
+def export_audit_trail(data: ReleaseData, params: dict[str, Any]) -> dict[str, Any]:
+    """The audit trail of a pack's latest artifact in the sealed release (any available pack)."""
+    assert data.identity is not None, "audit is rendered only for a sealed release"
+    preview = data.preview(params["packId"])
+    if preview is not None:
+        return _preview_audit(data, preview)
+    managers, mode = _view_params(params)
+    version = data.versions[-1]
+    artifact = data.artifacts[version]
+    data.memo(("schema-valid", version), lambda: validate_artifact(artifact) or True)  # raises when invalid
+    return audit_record(
+        artifact,
+        artifact_sha256=data.memo(("sha256", version), lambda: sha256_hex(canonical_json(artifact))),
+        release=dict(data.identity),
+        provenance=data.index["provenance"],
+        view=view_of(data, version, managers, mode),
+        ethos=ethos_definitions(),
+        policy=policy_of(data, version, managers, mode),
+        as_of=data.index["asOf"],
+    )
+
+
+def _preview_audit(data: ReleaseData, preview: dict) -> dict[str, Any]:
+    artifact_sha256 = sha256_hex(canonical_json(preview["artifact"]))
+    return {
+        "identity": {"packId": preview["id"], "versionId": preview["version"], "asOf": preview["asOf"]},
+        "release": dict(data.identity or {}),
+        "contentHash": {"algorithm": "sha256", "value": artifact_sha256, "of": "canonical artifact bytes: sorted keys, no whitespace"},
+        "provenance": data.index["provenance"],
+        "methodology": preview["methodology"],
+        "caveats": preview["caveats"],
+        "policy": None,
+        "events": [
+            {"event": "ingested", "at": data.index["asOf"], "detail": f"{len(data.index['provenance'])} source files read"},
+            {"event": "validated", "at": data.index["asOf"], "detail": f"{len(preview['warnings'])} scope warnings"},
+            {"event": "sealed", "at": data.index["asOf"], "detail": f"release {(data.identity or {}).get('releaseId')}"},
+        ],
+        "executionEnabled": False,
+        "artifact": preview["artifact"],
+    }

@@ -1,0 +1,7 @@
+"""The OpenAPI 3.1 document of /api/v1, generated from the operation table.
+
+In: `builder.api.contract.OPERATIONS` and the research modules' constants (modes, ethos ids, check
+ids). Out: the document as a dict (`document.openapi_document`), rendered into each release by the
+release step and served from it like every other answer. `schemas`, `payloads` and `previews` hold
+the component schemas; `text` the prose (error-code table, descriptions).
+"""

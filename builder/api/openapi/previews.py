@@ -1,0 +1,164 @@
+"""Component schemas of the preview packs (person tracker, congress trades, social momentum).
+
+Every top-level key of a preview artifact, agent payload and methodology is typed; the artifact's long
+lists (transactions, clusters, rankings, source reports) are left as plain objects.
+"""
+
+from __future__ import annotations
+
+from builder.api.openapi.schemas import (
+    BOOLEAN,
+    DATE,
+    INTEGER,
+    NUMBER,
+    STRING,
+    STRINGS,
+    Schema,
+    array,
+    closed,
+    enum,
+    nullable,
+    ref,
+)
+from builder.research.previews.congress import PACK_ID as CONGRESS_PACK_ID
+from builder.research.previews.congress import Outcome as CongressOutcome
+from builder.research.previews.person import CONCENTRATION_TOP
+
+OBJECT = {"type": "object"}
+OBJECTS = array(OBJECT)
+KINDS = ("Person", "Congress", "Social")
+DATA_PREVIEW = {"const": "data preview"}
+
+
+def _disclosure(*extra: str) -> Schema:
+    """Days-to-disclose summary over the counted trades (null dates and days when there are none)."""
+    fields = {
+        "trades": INTEGER,
+        "latest_transaction_date": nullable(DATE),
+        "latest_disclosure_date": nullable(DATE),
+        "median_days_to_disclose": nullable(NUMBER),
+        "max_days_to_disclose": nullable(INTEGER),
+        "late_disclosures": INTEGER,
+        "disclosed_before_trade": INTEGER,
+    }
+    return closed({**fields, **{name: nullable(INTEGER) for name in extra}})
+
+
+def person_schemas() -> dict[str, Schema]:
+    """<person>-tracker: estimated holdings, concentration and freshness."""
+    summary = {
+        "pack": STRING,
+        "label": DATA_PREVIEW,
+        "person": STRING,
+        "as_of": DATE,
+        "fixture": BOOLEAN,
+        "totals": closed({"estimate": INTEGER, "low": INTEGER, "high": nullable(INTEGER)},
+                         description="Dollar estimate with its bounds; high is null when a range is open-ended."),
+        "concentration": closed({
+            "positions": INTEGER,
+            "hhi": NUMBER,
+            "effective_positions": nullable(NUMBER),
+            f"top{CONCENTRATION_TOP}_weight": NUMBER,
+            "top": array(closed({"ticker": STRING, "weight": NUMBER})),
+        }),
+        "freshness": _disclosure("days_since_latest_disclosure"),
+    }
+    holding = closed({"ticker": STRING, "estimate": INTEGER, "low": INTEGER, "high": nullable(INTEGER), "weight": NUMBER})
+    return {
+        "PersonArtifact": closed({
+            **summary, "description": STRING, "holdings": OBJECTS, "closed": STRINGS, "unmatched_sales": OBJECTS,
+            "untracked": OBJECTS, "transactions": OBJECTS, "sources": OBJECTS, "caveats": STRINGS,
+        }),
+        "PersonAgentPayload": closed({**summary, "top_holdings": array(holding), "caveats": STRINGS}),
+        "PersonMethodology": closed({
+            "person": STRING, "names_matched": STRINGS, "name_matching": STRING, "counted": STRING, "estimate": STRING,
+            "not_estimated": STRING, "concentration": STRING, "late_disclosure_days": INTEGER,
+            "amount_categories": OBJECTS, "evaluation_date": DATE, "release_as_of": DATE, "sources": STRINGS,
+        }),
+    }
+
+
+def congress_schemas() -> dict[str, Schema]:
+    """congress-trades: cluster signal under demo and strict thresholds; may say stay in cash."""
+    rule = closed({
+        "window_days": INTEGER, "min_members": INTEGER, "min_amount": INTEGER,
+        "direction": {"const": "purchase"}, "counted_by": {"const": "disclosure date"},
+    })
+    rules = closed({"demo": rule, "strict": rule})
+    both = closed({"demo": OBJECTS, "strict": OBJECTS})
+    head = {"pack": {"const": CONGRESS_PACK_ID}, "label": DATA_PREVIEW, "as_of": DATE, "fixture": BOOLEAN}
+    summary = {
+        "outcome": enum(outcome.value for outcome in CongressOutcome),
+        "stance": STRING,
+        "answer": STRING,
+        "produced_by": nullable(enum(("strict", "demo"))),
+    }
+    trade = closed({
+        "member": STRING, "transaction_date": DATE, "disclosure_date": DATE, "days_to_disclose": INTEGER,
+        "amount": closed({"low": INTEGER, "high": nullable(INTEGER), "text": STRING}),
+        "owner": STRING, "ptr_link": STRING, "flags": STRINGS,
+    })
+    cluster = closed({
+        "ticker": STRING, "members": STRINGS, "member_count": INTEGER, "first_disclosed": DATE, "last_disclosed": DATE,
+        "trade_count": INTEGER, "amount_low_total": INTEGER, "amount_high_total": nullable(INTEGER),
+        "trades": array(trade),
+    })
+    return {
+        "CongressArtifact": closed({
+            **head, "description": STRING, **summary, "rules": rules, "signals": both, "history": both,
+            "window_trades": OBJECTS, "disclosure": _disclosure(), "sources": OBJECTS, "caveats": STRINGS,
+        }),
+        "CongressAgentPayload": closed({
+            **head, **summary,
+            "definition": closed({"direction": {"const": "purchase"}, "counted_by": STRING, "demo": rule, "strict": rule}),
+            "signal": array(cluster), "strict_tickers": STRINGS, "demo_tickers": STRINGS,
+            "latest_disclosure_date": nullable(DATE), "caveats": STRINGS,
+        }),
+        "CongressMethodology": closed({
+            "cluster": STRING, "counted_by": STRING, "eligible": STRING, "headline": STRING, "rules": rules,
+            "member_identity": STRING, "late_disclosure_days": INTEGER, "amount_categories": OBJECTS,
+            "evaluation_date": DATE, "release_as_of": DATE, "sources": STRINGS,
+        }),
+    }
+
+
+def social_schemas() -> dict[str, Schema]:
+    """<forum>-social-momentum: attention momentum from mention counts; attention is not conviction."""
+    summary = {
+        "pack": STRING,
+        "label": {"const": "research preview"},
+        "forum": STRING,
+        "as_of": DATE,
+        "fixture": BOOLEAN,
+        "signal": enum(("attention momentum", "no momentum signal")),
+        "snapshot_time": nullable(STRING),
+    }
+    definition = {
+        "momentum": STRING, "rank_change": STRING, "new_entrants": STRING, "eligible": STRING, "min_mentions": INTEGER,
+        "min_baseline": INTEGER, "top": INTEGER, "excluded_ticker_words": STRINGS, "forum": STRING,
+    }
+    brief = closed({
+        "ticker": STRING, "name": STRING, "mentions": INTEGER, "mentions_24h_ago": nullable(INTEGER),
+        "mention_ratio": nullable(NUMBER), "rank": INTEGER, "rank_change": nullable(INTEGER),
+    })
+    return {
+        "SocialArtifact": closed({
+            **summary, "description": STRING, "movers": OBJECTS, "faders": OBJECTS, "new_entrants": OBJECTS,
+            "leaders": OBJECTS, "excluded_seen": OBJECTS, "snapshots": OBJECTS, "sources": OBJECTS, "caveats": STRINGS,
+        }),
+        "SocialAgentPayload": closed({
+            **summary, "definition": closed(definition), "top_movers": array(brief), "new_entrants": array(brief),
+            "caveats": STRINGS,
+        }),
+        "SocialMethodology": closed({**definition, "evaluation_date": DATE, "release_as_of": DATE, "sources": STRINGS}),
+    }
+
+
+def preview_schemas() -> dict[str, Schema]:
+    """The three preview kinds and, for each part, the union the payloads refer to."""
+    unions = {
+        f"Preview{part}": {"anyOf": [ref(f"{kind}{part}") for kind in KINDS]}
+        for part in ("Artifact", "AgentPayload", "Methodology")
+    }
+    return {**person_schemas(), **congress_schemas(), **social_schemas(), **unions}
+

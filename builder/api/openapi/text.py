@@ -1,0 +1,84 @@
+"""The words of the OpenAPI document: error codes, status texts and the decisions the contract left open."""
+
+from __future__ import annotations
+
+from builder.api.wire import GET_CACHE_CONTROL, POST_CACHE_CONTROL, ErrorCode
+
+# Every error.code: the status it comes with and what it means (the README section "The OpenAPI document" shows the same table).
+ERROR_CODES: dict[ErrorCode, tuple[int, str]] = {
+    ErrorCode.INVALID_PARAMETER: (400, "A query parameter has an invalid value (pattern, repeated, empty manager id)."),
+    ErrorCode.UNKNOWN_PARAMETER: (400, "A query parameter the operation does not take."),
+    ErrorCode.MISSING_PARAMETER: (400, "A required query parameter is missing (compareVersions: from, to)."),
+    ErrorCode.UNKNOWN_MANAGER: (400, "A manager id the pack does not have; details list the allowed ids."),
+    ErrorCode.INVALID_MODE: (400, "mode is not one of any, overlap, exclusive, disagreement."),
+    ErrorCode.VIEW_NOT_SUPPORTED: (400, "View parameters sent to a preview pack, which has no views."),
+    ErrorCode.INVALID_VERSION_ORDER: (400, "'from' is not an earlier version than 'to'."),
+    ErrorCode.INVALID_TICKER: (400, "The ticker is not 1–12 letters, digits, '.' or '-'."),
+    ErrorCode.MALFORMED_JSON: (400, "The POST body is not valid JSON."),
+    ErrorCode.INVALID_BODY: (400, "The POST body breaks its schema (details.path says where)."),
+    ErrorCode.UNSUPPORTED_MEDIA_TYPE: (400, "The POST body is not sent as application/json."),
+    ErrorCode.UNKNOWN_ETHOS: (400, "An ethosIds entry that listEthos does not list."),
+    ErrorCode.PACK_NOT_FOUND: (404, "No available pack with this id (planned packs included)."),
+    ErrorCode.VERSION_NOT_FOUND: (404, "A version id that listPackVersions does not list."),
+    ErrorCode.POSITION_NOT_FOUND: (404, "The ticker is not in the selected view."),
+    ErrorCode.ROUTE_NOT_FOUND: (404, "No route at this path."),
+    ErrorCode.METHOD_NOT_ALLOWED: (405, "The route exists but not for this method; Allow lists the methods."),
+    ErrorCode.PAYLOAD_TOO_LARGE: (413, "The POST body exceeds the size limit."),
+    ErrorCode.FEATURE_NOT_SUPPORTED: (422, "The pack does not support the operation (only 13f-copycat does)."),
+    ErrorCode.INTERNAL_ERROR: (500, "An unexpected failure; the message never shows paths or traces."),
+    ErrorCode.RELEASE_UNAVAILABLE: (503, "No consumable release: none promoted, or a file fails its manifest hash."),
+}
+# Codes only a request body can cause, and codes only a query string or path can cause.
+BODY_CODES = frozenset({ErrorCode.MALFORMED_JSON, ErrorCode.INVALID_BODY, ErrorCode.UNSUPPORTED_MEDIA_TYPE,
+                        ErrorCode.UNKNOWN_ETHOS})
+URL_CODES = frozenset({ErrorCode.INVALID_PARAMETER, ErrorCode.UNKNOWN_PARAMETER, ErrorCode.MISSING_PARAMETER,
+                       ErrorCode.INVALID_MODE, ErrorCode.VIEW_NOT_SUPPORTED, ErrorCode.INVALID_VERSION_ORDER,
+                       ErrorCode.INVALID_TICKER, ErrorCode.PACK_NOT_FOUND, ErrorCode.VERSION_NOT_FOUND,
+                       ErrorCode.ROUTE_NOT_FOUND})
+STATUS_TEXT = {
+    200: "OK.",
+    304: "Not Modified: If-None-Match lists the current ETag (lists, W/ weak comparison and * accepted). No body.",
+    400: "Invalid request.",
+    404: "Not found.",
+    413: "The request body exceeds the size limit.",
+    422: "The pack does not support this operation (only 13f-copycat does).",
+    503: "No consumable release (none promoted, or a file fails its manifest hash): every route answers 503 then.",
+}
+OPERATION_STATUS_TEXT = {  # contract sections 4.2 and 7, operation by operation
+    ("getLatestPack", 400): "Invalid view parameters, or view parameters sent to a preview pack.",
+    ("getLatestPack", 404): "Pack or artifact not found (unknown or planned pack).",
+    ("listPackVersions", 404): "Pack or artifact not found.",
+    ("compareVersions", 400): "Invalid or missing parameters ('from', 'to', view), or 'from' not earlier than 'to'.",
+    ("compareVersions", 404): "Pack or version not found.",
+    ("compareVersions", 422): "The pack does not support version comparison.",
+    ("explainPosition", 400): "Invalid ticker or view parameters.",
+    ("explainPosition", 404): "Pack not found, or the ticker is not in the selected view.",
+    ("explainPosition", 422): "The pack does not support structured explanations.",
+    ("compareEthos", 400): "Malformed or invalid request (not JSON, not application/json, schema, unknown manager or ethos).",
+    ("compareEthos", 404): "A requested ticker is not in the selected view.",
+    ("compareEthos", 422): "The pack does not support ethos comparison.",
+    ("validatePolicy", 400): "Malformed or invalid request (not JSON, not application/json, schema, unknown manager).",
+    ("validatePolicy", 422): "The pack does not support policy recalculation.",
+    ("exportAuditTrail", 400): "Invalid view parameters, or view parameters sent to a preview pack.",
+    ("exportAuditTrail", 404): "Pack or artifact not found.",
+}
+DECISIONS = {  # what the contract leaves open, decided (DESIGN.md) and written where agents read it
+    "getHealth": "Never shows filesystem paths, snapshot locations or commands.",
+    "listPacks": "Planned packs carry no links and latestVersion null; their routes answer 404.",
+    "getLatestPack": "Without mode: the complete dataset (any). managers omitted, or listing every manager, is one "
+    "view with the same bytes and ETag.",
+    "listPackVersions": "13f-copycat lists one version per common quarter; a preview pack lists its one version.",
+    "compareVersions": "Version ids as listPackVersions gives them: an unknown id is 404 version_not_found.",
+    "explainPosition": "Always explains the latest version. The ticker is case-insensitive (aapl is AAPL) and "
+    "surrounding whitespace is ignored.",
+    "compareEthos": "Always the latest version. ethosIds omitted: every ethos; tickers omitted: every ticker of the "
+    "view; an unknown ethos id is 400 unknown_ethos.",
+    "validatePolicy": "Always the latest version. managerIds empty or omitted: all managers; mode omitted: any.",
+    "exportAuditTrail": "Preview packs take no view parameters; their export has policy null and the preview's own "
+    "methodology.",
+}
+GET_NOTE = (f"Conditional GET: a 200 carries a strong ETag and Cache-Control: {GET_CACHE_CONTROL} (caches store it "
+            "and revalidate every time); If-None-Match with that ETag answers 304 with no body.")
+POST_NOTE = (f"Computed live: Content-Type application/json and a body are required, unknown fields are 400, the size "
+             f"is bounded (413). Not cacheable: Cache-Control: {POST_CACHE_CONTROL}, no ETag.")
+UNAVAILABLE_NOTE = "Like every route, answers 503 release_unavailable while no release is consumable."

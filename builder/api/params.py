@@ -1,0 +1,133 @@
+"""Canonical parameters of a request: validated against the operation table, defaults omitted.
+
+GET query strings and POST bodies both come out as one dict per request, so equal requests have equal
+canonical keys (and bytes); anything else is an ApiError with a stable code (400 / 404 / 422).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from functools import cache
+from typing import Any
+
+from jsonschema import Draft202012Validator
+
+from builder.api.contract import BY_ID, MAX_MANAGER_VALUES, TICKER_PATTERN, Operation, Param
+from builder.api.data import ReleaseData
+from builder.api.wire import ApiError, ErrorCode
+from builder.research.artifact import PACK_ID
+from builder.research.methods.ethos import canonical_ethos_ids
+from builder.research.views import DEFAULT_MODE, MODES
+
+
+def resolve(
+    operation: Operation, data: ReleaseData, path: dict[str, str], query: Sequence[tuple[str, str]]
+) -> dict[str, Any]:
+    """Validated, canonical parameters of a request, or ApiError (400 / 404 / 422) saying what is wrong."""
+    known = {p.name for p in operation.params if p.location == "query"}
+    for name, _ in query:
+        if name not in known:
+            raise ApiError(400, ErrorCode.UNKNOWN_PARAMETER, f"unknown query parameter {name!r}", {"parameter": name})
+    params: dict[str, Any] = dict(path)
+    if "packId" in params:
+        _check_pack(operation, data, params["packId"])
+    if "ticker" in params:
+        params["ticker"] = _ticker(params["ticker"])
+    for param in operation.params:
+        if param.location != "query" or param.name in ("managers", "mode"):
+            continue
+        params.update(_single(param, query))
+    if operation.view:
+        params.update(_view(data, params.get("packId", PACK_ID), query))
+    return params
+
+
+def _check_pack(operation: Operation, data: ReleaseData, pack_id: str) -> None:
+    pack = data.pack(pack_id)
+    if pack is None or pack["status"] != "available":
+        raise ApiError(404, ErrorCode.PACK_NOT_FOUND, f"no available pack {pack_id!r}; see /api/v1/packs", {"packId": pack_id})
+    if operation.feature and operation.feature not in pack["features"]:
+        raise ApiError(
+            422, ErrorCode.FEATURE_NOT_SUPPORTED, f"pack {pack_id!r} does not support {operation.id}",
+            {"packId": pack_id, "feature": operation.feature},
+        )
+
+
+def _single(param: Param, query: Sequence[tuple[str, str]]) -> dict[str, str]:
+    values = [value for name, value in query if name == param.name]
+    if not values:
+        if param.required:
+            raise ApiError(400, ErrorCode.MISSING_PARAMETER, f"query parameter {param.name!r} is required", {"parameter": param.name})
+        return {}
+    if len(values) > 1 or not re.fullmatch(param.schema["pattern"], values[0]):  # fullmatch: `$` admits a final \n
+        raise ApiError(400, ErrorCode.INVALID_PARAMETER, f"invalid value for {param.name!r}", {"parameter": param.name})
+    return {param.name: values[0]}
+
+
+def _ticker(value: str) -> str:
+    ticker = value.strip().upper()
+    if not re.match(TICKER_PATTERN, ticker):
+        raise ApiError(400, ErrorCode.INVALID_TICKER, "a ticker is 1–12 letters, digits, '.' or '-'", {"ticker": value[:32]})
+    return ticker
+
+
+def _view(data: ReleaseData, pack_id: str, query: Sequence[tuple[str, str]]) -> dict[str, Any]:
+    raw_managers = [value for name, value in query if name == "managers"]
+    modes = [value for name, value in query if name == "mode"]
+    if pack_id != PACK_ID:
+        if raw_managers or modes:
+            raise ApiError(400, ErrorCode.VIEW_NOT_SUPPORTED, f"pack {pack_id!r} takes no view parameters", {"packId": pack_id})
+        return {}
+    params: dict[str, Any] = {}
+    managers = canonical_managers(data, raw_managers)
+    if managers:
+        params["managers"] = managers
+    if len(modes) > 1 or (modes and modes[0] not in MODES):
+        raise ApiError(400, ErrorCode.INVALID_MODE, f"mode must be one of {', '.join(MODES)}", {"allowed": list(MODES)})
+    if modes and modes[0] != DEFAULT_MODE:
+        params["mode"] = modes[0]
+    return params
+
+
+def canonical_managers(data: ReleaseData, values: Sequence[str]) -> list[str]:
+    """Trimmed, de-duplicated, sorted manager ids; [] for all managers. Unknown or empty ids are a 400."""
+    ids = [part.strip() for value in values for part in value.split(",")]
+    if len(ids) > MAX_MANAGER_VALUES:
+        raise ApiError(400, ErrorCode.INVALID_PARAMETER, f"at most {MAX_MANAGER_VALUES} manager ids", {"parameter": "managers"})
+    if any(not manager for manager in ids):
+        raise ApiError(400, ErrorCode.INVALID_PARAMETER, "empty manager id in 'managers'", {"parameter": "managers"})
+    every = [m["id"] for m in data.index["copycat"]["managers"]]
+    unknown = sorted(set(ids) - set(every))
+    if unknown:
+        raise ApiError(400, ErrorCode.UNKNOWN_MANAGER, f"unknown manager id(s): {', '.join(unknown[:10])}", {"unknown": unknown[:10], "allowed": every})
+    selected = sorted(set(ids))
+    return [] if set(selected) == set(every) else selected
+
+
+@cache
+def body_validator(operation_id: str) -> Draft202012Validator:
+    """The request-body validator of a POST operation, compiled once."""
+    return Draft202012Validator(BY_ID[operation_id].body)
+
+
+def resolve_body(operation: Operation, data: ReleaseData, body: Any) -> dict[str, Any]:
+    """Validated, canonical parameters of a POST body, or ApiError (400 / 422)."""
+    error = next(iter(sorted(body_validator(operation.id).iter_errors(body), key=lambda e: list(e.absolute_path))), None)
+    if error is not None:
+        where = "/".join(str(part) for part in error.absolute_path) or "(body)"
+        raise ApiError(400, ErrorCode.INVALID_BODY, f"invalid request body at {where}: {error.message[:200]}", {"path": where})
+    pack_id = body.get("packId", PACK_ID)
+    if pack_id != PACK_ID:
+        raise ApiError(422, ErrorCode.FEATURE_NOT_SUPPORTED, f"pack {pack_id!r} does not support {operation.id}",
+                       {"packId": pack_id, "feature": operation.feature})
+    params: dict[str, Any] = {}
+    managers = canonical_managers(data, body.get("managerIds", [])) if body.get("managerIds") else []
+    if managers:
+        params["managers"] = managers
+    if body.get("mode", DEFAULT_MODE) != DEFAULT_MODE:
+        params["mode"] = body["mode"]
+    if "ethosIds" in operation.body["properties"]:
+        params["ethosIds"] = canonical_ethos_ids(body.get("ethosIds", []))
+        params["tickers"] = sorted({ticker.upper() for ticker in body.get("tickers", [])})
+    return params

@@ -1,0 +1,80 @@
+"""The wire format of /api/v1: envelopes, error codes, headers (the bytes themselves: builder.canonical)."""
+
+from __future__ import annotations
+
+import enum
+from typing import Any
+
+API_VERSION = "v1"
+CONTRACT_VERSION = "0.1.0"
+API_PREFIX = "/api/v1"
+JSON_TYPE = "application/json"
+# Caches may store GET answers but must revalidate each time (the ETag makes that a cheap 304);
+# no-cache rather than a max-age because a promotion can change any answer at any moment.
+GET_CACHE_CONTROL = "public, no-cache"
+POST_CACHE_CONTROL = "no-store"
+# A GET answer may be sent compressed by a static host (the export's .gz/.br variants): caches must key on it.
+GET_VARY = "Accept-Encoding"
+# Every answer, from `ras serve` and from the static export alike: the API version, no MIME sniffing, and
+# CORS for any origin (the data is public and read-only; no credentials are ever accepted, so `*` is safe).
+COMMON_HEADERS = {
+    "X-Service-API-Version": API_VERSION,
+    "X-Content-Type-Options": "nosniff",
+    "Access-Control-Allow-Origin": "*",
+    "Access-Control-Expose-Headers": "ETag, X-Service-API-Version",
+}
+# Request lines and header fields up to 64 KiB reach the app, so an oversized query (thousands of `managers`)
+# is answered by our validation with the envelope; longer ones are refused by the HTTP parser.
+MAX_LINE_BYTES = 64 * 1024
+
+
+class ErrorCode(enum.StrEnum):
+    """Every `error.code` the service answers with; stable, documented in the OpenAPI document."""
+
+    INVALID_PARAMETER = "invalid_parameter"
+    UNKNOWN_PARAMETER = "unknown_parameter"
+    MISSING_PARAMETER = "missing_parameter"
+    UNKNOWN_MANAGER = "unknown_manager"
+    INVALID_MODE = "invalid_mode"
+    VIEW_NOT_SUPPORTED = "view_not_supported"
+    INVALID_VERSION_ORDER = "invalid_version_order"
+    INVALID_TICKER = "invalid_ticker"
+    MALFORMED_JSON = "malformed_json"
+    INVALID_BODY = "invalid_body"
+    UNSUPPORTED_MEDIA_TYPE = "unsupported_media_type"
+    UNKNOWN_ETHOS = "unknown_ethos"
+    PACK_NOT_FOUND = "pack_not_found"
+    VERSION_NOT_FOUND = "version_not_found"
+    POSITION_NOT_FOUND = "position_not_found"
+    ROUTE_NOT_FOUND = "route_not_found"
+    METHOD_NOT_ALLOWED = "method_not_allowed"
+    PAYLOAD_TOO_LARGE = "payload_too_large"
+    FEATURE_NOT_SUPPORTED = "feature_not_supported"
+    RELEASE_UNAVAILABLE = "release_unavailable"
+    INTERNAL_ERROR = "internal_error"
+
+
+class ApiError(Exception):
+    """An answer other than 200: its status, stable code and a message safe to show (no paths, no traces)."""
+
+    def __init__(self, status: int, code: ErrorCode, message: str, details: dict[str, Any] | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+        self.code = code
+        self.message = message
+        self.details = details
+
+
+def meta(capability: str) -> dict[str, Any]:
+    return {"apiVersion": API_VERSION, "contractVersion": CONTRACT_VERSION, "capability": capability, "deprecated": False}
+
+
+def success(capability: str, data: Any) -> dict[str, Any]:
+    return {"data": data, "meta": meta(capability)}
+
+
+def failure(capability: str, error: ApiError) -> dict[str, Any]:
+    body: dict[str, Any] = {"code": str(error.code), "message": error.message}
+    if error.details:
+        body["details"] = error.details
+    return {"error": body, "meta": meta(capability)}

@@ -1,0 +1,71 @@
+"""Which request targets an export answers from files: the release's 200 answers and their `mode=any` aliases.
+
+Everything else (error answers, manager subsets, other spellings of a query) is left to the app, which
+answers it from the same release; so a target is only listed when the app would give these very bytes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from urllib.parse import parse_qsl, urlsplit
+
+from builder.api.contract import OPERATIONS, Operation
+from builder.api.params import resolve
+from builder.api.wire import ApiError
+from builder.canonical import sha256_hex
+from builder.export.config import SAFE_TARGET, Route
+from builder.release.store import LoadedRelease
+from builder.research.views import DEFAULT_MODE
+
+
+@dataclass(frozen=True, slots=True)
+class Served:
+    routes: list[Route]  # sorted by request target
+    bodies: dict[str, bytes]  # sha256 → answer bytes
+    aliases: int  # targets that are another spelling of a canonical one
+    left: int  # precomputed answers left to the app (not 200, or a target nginx cannot match exactly)
+
+
+def _answers_like(operation: Operation, release: LoadedRelease, params: dict, target: str) -> str | None:
+    """The canonical key the app resolves `target` to, as server/dispatch.py does; None for an error."""
+    path = {p.name: params[p.name] for p in operation.params if p.location == "path"}
+    query = parse_qsl(urlsplit(target).query, keep_blank_values=True)
+    try:
+        return operation.request_key(resolve(operation, release.data, path, query))
+    except ApiError:
+        return None
+
+
+def mode_aliases(release: LoadedRelease) -> Iterator[tuple[str, str]]:
+    """(alias, canonical) for every default view requested with an explicit `mode=any` (contract §4.3 rule 3)."""
+    for operation in OPERATIONS:
+        if operation.method != "GET" or not operation.view or operation.precompute is None:
+            continue
+        for params in operation.precompute(release.data):
+            if "mode" in params:
+                continue
+            canonical = operation.request_key(params)
+            alias = operation.request_key({**params, "mode": DEFAULT_MODE})
+            if _answers_like(operation, release, params, alias) == canonical:  # preview packs: 400, not an alias
+                yield alias, canonical
+
+
+def served_routes(release: LoadedRelease) -> Served:
+    """Every request target nginx may answer from a file, with the bytes it answers with."""
+    canonical = {key: answer for key, answer in release.answers.items() if answer.status == 200 and SAFE_TARGET.match(key)}
+    targets = {key: sha256_hex(answer.body) for key, answer in canonical.items()}
+    aliases = {alias: targets[key] for alias, key in mode_aliases(release) if key in targets and SAFE_TARGET.match(alias)}
+    targets.update({alias: sha for alias, sha in aliases.items() if alias not in targets})
+    folded: dict[str, int] = {}
+    for target in targets:
+        folded[target.lower()] = folded.get(target.lower(), 0) + 1
+    # nginx's map hash ignores case: targets equal but for case would collide there, so the app keeps them
+    kept = {target: sha for target, sha in targets.items() if folded[target.lower()] == 1}
+    bodies = {sha256_hex(answer.body): answer.body for answer in canonical.values()}
+    return Served(
+        routes=[Route(target, sha) for target, sha in sorted(kept.items())],
+        bodies={sha: bodies[sha] for sha in sorted(set(kept.values()))},
+        aliases=sum(1 for target in kept if target in aliases),
+        left=len(release.answers) - sum(1 for target in kept if target in canonical),
+    )

@@ -1,0 +1,227 @@
+"""`ras export`: the promoted release as a static tree plus host configuration, switched in atomically.
+
+OUT/
+    nginx.conf                     release-independent; `nginx -p OUT -c nginx.conf` (includes site/nginx-routes.conf)
+    site -> .releases/<tree>       the live tree, swapped with os.replace
+    .releases/<release-id>.<digest>/
+        objects/<sha256>.json      every 200 answer nginx serves itself, plus .json.gz and .json.br variants
+        nginx-routes.conf          exact request target → object, coding, ETag and If-None-Match maps
+        _headers, _redirects       the same tree on a static host (Netlify / Cloudflare Pages style)
+        export.json                {releaseId, digest, routes, encodings, files: {path: sha256}}
+    logs/, tmp/                    nginx's pid, logs and temporary files
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+import click
+import orjson
+
+from builder.canonical import canonical_json, sha256_hex
+from builder.errors import PublishError, ReleaseError
+from builder.export.config import (
+    DEFAULT_LISTEN,
+    DEFAULT_UPSTREAM,
+    Upstream,
+    parse_upstream,
+    render_headers,
+    render_nginx_conf,
+    render_redirects,
+    render_routes_conf,
+)
+from builder.export.routes import Served, served_routes
+from builder.export.variants import BROTLI_MISSING, compressed_variants, encodings
+from builder.release.atomic import exclusive, fsync_directory
+from builder.release.store import current_release, load_release
+
+Progress = Callable[[str], None]
+TREES = ".releases"
+SITE = "site"
+NGINX_CONF = "nginx.conf"
+RECORD = "export.json"
+ROUTES_CONF = "nginx-routes.conf"
+RUNTIME_DIRS = ("logs", "tmp")  # nginx creates tmp/* itself, but not their parent, and never logs/
+KEEP_TREES = 2  # the live tree and the one before it, which a running nginx answers from until its reload
+STAGING_PREFIX = ".staging-"
+WRITE_THREADS = 8  # each fsync waits on the disk, not the CPU: eight waits overlap (1,100 files: 6 s → 1.4 s)
+
+
+@dataclass(frozen=True, slots=True)
+class Tree:
+    """Phase one's result: every file of an export tree, in memory, before anything is written."""
+
+    release_id: str
+    name: str  # directory under .releases: release id and a digest of the files
+    files: dict[str, bytes]
+
+
+def plan_tree(releases: Path, upstream: Upstream, previous: Path | None, progress: Progress) -> Tree:
+    """Load and verify the promoted release and render every file of its export tree (phase one)."""
+    directory = current_release(releases)
+    if directory is None:
+        raise ReleaseError(f"no promoted release in {releases}; run `ras publish` first")
+    release = load_release(directory)
+    served = served_routes(release)
+    progress(
+        f"release {release.release_id}: {len(served.routes)} request targets ({served.aliases} aliases) answered "
+        f"from files, {served.left} answers left to the app"
+    )
+    if "br" not in encodings():
+        progress(BROTLI_MISSING)
+    files = object_files(served, previous, progress)
+    files["_headers"] = render_headers(release.release_id, served.routes)
+    files["_redirects"] = render_redirects(release.release_id, served.routes, upstream)
+    # The tree is named by what it holds, and its nginx maps name the tree: hash everything else first.
+    hashes = {path: sha256_hex(body) for path, body in sorted(files.items())}
+    routes = [[route.request, route.sha256] for route in served.routes]
+    digest = sha256_hex(canonical_json({"files": hashes, "routes": routes, "encodings": list(encodings())}))
+    name = f"{release.release_id}.{digest[:12]}"
+    files[ROUTES_CONF] = render_routes_conf(release.release_id, f"{TREES}/{name}", served.routes, encodings())
+    record = {
+        "releaseId": release.release_id, "digest": digest, "routes": len(served.routes), "encodings": list(encodings()),
+        "files": {path: sha256_hex(body) for path, body in sorted(files.items())},
+    }
+    files[RECORD] = canonical_json(record)
+    return Tree(release.release_id, name, files)
+
+
+def object_files(served: Served, previous: Path | None, progress: Progress) -> dict[str, bytes]:
+    """objects/<sha256>.json for every answer served from a file, with its verified compressed variants."""
+    files: dict[str, bytes] = {}
+    for sha256, body in sorted(served.bodies.items()):
+        files[f"objects/{sha256}.json"] = body
+        variants = compressed_variants(sha256, body, previous)
+        files.update({f"objects/{sha256}.json{extension}": data for extension, data in variants.items()})
+    sizes = {ext: sum(len(body) for path, body in files.items() if path.endswith(ext)) for ext in (".json", ".gz", ".br")}
+    progress(
+        f"objects: {len(served.bodies)} answers, {sizes['.json']} bytes; {len(files) - len(served.bodies)} compressed "
+        f"variants verified (gzip {sizes['.gz']} bytes, br {sizes['.br']} bytes)"
+    )
+    return files
+
+
+def write_tree(out: Path, tree: Tree, progress: Progress) -> Path:
+    """Phase two: write a staging directory, fsync it, rename it into place; an identical tree is reused."""
+    trees = out / TREES
+    target = trees / tree.name
+    if target.exists():
+        if _read_record(target).get("files") != orjson.loads(tree.files[RECORD])["files"]:
+            raise PublishError(f"{target} exists with other content; remove it and export again")
+        progress(f"tree {tree.name} already written; reusing it")
+        return target
+    staging = trees / f"{STAGING_PREFIX}{tree.name}-{os.getpid()}"
+    directories = sorted({staging, *((staging / path).parent for path in tree.files)})
+    for directory in directories:
+        directory.mkdir(parents=True, exist_ok=True)
+    with ThreadPoolExecutor(WRITE_THREADS) as pool:
+        list(pool.map(lambda path: _write_file(staging / path, tree.files[path]), sorted(set(tree.files) - {RECORD})))
+    _write_file(staging / RECORD, tree.files[RECORD])  # last: a tree with its record is complete
+    for directory in reversed(directories):
+        fsync_directory(directory)
+    os.rename(staging, target)
+    fsync_directory(trees)
+    progress(f"wrote {len(tree.files)} files ({sum(map(len, tree.files.values()))} bytes) to {TREES}/{tree.name}")
+    return target
+
+
+def _write_file(path: Path, body: bytes) -> None:
+    with open(path, "wb") as handle:
+        handle.write(body)
+        handle.flush()
+        os.fsync(handle.fileno())
+
+
+def _read_record(tree: Path) -> dict:
+    try:
+        return orjson.loads((tree / RECORD).read_bytes())
+    except (OSError, orjson.JSONDecodeError):
+        return {}
+
+
+def switch_site(out: Path, tree: Path) -> None:
+    """Point OUT/site at the tree with one atomic rename: readers see the old tree or the new, never a mix."""
+    site = out / SITE
+    if site.exists() and not site.is_symlink():
+        raise PublishError(f"{site} exists and is not a symlink; move it away and export again")
+    link = out / f".{SITE}-{os.getpid()}"
+    if link.is_symlink():
+        link.unlink()
+    os.symlink(f"{TREES}/{tree.name}", link)
+    os.replace(link, site)
+    fsync_directory(out)
+
+
+def write_atomically(path: Path, body: bytes) -> bool:
+    """Replace a file in one rename; False when it already holds these bytes."""
+    if path.is_file() and path.read_bytes() == body:
+        return False
+    staging = path.with_name(f".{path.name}-{os.getpid()}")
+    staging.write_bytes(body)
+    os.replace(staging, path)
+    return True
+
+
+def clean_staging(out: Path) -> list[str]:
+    """Remove what interrupted exports left behind (only called under the lock)."""
+    trees = out / TREES
+    leftovers = [entry for entry in trees.iterdir() if entry.name.startswith(STAGING_PREFIX)] if trees.is_dir() else []
+    for entry in leftovers:
+        shutil.rmtree(entry)
+    return [entry.name for entry in leftovers]
+
+
+def prune_trees(out: Path, live: Path) -> list[str]:
+    """Remove all but the newest KEEP_TREES trees; the live one always stays."""
+    others = [entry for entry in (out / TREES).iterdir() if entry.is_dir() and not entry.is_symlink() and entry != live]
+    doomed = sorted(others, key=lambda entry: entry.stat().st_mtime, reverse=True)[KEEP_TREES - 1:]
+    for entry in doomed:
+        shutil.rmtree(entry)
+    return [entry.name for entry in doomed]
+
+
+def export_release(releases: Path, out: Path, listen: int, upstream_url: str, progress: Progress) -> str:
+    """Export the promoted release into OUT and switch OUT/site to it; returns the release id."""
+    upstream = parse_upstream(upstream_url)
+    with exclusive(out, "export"):
+        for name in clean_staging(out):
+            progress(f"removed {name} left by an interrupted export")
+        previous = (out / SITE).resolve() if (out / SITE).is_symlink() else None
+        tree = plan_tree(releases, upstream, previous, progress)
+        target = write_tree(out, tree, progress)
+        for name in RUNTIME_DIRS:
+            (out / name).mkdir(exist_ok=True)
+        switch_site(out, target)
+        changed = write_atomically(out / NGINX_CONF, render_nginx_conf(listen, upstream))
+        removed = prune_trees(out, target)
+    progress(f"{SITE} -> {TREES}/{tree.name}; removed {len(removed)} older trees")
+    progress(f"{NGINX_CONF} {'written' if changed else 'unchanged'}: 127.0.0.1:{listen}, upstream {upstream.url}")
+    progress(f"start: nginx -p {out.resolve()} -c {NGINX_CONF}; after a re-export add -s reload")
+    return tree.release_id
+
+
+@click.command("export")
+@click.option(
+    "--releases", "releases", type=click.Path(file_okay=False, path_type=Path), default=Path("releases"),
+    show_default=True, help="Directory holding the releases and the `current` link.",
+)
+@click.option(
+    "--out", "out", type=click.Path(file_okay=False, path_type=Path), default=Path("dist"), show_default=True,
+    help="Export directory: nginx.conf, the `site` link and its trees.",
+)
+@click.option(
+    "--listen", default=DEFAULT_LISTEN, show_default=True, type=click.IntRange(1, 65535),
+    help="Port nginx listens on (127.0.0.1).",
+)
+@click.option(
+    "--upstream", default=DEFAULT_UPSTREAM, show_default=True,
+    help="Base URL of `ras serve`, which answers everything not precomputed.",
+)
+def export_command(releases: Path, out: Path, listen: int, upstream: str) -> None:
+    """Export the promoted release as a static tree with nginx and static-host configuration."""
+    click.echo(export_release(releases, out, listen, upstream, lambda message: click.echo(message, err=True)))

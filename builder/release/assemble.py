@@ -1,0 +1,105 @@
+"""Assemble a release's data from its sources: the pack catalog, the 13f-copycat artifacts, the index."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from builder.api.contract import COPYCAT_FEATURES
+from builder.api.data import ReleaseData
+from builder.records import Sources
+from builder.research.artifact import PACK_ID, build_artifacts
+from builder.research.versions import assign_versions
+
+COPYCAT_ENTRY = {
+    "id": PACK_ID,
+    "label": "launch pack",
+    "title": "13F copycat: multi-manager filing pack",
+    "description": "Positions and quarter-over-quarter changes of the selected managers from SEC Form 13F-HR filings, "
+    "with cross-manager views (any, overlap, exclusive, disagreement).",
+    "features": list(COPYCAT_FEATURES),
+}
+# Announced in the catalog so agents can plan for them; their routes answer 404 until they ship.
+PLANNED_PACKS = (
+    {
+        "id": "13d-activist-stakes",
+        "label": "data preview",
+        "title": "Schedule 13D/13G activist stakes",
+        "description": "Beneficial-ownership stakes above 5% from Schedules 13D and 13G.",
+        "features": [],
+    },
+    {
+        "id": "form4-insider-clusters",
+        "label": "data preview",
+        "title": "Form 4 insider purchase clusters",
+        "description": "Open-market purchases by several insiders of one issuer from Form 4 filings.",
+        "features": [],
+    },
+)
+
+
+def assemble(sources: Sources, ledger: Iterable[dict], previews: Iterable[Any] = ()) -> tuple[ReleaseData, list[dict]]:
+    """The release data of `sources`; `ledger` lists versions already published. Returns the new ledger too."""
+    artifacts, new_ledger = assign_versions(build_artifacts(sources), ledger)
+    preview_entries = {p.id: _preview_entry(p) for p in previews}
+    index = {
+        "asOf": sources.as_of.isoformat(),
+        "fixture": sources.fixture,
+        "packs": _catalog(artifacts, preview_entries),
+        "copycat": {
+            "versions": [a["versionId"] for a in artifacts],
+            "managers": [{"id": m.id, "name": m.name, "cik": m.cik, "fictional": m.fictional} for m in sources.copycat.managers],
+        },
+        "previews": preview_entries,
+        "warnings": _warnings(sources, artifacts, preview_entries),
+        "skipped": [{"code": w.code, "message": w.message, "source": w.source} for w in sources.skipped],
+        "provenance": [{"path": f.path, "sha256": f.sha256, "size": f.size} for f in sources.files],
+    }
+    return ReleaseData(index, {a["versionId"]: a for a in artifacts}), new_ledger
+
+
+def _catalog(artifacts: list[dict], previews: Mapping[str, dict]) -> list[dict]:
+    latest = artifacts[-1]
+    copycat = {**COPYCAT_ENTRY, "status": "available", "latestVersion": latest["versionId"], "asOf": latest["quarter"]}
+    entries = [copycat]
+    for pack_id in sorted(previews):
+        preview = previews[pack_id]
+        entries.append(
+            {
+                "id": pack_id,
+                "label": preview["label"],
+                "title": preview["title"],
+                "description": preview["description"],
+                "features": [],
+                "status": "available",
+                "latestVersion": preview["version"],
+                "asOf": preview["asOf"],
+            }
+        )
+    entries += [{**planned, "status": "planned", "latestVersion": None, "asOf": None} for planned in PLANNED_PACKS]
+    return entries
+
+
+def _preview_entry(pack: Any) -> dict:
+    return {
+        "id": pack.id,
+        "label": pack.label,
+        "title": pack.title,
+        "description": pack.artifact.get("description", pack.title),
+        "version": pack.version,
+        "asOf": pack.as_of.isoformat(),
+        "artifact": pack.artifact,
+        "agentPayload": pack.agent_payload,
+        "caveats": list(pack.caveats),
+        "methodology": pack.methodology,
+        "warnings": [{"code": w.code, "message": w.message, "source": w.source} for w in pack.warnings],
+    }
+
+
+def _warnings(sources: Sources, artifacts: list[dict], previews: Mapping[str, dict]) -> list[dict]:
+    """Every scope warning of the release, once: health stays degraded while any exists."""
+    found = {(w["code"], w["source"], w["message"]): w for a in artifacts for w in a["warnings"]}
+    found.update({(w.code, w.source, w.message): {"code": w.code, "message": w.message, "source": w.source} for w in sources.warnings})
+    for pack_id, preview in previews.items():
+        found.update({(w["code"], w["source"], w["message"]): w for w in preview["warnings"]})
+    return [found[key] for key in sorted(found)]

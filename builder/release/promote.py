@@ -1,0 +1,57 @@
+"""Promote a release with one atomic rename, one writer at a time; `publish` is build, write, promote."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import time
+from datetime import date
+from pathlib import Path
+
+from builder.errors import ReleaseError
+from builder.release.atomic import exclusive, fsync_directory
+from builder.release.build import Progress, prepare_release, seconds, write_release
+from builder.release.store import CURRENT, STAGING_PREFIX, verify_release
+
+
+def releases_lock(releases: Path):
+    """One publish, build or promote at a time in a releases directory."""
+    return exclusive(releases, "publish")
+
+
+def clean_staging(releases: Path) -> list[str]:
+    """Remove what killed publishes left behind (only called under the lock)."""
+    removed = []
+    for entry in releases.iterdir():
+        if entry.name.startswith(STAGING_PREFIX) or entry.name.startswith(".current-"):
+            shutil.rmtree(entry) if entry.is_dir() and not entry.is_symlink() else entry.unlink()
+            removed.append(entry.name)
+    return removed
+
+
+def promote(releases: Path, release_id: str) -> None:
+    """Point `current` at a verified release with one atomic rename (readers see the old or the new)."""
+    target = releases / release_id
+    if not target.is_dir() or target.is_symlink() or release_id.startswith("."):
+        raise ReleaseError(f"no release {release_id!r} in {releases}")
+    problems = verify_release(target)
+    if problems:
+        raise ReleaseError(f"release {release_id} fails verification: {problems[0]}")
+    link = releases / f".current-{os.getpid()}"
+    if link.is_symlink():
+        link.unlink()
+    os.symlink(release_id, link)
+    os.replace(link, releases / CURRENT)
+    fsync_directory(releases)
+
+
+def publish(source: Path, releases: Path, as_of: date | None, progress: Progress) -> str:
+    """Build, write and promote; a failure anywhere leaves `current` on the previous complete release."""
+    with releases_lock(releases):
+        for name in clean_staging(releases):
+            progress(f"removed {name} left by an interrupted publish")
+        release_id = write_release(prepare_release(source, releases, as_of, progress), releases, progress)
+        started = time.perf_counter()
+        promote(releases, release_id)
+    progress(f"verified and promoted {release_id} in {seconds(started)}")
+    return release_id

@@ -1,0 +1,82 @@
+"""The audit export of a 13f-copycat version: identity, hashes, provenance, methodology, policy, events."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from builder.canonical import canonical_json, sha256_hex
+from builder.research.methods.policy import POLICY_CONFIG
+from builder.research.schema import SCHEMA_FILE, validate_artifact
+
+HASH_ALGORITHM = "sha256"  # contract section 8: the audit export digest is SHA-256
+HASHED_BYTES = "canonical PackArtifact bytes: orjson, sorted keys, no whitespace"
+
+
+def _events(artifact: dict, release: dict, provenance: list[dict], as_of: str) -> list[dict]:
+    """ingested → validated → sealed, all dated `as_of` (the release's date, never the clock)."""
+    filings = [f for m in artifact["managers"] for f in m["filings"]]
+    return [
+        {
+            "event": "ingested",
+            "at": as_of,
+            "detail": f"{len(provenance)} source files read; {len(filings)} 13F filings of "
+            f"{len(artifact['managers'])} managers for the quarter {artifact['quarter']}",
+        },
+        {
+            "event": "validated",
+            "at": as_of,
+            "detail": f"PackArtifact valid against {SCHEMA_FILE} ({artifact['schema']}); "
+            f"{len(artifact['warnings'])} scope warnings attached",
+        },
+        {
+            "event": "sealed",
+            "at": as_of,
+            "detail": f"release {release['releaseId']} sealed; manifest sha256 {release['manifestSha256']}",
+        },
+    ]
+
+
+def audit_export(artifact: dict, **record: Any) -> dict:
+    """The audit trail of `artifact`; ValueError if it breaks its schema or `artifact_sha256` is not its hash."""
+    validate_artifact(artifact)
+    return audit_record(artifact, **record)
+
+
+def audit_record(
+    artifact: dict,
+    *,
+    artifact_sha256: str,
+    release: dict,
+    provenance: list[dict],
+    view: dict,
+    ethos: list[dict],
+    policy: dict,
+    as_of: str,
+) -> dict:
+    """The audit trail of an `artifact` already validated against its schema; ValueError if the hash is not its own."""
+    actual = sha256_hex(canonical_json(artifact))
+    if actual != artifact_sha256:
+        raise ValueError(f"artifact_sha256 {artifact_sha256} is not the hash of the artifact's bytes ({actual})")
+    return {
+        "identity": {
+            "packId": artifact["packId"],
+            "versionId": artifact["versionId"],
+            "quarter": artifact["quarter"],
+            "schema": artifact["schema"],
+        },
+        "release": {"releaseId": release["releaseId"], "manifestSha256": release["manifestSha256"]},
+        "contentHash": {"algorithm": HASH_ALGORITHM, "value": artifact_sha256, "of": HASHED_BYTES},
+        "provenance": sorted(
+            ({"path": f["path"], "sha256": f["sha256"], "size": f["size"]} for f in provenance), key=lambda f: f["path"]
+        ),
+        "methodology": {
+            "view": {"managers": list(view["managers"]), "mode": view["mode"], "tickerCount": len(view["tickers"])},
+            "ethos": [{"id": e["id"], "name": e["name"], "scoring": e["scoring"]} for e in ethos],
+            "policy": copy.deepcopy(POLICY_CONFIG),
+        },
+        "policy": policy,
+        "events": _events(artifact, release, provenance, as_of),
+        "executionEnabled": False,
+        "artifact": artifact,
+    }

@@ -1,0 +1,251 @@
+"""Form 13F XML documents (primary document, information table) → plain records; pure, parsed by defusedxml."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import re
+from dataclasses import dataclass
+from datetime import date
+from xml.etree.ElementTree import Element
+
+from builder.records import HoldingRow
+from builder.sources.sec13f.safexml import DocumentError, check_utf8, parse_xml, strip_start
+
+# SEC's rendered view of a filing (the xslForm13F page beside each document on EDGAR) is HTML; saved under a
+# `.xml` name it looks like a filing, so it is recognised before parsing and refused by name.
+_HTML_START = re.compile(rb"(?:<\?xml[^>]*\?>\s*)?(?:<!--.*?-->\s*)*<(?:!DOCTYPE\s+html|html[\s>])", re.I | re.S)
+# Before the XML information table became mandatory (2013), 13F reports were plain-text tables.
+_LEGACY_TEXT = re.compile(rb"FORM\s+13F|13F-HR|INFORMATION\s+TABLE", re.I)
+_SNIFF_BYTES = 65_536  # a legacy table names itself in its first lines
+_WHOLE = re.compile(r"[0-9]{1,16}")  # eis_13FDocument.xsd: nonNegativeInteger, totalDigits 16 (also caps int())
+_CUSIP = re.compile(r"[A-Z0-9]{9}")  # eis_13FDocument.xsd CUSIP_TYPE: nine letters or digits
+_CIK = re.compile(r"[0-9]{1,10}")  # eis_Common.xsd CIK_TYPE: up to ten digits
+_DATE = re.compile(r"([0-9]{2})-([0-9]{2})-([0-9]{4})")  # eis_Common.xsd DATE_TYPE: MM-DD-YYYY
+_FLAGS = {"true": True, "1": True, "y": True, "false": False, "0": False, "n": False}
+_PUT_CALL = {"put": "Put", "call": "Call"}  # eis_13FDocument.xsd PUT_CALL enumeration
+_SHARE_TYPES = ("SH", "PRN")  # eis_13FDocument.xsd SHRSPRNTYPE: shares or principal amount
+MAX_ROW_ERRORS_LISTED = 10  # one problem per file stays readable; the rest are counted, not listed
+
+
+@dataclass(frozen=True, slots=True)
+class Summary:
+    """The summary page: tableEntryTotal, tableValueTotal (in the filing's unit), isConfidentialOmitted."""
+
+    entry_total: int | None
+    value_total: int | None
+    confidential_omitted: bool
+
+
+@dataclass(frozen=True, slots=True)
+class PrimaryDocument:
+    """An `edgarSubmission`: header, cover page, signature date and summary page."""
+
+    submission_type: str  # "13F-HR", "13F-HR/A", "13F-NT", "13F-NT/A", "13F-CTR", "13F-CTR/A"
+    cik: str  # 10 digits
+    period: date
+    signature_date: date | None
+    manager_name: str
+    report_type: str
+    is_amendment: bool
+    amendment_no: int | None
+    amendment_type: str | None  # as filed, upper-case: "RESTATEMENT", "NEW HOLDINGS"
+    summary: Summary | None
+    table: tuple[HoldingRow, ...] | None = None  # an information table embedded as base64 (EDGARLink XML)
+
+
+@dataclass(frozen=True, slots=True)
+class InformationTable:
+    """An `informationTable`: every `infoTable` row as filed, in order."""
+
+    rows: tuple[HoldingRow, ...]
+
+
+def parse_document(data: bytes) -> PrimaryDocument | InformationTable:
+    """The 13F document in `data`; raises DocumentError for anything else (HTML, text, other or hostile XML)."""
+    check_utf8(data)
+    sniff = strip_start(data[:_SNIFF_BYTES])
+    if not sniff:
+        raise DocumentError("is empty: not a 13F document")
+    if _HTML_START.match(sniff):
+        raise DocumentError("is SEC's rendered HTML, not a 13F XML document")
+    if not sniff.startswith(b"<"):
+        if _LEGACY_TEXT.search(sniff):
+            raise DocumentError("is a legacy text 13F table (before 2013, when the table became XML): not read")
+        raise DocumentError("is neither XML nor an EDGAR submission: not a 13F document")
+    root = parse_xml(data)
+    kind = _local(root.tag)
+    if kind == "edgarSubmission":
+        return _primary(root)
+    if kind == "informationTable":
+        return InformationTable(_rows(root))
+    raise DocumentError(f"is XML but not a 13F document (root element <{kind}>)")
+
+
+def cik10(text: str) -> str:
+    """A CIK zero-padded to 10 digits; raises DocumentError when `text` is not one."""
+    if not _CIK.fullmatch(text.strip()):
+        raise DocumentError(f"has CIK {text!r}, which is not up to ten digits")
+    return text.strip().zfill(10)
+
+
+def _local(tag: object) -> str:
+    return tag.rpartition("}")[2] if isinstance(tag, str) else ""
+
+
+def _at(node: Element | None, path: str) -> Element | None:
+    for name in path.split("/"):
+        if node is None:
+            return None
+        node = next((child for child in node if _local(child.tag) == name), None)
+    return node
+
+
+def _text(node: Element | None, path: str) -> str | None:
+    found = _at(node, path)
+    return None if found is None else "".join(found.itertext()).strip()
+
+
+def _required(node: Element, path: str) -> str:
+    text = _text(node, path)
+    if not text:
+        raise DocumentError(f"has no {path.rpartition('/')[2]} ({path})")
+    return text
+
+
+def _date(text: str, name: str) -> date:
+    match = _DATE.fullmatch(text)
+    try:
+        if match:
+            return date(int(match[3]), int(match[1]), int(match[2]))
+    except ValueError:
+        pass
+    raise DocumentError(f"has {name} {text!r}, which is not a date MM-DD-YYYY")
+
+
+def _flag(text: str | None, name: str) -> bool:
+    if not text:
+        return False
+    if text.lower() not in _FLAGS:
+        raise DocumentError(f"has {name} {text!r}, which is neither true nor false")
+    return _FLAGS[text.lower()]
+
+
+def _optional_int(text: str | None, name: str) -> int | None:
+    if not text:
+        return None
+    if not _WHOLE.fullmatch(text):
+        raise DocumentError(f"has {name} {text!r}, which is not a whole number")
+    return int(text)
+
+
+def _primary(root: Element) -> PrimaryDocument:
+    cover = _at(root, "formData/coverPage")
+    period = _text(root, "headerData/filerInfo/periodOfReport") or _text(cover, "reportCalendarOrQuarter")
+    if not period:
+        raise DocumentError("has no periodOfReport (headerData/filerInfo/periodOfReport)")
+    signed = _text(root, "formData/signatureBlock/signatureDate")
+    submission_type = _required(root, "headerData/submissionType").upper()
+    amendment_type = _text(cover, "amendmentInfo/amendmentType")
+    return PrimaryDocument(
+        submission_type=submission_type,
+        cik=cik10(_required(root, "headerData/filerInfo/filer/credentials/cik")),
+        period=_date(period, "periodOfReport"),
+        signature_date=_date(signed, "signatureDate") if signed else None,
+        manager_name=_text(cover, "filingManager/name") or "",
+        report_type=(_text(cover, "reportType") or "").upper(),
+        is_amendment=_flag(_text(cover, "isAmendment"), "isAmendment") or submission_type.endswith("/A"),
+        amendment_no=_optional_int(_text(cover, "amendmentNo"), "amendmentNo"),
+        amendment_type=" ".join(amendment_type.upper().split()) if amendment_type else None,
+        summary=_summary(_at(root, "formData/summaryPage")),
+        table=_embedded_table(root),
+    )
+
+
+def _summary(page: Element | None) -> Summary | None:
+    if page is None:
+        return None
+    return Summary(
+        entry_total=_optional_int(_text(page, "tableEntryTotal"), "tableEntryTotal"),
+        value_total=_optional_int(_text(page, "tableValueTotal"), "tableValueTotal"),
+        confidential_omitted=_flag(_text(page, "isConfidentialOmitted"), "isConfidentialOmitted"),
+    )
+
+
+def _embedded_table(root: Element) -> tuple[HoldingRow, ...] | None:
+    documents = _at(root, "documents")
+    for document in documents if documents is not None else ():
+        if (_text(document, "conformedDocumentType") or "").upper() != "INFORMATION TABLE":
+            continue
+        name = _text(document, "conformedName") or "information table"
+        try:
+            raw = base64.b64decode("".join((_text(document, "contents") or "").split()), validate=True)
+            table = parse_document(raw)
+        except binascii.Error as exc:
+            raise DocumentError(f"embeds {name}, which is not valid base64") from exc
+        except DocumentError as exc:
+            raise DocumentError(f"embeds {name}, which {exc.message}") from exc
+        if not isinstance(table, InformationTable):
+            raise DocumentError(f"embeds {name}, which is not an information table")
+        return table.rows
+    return None
+
+
+def _rows(root: Element) -> tuple[HoldingRow, ...]:
+    rows: list[HoldingRow] = []
+    errors: list[str] = []
+    entries = (child for child in root if _local(child.tag) == "infoTable")
+    for index, entry in enumerate(entries, start=1):
+        try:
+            rows.append(_row(index, entry))
+        except DocumentError as exc:
+            errors.append(f"row {index}: {exc.message}")
+    if errors:
+        listed = "; ".join(errors[:MAX_ROW_ERRORS_LISTED])
+        more = len(errors) - MAX_ROW_ERRORS_LISTED
+        raise DocumentError(f"has malformed rows: {listed}" + (f"; and {more} more" if more > 0 else ""))
+    return tuple(rows)
+
+
+def _row(index: int, entry: Element) -> HoldingRow:
+    cusip = (_text(entry, "cusip") or "").upper()
+    if not _CUSIP.fullmatch(cusip):
+        raise DocumentError(f"cusip {cusip!r} is not nine letters or digits" if cusip else "missing cusip")
+    share_type = (_text(entry, "shrsOrPrnAmt/sshPrnamtType") or "").upper()
+    if share_type not in _SHARE_TYPES:
+        raise DocumentError(f"sshPrnamtType {share_type!r} is neither SH nor PRN")
+    put_call = _text(entry, "putCall")
+    if put_call and put_call.lower() not in _PUT_CALL:
+        raise DocumentError(f"putCall {put_call!r} is neither Put nor Call")
+    return HoldingRow(
+        row=index,
+        issuer=_text(entry, "nameOfIssuer") or "",
+        title_of_class=_text(entry, "titleOfClass") or "",
+        cusip=cusip,
+        value=_whole(entry, "value"),
+        shares=_whole(entry, "shrsOrPrnAmt/sshPrnamt"),
+        share_type=share_type,
+        put_call=_PUT_CALL[put_call.lower()] if put_call else None,
+        discretion=_text(entry, "investmentDiscretion") or "",
+        other_managers=",".join(_texts(entry, "otherManager")),
+        voting_sole=_whole(entry, "votingAuthority/Sole", required=False),
+        voting_shared=_whole(entry, "votingAuthority/Shared", required=False),
+        voting_none=_whole(entry, "votingAuthority/None", required=False),
+    )
+
+
+def _whole(entry: Element, path: str, *, required: bool = True) -> int:
+    name = path.rpartition("/")[2]
+    text = _text(entry, path)
+    if not text:
+        if required:
+            raise DocumentError(f"missing {name}")
+        return 0
+    if not _WHOLE.fullmatch(text):
+        raise DocumentError(f"{name} {text!r} is not a whole number of at most 16 digits")
+    return int(text)
+
+
+def _texts(entry: Element, name: str) -> list[str]:
+    found = ("".join(child.itertext()).strip() for child in entry if _local(child.tag) == name)
+    return [text for text in found if text]

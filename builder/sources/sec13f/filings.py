@@ -1,0 +1,281 @@
+"""Reads 13F filings from a source tree: every file read, refused or skipped by rule, documents paired."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import posixpath
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from datetime import date
+from pathlib import Path
+
+from builder.records import Filing, HoldingRow, ManagerConfig, ScopeWarning, SourceFile, SourceProblem
+from builder.sources.sec13f.document import InformationTable, PrimaryDocument, parse_document
+from builder.sources.sec13f.pairing import LooseDocument, Pair, pair_documents
+from builder.sources.sec13f.rules import build_filing, subject
+from builder.sources.sec13f.safexml import DocumentError
+from builder.sources.sec13f.submission import accession_in, carried_documents, is_submission, parse_submission
+
+# eis_13FDocument.xsd allows 250,000 rows; the largest real tables (tens of thousands of rows) are tens of MB.
+# 128 MiB admits them with room and bounds the memory one hostile file can claim (the whole tree is held).
+MAX_FILE_BYTES = 128 * 1024 * 1024
+_READ_FORMS = ("13F-HR", "13F-HR/A")  # holdings reports, combination reports included (reportType says which)
+# Forms skipped by rule, with why: a notice has no holdings of its own; a confidential treatment request is
+# not public, its holdings are published later by a 13F-HR/A NEW HOLDINGS amendment (read like any other).
+_SKIPPED_FORMS = {
+    "13F-NT": ("skipped-notice", "is a 13F notice: its holdings are reported by other managers, it has none"),
+    "13F-CTR": (
+        "skipped-confidential-request",
+        "is a confidential treatment request, not a public report: its holdings are read from the later "
+        "13F-HR/A NEW HOLDINGS amendment",
+    ),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class FilingsRead:
+    """Everything read from a tree of 13F files: filings, warnings, files skipped by rule, fatal problems."""
+
+    filings: tuple[Filing, ...]  # sorted by (cik, period, filed, amendment_no, accession)
+    warnings: tuple[ScopeWarning, ...]  # every filing's warnings, in filing order
+    skipped: tuple[ScopeWarning, ...]  # files or folders skipped by rule, with the reason
+    problems: tuple[SourceProblem, ...]  # fatal: the caller reports all of them and aborts
+    files: tuple[SourceFile, ...]  # every file read, path relative to `base`
+
+
+@dataclass(frozen=True, slots=True)
+class _Parts:
+    """The documents of one filing, found together, before the rules make a Filing of them."""
+
+    source: str
+    primary: PrimaryDocument
+    rows: tuple[HoldingRow, ...]
+    accession: str
+    filed: date | None  # from a submission header
+
+
+_Outcome = _Parts | LooseDocument | ScopeWarning | SourceProblem
+
+
+def read_filing_tree(directory: Path, base: Path) -> FilingsRead:
+    """Reads every file under `directory` (nested freely, any names), paths reported relative to `base`."""
+    if not directory.is_dir():
+        problem = SourceProblem(_relative(directory, base), f"{directory.name} is not a directory of filings")
+        return _result([], [], [problem], [])
+    files: list[SourceFile] = []
+    outcomes: list[_Outcome] = []
+    for path in _walk(directory):
+        source = _relative(path, base)
+        data = _read(path, source)
+        if isinstance(data, SourceProblem):
+            outcomes.append(data)
+            continue
+        files.append(SourceFile(source, hashlib.sha256(data).hexdigest(), len(data)))
+        outcomes.append(_outcome(source, data))
+    return _gathered(outcomes, files)
+
+
+def read_copycat_filings(root: Path, managers: Sequence[ManagerConfig]) -> FilingsRead:
+    """Reads root/sec13f/<cik>/…: configured managers' folders, each filing's CIK checked against its folder."""
+    folder = root / "sec13f"
+    if not folder.is_dir():
+        return _result([], [], [SourceProblem("sec13f", "sec13f/ is missing: it holds sec13f/<cik>/ per manager")], [])
+    wanted = {manager.cik.strip().zfill(10): manager for manager in managers}
+    reads: list[FilingsRead] = []
+    filings: list[Filing] = []
+    folders: dict[str, str] = {}
+    skipped: list[ScopeWarning] = []
+    problems: list[SourceProblem] = []
+    for entry in sorted(folder.iterdir()):
+        source, cik = _relative(entry, root), _folder_cik(entry)
+        if cik is None:
+            what = "folder is not named by a CIK" if entry.is_dir() else "is not in a manager's folder sec13f/<cik>/"
+            problems.append(SourceProblem(source, f"{entry.name} {what}"))
+        elif cik not in wanted:
+            message = f"{entry.name}/ holds CIK {cik}, which is no manager of packs.toml: not read"
+            skipped.append(ScopeWarning("skipped-unconfigured-manager", message, source))
+        else:
+            read = read_filing_tree(entry, root)
+            folders.setdefault(cik, source)
+            problems += [_foreign(filing, cik) for filing in read.filings if filing.cik != cik]
+            filings += [filing for filing in read.filings if filing.cik == cik]
+            reads.append(read)
+    problems += _absent_managers(wanted, folders, {filing.cik for filing in filings})
+    problems = [*problems, *(problem for read in reads for problem in read.problems)]
+    skipped += [entry for read in reads for entry in read.skipped]
+    return _result(filings, skipped, problems, [file for read in reads for file in read.files])
+
+
+def _walk(directory: Path) -> Iterator[Path]:
+    for folder, subfolders, names in os.walk(directory):  # links to folders are not followed: no cycles
+        subfolders.sort()
+        links = [name for name in subfolders if (Path(folder) / name).is_symlink()]
+        yield from (Path(folder) / name for name in sorted([*names, *links]))
+
+
+def _relative(path: Path, base: Path) -> str:
+    return Path(os.path.relpath(path, base)).as_posix()
+
+
+def _read(path: Path, source: str) -> bytes | SourceProblem:
+    if path.is_dir():
+        return SourceProblem(source, f"{path.name} is a link to a folder, not followed: copy its files in instead")
+    try:
+        with path.open("rb") as handle:
+            data = handle.read(MAX_FILE_BYTES + 1)  # never more than the limit into memory
+    except OSError as exc:
+        return SourceProblem(source, f"{path.name} cannot be read ({exc.strerror})")
+    if len(data) > MAX_FILE_BYTES:
+        return SourceProblem(source, f"{path.name} is larger than {MAX_FILE_BYTES:,} bytes, the most a 13F file may be")
+    return data
+
+
+def _outcome(source: str, data: bytes) -> _Outcome:
+    try:
+        return _classified(source, data)
+    except DocumentError as exc:
+        return SourceProblem(source, f"{subject(source)} {exc.message}", exc.line)
+
+
+def _classified(source: str, data: bytes) -> _Outcome:
+    if is_submission(data):
+        return _from_submission(source, data)
+    document = parse_document(data)
+    if isinstance(document, InformationTable):
+        return LooseDocument(source, accession_in(source), document)
+    skip = _skip(source, document.submission_type)
+    if skip is not None:
+        return skip
+    accession = accession_in(source) or f"local:{source}"  # a stable id when no accession number is known
+    if document.table is not None:
+        return _Parts(source, document, document.table, accession, None)
+    if document.summary is not None and document.summary.entry_total == 0:
+        return _Parts(source, document, (), accession, None)  # a report of no rows needs no table
+    return LooseDocument(source, accession_in(source), document)
+
+
+def _from_submission(source: str, data: bytes) -> _Parts | ScopeWarning:
+    submission = parse_submission(data)
+    skip = _skip(source, submission.submission_type)
+    if skip is not None:
+        return skip
+    primary, rows = carried_documents(submission)
+    if rows is None and not (primary.summary and primary.summary.entry_total == 0):
+        raise DocumentError("carries a primary document but no information table")
+    return _Parts(source, primary, rows or (), submission.accession, submission.filed)
+
+
+def _skip(source: str, form: str) -> ScopeWarning | None:
+    kind = _SKIPPED_FORMS.get(form.removesuffix("/A"))
+    if kind is not None:
+        return ScopeWarning(kind[0], f"{subject(source)} ({form}) {kind[1]}", source)
+    if form in _READ_FORMS:
+        return None
+    raise DocumentError(f"is a {form} submission, not a 13F-HR or 13F-HR/A")
+
+
+def _gathered(outcomes: list[_Outcome], files: list[SourceFile]) -> FilingsRead:
+    problems = [outcome for outcome in outcomes if isinstance(outcome, SourceProblem)]
+    skipped = [outcome for outcome in outcomes if isinstance(outcome, ScopeWarning)]
+    parts = [outcome for outcome in outcomes if isinstance(outcome, _Parts)]
+    pairs, alone = pair_documents([outcome for outcome in outcomes if isinstance(outcome, LooseDocument)])
+    parts += [_joined(pair) for pair in pairs]
+    problems += [_unpaired(d) for d in alone if not _partner_failed(d, problems, files)]
+    built = [_filing(part) for part in parts]
+    problems += [outcome for outcome in built if isinstance(outcome, SourceProblem)]
+    filings = [outcome for outcome in built if isinstance(outcome, Filing)]
+    return _result(filings, skipped, problems, files)
+
+
+def _filing(part: _Parts) -> Filing | SourceProblem:
+    try:
+        return build_filing(part.primary, part.rows, source=part.source, accession=part.accession, filed=part.filed)
+    except DocumentError as exc:
+        return SourceProblem(_first(part.source), f"{subject(part.source)} {exc.message}", exc.line)
+
+
+def _joined(pair: Pair) -> _Parts:
+    primary, table = pair
+    assert isinstance(primary.document, PrimaryDocument) and isinstance(table.document, InformationTable)
+    accession = primary.accession or table.accession or f"local:{primary.source}"
+    return _Parts(f"{primary.source} + {table.source}", primary.document, table.document.rows, accession, None)
+
+
+def _partner_failed(document: LooseDocument, problems: list[SourceProblem], files: list[SourceFile]) -> bool:
+    """True when the document's evident partner failed to read: that failure is reported, not a second one."""
+    folder = posixpath.dirname(document.source)
+    failed = [p.source for p in problems if posixpath.dirname(p.source) == folder]
+    present = {f.path for f in files if posixpath.dirname(f.path) == folder} | set(failed)
+    same_accession = document.accession is not None and any(accession_in(f) == document.accession for f in failed)
+    return bool(failed) and (len(present) == 2 or same_accession)
+
+
+def _unpaired(document: LooseDocument) -> SourceProblem:
+    if isinstance(document.document, InformationTable):
+        why = "is an information table with no primary document: its manager, quarter and filing date are unknown"
+    else:
+        why = "is a primary document whose information table was not found"
+    how = "(paired by accession number in the path, alone together in a folder, or a common file-name prefix)"
+    return SourceProblem(document.source, f"{subject(document.source)} {why} {how}")
+
+
+def _duplicates(filings: list[Filing]) -> list[SourceProblem]:
+    problems = []
+    seen: dict[object, Filing] = {}
+    for filing in sorted(filings, key=lambda f: f.source):
+        content = (filing.cik, filing.period, filing.filed, filing.amendment_no, filing.rows)
+        for key in (("accession", filing.accession), ("content", content)):
+            if key in seen:
+                message = f"{subject(filing.source)} is the same filing as {seen[key].source} (counted once only)"
+                problems.append(SourceProblem(_first(filing.source), message))
+                break
+            seen[key] = filing
+    return problems
+
+
+def _first(source: str) -> str:
+    return source.split(" + ")[0]
+
+
+def _folder_cik(entry: Path) -> str | None:
+    if not entry.is_dir() or not entry.name.isascii() or not entry.name.isdigit() or len(entry.name) > 10:
+        return None
+    return entry.name.zfill(10)
+
+
+def _foreign(filing: Filing, cik: str) -> SourceProblem:
+    message = f"{subject(filing.source)} is a filing of CIK {filing.cik}, not of its folder's CIK {cik}"
+    return SourceProblem(_first(filing.source), message)
+
+
+def _absent_managers(
+    wanted: dict[str, ManagerConfig], folders: dict[str, str], found: set[str]
+) -> list[SourceProblem]:
+    problems = []
+    for cik, manager in sorted(wanted.items()):
+        if cik in found:
+            continue
+        if cik in folders:
+            problems.append(SourceProblem(folders[cik], f"{manager.name} (CIK {cik}) has no 13F-HR filing in it"))
+        else:
+            message = f"{manager.name} (CIK {cik}) has no folder sec13f/{cik}/ (leading zeros optional)"
+            problems.append(SourceProblem(f"sec13f/{cik}", message))
+    return problems
+
+
+def _result(
+    filings: Sequence[Filing],
+    skipped: Sequence[ScopeWarning],
+    problems: Sequence[SourceProblem],
+    files: Sequence[SourceFile],
+) -> FilingsRead:
+    ordered = sorted(filings, key=lambda f: (f.cik, f.period, f.filed, f.amendment_no, f.accession))
+    unique = {*problems, *_duplicates(ordered)}  # a set: a tree read inside a larger read reports once
+    return FilingsRead(
+        filings=tuple(ordered),
+        warnings=tuple(warning for filing in ordered for warning in filing.warnings),
+        skipped=tuple(sorted(skipped, key=lambda w: (w.source, w.code))),
+        problems=tuple(sorted(unique, key=lambda p: (p.source, p.line or 0, p.message))),
+        files=tuple(sorted(files, key=lambda f: f.path)),
+    )

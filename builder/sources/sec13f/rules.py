@@ -1,0 +1,150 @@
+"""The rules that make a `Filing` of 13F documents: amendment kind, value unit, summary-page checks; pure."""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import date
+from fractions import Fraction
+from pathlib import PurePosixPath
+
+from builder.records import Amendment, Filing, HoldingRow, ScopeWarning, ValueUnit
+from builder.sources.sec13f.document import DocumentError, PrimaryDocument, Summary
+
+# Form 13F amendments (SEC Release 34-95148, 2022): filings made on or after 2023-01-03 report `value`
+# rounded to the nearest dollar (eis_13FDocument.xsd, column 4); earlier ones reported thousands.
+DOLLARS_FROM = date(2023, 1, 3)
+# Bounds on a book's median price per share, in dollars. Below $1 a US listing gets a minimum-bid deficiency
+# notice (NYSE, Nasdaq), so a book whose median is under it is almost surely thousands read as dollars
+# (real misfilers land at $0.03–$0.13); above $10,000 only a handful of US shares trade (BRK.A, NVR), so a
+# median beyond it is dollars read as thousands. The band is 10,000 wide, more than the factor 1,000
+# between the units, so at most one reading of a plausible book falls outside it.
+MIN_PLAUSIBLE_PRICE = Fraction(1)
+MAX_PLAUSIBLE_PRICE = Fraction(10_000)
+_SCALE = {ValueUnit.DOLLARS: 1, ValueUnit.THOUSANDS: 1000}
+
+
+@dataclass(frozen=True, slots=True)
+class UnitDecision:
+    """The unit applied to a filing's `value` column, the rule that chose it, and a warning if doubtful."""
+
+    unit: ValueUnit
+    rule: str
+    warning: ScopeWarning | None
+
+
+def build_filing(
+    primary: PrimaryDocument,
+    rows: tuple[HoldingRow, ...],
+    *,
+    source: str,
+    accession: str,
+    filed: date | None,
+) -> Filing:
+    """A Filing of a primary document and its rows; `filed` from a submission header, else signatureDate."""
+    filed = filed or primary.signature_date
+    if filed is None:
+        raise DocumentError("has no filing date: no submission header and no signatureDate")
+    amendment, amendment_warnings = _amendment(primary, source)
+    unit = decide_unit(rows, filed, source)
+    warnings = (*amendment_warnings, *((unit.warning,) if unit.warning else ()))
+    return Filing(
+        source=source,
+        accession=accession,
+        cik=primary.cik,
+        manager_name=primary.manager_name,
+        form_type=primary.submission_type,
+        report_type=primary.report_type,
+        period=primary.period,
+        filed=filed,
+        amendment=amendment,
+        # an amendment that does not give its number still sorts after the quarter's original
+        amendment_no=0 if amendment is Amendment.ORIGINAL else (primary.amendment_no or 1),
+        unit=unit.unit,
+        unit_rule=unit.rule,
+        table_entry_total=primary.summary.entry_total if primary.summary else None,
+        table_value_total=primary.summary.value_total if primary.summary else None,
+        confidential_omitted=bool(primary.summary and primary.summary.confidential_omitted),
+        rows=rows,
+        warnings=(*warnings, *summary_warnings(rows, primary.summary, source)),
+    )
+
+
+def decide_unit(rows: Sequence[HoldingRow], filed: date, source: str) -> UnitDecision:
+    """Thousands if filed before 2023-01-03, else dollars; the other unit if only it gives plausible prices."""
+    by_date = ValueUnit.THOUSANDS if filed < DOLLARS_FROM else ValueUnit.DOLLARS
+    rule = "filed-before-2023-01-03" if by_date is ValueUnit.THOUSANDS else "filed-on-or-after-2023-01-03"
+    other = ValueUnit.DOLLARS if by_date is ValueUnit.THOUSANDS else ValueUnit.THOUSANDS
+    price, other_price = median_price(rows, by_date), median_price(rows, other)
+    if price is None or other_price is None or _plausible(price):
+        return UnitDecision(by_date, rule, None)
+    said = (
+        f"{subject(source)} was filed {filed.isoformat()}, so {by_date.value} by date, "
+        f"but its median price per share is then ${float(price):,.2f}"
+    )
+    if not _plausible(other_price):
+        message = f"{said}, and ${float(other_price):,.2f} as {other.value}: neither is plausible; kept {by_date.value}"
+        return UnitDecision(by_date, rule, ScopeWarning("unit-doubtful", message, source))
+    message = f"{said}; as {other.value} it is ${float(other_price):,.2f}: values read as {other.value}"
+    return UnitDecision(other, "implied-price-check", ScopeWarning("unit-doubtful", message, source))
+
+
+def median_price(rows: Sequence[HoldingRow], unit: ValueUnit) -> Fraction | None:
+    """Median value per share in dollars over plain share rows (SH, no put/call, shares > 0); None if none."""
+    prices = [
+        Fraction(row.value * _SCALE[unit], row.shares)
+        for row in rows
+        if row.share_type == "SH" and row.put_call is None and row.shares > 0
+    ]
+    return statistics.median(prices) if prices else None
+
+
+def summary_warnings(rows: Sequence[HoldingRow], summary: Summary | None, source: str) -> tuple[ScopeWarning, ...]:
+    """Scope warnings from comparing the rows with the summary page (None: there is no summary page)."""
+    if summary is None or (summary.entry_total is None and summary.value_total is None):
+        message = f"{subject(source)} has no summary page: its row count and value total cannot be checked"
+        return (ScopeWarning("no-summary", message, source),)
+    warnings = []
+    differences = _differences(rows, summary)
+    if differences:
+        message = f"{subject(source)} does not match its summary page: {'; '.join(differences)}"
+        warnings.append(ScopeWarning("summary-mismatch", message, source))
+    if summary.confidential_omitted:
+        message = f"{subject(source)} omits holdings under confidential treatment (isConfidentialOmitted): incomplete"
+        warnings.append(ScopeWarning("confidential-omitted", message, source))
+    return tuple(warnings)
+
+
+def _differences(rows: Sequence[HoldingRow], summary: Summary) -> list[str]:
+    differences = []
+    if summary.entry_total is not None and summary.entry_total != len(rows):
+        delta = len(rows) - summary.entry_total
+        differences.append(f"{len(rows)} rows, tableEntryTotal {summary.entry_total} (off by {delta:+d})")
+    total = sum(row.value for row in rows)
+    if summary.value_total is not None and summary.value_total != total:
+        delta = total - summary.value_total
+        differences.append(f"values sum to {total}, tableValueTotal {summary.value_total} (off by {delta:+d})")
+    return differences
+
+
+def _amendment(primary: PrimaryDocument, source: str) -> tuple[Amendment, tuple[ScopeWarning, ...]]:
+    if not primary.is_amendment:
+        return Amendment.ORIGINAL, ()
+    if primary.amendment_type == "RESTATEMENT":
+        return Amendment.RESTATEMENT, ()
+    if primary.amendment_type == "NEW HOLDINGS":
+        return Amendment.NEW_HOLDINGS, ()
+    if primary.amendment_type:
+        raise DocumentError(f"has amendmentType {primary.amendment_type!r}, neither RESTATEMENT nor NEW HOLDINGS")
+    message = f"{subject(source)} is an amendment without an amendmentType: read as a RESTATEMENT of the quarter"
+    return Amendment.RESTATEMENT, (ScopeWarning("amendment-type-missing", message, source),)
+
+
+def subject(source: str) -> str:
+    """The file names of a source (`a/x.xml + a/y.xml` → `x.xml + y.xml`), to begin a message with."""
+    return " + ".join(PurePosixPath(path).name for path in source.split(" + "))
+
+
+def _plausible(price: Fraction) -> bool:
+    return MIN_PLAUSIBLE_PRICE <= price <= MAX_PLAUSIBLE_PRICE
