@@ -6,8 +6,9 @@ import math
 
 import pytest
 
-from builder.api.wire import ApiError, ErrorCode
+from builder.api.wire import ErrorCode, api_error
 from builder.canonical import canonical_json
+from builder.research.errors import NotInView, UnknownEthos
 from builder.research.methods import ethos
 from builder.research.methods.ethos import ETHOS_IDS, ethos_definitions, score_view, select_tickers
 from builder.research.views import select_view
@@ -154,9 +155,10 @@ def test_requested_ids_come_back_deduplicated_in_canonical_order():
 
 
 def test_an_unknown_ethos_id_is_a_400_naming_it():
-    with pytest.raises(ApiError) as raised:
+    with pytest.raises(UnknownEthos) as raised:
         _scores(ids=("breadth", "astrology"))
-    assert (raised.value.status, raised.value.code) == (400, ErrorCode.UNKNOWN_ETHOS)
+    error = api_error(raised.value)
+    assert (error.status, error.code) == (400, ErrorCode.UNKNOWN_ETHOS)
     assert raised.value.details["unknown"] == ["astrology"]
 
 
@@ -184,6 +186,7 @@ def test_select_tickers_keeps_view_wide_ranks_and_404s_an_absent_ticker():
     result = _scores()
     picked = select_tickers(result, ["KO"])
     assert [e["ticker"] for e in picked["scores"]] == ["KO"] and picked["topSets"] == result["topSets"]
-    with pytest.raises(ApiError) as raised:
+    with pytest.raises(NotInView) as raised:
         select_tickers(result, ["TSLA"])
-    assert (raised.value.status, raised.value.code) == (404, ErrorCode.POSITION_NOT_FOUND)
+    error = api_error(raised.value)
+    assert (error.status, error.code, error.details) == (404, ErrorCode.POSITION_NOT_FOUND, {"tickers": ["TSLA"]})

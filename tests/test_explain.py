@@ -6,7 +6,8 @@ from datetime import date
 
 import pytest
 
-from builder.api.wire import ApiError, ErrorCode
+from builder.api.wire import ErrorCode, api_error
+from builder.research.errors import NotInView
 from builder.research.methods.ethos import score_view
 from builder.research.methods.explain import explain_position
 from builder.research.methods.policy import evaluate_policy
@@ -99,10 +100,11 @@ def test_policy_warnings_and_fixture_data_join_the_limitations():
 
 
 def test_a_ticker_not_in_the_view_is_a_404_position_not_found():
-    with pytest.raises(ApiError) as raised:
+    with pytest.raises(NotInView) as raised:
         _explain("KO", mode="overlap")
-    assert (raised.value.status, raised.value.code) == (404, ErrorCode.POSITION_NOT_FOUND)
-    assert raised.value.details == {"ticker": "KO", "managers": ["alpha", "beta", "gamma"], "mode": "overlap"}
+    error = api_error(raised.value)
+    assert (error.status, error.code) == (404, ErrorCode.POSITION_NOT_FOUND)
+    assert error.details == {"ticker": "KO", "managers": ["alpha", "beta", "gamma"], "mode": "overlap"}
 
 
 def test_only_the_selected_managers_are_explained():

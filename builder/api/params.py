@@ -15,8 +15,9 @@ from jsonschema import Draft202012Validator
 
 from builder.api.contract import BY_ID, MAX_MANAGER_VALUES, TICKER_PATTERN, Operation, Param
 from builder.api.data import ReleaseData
-from builder.api.wire import ApiError, ErrorCode
+from builder.api.wire import ApiError, ErrorCode, api_error
 from builder.research.artifact import PACK_ID
+from builder.research.errors import UnknownEthos
 from builder.research.methods.ethos import canonical_ethos_ids
 from builder.research.views import DEFAULT_MODE, MODES
 
@@ -128,6 +129,9 @@ def resolve_body(operation: Operation, data: ReleaseData, body: Any) -> dict[str
     if body.get("mode", DEFAULT_MODE) != DEFAULT_MODE:
         params["mode"] = body["mode"]
     if "ethosIds" in operation.body["properties"]:
-        params["ethosIds"] = canonical_ethos_ids(body.get("ethosIds", []))
+        try:
+            params["ethosIds"] = canonical_ethos_ids(body.get("ethosIds", []))
+        except UnknownEthos as refusal:
+            raise api_error(refusal) from refusal
         params["tickers"] = sorted({ticker.upper() for ticker in body.get("tickers", [])})
     return params

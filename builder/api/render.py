@@ -10,8 +10,9 @@ from dataclasses import dataclass
 
 from builder.api.contract import Operation
 from builder.api.data import ReleaseData
-from builder.api.wire import ApiError, failure, success
+from builder.api.wire import ApiError, api_error, failure, success
 from builder.canonical import canonical_json
+from builder.research.errors import ResearchError
 
 
 @dataclass(frozen=True, slots=True)
@@ -24,6 +25,12 @@ def render(operation: Operation, data: ReleaseData, params: dict) -> Rendered:
     """One answer of an operation: the envelope bytes and its status."""
     try:
         payload = operation.handler(data, params)
-        return Rendered(200, canonical_json(success(operation.id, payload) if operation.envelope else payload))
+    except ResearchError as refusal:
+        return _failed(operation, api_error(refusal))
     except ApiError as error:
-        return Rendered(error.status, canonical_json(failure(operation.id, error)))
+        return _failed(operation, error)
+    return Rendered(200, canonical_json(success(operation.id, payload) if operation.envelope else payload))
+
+
+def _failed(operation: Operation, error: ApiError) -> Rendered:
+    return Rendered(error.status, canonical_json(failure(operation.id, error)))

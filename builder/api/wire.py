@@ -5,6 +5,8 @@ from __future__ import annotations
 import enum
 from typing import Any
 
+from builder.research.errors import NotInView, ResearchError, UnknownEthos
+
 API_VERSION = "v1"
 CONTRACT_VERSION = "0.1.0"
 API_PREFIX = "/api/v1"
@@ -63,6 +65,19 @@ class ApiError(Exception):
         self.code = code
         self.message = message
         self.details = details
+
+
+# Research's refusals as the API answers them: one vocabulary for REST, MCP and the precomputed answers.
+RESEARCH_ERRORS: dict[type[ResearchError], tuple[int, ErrorCode]] = {
+    UnknownEthos: (400, ErrorCode.UNKNOWN_ETHOS),
+    NotInView: (404, ErrorCode.POSITION_NOT_FOUND),
+}
+
+
+def api_error(error: ResearchError) -> ApiError:
+    """The API error of a research refusal."""
+    status, code = RESEARCH_ERRORS[type(error)]
+    return ApiError(status, code, error.message, error.details)
 
 
 def meta(capability: str) -> dict[str, Any]:

@@ -8,7 +8,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from itertools import combinations
 
-from builder.api.wire import ApiError, ErrorCode
+from builder.research.errors import NotInView, UnknownEthos
 
 TOP_SET_SIZE = 10  # the agent payload's short list is 10 long too: what an agent reads first
 FEATURE_DIGITS = 6  # features are fractions; 6 places match the artifact's weights (1 dollar in $1m)
@@ -221,11 +221,11 @@ def ethos_definitions() -> list[dict]:
 
 
 def canonical_ethos_ids(ethos_ids: Sequence[str]) -> list[str]:
-    """Requested ids de-duplicated in ETHOS_IDS order (all when empty); ApiError 400 for an unknown id."""
+    """Requested ids de-duplicated in ETHOS_IDS order (all when empty); UnknownEthos for an unknown id."""
     unknown = sorted(set(ethos_ids) - set(ETHOS_IDS))
     if unknown:
         message = f"unknown ethos id(s): {', '.join(unknown)}"
-        raise ApiError(400, ErrorCode.UNKNOWN_ETHOS, message, {"unknown": unknown, "known": list(ETHOS_IDS)})
+        raise UnknownEthos(message, {"unknown": unknown, "known": list(ETHOS_IDS)})
     return [e for e in ETHOS_IDS if e in set(ethos_ids)] or list(ETHOS_IDS)
 
 
@@ -314,12 +314,12 @@ def score_view(view: dict, artifact: dict, history: Sequence[dict], ethos_ids: S
 
 
 def select_tickers(result: dict, tickers: Sequence[str]) -> dict:
-    """`result` with only `tickers` in its scores (top sets stay view-wide); ApiError 404 for one not in the view."""
+    """`result` with only `tickers` in its scores (top sets stay view-wide); NotInView for one not in the view."""
     if not tickers:
         return result
     present = {entry["ticker"] for entry in result["scores"]}
     missing = sorted(set(tickers) - present)
     if missing:
         message = f"not in the selected view: {', '.join(missing)}"
-        raise ApiError(404, ErrorCode.POSITION_NOT_FOUND, message, {"tickers": missing})
+        raise NotInView(message, {"tickers": missing})
     return {**result, "scores": [entry for entry in result["scores"] if entry["ticker"] in set(tickers)]}

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from builder.api.wire import ApiError, ErrorCode
+from builder.research.errors import NotInView
 
 EXIT_LIMITATION = (
     "An exit is the absence of a row in this quarter's 13F: its statement cites this quarter's filing with row null; "
@@ -48,9 +48,8 @@ def _row(ticker: str, view: dict, index: _Index) -> dict:
     row = index.rows.get(ticker)
     if row is not None:
         return row
-    raise ApiError(
-        404, ErrorCode.POSITION_NOT_FOUND, f"{ticker} is not in the selected view",
-        {"ticker": ticker, "managers": list(view["managers"]), "mode": view["mode"]},
+    raise NotInView(
+        f"{ticker} is not in the selected view", {"ticker": ticker, "managers": list(view["managers"]), "mode": view["mode"]}
     )
 
 
