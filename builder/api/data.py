@@ -24,6 +24,7 @@ class ReleaseData:
     index: Mapping[str, Any]
     artifacts: Mapping[str, dict]  # 13f-copycat artifacts by version id
     identity: Mapping[str, str] | None = None
+    openapi: dict[str, Any] | None = None  # the OpenAPI document the release step generated for this release
     _packs: dict[str, dict] = field(default_factory=dict)
     _memo: OrderedDict[Hashable, Any] = field(default_factory=OrderedDict)
 
@@ -49,7 +50,7 @@ class ReleaseData:
         return [self.artifacts[v] for v in self.versions[: self.versions.index(version)]]
 
     def with_identity(self, identity: Mapping[str, str]) -> ReleaseData:
-        return ReleaseData(self.index, self.artifacts, identity, _memo=self._memo)  # memo keys never name the release
+        return ReleaseData(self.index, self.artifacts, identity, self.openapi, _memo=self._memo)  # memo keys never name the release
 
     def pack(self, pack_id: str) -> dict | None:
         return self._packs.get(pack_id)

@@ -1,7 +1,7 @@
 """The GET handlers: (release data, canonical params) → the `data` of the success envelope.
 
 Pure: the builder calls them to precompute every GET answer and the server calls them for views it
-did not precompute. Parameters arrive validated and canonical (see builder.api.contract).
+did not precompute. Parameters arrive validated and canonical (see builder.api.params).
 """
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from builder.api.data import ReleaseData
-from builder.api.wire import API_PREFIX, CONTRACT_VERSION
+from builder.api.wire import API_PREFIX, CONTRACT_VERSION, ApiError, ErrorCode
 from builder.canonical import canonical_json, sha256_hex
 from builder.research.artifact import PACK_ID
 from builder.research.views import MODES, select_view
@@ -54,12 +54,10 @@ def get_health(data: ReleaseData, params: dict[str, Any]) -> dict[str, Any]:
 
 
 def get_openapi_document(data: ReleaseData, params: dict[str, Any]) -> dict[str, Any]:
-    """The OpenAPI 3.1 document, served raw; it depends on the code only, not on the release."""
-    from builder.api.openapi.document import (
-        openapi_document,  # builder.api.openapi.document imports contract, which imports us: circular
-    )
-
-    return openapi_document()
+    """The OpenAPI 3.1 document the release step generated into this release, served raw."""
+    if data.openapi is None:
+        raise ApiError(404, ErrorCode.ROUTE_NOT_FOUND, "this release carries no OpenAPI document")
+    return data.openapi
 
 
 def list_packs(data: ReleaseData, params: dict[str, Any]) -> dict[str, Any]:

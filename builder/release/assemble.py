@@ -7,6 +7,7 @@ from typing import Any
 
 from builder.api.contract import COPYCAT_FEATURES
 from builder.api.data import ReleaseData
+from builder.api.openapi.document import openapi_document
 from builder.records import Sources
 from builder.research.artifact import PACK_ID, build_artifacts
 from builder.research.versions import assign_versions
@@ -55,7 +56,7 @@ def assemble(sources: Sources, ledger: Iterable[dict], previews: Iterable[Any] =
         "skipped": [{"code": w.code, "message": w.message, "source": w.source} for w in sources.skipped],
         "provenance": [{"path": f.path, "sha256": f.sha256, "size": f.size} for f in sources.files],
     }
-    return ReleaseData(index, {a["versionId"]: a for a in artifacts}), new_ledger
+    return ReleaseData(index, {a["versionId"]: a for a in artifacts}, openapi=openapi_document()), new_ledger
 
 
 def _catalog(artifacts: list[dict], previews: Mapping[str, dict]) -> list[dict]:

@@ -20,6 +20,7 @@ from pathlib import Path
 
 import orjson
 
+from builder.api.contract import BY_ID
 from builder.api.data import ReleaseData
 from builder.canonical import strong_etag
 from builder.errors import ReleaseError
@@ -126,5 +127,6 @@ def load_release(directory: Path) -> LoadedRelease:
     for key, route in _read_json(directory, ROUTES).items():
         body = (directory / object_path(route["sha256"])).read_bytes()
         answers[key] = Answer(route["status"], body, strong_etag(body))
-    data = ReleaseData(index, artifacts, identity)
+    openapi = answers.get(BY_ID["getOpenApiDocument"].request_key({}))
+    data = ReleaseData(index, artifacts, identity, orjson.loads(openapi.body) if openapi else None)
     return LoadedRelease(manifest["releaseId"], directory, data, answers)
