@@ -132,4 +132,4 @@ class Sources:
     files: tuple[SourceFile, ...]
     warnings: tuple[ScopeWarning, ...] = ()
     skipped: tuple[ScopeWarning, ...] = ()  # files skipped by rule (13F-NT, …), with the reason
-    previews: dict[str, object] = field(default_factory=dict)  # preview pack inputs by section name
+    previews: dict[str, object] = field(default_factory=dict)  # preview pack sources (sources.previews) by section

@@ -7,8 +7,9 @@ from datetime import date
 
 import pytest
 
-from builder.research.previews.person import PersonInput, build_person, concentration, estimate_holdings, person_trades
+from builder.research.previews.person import build_person, concentration, estimate_holdings, person_trades
 from builder.sources.congress import parse_congress
+from builder.sources.previews import PersonSource
 from tests.conftest import realdata
 
 
@@ -68,14 +69,14 @@ def test_only_the_person_and_only_transactions_disclosed_by_as_of_are_counted():
     files = (file_of(tx("AAPL", "Purchase", "$1,001 - $15,000", "01/02/2026", "01/20/2026"),
                      tx("MSFT", "Purchase", "$1,001 - $15,000", "01/02/2026", "07/20/2026"),
                      tx("NVDA", "Purchase", "$1,001 - $15,000", "01/02/2026", "01/20/2026", senator="Doe, John")),)
-    found = person_trades(PersonInput("Sen. Jane Roe", files), date(2026, 6, 30))
+    found = person_trades(PersonSource("Sen. Jane Roe", files), date(2026, 6, 30))
     assert [t.ticker for t in found] == ["AAPL"]
-    assert [t.ticker for t in person_trades(PersonInput("J. Roe", files, ("Jane Roe",)), date(2026, 6, 30))] == ["AAPL"]
+    assert [t.ticker for t in person_trades(PersonSource("J. Roe", files, ("Jane Roe",)), date(2026, 6, 30))] == ["AAPL"]
 
 
 def test_the_pack_id_carries_the_slugified_name_and_caveats_stay_attached():
     files = (file_of(tx("AAPL", "Purchase", "$1,001 - $15,000", "01/02/2026", "03/01/2026")),)
-    pack = build_person(PersonInput("Jane Roe", files), as_of=date(2026, 6, 30))
+    pack = build_person(PersonSource("Jane Roe", files), as_of=date(2026, 6, 30))
     assert (pack.id, pack.label) == ("jane-roe-tracker", "data preview")
     assert pack.version == "jane-roe-tracker-2026-06-30-v1.0"
     assert pack.agent_payload["caveats"] == pack.artifact["caveats"] == list(pack.caveats)
@@ -89,7 +90,7 @@ def test_the_pack_id_carries_the_slugified_name_and_caveats_stay_attached():
 
 def test_a_person_without_transactions_gives_an_empty_pack_with_a_warning():
     files = (file_of(tx("AAPL", "Purchase", "$1,001 - $15,000", "01/02/2026")),)
-    pack = build_person(PersonInput("Nobody Here", files), as_of=date(2026, 6, 30))
+    pack = build_person(PersonSource("Nobody Here", files), as_of=date(2026, 6, 30))
     assert pack.artifact["holdings"] == [] and "person-not-found" in {w.code for w in pack.warnings}
 
 
@@ -100,7 +101,7 @@ def real_house():
 
 
 def test_a_real_representative_is_tracked_from_27_transactions_with_truncated_ranges_completed(real_house):
-    pack = build_person(PersonInput("Alan S. Lowenthal", (real_house,)), as_of=date(2022, 12, 31))
+    pack = build_person(PersonSource("Alan S. Lowenthal", (real_house,)), as_of=date(2022, 12, 31))
     assert pack.id == "alan-s-lowenthal-tracker"
     assert len(pack.artifact["transactions"]) == 27  # 13 purchases, 9 full and 5 partial sales
     # JIH: six truncated "$1,001 -" purchases, each completed to $1,001–$15,000 (midpoint 8,000)

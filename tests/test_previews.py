@@ -1,4 +1,4 @@
-"""read_previews (packs.toml sections → files → inputs), build_previews, and the fictional fixture."""
+"""read_previews (packs.toml sections → files → source records), build_previews, and the fictional fixture."""
 
 from __future__ import annotations
 
@@ -6,15 +6,17 @@ import hashlib
 import json
 import math
 import tomllib
+from dataclasses import replace
 from datetime import date
 from pathlib import Path
 
 import orjson
 import pytest
 
-from builder.research.previews.congress import CongressInput, build_congress
-from builder.research.previews.pack import FIXTURE_CAVEAT, build_previews, json_ready
-from builder.sources.previews import read_previews
+from builder.research.previews.build import build_previews
+from builder.research.previews.congress import build_congress, congress_input
+from builder.research.previews.pack import FIXTURE_CAVEAT, json_ready
+from builder.sources.previews import CongressSource, read_previews
 from scripts.fixture_previews import FIXTURE_AS_OF, write_preview_sources
 from tests.conftest import realdata as realdata_root
 
@@ -44,7 +46,7 @@ def read(root: Path):
 
 def test_every_real_file_is_read_once_with_its_sha256_and_one_report_line(realdata):
     found = read_previews(realdata, REAL_SECTIONS)
-    assert found.problems == () and sorted(found.inputs) == ["congress", "person", "social"]
+    assert found.problems == () and sorted(found.sources) == ["congress", "person", "social"]
     assert len(found.files) == len(found.reports) == 8  # 7 congress files (one shared with person) + 1 social
     for file in found.files:
         data = (realdata / file.path).read_bytes()
@@ -70,7 +72,7 @@ def test_every_real_file_is_read_once_with_its_sha256_and_one_report_line(realda
 
 
 def test_the_real_packs_build_as_of_the_last_real_disclosure(realdata):
-    packs = build_previews(read_previews(realdata, REAL_SECTIONS).inputs, as_of=date(2026, 8, 20))
+    packs = build_previews(read_previews(realdata, REAL_SECTIONS).sources, as_of=date(2026, 8, 20))
     assert [p.version for p in packs] == ["alan-s-lowenthal-tracker-2026-08-20-v1.0", "congress-trades-2026-08-20-v1.0",
                                           "wsb-social-momentum-2026-08-20-v1.0"]
     congress = packs[1].agent_payload
@@ -80,9 +82,9 @@ def test_the_real_packs_build_as_of_the_last_real_disclosure(realdata):
 
 def test_a_pack_whose_section_is_absent_is_absent(realdata):
     found = read_previews(realdata, {"social": REAL_SECTIONS["social"], "copycat": {}})
-    assert list(found.inputs) == ["social"]
+    assert list(found.sources) == ["social"]
     assert [f.path for f in found.files] == ["social/apewisdom_snapshots_sample.json"]
-    assert [p.id for p in build_previews(found.inputs, as_of=date(2026, 5, 2))] == ["wsb-social-momentum"]
+    assert [p.id for p in build_previews(found.sources, as_of=date(2026, 5, 2))] == ["wsb-social-momentum"]
 
 
 def test_missing_files_invalid_json_and_bad_settings_are_problems_naming_the_file(tmp_path):
@@ -93,7 +95,7 @@ def test_missing_files_invalid_json_and_bad_settings_are_problems_naming_the_fil
         "social": {"files": ["object.json"]},
         "person": "not a table",
     })
-    assert found.inputs == {}
+    assert found.sources == {}
     assert [str(p) for p in found.problems] == [
         "packs.toml: [person] must be a table",
         "missing.json: missing: configured in [congress] files",
@@ -124,7 +126,7 @@ def test_the_fixture_appends_its_sections_to_packs_toml_and_reads_without_proble
 
 
 def test_the_fixture_signals_under_demo_thresholds_and_not_under_strict(fixture_tree):
-    packs = {p.id: p for p in build_previews(read(fixture_tree).inputs, as_of=date(2026, 11, 20))}
+    packs = {p.id: p for p in build_previews(read(fixture_tree).sources, as_of=date(2026, 11, 20))}
     congress = packs["congress-trades"]
     assert congress.as_of == FIXTURE_AS_OF
     assert (congress.agent_payload["outcome"], congress.agent_payload["produced_by"]) == ("demo-signal", "demo")
@@ -134,14 +136,14 @@ def test_the_fixture_signals_under_demo_thresholds_and_not_under_strict(fixture_
 
 
 def test_the_fixtures_third_lly_buyer_counts_only_once_disclosed(fixture_tree):
-    settings = read(fixture_tree).inputs["congress"]
-    assert isinstance(settings, CongressInput)
-    later = CongressInput(settings.files, settings.demo, settings.strict, True, date(2026, 7, 2))
+    source = read(fixture_tree).sources["congress"]
+    assert isinstance(source, CongressSource)
+    later = congress_input(replace(source, as_of=date(2026, 7, 2)))
     assert build_congress(later, as_of=date(2026, 11, 20)).agent_payload["strict_tickers"] == ["LLY"]
 
 
 def test_every_fixture_pack_says_its_data_is_fictional(fixture_tree):
-    packs = build_previews(read(fixture_tree).inputs, as_of=date(2026, 11, 20))
+    packs = build_previews(read(fixture_tree).sources, as_of=date(2026, 11, 20))
     assert [p.id for p in packs] == ["congress-trades", "jane-roe-tracker", "wsb-social-momentum"]
     for pack in packs:
         assert FIXTURE_CAVEAT in pack.caveats and pack.artifact["fixture"] is True
@@ -151,7 +153,7 @@ def test_every_fixture_pack_says_its_data_is_fictional(fixture_tree):
 
 
 def test_the_fixture_person_and_forum_packs_hold_their_expected_figures(fixture_tree):
-    packs = {p.id: p for p in build_previews(read(fixture_tree).inputs, as_of=date(2026, 11, 20))}
+    packs = {p.id: p for p in build_previews(read(fixture_tree).sources, as_of=date(2026, 11, 20))}
     person = packs["jane-roe-tracker"].agent_payload
     assert [(h["ticker"], h["estimate"]) for h in person["top_holdings"]] == [
         ("MSFT", 75_000), ("NVDA", 40_500), ("JNJ", 32_500), ("LLY", 32_500), ("AAPL", 24_500)]
@@ -171,8 +173,8 @@ def test_the_fixture_is_deterministic_and_refuses_to_append_twice(fixture_tree, 
 
 
 def test_payloads_are_canonical_json_with_iso_dates_and_rounded_floats(fixture_tree):
-    packs = build_previews(read(fixture_tree).inputs, as_of=date(2026, 11, 20))
-    assert packs == build_previews(read(fixture_tree).inputs, as_of=date(2026, 11, 20))
+    packs = build_previews(read(fixture_tree).sources, as_of=date(2026, 11, 20))
+    assert packs == build_previews(read(fixture_tree).sources, as_of=date(2026, 11, 20))
     for pack in packs:
         for payload in (pack.artifact, pack.agent_payload, pack.methodology):
             assert json.loads(orjson.dumps(payload, option=orjson.OPT_SORT_KEYS)) == payload
@@ -183,7 +185,7 @@ def test_payloads_are_canonical_json_with_iso_dates_and_rounded_floats(fixture_t
 
 
 def test_a_configured_evaluation_date_after_the_release_date_is_clamped(fixture_tree):
-    packs = build_previews(read(fixture_tree).inputs, as_of=date(2026, 6, 20))
+    packs = build_previews(read(fixture_tree).sources, as_of=date(2026, 6, 20))
     assert {p.as_of for p in packs} == {date(2026, 6, 20)}
     congress = next(p for p in packs if p.id == "congress-trades")
     assert congress.agent_payload["demo_tickers"] == ["NVDA"]  # LLY's second buyer is disclosed on 2026-06-22
@@ -193,5 +195,5 @@ def test_a_file_listed_by_two_sections_is_read_once_and_reported_once(tmp_path):
     (tmp_path / "bad.json").write_text("[", encoding="utf-8")
     found = read_previews(tmp_path, {"person": {"name": "Jane Roe", "files": ["bad.json"]},
                                      "congress": {"files": ["bad.json"]}})
-    assert (found.inputs, [p.source for p in found.problems]) == ({}, ["bad.json"])
+    assert (found.sources, [p.source for p in found.problems]) == ({}, ["bad.json"])
     assert [f.path for f in found.files] == ["bad.json"]

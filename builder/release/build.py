@@ -40,7 +40,7 @@ from builder.release.store import (
     object_path,
     verify_release,
 )
-from builder.research.previews.pack import build_previews
+from builder.research.previews.build import build_previews
 from builder.research.versions import content_digest
 from builder.sources.tree import read_sources
 

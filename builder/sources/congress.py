@@ -91,6 +91,11 @@ class CongressTrade:
     ptr_link: str
     comment: str
 
+    @property
+    def member_key(self) -> tuple[str, ...]:
+        """The member's name as a comparable key (see name_key): one person however the report spells them."""
+        return name_key(self.member)
+
 
 @dataclass(frozen=True, slots=True)
 class CongressFile:

@@ -1,4 +1,4 @@
-"""The preview packs' sources: packs.toml `[person]`, `[congress]`, `[social]` → files read → research inputs.
+"""The preview packs' sources: packs.toml `[person]`, `[congress]`, `[social]` → files read → source records.
 
 A pack whose section is absent is absent. Paths are relative to the source root; a directory stands for
 every `*.json` file under it. Every section takes `as_of` (evaluate on that date; never later than the
@@ -11,7 +11,7 @@ release's as-of: no look-ahead) and `fixture` (fictional data; default `[source]
 
     [congress]
     files = ["previews/congress/house.json", "previews/congress/senate.json"]
-    [congress.demo]                             # optional; these are the defaults
+    [congress.demo]                             # optional; research's defaults shown
     window_days = 30
     min_members = 2
     min_amount = 1001                           # dollars: lower bound of a trade's disclosed range
@@ -28,7 +28,8 @@ release's as-of: no look-ahead) and `fixture` (fictional data; default `[source]
     exclude = ["DD"]                            # ticker-words added to the published exclusion list
 
 Missing files, invalid JSON and bad settings are fatal `SourceProblem`s naming the file; malformed
-rows are not: they are counted in the inputs and in one report line per file.
+rows are not: they are counted in the parsed files and in one report line per file. Settings left out stay
+None in the records: the research side applies its defaults (the values shown above).
 """
 
 from __future__ import annotations
@@ -41,9 +42,6 @@ from pathlib import Path
 from typing import Any
 
 from builder.records import SourceFile, SourceProblem
-from builder.research.previews.congress import DEMO_RULE, STRICT_RULE, ClusterRule, CongressInput
-from builder.research.previews.person import PersonInput
-from builder.research.previews.social import EXCLUDED_TICKER_WORDS, MIN_BASELINE, MIN_MENTIONS, TOP, SocialInput
 from builder.sources.congress import CongressFile, RowOutcome, name_key, parse_congress
 from builder.sources.provenance import source_file
 from builder.sources.social import SocialFile, parse_social
@@ -54,8 +52,59 @@ MAX_MEMBERS = 535  # seats in Congress: a cluster cannot need more distinct memb
 
 
 @dataclass(frozen=True, slots=True)
+class PersonSource:
+    """[person]: whose disclosures to track, and the files they are in."""
+
+    name: str  # as shown; the pack id is "<slug of name>-tracker"
+    files: tuple[CongressFile, ...]
+    aliases: tuple[str, ...] = ()  # other spellings in the disclosures ("Roe, Jane")
+    fixture: bool = False
+    as_of: date | None = None  # evaluation date; research never evaluates later than the release's as-of
+
+    @property
+    def keys(self) -> frozenset[tuple[str, ...]]:
+        """Every configured spelling as a member key (CongressTrade.member_key)."""
+        return frozenset(name_key(name) for name in (self.name, *self.aliases))
+
+
+@dataclass(frozen=True, slots=True)
+class RuleSettings:
+    """One cluster rule as packs.toml sets it: None where it leaves research's default."""
+
+    window_days: int | None = None
+    min_members: int | None = None
+    min_amount: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class CongressSource:
+    """[congress]: the disclosure files and the operator's cluster settings."""
+
+    files: tuple[CongressFile, ...]
+    demo: RuleSettings = RuleSettings()
+    strict: RuleSettings = RuleSettings()
+    fixture: bool = False
+    as_of: date | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class SocialSource:
+    """[social]: the forum, its snapshot files and the operator's settings (None: research's default)."""
+
+    forum: str  # ApeWisdom filter name, e.g. "wallstreetbets"
+    files: tuple[SocialFile, ...]
+    abbreviation: str = ""
+    exclude: tuple[str, ...] = ()  # ticker-words added to research's published exclusion list, upper-case
+    min_mentions: int | None = None
+    min_baseline: int | None = None
+    top: int | None = None
+    fixture: bool = False
+    as_of: date | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class PreviewsRead:
-    inputs: Mapping[str, object]  # PersonInput, CongressInput, SocialInput by section name
+    sources: Mapping[str, object]  # PersonSource, CongressSource, SocialSource by section name
     problems: tuple[SourceProblem, ...]  # fatal: missing file, invalid JSON, bad setting
     files: tuple[SourceFile, ...]  # provenance, by path
     reports: tuple[str, ...]  # one line per file read: rows read, malformed rows
@@ -133,7 +182,7 @@ def read_previews(root: Path, sections: Mapping[str, Any]) -> PreviewsRead:
     reader = _Reader(root.resolve())
     source = sections.get("source")
     default_fixture = bool(source.get("fixture", False)) if isinstance(source, Mapping) else False
-    inputs: dict[str, object] = {}
+    found: dict[str, object] = {}
     for kind, build in (("person", _person), ("congress", _congress), ("social", _social)):
         section = sections.get(kind)
         if section is None:
@@ -144,9 +193,9 @@ def read_previews(root: Path, sections: Mapping[str, Any]) -> PreviewsRead:
         settings = _Settings(kind, section, reader)
         built = build(settings, reader, settings.flag("fixture", default_fixture))
         if not settings.failed:
-            inputs[kind] = built
+            found[kind] = built
     files = tuple(sorted(reader.files.values(), key=lambda f: f.path))
-    return PreviewsRead(inputs, tuple(reader.problems), files, reader.reports())
+    return PreviewsRead(found, tuple(reader.problems), files, reader.reports())
 
 
 class _Settings:
@@ -173,11 +222,14 @@ class _Settings:
             return ()
         return tuple(item.strip() for item in value)
 
-    def integer(self, key: str, default: int, low: int, high: int, table: str = "") -> int:
-        value = (self.section.get(table, {}) if table else self.section).get(key, default)
+    def integer(self, key: str, low: int, high: int, table: str = "") -> int | None:
+        """The key's value, or None when absent (research applies its default)."""
+        value = (self.section.get(table, {}) if table else self.section).get(key)
+        if value is None:
+            return None
         if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
             self.fail(f"{table + '.' if table else ''}{key} must be an integer {low}–{high}, not {value!r}")
-            return default
+            return None
         return value
 
     def flag(self, key: str, default: bool) -> bool:
@@ -198,34 +250,31 @@ class _Settings:
             return None
 
 
-def _person(settings: _Settings, reader: _Reader, fixture: bool) -> PersonInput:
-    name, aliases = settings.text("name"), settings.texts("aliases")
-    files = _files(settings, reader, parse_congress)
-    keys = {name_key(n) for n in (name, *aliases)}
-    for file in files:
-        rows = sum(name_key(trade.member) in keys for trade in file.trades)
+def _person(settings: _Settings, reader: _Reader, fixture: bool) -> PersonSource:
+    source = PersonSource(settings.text("name"), _files(settings, reader, parse_congress), settings.texts("aliases"),
+                          fixture, settings.day())
+    for file in source.files:
+        rows = sum(trade.member_key in source.keys for trade in file.trades)
         notes = reader.notes[file.source]
-        notes[notes.index("person")] = f"person: {rows} rows of {name}"
-    return PersonInput(name, files, aliases, fixture, settings.day())
+        notes[notes.index("person")] = f"person: {rows} rows of {source.name}"
+    return source
 
 
-def _congress(settings: _Settings, reader: _Reader, fixture: bool) -> CongressInput:
+def _congress(settings: _Settings, reader: _Reader, fixture: bool) -> CongressSource:
     files = _files(settings, reader, parse_congress)
-    demo, strict = _rule(settings, "demo", DEMO_RULE), _rule(settings, "strict", STRICT_RULE)
-    return CongressInput(files, demo, strict, fixture, settings.day())
+    return CongressSource(files, _rule(settings, "demo"), _rule(settings, "strict"), fixture, settings.day())
 
 
-def _social(settings: _Settings, reader: _Reader, fixture: bool) -> SocialInput:
+def _social(settings: _Settings, reader: _Reader, fixture: bool) -> SocialSource:
     forum, abbreviation = settings.text("forum"), settings.section.get("abbreviation", "")
     if not isinstance(abbreviation, str):
         settings.fail(f"abbreviation must be a string, not {abbreviation!r}")
         abbreviation = ""
-    excluded = tuple(sorted({*EXCLUDED_TICKER_WORDS, *(word.upper() for word in settings.texts("exclude"))}))
-    return SocialInput(
-        forum, _files(settings, reader, parse_social), abbreviation.strip(), excluded,
-        settings.integer("min_mentions", MIN_MENTIONS, 0, 1_000_000),
-        settings.integer("min_baseline", MIN_BASELINE, 1, 1_000_000), settings.integer("top", TOP, 1, 100),
-        fixture, settings.day(),
+    return SocialSource(
+        forum, _files(settings, reader, parse_social), abbreviation.strip(),
+        tuple(sorted({word.upper() for word in settings.texts("exclude")})),
+        settings.integer("min_mentions", 0, 1_000_000), settings.integer("min_baseline", 1, 1_000_000),
+        settings.integer("top", 1, 100), fixture, settings.day(),
     )
 
 
@@ -237,14 +286,14 @@ def _files(settings: _Settings, reader: _Reader, parse: Callable[[bytes, str], A
     return tuple(file for file in found if file is not None)
 
 
-def _rule(settings: _Settings, name: str, default: ClusterRule) -> ClusterRule:
+def _rule(settings: _Settings, name: str) -> RuleSettings:
     if not isinstance(settings.section.get(name, {}), Mapping):
         settings.fail(f"{name} must be a table ([{settings.kind}.{name}])")
-        return default
-    return ClusterRule(
-        settings.integer("window_days", default.window_days, 1, 3_650, name),
-        settings.integer("min_members", default.min_members, 1, MAX_MEMBERS, name),
-        settings.integer("min_amount", default.min_amount, 0, 1_000_000_000, name),
+        return RuleSettings()
+    return RuleSettings(
+        settings.integer("window_days", 1, 3_650, name),
+        settings.integer("min_members", 1, MAX_MEMBERS, name),
+        settings.integer("min_amount", 0, 1_000_000_000, name),
     )
 
 

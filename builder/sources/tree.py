@@ -44,7 +44,7 @@ def read_sources(root: Path, as_of: date | None = None) -> tuple[Sources, tuple[
         files=tuple(sorted((*filings.files, *previews.files, *_config_files(root)), key=lambda f: f.path)),
         warnings=(*filings.warnings, *_fixture_warning(config.fixture)),
         skipped=filings.skipped,
-        previews=dict(previews.inputs),
+        previews=dict(previews.sources),
     )
     reports = (
         f"read {len(filings.filings)} filings ({sum(len(f.rows) for f in filings.filings)} rows) "

@@ -20,7 +20,8 @@ from builder.research.previews.pack import (
     preview_pack,
     source_entries,
 )
-from builder.sources.congress import AMOUNT_BRACKETS, CongressFile, CongressTrade, TradeType, name_key
+from builder.sources.congress import AMOUNT_BRACKETS, CongressFile, CongressTrade, TradeType
+from builder.sources.previews import CongressSource, RuleSettings
 
 PACK_ID = "congress-trades"
 LATE_DISCLOSURE_DAYS = 45  # STOCK Act §6 (Ethics in Government Act §103(l)): at most 45 days after the trade
@@ -66,6 +67,20 @@ class CongressInput:
     as_of: date | None = None  # evaluation date from packs.toml; never later than the release's
 
 
+def congress_input(source: CongressSource) -> CongressInput:
+    """The research input of a [congress] source: each rule as configured, DEMO_RULE / STRICT_RULE elsewhere."""
+    return CongressInput(source.files, _rule(source.demo, DEMO_RULE), _rule(source.strict, STRICT_RULE),
+                         source.fixture, source.as_of)
+
+
+def _rule(settings: RuleSettings, default: ClusterRule) -> ClusterRule:
+    return ClusterRule(
+        default.window_days if settings.window_days is None else settings.window_days,
+        default.min_members if settings.min_members is None else settings.min_members,
+        default.min_amount if settings.min_amount is None else settings.min_amount,
+    )
+
+
 @dataclass(frozen=True, slots=True)
 class Cluster:
     ticker: str
@@ -91,7 +106,7 @@ def clusters_on(trades: Iterable[CongressTrade], rule: ClusterRule, day: date) -
     clusters = []
     for ticker, found in sorted(by_ticker.items()):
         found.sort(key=trade_order)
-        members = {(trade.chamber, name_key(trade.member)): trade.member for trade in found}
+        members = {(trade.chamber, trade.member_key): trade.member for trade in found}
         if len(members) >= rule.min_members:
             clusters.append(Cluster(ticker, start, day, tuple(sorted(members.values())), tuple(found)))
     return tuple(clusters)

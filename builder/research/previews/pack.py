@@ -1,11 +1,11 @@
-"""The preview packs (person tracker, congress trades, social momentum): one record shape, one entry point."""
+"""What the preview packs share: the PreviewPack shape and the helpers for caveats, rows and floats."""
 
 from __future__ import annotations
 
 import math
 import re
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date
 from typing import Any, Protocol
@@ -42,15 +42,6 @@ class SourceRows(Protocol):
     source: str
     rows: int
     issues: tuple[RowIssue, ...]
-
-
-def build_previews(inputs: Mapping[str, object], *, as_of: date) -> tuple[PreviewPack, ...]:
-    """Every preview pack whose input is present (keys "person", "congress", "social"), by id."""
-    from builder.research.previews import congress, person, social  # they import PreviewPack from this module
-
-    builders = {"person": person.build_person, "congress": congress.build_congress, "social": social.build_social}
-    packs = [builders[kind](inputs[kind], as_of=as_of) for kind in sorted(builders) if kind in inputs]
-    return tuple(sorted(packs, key=lambda pack: pack.id))
 
 
 def preview_pack(

@@ -23,7 +23,8 @@ from builder.research.previews.pack import (
     slug,
     source_entries,
 )
-from builder.sources.congress import AMOUNT_BRACKETS, CongressFile, CongressTrade, TradeType, name_key
+from builder.sources.congress import AMOUNT_BRACKETS, CongressTrade, TradeType
+from builder.sources.previews import PersonSource
 
 TOP_HOLDINGS = 10  # the agent payload's top holdings; the artifact lists every one
 CONCENTRATION_TOP = 5  # "top-5 weight", the usual headline concentration figure
@@ -38,15 +39,6 @@ CAVEATS = (
     "disclosed by the as-of date are counted.",
     RESEARCH_ONLY,
 )
-
-
-@dataclass(frozen=True, slots=True)
-class PersonInput:
-    name: str  # as shown; the pack id is "<slug of name>-tracker"
-    files: tuple[CongressFile, ...]
-    aliases: tuple[str, ...] = ()  # other spellings in the disclosures ("Roe, Jane")
-    fixture: bool = False
-    as_of: date | None = None  # evaluation date from packs.toml; never later than the release's
 
 
 @dataclass(slots=True)
@@ -79,10 +71,10 @@ class Estimate:
     untracked: tuple[CongressTrade, ...]  # no ticker, options, exchanges: not in the equity estimate
 
 
-def person_trades(inputs: PersonInput, day: date) -> list[CongressTrade]:
+def person_trades(inputs: PersonSource, day: date) -> list[CongressTrade]:
     """The person's transactions disclosed on or before `day`, in trade order."""
-    keys = {name_key(name) for name in (inputs.name, *inputs.aliases)}
-    found = (t for f in inputs.files for t in f.trades if name_key(t.member) in keys and t.disclosed <= day)
+    keys = inputs.keys
+    found = (t for f in inputs.files for t in f.trades if t.member_key in keys and t.disclosed <= day)
     return sorted(found, key=lambda t: (t.traded, t.disclosed, t.source, t.row))
 
 
@@ -134,7 +126,7 @@ def concentration(held: Sequence[Holding]) -> dict:
     }
 
 
-def build_person(inputs: PersonInput, *, as_of: date) -> PreviewPack:
+def build_person(inputs: PersonSource, *, as_of: date) -> PreviewPack:
     """The <person>-tracker pack: estimated holdings, concentration and freshness as of the evaluation date."""
     day = evaluation_date(inputs.as_of, as_of)
     pack_id = f"{slug(inputs.name)}-tracker"
@@ -188,7 +180,7 @@ def _freshness(trades: Sequence[CongressTrade], day: date) -> dict:
     return {key: value.isoformat() if isinstance(value, date) else value for key, value in summary.items()}
 
 
-def _notes(inputs: PersonInput, trades: Sequence[CongressTrade],
+def _notes(inputs: PersonSource, trades: Sequence[CongressTrade],
            estimate: Estimate) -> tuple[list[str], list[ScopeWarning]]:
     source = inputs.files[0].source if inputs.files else ""
     fixture_caveats, fixture_warnings = fixture_notes(inputs.fixture, source)
@@ -205,7 +197,7 @@ def _notes(inputs: PersonInput, trades: Sequence[CongressTrade],
     return caveats, warnings
 
 
-def _methodology(inputs: PersonInput, day: date, as_of: date) -> dict:
+def _methodology(inputs: PersonSource, day: date, as_of: date) -> dict:
     return {
         "person": inputs.name, "names_matched": sorted({inputs.name, *inputs.aliases}),
         "name_matching": "the name's tokens, sorted, without honorifics or parentheses, equal to a configured name's",

@@ -17,6 +17,7 @@ from builder.research.previews.pack import (
     slug,
     source_entries,
 )
+from builder.sources.previews import SocialSource
 from builder.sources.social import Mention, Snapshot, SocialFile
 
 # Tickers that are also everyday English or forum words: ApeWisdom counts the upper-case word, so most of
@@ -53,6 +54,16 @@ class SocialInput:
     top: int = TOP
     fixture: bool = False
     as_of: date | None = None  # evaluation date from packs.toml; never later than the release's
+
+
+def social_input(source: SocialSource) -> SocialInput:
+    """The research input of a [social] source: the published exclusion list plus the operator's words, defaults."""
+    return SocialInput(
+        source.forum, source.files, source.abbreviation, tuple(sorted({*EXCLUDED_TICKER_WORDS, *source.exclude})),
+        MIN_MENTIONS if source.min_mentions is None else source.min_mentions,
+        MIN_BASELINE if source.min_baseline is None else source.min_baseline,
+        TOP if source.top is None else source.top, source.fixture, source.as_of,
+    )
 
 
 def pack_id(inputs: SocialInput) -> str:
