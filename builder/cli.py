@@ -116,7 +116,7 @@ def serve_command(releases: Path, host: str, port: int, workers: int) -> None:
 @RELEASES_OPTION
 def mcp_command(releases: Path) -> None:
     """Serve the research tools to an MCP client over stdio (logs go to stderr)."""
-    from server.mcp_server import run  # the one place the builder reaches into the server
+    from server.mcp_server import run  # as in serve: the builder reaches into the server only here, lazily
 
     if not releases.is_dir():
         raise ReleaseError(f"releases directory {releases} does not exist; run `ras publish` first")
