@@ -29,17 +29,17 @@ from builder.release.promote import publish
 from builder.sources.tree import fixture_source
 from server.conditional import none_match
 from tests.conftest import quiet
-from tests.live_servers import (
+from tests.servers import (
     STARTUP_SECONDS,
     Reply,
     fetch,
+    free_port,
     nginx_binary,
     start_nginx,
     start_ras_serve,
     stop,
     wait_until_listening,
 )
-from tests.servers import free_port
 
 # Compared separately (Content-Length) or owned by each server's transport; every other field must be equal.
 TRANSPORT_HEADERS = {"date", "server", "connection", "keep-alive", "content-length", "transfer-encoding"}
