@@ -105,11 +105,13 @@ def releases_command(releases: Path) -> None:
 @click.option("--port", default=8080, show_default=True, type=int)
 @click.option("--workers", default=1, show_default=True, type=click.IntRange(1, 64),
               help="Server processes sharing the port (SO_REUSEPORT); up to the machine's cores is useful.")
-def serve_command(releases: Path, host: str, port: int, workers: int) -> None:
+@click.option("--verify-every", "verify_every", default=600.0, show_default=True, type=click.FloatRange(min=1),
+              help="Seconds between full re-hashes of the served release (a stat sweep every 5 s catches edits).")
+def serve_command(releases: Path, host: str, port: int, workers: int, verify_every: float) -> None:
     """Serve the promoted release over HTTP: GETs from its bytes, the two POSTs computed live."""
     from server.app import run
 
-    run(releases, host, port, workers)
+    run(releases, host, port, workers, verify_every)
 
 
 @main.command("mcp")

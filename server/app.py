@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import functools
 import gc
 import logging
@@ -29,10 +30,11 @@ from builder.api.wire import (
     ApiError,
     ErrorCode,
 )
+from builder.release.objects import CACHE_BYTES, ReleaseDamaged
 from builder.release.store import Answer
 from server.conditional import none_match
-from server.dispatch import LiveCache, answer_get, answer_post, error_answer
-from server.watch import WATCH_INTERVAL, ReleaseWatch
+from server.dispatch import LiveCache, answer_get, answer_post, error_answer, unavailable
+from server.watch import DAMAGED, Pace, ReleaseWatch, Serving
 
 LOG = logging.getLogger("ras.server")
 MAX_BODY_BYTES = 64 * 1024  # a ResearchRequest with every manager and ticker is a few kB; more is not a request
@@ -110,12 +112,16 @@ def get_handler(operation: Operation, watch: ReleaseWatch, live: LiveCache) -> C
     """The GET route: a precomputed answer is a dict lookup of the raw request target, with no middleware."""
 
     async def handle(request: web.Request) -> web.Response:
+        serving = watch.serving
         try:
-            serving = watch.serving
             answer = serving.release.answers.get(request.path_qs) if serving.release else None  # canonical: no parsing
             if answer is None:
                 answer = answer_get(serving, live, operation, dict(request.match_info), list(request.query.items()))
             return _answer_response(request, answer)
+        except ReleaseDamaged as exc:  # read and found altered: never its bytes, and no answer from it after this one
+            assert serving.release is not None
+            watch.drop(serving.release, str(exc))
+            return error_response(operation.id, unavailable(Serving(None, DAMAGED)))
         except Exception:
             return _internal_error(request, operation.id)
 
@@ -168,15 +174,18 @@ async def _watch_releases(app: web.Application, interval: float) -> AsyncIterato
         await task
 
 
-def create_app(releases: Path, watch_interval: float = WATCH_INTERVAL) -> web.Application:
-    """The app over a releases directory; fails at start-up if the directory does not exist."""
+def create_app(releases: Path, watch_interval: float | None = None, pace: Pace = Pace(),
+               cache_bytes: int = CACHE_BYTES) -> web.Application:
+    """The app over a releases directory, watched at `pace` (`watch_interval` sets its tick); fails at
+    start-up if the directory does not exist."""
     if not releases.is_dir():
         raise FileNotFoundError(f"releases directory {releases} does not exist; run `ras publish` first")
     app = web.Application(
         client_max_size=MAX_BODY_BYTES,
         handler_args={"max_line_size": MAX_LINE_BYTES, "max_field_size": MAX_LINE_BYTES},
     )
-    watch = app[WATCH] = ReleaseWatch(releases)
+    pace = pace if watch_interval is None else dataclasses.replace(pace, tick=watch_interval)
+    watch = app[WATCH] = ReleaseWatch(releases, pace, cache_bytes)
     watch.refresh()
     live = app[LIVE] = LiveCache()
     # Errors are envelopes without a middleware: each route answers its own, a "*" route on every path
@@ -190,18 +199,18 @@ def create_app(releases: Path, watch_interval: float = WATCH_INTERVAL) -> web.Ap
             allowed = "POST"
         app.router.add_route("*", operation.route, other_methods(operation.id, allowed), name=operation.id)
     app.router.add_route("*", r"/{tail:[\s\S]*}", not_found)  # [\s\S]: a decoded %0A is a path too
-    app.cleanup_ctx.append(lambda a: _watch_releases(a, watch_interval))
+    app.cleanup_ctx.append(lambda a: _watch_releases(a, pace.tick))
     return app
 
 
-def run(releases: Path, host: str, port: int, workers: int = 1) -> None:
+def run(releases: Path, host: str, port: int, workers: int = 1, verify_interval: float | None = None) -> None:
     """Serve until SIGTERM/SIGINT; with workers > 1, that many processes share the port (SO_REUSEPORT)."""
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
     if workers <= 1:
-        _serve(releases, host, port, reuse_port=False)
+        _serve(releases, host, port, False, verify_interval)
         return
     context = multiprocessing.get_context("fork")  # no event loop exists yet: each worker starts its own
-    processes = [context.Process(target=_serve, args=(releases, host, port, True), name=f"ras-worker-{n}")
+    processes = [context.Process(target=_serve, args=(releases, host, port, True, verify_interval), name=f"ras-worker-{n}")
                  for n in range(workers)]
     for process in processes:
         process.start()
@@ -222,8 +231,8 @@ def run(releases: Path, host: str, port: int, workers: int = 1) -> None:
         raise SystemExit(f"worker {failed[0].name} exited with {failed[0].exitcode}")
 
 
-def _serve(releases: Path, host: str, port: int, reuse_port: bool) -> None:
-    app = create_app(releases)
+def _serve(releases: Path, host: str, port: int, reuse_port: bool, verify_interval: float | None) -> None:
+    app = create_app(releases, pace=Pace() if verify_interval is None else Pace(verify=verify_interval))
     # The loaded release is read-only: keep its millions of objects out of the collector's passes, which at
     # 500 managers cost more than the research they interrupt (a policy check's 30 ms became 550 ms).
     gc.freeze()

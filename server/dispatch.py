@@ -14,8 +14,9 @@ from builder.api.params import resolve, resolve_body
 from builder.api.render import render
 from builder.api.wire import ApiError, ErrorCode, failure
 from builder.canonical import canonical_json, strong_etag
+from builder.release.objects import ReleaseDamaged
 from builder.release.store import Answer, LoadedRelease
-from server.watch import Serving
+from server.watch import DAMAGED, Serving
 
 LIVE_CACHE_SIZE = 2048  # live GET answers kept (manager subsets × modes × routes); each is at most a few hundred kB
 
@@ -59,10 +60,12 @@ def answer_get(
         return error_answer(operation.id, unavailable(serving))
     try:
         params = resolve(operation, release.data, path, query)
+        answer = release.answers.get(operation.request_key(params))
+        return answer if answer is not None else cache.get_or_render(release, operation, params)
     except ApiError as error:
         return error_answer(operation.id, error)
-    answer = release.answers.get(operation.request_key(params))
-    return answer if answer is not None else cache.get_or_render(release, operation, params)
+    except ReleaseDamaged:  # the watcher drops the release at its next tick (reader.problem is set)
+        return error_answer(operation.id, unavailable(Serving(None, DAMAGED)))
 
 
 def answer_post(serving: Serving, operation: Operation, body: Any) -> Answer:
@@ -72,7 +75,9 @@ def answer_post(serving: Serving, operation: Operation, body: Any) -> Answer:
         return error_answer(operation.id, unavailable(serving))
     try:
         params = resolve_body(operation, release.data, body)
+        rendered = render(operation, release.data, params)
     except ApiError as error:
         return error_answer(operation.id, error)
-    rendered = render(operation, release.data, params)
+    except ReleaseDamaged:
+        return error_answer(operation.id, unavailable(Serving(None, DAMAGED)))
     return Answer(rendered.status, rendered.body, "")

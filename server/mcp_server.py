@@ -60,7 +60,7 @@ class ToolBox:
 
     def _answer(self, spec: ToolSpec, arguments: dict[str, Any]) -> Answer:
         try:
-            self.watch.refresh()  # a readlink and a stat walk: picks up a promotion before every call
+            self.watch.refresh()  # one watcher tick (a few lstat calls): picks up a promotion before every call
         except Exception:  # as in the HTTP watcher: a failed check leaves the served state as it was
             LOG.exception("release check failed")
         return answer_call(self.watch.serving, self.cache, spec, arguments)

@@ -19,6 +19,7 @@ from builder.release.promote import publish
 from builder.release.store import current_release, verify_release
 from builder.sources.sec13f.filings import MAX_FILE_BYTES
 from server.app import WATCH, create_app
+from server.watch import Pace
 from tests.conftest import DAMAGES, damage, quiet
 from tests.servers import child_env, run_cli
 
@@ -146,7 +147,7 @@ async def wait_for_status(client, path: str, status: int, seconds: float = 10.0)
 async def test_a_running_server_drops_an_altered_release_and_recovers_on_the_next_promotion(
     aiohttp_client, releases_copy, fixture_tree, tmp_path, kind
 ):
-    client = await aiohttp_client(create_app(releases_copy, watch_interval=0.05))
+    client = await aiohttp_client(create_app(releases_copy, pace=Pace(tick=0.05, sweep=0.2)))  # in-place edits: sweep
     await wait_for_status(client, "/api/v1/health", 200)
     damage(current_release(releases_copy), kind)
     for path in ("/api/v1/health", "/api/v1/packs/13f-copycat/latest"):

@@ -22,8 +22,9 @@ import orjson
 
 from builder.api.contract import BY_ID
 from builder.api.data import ReleaseData
-from builder.canonical import strong_etag
 from builder.errors import ReleaseError
+# Answer and object_path are also imported from here (their first home) by the server and the build.
+from builder.release.objects import CACHE_BYTES, Answer, Answers, Artifacts, ReleaseReader, object_path
 
 CURRENT = "current"
 MANIFEST = "manifest.json"
@@ -35,24 +36,14 @@ STAGING_PREFIX = ".staging-"
 
 
 @dataclass(frozen=True, slots=True)
-class Answer:
-    """One precomputed answer, ready to send."""
-
-    status: int
-    body: bytes
-    etag: str
-
-
-@dataclass(frozen=True, slots=True)
 class LoadedRelease:
+    """A release whose manifest and seal check out; its other files are read and verified when first used."""
+
     release_id: str
     directory: Path
     data: ReleaseData
-    answers: dict[str, Answer]  # canonical request key → answer
-
-
-def object_path(sha256: str) -> str:
-    return f"objects/{sha256}.json"
+    answers: Answers  # canonical request → answer, bodies through the reader's bounded LRU
+    reader: ReleaseReader  # knows every vouched-for file (path → sha256) and the first damage a read found
 
 
 def current_release(releases: Path) -> Path | None:
@@ -112,21 +103,38 @@ def verify_release(directory: Path) -> list[str]:
     return problems
 
 
-def load_release(directory: Path) -> LoadedRelease:
-    """A release verified file by file and held in memory, or ReleaseError naming the first problem."""
-    problems = verify_release(directory)
-    if problems:
-        raise ReleaseError(f"release {directory.name} fails verification: {problems[0]}")
+def _sealed(directory: Path) -> tuple[dict, dict, dict[str, str]]:
+    """Manifest, seal and every file with its sha256 (those two included), once the seal vouches for the
+    manifest; ReleaseError otherwise. What loading checks eagerly; the rest is checked as it is read."""
     manifest, seal = _read_json(directory, MANIFEST), _read_json(directory, SEAL)
-    index = _read_json(directory, INDEX)
-    artifacts = {
-        version: _read_json(directory, f"artifacts/13f-copycat/{version}.json") for version in index["copycat"]["versions"]
-    }
+    manifest_sha256 = _sha256_file(directory / MANIFEST)
+    if seal.get("manifestSha256") != manifest_sha256:
+        raise ReleaseError(f"release {directory.name}: {MANIFEST}: sha256 differs from the one sealed in {SEAL}")
+    files = {**manifest.get("files", {}), **seal.get("files", {})}
+    return manifest, seal, {**files, MANIFEST: manifest_sha256, SEAL: _sha256_file(directory / SEAL)}
+
+
+def file_problem(directory: Path, path: str, sha256: str) -> str:
+    """Why one file of a release is not the one vouched for ("" when it is)."""
+    try:
+        return "" if _sha256_file(directory / path) == sha256 else f"{path}: sha256 does not match the manifest"
+    except OSError:
+        return f"{path}: missing or unreadable"
+
+
+def load_release(directory: Path, cache_bytes: int = CACHE_BYTES) -> LoadedRelease:
+    """A release ready to serve, its manifest and seal checked; ReleaseError naming the first problem.
+
+    Only the route index, the release index and the OpenAPI document are read now, each verified, so start-up
+    and memory do not grow with the release; answers and artifacts are verified as they are first read.
+    """
+    manifest, seal, files = _sealed(directory)
+    reader = ReleaseReader(directory, files, cache_bytes)
+    index = orjson.loads(reader.read(INDEX))
+    answers = Answers(orjson.loads(reader.read(ROUTES)), reader)
+    openapi_key = BY_ID["getOpenApiDocument"].request_key({})
+    openapi = orjson.loads(answers[openapi_key].body) if openapi_key in answers else None
     identity = {"releaseId": manifest["releaseId"], "manifestSha256": seal["manifestSha256"]}
-    answers = {}
-    for key, route in _read_json(directory, ROUTES).items():
-        body = (directory / object_path(route["sha256"])).read_bytes()
-        answers[key] = Answer(route["status"], body, strong_etag(body))
-    openapi = answers.get(BY_ID["getOpenApiDocument"].request_key({}))
-    data = ReleaseData(index, artifacts, identity, orjson.loads(openapi.body) if openapi else None)
-    return LoadedRelease(manifest["releaseId"], directory, data, answers)
+    data = ReleaseData(index, Artifacts(reader, index["copycat"]["versions"], "13f-copycat"), identity, openapi)
+    return LoadedRelease(manifest["releaseId"], directory, data, answers, reader)
+
