@@ -78,13 +78,20 @@ def envelope_schemas() -> dict[str, Schema]:
             "capability": {"type": "string", "description": "The operation id that answered, or 'router'."},
             "deprecated": {"const": False},
         }),
-        "Error": closed({
-            "code": {**enum(ErrorCode), "description": "Stable machine-readable code; see the README, section 'The OpenAPI document'."},
-            "message": {"type": "string", "description": "Safe to show: never paths or stack traces."},
-            "details": {"type": "object", "additionalProperties": True},
-        }, optional=("details",)),
-        "ErrorEnvelope": closed({"error": ref("Error"), "meta": ref("ApiMeta")}),
+        "Error": error_detail(list(ErrorCode), "An error: its stable code, a message for people, details."),
+        "ErrorEnvelope": closed({"error": ref("Error"), "meta": ref("ApiMeta")},
+                                description="Every answer other than 200 and 304 (contract section 2.1)."),
     }
+
+
+def error_detail(codes: Iterable[str], description: str) -> Schema:
+    """The `error` object of the envelope, its code one of `codes`."""
+    return closed({
+        "code": {**enum(codes), "description": "Stable machine-readable code; see info.description for the table."},
+        "message": {"type": "string", "description": "For people; safe to show: never paths or stack traces."},
+        "details": {"type": "object", "additionalProperties": True,
+                    "description": "Which parameter, id or body path is at fault, when the code alone does not say."},
+    }, optional=("details",), description=description)
 
 
 def artifact_schemas() -> dict[str, Schema]:
