@@ -6,7 +6,7 @@ that grows or loses a field fails the response tests instead of drifting away fr
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from builder.api.contract import COPYCAT_FEATURES
@@ -115,13 +115,18 @@ def artifact_properties(definition: str) -> dict[str, Schema]:
 
 def _rebase(node: Any) -> Any:
     """`node` with every `#/$defs/x` reference pointing at the hoisted component instead."""
+    return rebased(node, ARTIFACT_DEFS, lambda name: COMPONENTS + artifact_name(name))
+
+
+def rebased(node: Any, source: str, target: Callable[[str], str]) -> Any:
+    """`node` with every `$ref` that starts with `source` replaced by `target` of the name after it."""
     if isinstance(node, list):
-        return [_rebase(item) for item in node]
+        return [rebased(item, source, target) for item in node]
     if not isinstance(node, dict):
         return node
-    if isinstance(node.get("$ref"), str) and node["$ref"].startswith(ARTIFACT_DEFS):
-        return {**node, "$ref": COMPONENTS + artifact_name(node["$ref"].removeprefix(ARTIFACT_DEFS))}
-    return {key: _rebase(value) for key, value in node.items()}
+    if isinstance(node.get("$ref"), str) and node["$ref"].startswith(source):
+        return {**node, "$ref": target(node["$ref"].removeprefix(source))}
+    return {key: rebased(value, source, target) for key, value in node.items()}
 
 
 def release_schemas() -> dict[str, Schema]:
