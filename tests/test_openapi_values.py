@@ -75,3 +75,9 @@ async def test_a_preview_pack_takes_mode_any_as_the_default_view_and_refuses_oth
         assert audit.status == 200
         refused = await client.get(f"/api/v1/packs/{pack}/latest?mode=overlap")
         assert refused.status == 400 and (await refused.json())["error"]["code"] == "view_not_supported"
+
+
+def test_the_ticker_example_is_a_position_the_release_explains(document, release):
+    ticker = parameters(document, "explainPosition")["ticker"]["example"]
+    answer = release.answers[f"/api/v1/packs/13f-copycat/positions/{ticker}/explanation"]
+    assert answer.status == 200

@@ -49,7 +49,7 @@ IF_NONE_MATCH = {
     "required": False,
     "description": "ETags of answers the client holds (a list, W/ weak comparison and * accepted): when one is "
     "the current ETag, the answer is 304 with no body (RFC 9110 section 13.1.2).",
-    "schema": {"type": "string", "maxLength": 4096},
+    "schema": {"type": "string"},
     "example": '"' + "0" * 64 + '"',
 }
 PAYLOADS = {  # operation id → component schema of its `data` (of the whole body for the raw document)

@@ -11,8 +11,10 @@ from typing import Any
 
 from builder.api.contract import Operation, Param
 from builder.api.data import ReleaseData
+from builder.api.methods import view_of
 from builder.research.artifact import PACK_ID
 from builder.research.methods.ethos import ETHOS_IDS
+from builder.research.views import DEFAULT_MODE
 
 Schema = dict[str, Any]
 
@@ -25,6 +27,7 @@ class ReleaseValues:
     features: dict[str, tuple[str, ...]]  # pack id → the features it supports
     managers: tuple[str, ...]
     versions: tuple[str, ...]  # 13f-copycat versions, oldest first
+    ticker: str | None  # the largest holding of the latest complete view: an example explainPosition answers
 
     def packs_for(self, operation: Operation) -> list[str]:
         """The packs an operation answers 200 for: every available pack, or those with its feature."""
@@ -38,7 +41,13 @@ def release_values(data: ReleaseData) -> ReleaseValues:
         features={pack["id"]: tuple(pack["features"]) for pack in available},
         managers=tuple(manager["id"] for manager in data.index["copycat"]["managers"]),
         versions=tuple(data.versions),
+        ticker=_largest_holding(data),
     )
+
+
+def _largest_holding(data: ReleaseData) -> str | None:
+    rows = view_of(data, data.versions[-1], [], DEFAULT_MODE)["tickers"]
+    return min(rows, key=lambda row: (-row["value"], row["ticker"]))["ticker"] if rows else None
 
 
 def _with_enum(schema: Schema, values: list[str] | tuple[str, ...]) -> Schema:
@@ -82,5 +91,6 @@ def parameter_example(param: Param, operation: Operation, values: ReleaseValues 
         "managers": list(values.managers[:2]),
         "from": values.versions[-2] if len(values.versions) > 1 else None,
         "to": values.versions[-1],
+        "ticker": values.ticker,
     }
     return examples.get(param.name)
