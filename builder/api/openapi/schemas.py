@@ -11,7 +11,8 @@ from typing import Any
 
 from builder.api.contract import COPYCAT_FEATURES
 from builder.api.wire import API_VERSION, CONTRACT_VERSION, ErrorCode
-from builder.research.artifact import PACK_ID
+from builder.research.agent import BUDGET_BYTES as AGENT_BUDGET_BYTES
+from builder.research.artifact import CHANGE_KINDS, PACK_ID
 from builder.research.schema import artifact_schema
 from builder.research.views import MODES
 
@@ -224,17 +225,65 @@ def latest_schemas() -> dict[str, Schema]:
             "shares": COUNT,
             "value": COUNT,
             "weight": FRACTION,
-            "change": enum(("new", "added", "reduced", "unchanged", "exited", "unknown")),
+            "change": enum(CHANGE_KINDS),
             "shareDelta": nullable(INTEGER),
         }),
+        **agent_payload_schemas(),
+    }
+
+
+def agent_payload_schemas() -> dict[str, Schema]:
+    """The 13f-copycat agent payload (builder.research.agent): bounded, whatever the number of managers."""
+    leaders = array(closed({"ticker": STRING, "score": {"type": "number", "minimum": 0, "maximum": 100}}))
+    move = closed({
+        "ticker": STRING,
+        "shareDelta": INTEGER,
+        "valueDelta": INTEGER,
+        "kinds": mapping(CHANGE_KINDS, COUNT),
+    }, description="A ticker's net change over the selected managers, and how many made each kind of change.")
+    return {
         "AgentPayload": closed({
             "summary": STRING,
-            "quarter": DATE,
             "versionId": STRING,
-            "topByValue": array(closed({
-                "ticker": STRING, "issuer": STRING, "holders": STRINGS, "value": COUNT, "buyers": STRINGS, "sellers": STRINGS,
+            "quarter": DATE,
+            "view": closed({"mode": MODE, "managerCount": COUNT, "tickerCount": COUNT}),
+            "headline": array(ref("AgentHolding")),
+            "changes": nullable(ref("AgentChanges")),
+            "ethosLeaders": {"type": "object", "additionalProperties": leaders},
+            "policy": ref("AgentPolicy"),
+            "warningCount": COUNT,
+            "warnings": STRINGS,
+            "limitations": STRINGS,
+            "executionEnabled": NO_EXECUTION,
+        }, description=f"What an agent reads first, at most {AGENT_BUDGET_BYTES} bytes of canonical JSON at any "
+                       "number of managers; the full view, artifact and audit are beside it."),
+        "AgentHolding": closed({
+            "ticker": STRING,
+            "issuer": STRING,
+            "value": COUNT,
+            "weight": FRACTION,
+            "holderCount": COUNT,
+            "topHolders": array(closed({
+                "managerId": STRING, "weight": {**FRACTION, "description": "Of the manager's 13F book."},
+                "change": enum(CHANGE_KINDS),
+                "accession": nullable(STRING),
             })),
+        }, description="A headline holding: its weight in the view's total value and its largest holders."),
+        "AgentChanges": closed({
+            "fromVersionId": STRING,
+            "enteredCount": COUNT,
+            "entered": STRINGS,
+            "leftCount": COUNT,
+            "left": STRINGS,
+            "largestIncreases": array(move),
+            "largestDecreases": array(move),
+        }, description="Since the previous version, over the same view."),
+        "AgentPolicy": closed({
+            "signal": enum(("research-only", "no-signal")),
+            "blockingReasonCount": COUNT,
+            "blockingReasons": STRINGS,
+            "warningCount": COUNT,
             "warnings": STRINGS,
             "executionEnabled": NO_EXECUTION,
-        }, description="A compact summary for an agent: the view's top tickers by value and the artifact's warnings."),
+        }, description="The policy result in brief; validatePolicy gives every check."),
     }
