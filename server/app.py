@@ -34,6 +34,7 @@ from builder.release.objects import CACHE_BYTES, ReleaseDamaged
 from builder.release.store import Answer
 from server.conditional import none_match
 from server.dispatch import LiveCache, answer_get, answer_post, error_answer, unavailable
+from server.protocol import run_app
 from server.watch import DAMAGED, Pace, ReleaseWatch, Serving
 
 LOG = logging.getLogger("ras.server")
@@ -48,6 +49,9 @@ PREFLIGHT_HEADERS = {
     "Access-Control-Allow-Headers": "If-None-Match",
     "Access-Control-Max-Age": "86400",
 }
+# A POST route's preflight: a browser sends its application/json body only after being allowed Content-Type.
+POST_PREFLIGHT_HEADERS = {**PREFLIGHT_HEADERS, "Access-Control-Allow-Methods": "POST",
+                          "Access-Control-Allow-Headers": "Content-Type"}
 
 
 def _answer_response(request: web.Request, answer: Answer) -> web.Response:
@@ -84,6 +88,9 @@ def _internal_error(request: web.Request, capability: str) -> web.Response:
 def post_handler(operation: Operation) -> Callable[[web.Request], Awaitable[web.Response]]:
     async def handle(request: web.Request) -> web.Response:
         try:
+            if request.query:  # as on GET routes: a parameter the operation does not take is refused, not ignored
+                name = next(iter(request.query))
+                raise ApiError(400, ErrorCode.UNKNOWN_PARAMETER, f"unknown query parameter {name!r}", {"parameter": name})
             body = await _json_body(request)
             answer = answer_post(request.app[WATCH].serving, operation, body)
         except ApiError as error:
@@ -128,18 +135,20 @@ def get_handler(operation: Operation, watch: ReleaseWatch, live: LiveCache) -> C
     return handle
 
 
-def _preflight(request: web.Request) -> web.Response | None:
-    """A CORS preflight (any route): allowed for GET and HEAD from any origin, no credentials."""
+def _preflight(request: web.Request, headers: dict[str, str] = PREFLIGHT_HEADERS) -> web.Response | None:
+    """A CORS preflight: the route's methods from any origin, no credentials (GET and HEAD off the routes)."""
     if request.method == "OPTIONS" and "Access-Control-Request-Method" in request.headers:
-        return web.Response(status=204, headers=PREFLIGHT_HEADERS)
+        return web.Response(status=204, headers=headers)
     return None
 
 
 def other_methods(capability: str, allowed: str) -> Callable[[web.Request], Awaitable[web.Response]]:
     """Any other method on a known route: a preflight, else 405 with Allow."""
 
+    preflight = POST_PREFLIGHT_HEADERS if allowed == "POST" else PREFLIGHT_HEADERS
+
     async def handle(request: web.Request) -> web.Response:
-        response = _preflight(request) or error_response(
+        response = _preflight(request, preflight) or error_response(
             capability, ApiError(405, ErrorCode.METHOD_NOT_ALLOWED, f"method {request.method} is not allowed here")
         )
         if response.status == 405:
@@ -236,4 +245,4 @@ def _serve(releases: Path, host: str, port: int, reuse_port: bool, verify_interv
     # The loaded release is read-only: keep its millions of objects out of the collector's passes, which at
     # 500 managers cost more than the research they interrupt (a policy check's 30 ms became 550 ms).
     gc.freeze()
-    web.run_app(app, host=host, port=port, access_log=None, print=lambda *_: None, reuse_port=reuse_port or None)
+    run_app(app, host, port, reuse_port, access_log=None)  # web.run_app, but the parser's refusals are envelopes

@@ -11,11 +11,10 @@ from dataclasses import dataclass
 from typing import Any
 
 import orjson
-from jsonschema import Draft202012Validator
 from mcp.types import CallToolResult, TextContent, Tool, ToolAnnotations
 
 from builder.api.contract import OPERATIONS, Operation
-from builder.api.params import body_validator
+from builder.api.openapi.bundle import output_schema
 from builder.api.wire import ApiError, ErrorCode
 from builder.release.store import Answer
 from server.dispatch import LiveCache, answer_get, answer_post, error_answer
@@ -40,11 +39,10 @@ OPERATION_ID = re.compile(r"\b[a-z]+(?:[A-Z][a-z]+)+\b")  # camelCase words; onl
 
 @dataclass(frozen=True, slots=True)
 class ToolSpec:
-    """One tool: its listing, the operation it maps onto and its argument validator (compiled once)."""
+    """One tool: its listing and the operation it maps onto."""
 
     tool: Tool
     operation: Operation
-    validator: Draft202012Validator
 
 
 def for_agents(text: str) -> str:
@@ -84,17 +82,15 @@ def description(operation: Operation) -> str:
 
 def tool_spec(operation: Operation) -> ToolSpec:
     assert operation.tool is not None
-    schema = input_schema(operation)
-    # A POST tool's arguments are its body: validate them with the compiled validator of the REST route.
-    validator = body_validator(operation.id) if operation.body is not None else Draft202012Validator(schema)
     tool = Tool(
         name=operation.tool,
         title=operation.summary,
         description=description(operation),
-        input_schema=schema,
+        input_schema=input_schema(operation),
+        output_schema=output_schema(operation),  # the REST route's 200 schema: structuredContent of a success
         annotations=ToolAnnotations(title=operation.summary, **ANNOTATIONS),
     )
-    return ToolSpec(tool, operation, validator)
+    return ToolSpec(tool, operation)
 
 
 def tool_specs() -> dict[str, ToolSpec]:
@@ -102,38 +98,38 @@ def tool_specs() -> dict[str, ToolSpec]:
     return {operation.tool: tool_spec(operation) for operation in OPERATIONS if operation.tool}
 
 
-def argument_error(spec: ToolSpec, arguments: Any) -> ApiError | None:
-    """The first schema violation of the arguments as a 400 ApiError, or None when they are valid."""
-    errors = sorted(spec.validator.iter_errors(arguments), key=lambda error: list(error.absolute_path))
-    if not errors:
-        return None
-    where = "/".join(str(part) for part in errors[0].absolute_path) or "(arguments)"
-    message = f"invalid arguments for {spec.tool.name} at {where}: {errors[0].message[:200]}"
-    return ApiError(400, ErrorCode.INVALID_PARAMETER, message, {"argument": where})
+def _query_value(value: Any) -> str:
+    """An argument as a query string carries it: text as it is, anything else as its JSON text."""
+    return value if isinstance(value, str) else orjson.dumps(value).decode()
 
 
 def get_request(operation: Operation, arguments: dict[str, Any]) -> tuple[dict[str, str], list[tuple[str, str]]]:
-    """The path dict and query pairs the GET route would see; `managers` becomes one pair per id."""
-    path = {p.name: arguments[p.name] for p in operation.params if p.location == "path"}
+    """The path dict and query pairs the GET route would see; a list becomes one pair per item.
+
+    Every argument that is not a path parameter becomes query pairs, unknown ones included, so the REST
+    validation answers with its own codes (unknown_parameter, invalid_mode, unknown_manager, ...).
+    """
+    path_names = [p.name for p in operation.params if p.location == "path"]
+    missing = [name for name in path_names if name not in arguments]
+    if missing:  # a URL always has its path segments: only a tool call can leave one out
+        raise ApiError(400, ErrorCode.MISSING_PARAMETER, f"argument {missing[0]!r} is required", {"parameter": missing[0]})
+    path = {name: _query_value(arguments[name]) for name in path_names}
     query: list[tuple[str, str]] = []
-    for param in operation.params:
-        if param.location != "query" or param.name not in arguments:
-            continue
-        value = arguments[param.name]
-        values = value if isinstance(value, list) else [value]
-        query.extend((param.name, item) for item in values)
+    for name, value in arguments.items():
+        if name not in path:
+            query.extend((name, _query_value(item)) for item in (value if isinstance(value, list) else [value]))
     return path, query
 
 
 def answer_call(serving: Serving, cache: LiveCache, spec: ToolSpec, arguments: dict[str, Any]) -> Answer:
-    """The REST answer to the request a tool call stands for; invalid arguments are a 400 envelope."""
+    """The REST answer to the request a tool call stands for, errors included: one vocabulary for both."""
     operation = spec.operation
     if operation.method == "POST":
-        return answer_post(serving, operation, arguments)  # validates with the same compiled body validator
-    error = argument_error(spec, arguments)
-    if error is not None:
+        return answer_post(serving, operation, arguments)  # the arguments are the body: the same validation
+    try:
+        path, query = get_request(operation, arguments)
+    except ApiError as error:
         return error_answer(operation.id, error)
-    path, query = get_request(operation, arguments)
     return answer_get(serving, cache, operation, path, query)
 
 

@@ -99,16 +99,16 @@ def test_overlap_with_one_selected_manager_is_what_that_manager_holds():
     assert [r["ticker"] for r in view["tickers"]] == ["AAPL", "GOOGL"]
 
 
-def test_diff_names_tickers_that_entered_and_left_and_each_position_change():
+def test_diff_names_tickers_that_entered_and_left_and_each_position_change_in_the_artifacts_words():
     filings = [*three_managers(), filing(A, Q3, {"GOOGL": 10}), filing(B, Q3, {"AAPL": 80, "MSFT": 25}), filing(C, Q3, {"MSFT": 5})]
     older, newer = artifacts_of(filings)
     diff = diff_versions(older, newer, [], "any")
     assert diff["tickers"] == {"entered": [], "left": ["88160R101"], "unchanged": 3}
     changes = {(c["managerId"], c["ticker"]): (c["kind"], c["shareDelta"]) for c in diff["positions"]}
     assert changes == {
-        ("alpha", "AAPL"): ("closed", -150),
-        ("beta", "MSFT"): ("increased", 5),
-        ("gamma", "88160R101"): ("closed", -7),
+        ("alpha", "AAPL"): ("exited", -150),
+        ("beta", "MSFT"): ("added", 5),
+        ("gamma", "88160R101"): ("exited", -7),
     }
     assert diff["from"] == older["versionId"] and diff["to"] == newer["versionId"]
 

@@ -52,7 +52,7 @@ async def test_every_tool_over_stdio_answers_with_the_rest_bytes_and_logs_only_t
         status, body = await rest_answer(rest, case)
         assert_same_as_rest(result, status, body)
     assert all(failure.is_error for failure in failures)
-    assert bad.is_error and bad.structured_content["error"]["code"] == "invalid_parameter"
+    assert bad.is_error and bad.structured_content["error"]["code"] == "unknown_parameter"
     log = (tmp_path / "stderr.log").read_text()
     assert "serving release" in log and "get_health -> 200" in log
 

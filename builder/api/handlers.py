@@ -8,13 +8,16 @@ from __future__ import annotations
 
 from typing import Any
 
+from builder.api import methods
 from builder.api.data import ReleaseData
 from builder.api.wire import API_PREFIX, CONTRACT_VERSION, ApiError, ErrorCode
 from builder.canonical import canonical_json, sha256_hex
 from builder.research.artifact import PACK_ID
-from builder.research.views import MODES, select_view
+from builder.research.agent import agent_payload
+from builder.research.diff import diff_versions
+from builder.research.methods.ethos import ETHOS_IDS
+from builder.research.views import DEFAULT_MODE, MODES
 
-TOP_TICKERS = 10  # the agent payload's short list; the full view is beside it
 RESEARCH_ONLY = "Research only: no broker, no account, no orders. executionEnabled is always false."
 COPYCAT_LIMITATIONS = (
     "Form 13F lists long positions in Section 13(f) securities only: short positions, cash, bonds and most "
@@ -75,7 +78,8 @@ def get_latest_pack(data: ReleaseData, params: dict[str, Any]) -> dict[str, Any]
     if preview is not None:
         return _latest_preview(data, preview)
     artifact = data.latest
-    view = select_view(artifact, params.get("managers", ()), params.get("mode", "any"))
+    managers, mode = params.get("managers", []), params.get("mode", DEFAULT_MODE)
+    view = methods.view_of(data, artifact["versionId"], managers, mode)
     return {
         "pack": _pack_summary(data, PACK_ID),
         "versionId": artifact["versionId"],
@@ -84,7 +88,7 @@ def get_latest_pack(data: ReleaseData, params: dict[str, Any]) -> dict[str, Any]
         "managers": data.index["copycat"]["managers"],
         "modes": list(MODES),
         "view": view,
-        "agentPayload": _agent_payload(artifact, view, data.index["fixture"]),
+        "agentPayload": _agent_payload(data, view, managers, mode),
         "limitations": _limitations(data.index["fixture"]),
     }
 
@@ -109,21 +113,23 @@ def _limitations(fixture: bool) -> list[str]:
     return [*COPYCAT_LIMITATIONS, *([FIXTURE_LIMITATION] if fixture else [])]
 
 
-def _agent_payload(artifact: dict, view: dict, fixture: bool) -> dict[str, Any]:
-    top = sorted(view["tickers"], key=lambda row: (-row["value"], row["ticker"]))[:TOP_TICKERS]
-    return {
-        "summary": (
-            f"{view['tickerCount']} tickers in mode '{view['mode']}' across {len(view['managers'])} managers' "
-            f"13F filings for the quarter ended {artifact['quarter']}" + (" (fictional fixture data)" if fixture else "")
-        ),
-        "quarter": artifact["quarter"],
-        "versionId": artifact["versionId"],
-        "topByValue": [
-            {key: row[key] for key in ("ticker", "issuer", "holders", "value", "buyers", "sellers")} for row in top
-        ],
-        "warnings": [w["message"] for w in artifact["warnings"]],
-        "executionEnabled": False,
-    }
+def _agent_payload(data: ReleaseData, view: dict, managers: list[str], mode: str) -> dict[str, Any]:
+    """The bounded agent payload of the latest version's view, with the change since the version before it."""
+    artifact, fixture = data.latest, data.index["fixture"]
+    version = artifact["versionId"]
+    previous = data.versions[-2] if len(data.versions) > 1 else None
+    summary = (
+        f"{view['tickerCount']} tickers in mode '{mode}' across {len(view['managers'])} managers' 13F filings for "
+        f"the quarter ended {artifact['quarter']}" + (" (fictional fixture data)" if fixture else "")
+    )
+    return agent_payload(
+        view, artifact,
+        diff=diff_versions(data.artifacts[previous], artifact, managers, mode) if previous else None,
+        scores=methods.scores_of(data, version, managers, mode, ETHOS_IDS),
+        policy=methods.policy_of(data, version, managers, mode),
+        limitations=_limitations(fixture),
+        summary=summary,
+    )
 
 
 def list_pack_versions(data: ReleaseData, params: dict[str, Any]) -> dict[str, Any]:

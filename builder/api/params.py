@@ -76,8 +76,8 @@ def _ticker(value: str) -> str:
 def _view(data: ReleaseData, pack_id: str, query: Sequence[tuple[str, str]]) -> dict[str, Any]:
     raw_managers = [value for name, value in query if name == "managers"]
     modes = [value for name, value in query if name == "mode"]
-    if pack_id != PACK_ID:
-        if raw_managers or modes:
+    if pack_id != PACK_ID:  # a preview has one view, the complete dataset: mode=any (the API default) names it
+        if raw_managers or modes not in ([], [DEFAULT_MODE]):
             raise ApiError(400, ErrorCode.VIEW_NOT_SUPPORTED, f"pack {pack_id!r} takes no view parameters", {"packId": pack_id})
         return {}
     params: dict[str, Any] = {}

@@ -34,6 +34,7 @@ class ErrorCode(enum.StrEnum):
     """Every `error.code` the service answers with; stable, documented in the OpenAPI document."""
 
     INVALID_PARAMETER = "invalid_parameter"
+    MALFORMED_REQUEST = "malformed_request"
     UNKNOWN_PARAMETER = "unknown_parameter"
     MISSING_PARAMETER = "missing_parameter"
     UNKNOWN_MANAGER = "unknown_manager"

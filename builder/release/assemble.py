@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from dataclasses import replace
 from typing import Any
 
 from builder.api.contract import COPYCAT_FEATURES
@@ -56,7 +57,8 @@ def assemble(sources: Sources, ledger: Iterable[dict], previews: Iterable[Any] =
         "skipped": [{"code": w.code, "message": w.message, "source": w.source} for w in sources.skipped],
         "provenance": [{"path": f.path, "sha256": f.sha256, "size": f.size} for f in sources.files],
     }
-    return ReleaseData(index, {a["versionId"]: a for a in artifacts}, openapi=openapi_document()), new_ledger
+    data = ReleaseData(index, {a["versionId"]: a for a in artifacts})
+    return replace(data, openapi=openapi_document(data)), new_ledger  # the document enumerates this release's ids
 
 
 def _catalog(artifacts: list[dict], previews: Mapping[str, dict]) -> list[dict]:

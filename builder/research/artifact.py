@@ -12,6 +12,9 @@ from builder.research.quarters import filing_deadline, previous_quarter
 PACK_ID = "13f-copycat"
 ARTIFACT_SCHEMA = "pack-artifact/1.0"
 WEIGHT_DIGITS = 6  # weights are fractions of the book; 6 places resolve 1 dollar in a $1m book
+# The one vocabulary of change kinds: the artifact's positions and exits, views, diffs, explanations and the
+# agent payload all name a change of shares between two quarters with these words.
+CHANGE_KINDS = ("new", "added", "reduced", "unchanged", "exited", "unknown")
 BOUGHT = frozenset({"new", "added"})
 SOLD = frozenset({"reduced", "exited"})
 
@@ -113,11 +116,17 @@ def _with_change(position: dict, prior: Mapping[str, dict] | None, book_value: i
     return {**position, "weight": weight, "change": change}
 
 
-def _change(before: int | None, after: int) -> dict:
+def change_kind(before: int | None, after: int | None) -> str:
+    """The kind of a change of shares: None is 'not held' (a position opened or closed)."""
     if before is None:
-        return {"kind": "new", "previousShares": 0, "shareDelta": after}
-    kind = "added" if after > before else "reduced" if after < before else "unchanged"
-    return {"kind": kind, "previousShares": before, "shareDelta": after - before}
+        return "new"
+    if after is None:
+        return "exited"
+    return "added" if after > before else "reduced" if after < before else "unchanged"
+
+
+def _change(before: int | None, after: int) -> dict:
+    return {"kind": change_kind(before, after), "previousShares": before or 0, "shareDelta": after - (before or 0)}
 
 
 def _exit(previous: dict) -> dict:
@@ -126,7 +135,8 @@ def _exit(previous: dict) -> dict:
         "mapped": previous["mapped"],
         "cusip": previous["cusip"],
         "issuer": previous["issuer"],
-        "change": {"kind": "exited", "previousShares": previous["shares"], "shareDelta": -previous["shares"]},
+        "change": {"kind": change_kind(previous["shares"], None), "previousShares": previous["shares"],
+                   "shareDelta": -previous["shares"]},
         "sources": previous["sources"],
     }
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from builder.research.artifact import change_kind
 from builder.research.views import manager_ids, view_tickers
 
 
@@ -47,7 +48,8 @@ def _position_changes(older: dict, newer: dict, managers: Sequence[str]) -> list
                 {
                     "managerId": manager_id,
                     "ticker": ticker,
-                    "kind": _kind(ticker in before, ticker in after, shares_after - shares_before),
+                    "kind": change_kind(before[ticker]["shares"] if ticker in before else None,
+                                        after[ticker]["shares"] if ticker in after else None),
                     "fromShares": shares_before,
                     "toShares": shares_after,
                     "shareDelta": shares_after - shares_before,
@@ -56,14 +58,6 @@ def _position_changes(older: dict, newer: dict, managers: Sequence[str]) -> list
                 }
             )
     return changes
-
-
-def _kind(held_before: bool, held_after: bool, delta: int) -> str:
-    if not held_before:
-        return "opened"
-    if not held_after:
-        return "closed"
-    return "increased" if delta > 0 else "decreased"
 
 
 def _source_changes(older: dict, newer: dict, managers: Sequence[str]) -> list[dict]:

@@ -11,6 +11,7 @@ import copy
 from typing import Any
 
 from builder.api.contract import OPERATIONS, RESEARCH_REQUEST, VIEW_REQUEST, Operation, Param
+from builder.api.data import ReleaseData
 from builder.api.openapi.payloads import payload_schemas
 from builder.api.openapi.previews import preview_schemas
 from builder.api.openapi.schemas import (
@@ -18,6 +19,7 @@ from builder.api.openapi.schemas import (
     artifact_schemas,
     closed,
     envelope_schemas,
+    error_detail,
     latest_schemas,
     ref,
     release_schemas,
@@ -33,10 +35,23 @@ from builder.api.openapi.text import (
     UNAVAILABLE_NOTE,
     URL_CODES,
 )
+from builder.api.openapi.values import ReleaseValues, body_schema, parameter_example, parameter_schema, release_values
 from builder.api.wire import API_PREFIX, CONTRACT_VERSION, GET_CACHE_CONTROL, JSON_TYPE, POST_CACHE_CONTROL, ErrorCode
 from builder.research.artifact import PACK_ID
 
 OPENAPI_VERSION = "3.1.0"
+# The API root relative to this document (served at <root>/api/v1/openapi.json): a client resolving it against
+# the document's own URL reaches the server it read the document from, behind any host or path prefix.
+SERVERS = [{"url": "../..", "description": "The server this document was read from."}]
+IF_NONE_MATCH = {
+    "name": "If-None-Match",
+    "in": "header",
+    "required": False,
+    "description": "ETags of answers the client holds (a list, W/ weak comparison and * accepted): when one is "
+    "the current ETag, the answer is 304 with no body (RFC 9110 section 13.1.2).",
+    "schema": {"type": "string"},
+    "example": '"' + "0" * 64 + '"',
+}
 PAYLOADS = {  # operation id → component schema of its `data` (of the whole body for the raw document)
     "getHealth": "Health",
     "getOpenApiDocument": "OpenApiDocument",
@@ -77,19 +92,23 @@ HEADERS = {
 }
 
 
-def openapi_document() -> dict[str, Any]:
-    """The whole document: info, tags, one path item per route, components. A fresh copy: callers may change it."""
+def openapi_document(data: ReleaseData | None = None) -> dict[str, Any]:
+    """The whole document: info, tags, one path item per route, components. A fresh copy: callers may change it.
+
+    With a release's data, its parameters and request bodies enumerate the ids that release answers for.
+    """
+    values = release_values(data) if data is not None else None
     paths: dict[str, dict[str, Any]] = {}
     for operation in OPERATIONS:
-        paths.setdefault(operation.route, {})[operation.method.lower()] = _operation(operation)
+        paths.setdefault(operation.route, {})[operation.method.lower()] = _operation(operation, values)
     document = {
         "openapi": OPENAPI_VERSION,
         "info": _info(),
+        "servers": SERVERS,
         "tags": [{"name": name, "description": text} for name, text in TAGS.items()],
         "paths": paths,
         "components": {
-            "schemas": component_schemas(),
-            "parameters": {param.name: _parameter(param) for param in _params()},
+            "schemas": {**component_schemas(), **_request_schemas(values)},
             "headers": {
                 name: {"description": text, "required": True, "schema": schema} for name, (text, schema) in HEADERS.items()
             },
@@ -119,7 +138,7 @@ def _info() -> dict[str, Any]:
     }
 
 
-def _operation(operation: Operation) -> dict[str, Any]:
+def _operation(operation: Operation, values: ReleaseValues | None) -> dict[str, Any]:
     notes = [operation.description, DECISIONS.get(operation.id, ""),
              GET_NOTE if operation.method == "GET" else POST_NOTE, UNAVAILABLE_NOTE]
     entry: dict[str, Any] = {
@@ -128,8 +147,10 @@ def _operation(operation: Operation) -> dict[str, Any]:
         "description": " ".join(note for note in notes if note),
         "tags": [_tag(operation)],
     }
-    if operation.params:
-        entry["parameters"] = [{"$ref": f"#/components/parameters/{param.name}"} for param in operation.params]
+    parameters = [_parameter(param, operation, values) for param in operation.params]
+    if operation.method == "GET":
+        parameters.append(dict(IF_NONE_MATCH))
+    entry["parameters"] = parameters
     if operation.body is not None:
         name = next(name for name, schema in BODIES if schema is operation.body)
         content = {"schema": ref(name), "example": BODY_EXAMPLES[name]}
@@ -170,7 +191,7 @@ def error_codes(operation: Operation, status: int) -> list[str]:
     """The codes an operation's answer of `status` can carry: body codes for POSTs, URL codes for GETs."""
     if operation.method == "GET" and status == 400 and not operation.params:
         return [str(ErrorCode.UNKNOWN_PARAMETER)]
-    excluded = set(BODY_CODES if operation.method == "GET" else URL_CODES)
+    excluded = set(BODY_CODES if operation.method == "GET" else URL_CODES - {ErrorCode.UNKNOWN_PARAMETER})
     if operation.body is not None and "ethosIds" not in operation.body["properties"]:
         excluded.add(ErrorCode.UNKNOWN_ETHOS)
     return [str(code) for code, (code_status, _) in ERROR_CODES.items() if code_status == status and code not in excluded]
@@ -190,7 +211,7 @@ def envelope_name(operation: Operation) -> str:
 def component_schemas() -> dict[str, Schema]:
     """Every schema the document names; two modules defining one name is a programming error."""
     parts = [envelope_schemas(), artifact_schemas(), release_schemas(), latest_schemas(), payload_schemas(),
-             preview_schemas(), _request_schemas(), _envelopes(), _errors()]
+             preview_schemas(), _envelopes(), _errors()]
     schemas: dict[str, Schema] = {}
     for part in parts:
         clash = schemas.keys() & part.keys()
@@ -199,8 +220,8 @@ def component_schemas() -> dict[str, Schema]:
     return dict(sorted(schemas.items()))
 
 
-def _request_schemas() -> dict[str, Schema]:
-    return {name: copy.deepcopy(schema) for name, schema in BODIES}
+def _request_schemas(values: ReleaseValues | None) -> dict[str, Schema]:
+    return {name: body_schema(copy.deepcopy(schema), values) for name, schema in BODIES}
 
 
 def _envelopes() -> dict[str, Schema]:
@@ -208,8 +229,8 @@ def _envelopes() -> dict[str, Schema]:
     envelopes = {
         envelope_name(op): closed({
             "data": ref(PAYLOADS[op.id]),
-            "meta": {"allOf": [ref("ApiMeta"), {"properties": {"capability": {"const": op.id}}}]},
-        })
+            "meta": ref("ApiMeta"),
+        }, description=f"The success envelope of {op.id}: meta.capability is '{op.id}'.")
         for op in OPERATIONS
         if op.envelope
     }
@@ -228,34 +249,29 @@ def _errors() -> dict[str, Schema]:
     by_status: dict[int, list[str]] = {}
     for code, (status, _) in ERROR_CODES.items():
         by_status.setdefault(status, []).append(str(code))
-    return {
-        f"Error{status}": {
-            "allOf": [ref("ErrorEnvelope"), {"properties": {"error": {"properties": {"code": {"enum": codes}}}}}],
-            "description": f"The error envelope of a {status} answer.",
-        }
-        for status, codes in by_status.items()
-    }
+    schemas: dict[str, Schema] = {}
+    for status, codes in by_status.items():
+        schemas[f"Error{status}"] = closed(
+            {"error": ref(f"Error{status}Detail"), "meta": ref("ApiMeta")},
+            description=f"The error envelope of a {status} answer.",
+        )
+        schemas[f"Error{status}Detail"] = error_detail(codes, f"The error of a {status} answer.")
+    return schemas
 
 
-def _params() -> list[Param]:
-    """Each parameter of the table once, by name (one name, one definition)."""
-    found: dict[str, Param] = {}
-    for operation in OPERATIONS:
-        for param in operation.params:
-            assert found.setdefault(param.name, param) == param, f"parameter {param.name} defined twice"
-    return list(found.values())
-
-
-def _parameter(param: Param) -> dict[str, Any]:
+def _parameter(param: Param, operation: Operation, values: ReleaseValues | None) -> dict[str, Any]:
     entry: dict[str, Any] = {
         "name": param.name,
         "in": param.location,
         "required": param.required,
         "description": param.description,
-        "schema": copy.deepcopy(param.schema),
+        "schema": copy.deepcopy(parameter_schema(param, operation, values)),
     }
     if param.schema.get("type") == "array":  # ?managers=a&managers=b; the server also splits a,b on commas
         entry.update(style="form", explode=True)
-    if param.name in PARAM_EXAMPLES:
-        entry["example"] = PARAM_EXAMPLES[param.name]
+    example = parameter_example(param, operation, values)
+    if example is None:
+        example = PARAM_EXAMPLES.get(param.name)
+    if example is not None:
+        entry["example"] = example
     return entry

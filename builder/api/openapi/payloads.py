@@ -23,7 +23,7 @@ from builder.api.openapi.schemas import (
     nullable,
     ref,
 )
-from builder.research.artifact import ARTIFACT_SCHEMA, PACK_ID
+from builder.research.artifact import ARTIFACT_SCHEMA, CHANGE_KINDS, PACK_ID
 from builder.research.methods.ethos import ETHOS_IDS, FEATURES, NORMALISATIONS
 from builder.research.methods.policy import CHECK_IDS, Outcome
 
@@ -33,6 +33,7 @@ ETHOS_ID = enum(ETHOS_IDS)
 FEATURE_NAME = enum(FEATURES)
 FEATURE_VALUE = {"type": ["number", "null"], "description": "null when undefined for the ticker (normalised to 0)."}
 SCORE = {"type": "number", "minimum": 0, "maximum": 100}
+SHARE_CHANGES = [kind for kind in CHANGE_KINDS if kind not in ("unchanged", "unknown")]  # a diff lists only moves
 
 
 def diff_schemas() -> dict[str, Schema]:
@@ -54,7 +55,8 @@ def diff_schemas() -> dict[str, Schema]:
         "PositionChange": closed({
             "managerId": STRING,
             "ticker": STRING,
-            "kind": enum(("opened", "closed", "increased", "decreased")),
+            "kind": {**enum(SHARE_CHANGES), "description": "The artifact's change kinds: new (opened), added, reduced, "
+                     "exited (closed)."},
             "fromShares": COUNT,
             "toShares": COUNT,
             "shareDelta": INTEGER,

@@ -6,12 +6,13 @@ that grows or loses a field fails the response tests instead of drifting away fr
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from builder.api.contract import COPYCAT_FEATURES
 from builder.api.wire import API_VERSION, CONTRACT_VERSION, ErrorCode
-from builder.research.artifact import PACK_ID
+from builder.research.agent import BUDGET_BYTES as AGENT_BUDGET_BYTES
+from builder.research.artifact import CHANGE_KINDS, PACK_ID
 from builder.research.schema import artifact_schema
 from builder.research.views import MODES
 
@@ -78,13 +79,20 @@ def envelope_schemas() -> dict[str, Schema]:
             "capability": {"type": "string", "description": "The operation id that answered, or 'router'."},
             "deprecated": {"const": False},
         }),
-        "Error": closed({
-            "code": {**enum(ErrorCode), "description": "Stable machine-readable code; see the README, section 'The OpenAPI document'."},
-            "message": {"type": "string", "description": "Safe to show: never paths or stack traces."},
-            "details": {"type": "object", "additionalProperties": True},
-        }, optional=("details",)),
-        "ErrorEnvelope": closed({"error": ref("Error"), "meta": ref("ApiMeta")}),
+        "Error": error_detail(list(ErrorCode), "An error: its stable code, a message for people, details."),
+        "ErrorEnvelope": closed({"error": ref("Error"), "meta": ref("ApiMeta")},
+                                description="Every answer other than 200 and 304 (contract section 2.1)."),
     }
+
+
+def error_detail(codes: Iterable[str], description: str) -> Schema:
+    """The `error` object of the envelope, its code one of `codes`."""
+    return closed({
+        "code": {**enum(codes), "description": "Stable machine-readable code; see info.description for the table."},
+        "message": {"type": "string", "description": "For people; safe to show: never paths or stack traces."},
+        "details": {"type": "object", "additionalProperties": True,
+                    "description": "Which parameter, id or body path is at fault, when the code alone does not say."},
+    }, optional=("details",), description=description)
 
 
 def artifact_schemas() -> dict[str, Schema]:
@@ -108,13 +116,18 @@ def artifact_properties(definition: str) -> dict[str, Schema]:
 
 def _rebase(node: Any) -> Any:
     """`node` with every `#/$defs/x` reference pointing at the hoisted component instead."""
+    return rebased(node, ARTIFACT_DEFS, lambda name: COMPONENTS + artifact_name(name))
+
+
+def rebased(node: Any, source: str, target: Callable[[str], str]) -> Any:
+    """`node` with every `$ref` that starts with `source` replaced by `target` of the name after it."""
     if isinstance(node, list):
-        return [_rebase(item) for item in node]
+        return [rebased(item, source, target) for item in node]
     if not isinstance(node, dict):
         return node
-    if isinstance(node.get("$ref"), str) and node["$ref"].startswith(ARTIFACT_DEFS):
-        return {**node, "$ref": COMPONENTS + artifact_name(node["$ref"].removeprefix(ARTIFACT_DEFS))}
-    return {key: _rebase(value) for key, value in node.items()}
+    if isinstance(node.get("$ref"), str) and node["$ref"].startswith(source):
+        return {**node, "$ref": target(node["$ref"].removeprefix(source))}
+    return {key: rebased(value, source, target) for key, value in node.items()}
 
 
 def release_schemas() -> dict[str, Schema]:
@@ -212,17 +225,65 @@ def latest_schemas() -> dict[str, Schema]:
             "shares": COUNT,
             "value": COUNT,
             "weight": FRACTION,
-            "change": enum(("new", "added", "reduced", "unchanged", "exited", "unknown")),
+            "change": enum(CHANGE_KINDS),
             "shareDelta": nullable(INTEGER),
         }),
+        **agent_payload_schemas(),
+    }
+
+
+def agent_payload_schemas() -> dict[str, Schema]:
+    """The 13f-copycat agent payload (builder.research.agent): bounded, whatever the number of managers."""
+    leaders = array(closed({"ticker": STRING, "score": {"type": "number", "minimum": 0, "maximum": 100}}))
+    move = closed({
+        "ticker": STRING,
+        "shareDelta": INTEGER,
+        "valueDelta": INTEGER,
+        "kinds": mapping(CHANGE_KINDS, COUNT),
+    }, description="A ticker's net change over the selected managers, and how many made each kind of change.")
+    return {
         "AgentPayload": closed({
             "summary": STRING,
-            "quarter": DATE,
             "versionId": STRING,
-            "topByValue": array(closed({
-                "ticker": STRING, "issuer": STRING, "holders": STRINGS, "value": COUNT, "buyers": STRINGS, "sellers": STRINGS,
+            "quarter": DATE,
+            "view": closed({"mode": MODE, "managerCount": COUNT, "tickerCount": COUNT}),
+            "headline": array(ref("AgentHolding")),
+            "changes": nullable(ref("AgentChanges")),
+            "ethosLeaders": {"type": "object", "additionalProperties": leaders},
+            "policy": ref("AgentPolicy"),
+            "warningCount": COUNT,
+            "warnings": STRINGS,
+            "limitations": STRINGS,
+            "executionEnabled": NO_EXECUTION,
+        }, description=f"What an agent reads first, at most {AGENT_BUDGET_BYTES} bytes of canonical JSON at any "
+                       "number of managers; the full view, artifact and audit are beside it."),
+        "AgentHolding": closed({
+            "ticker": STRING,
+            "issuer": STRING,
+            "value": COUNT,
+            "weight": FRACTION,
+            "holderCount": COUNT,
+            "topHolders": array(closed({
+                "managerId": STRING, "weight": {**FRACTION, "description": "Of the manager's 13F book."},
+                "change": enum(CHANGE_KINDS),
+                "accession": nullable(STRING),
             })),
+        }, description="A headline holding: its weight in the view's total value and its largest holders."),
+        "AgentChanges": closed({
+            "fromVersionId": STRING,
+            "enteredCount": COUNT,
+            "entered": STRINGS,
+            "leftCount": COUNT,
+            "left": STRINGS,
+            "largestIncreases": array(move),
+            "largestDecreases": array(move),
+        }, description="Since the previous version, over the same view."),
+        "AgentPolicy": closed({
+            "signal": enum(("research-only", "no-signal")),
+            "blockingReasonCount": COUNT,
+            "blockingReasons": STRINGS,
+            "warningCount": COUNT,
             "warnings": STRINGS,
             "executionEnabled": NO_EXECUTION,
-        }, description="A compact summary for an agent: the view's top tickers by value and the artifact's warnings."),
+        }, description="The policy result in brief; validatePolicy gives every check."),
     }

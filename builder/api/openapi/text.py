@@ -7,6 +7,7 @@ from builder.api.wire import GET_CACHE_CONTROL, POST_CACHE_CONTROL, ErrorCode
 # Every error.code: the status it comes with and what it means (the README section "The OpenAPI document" shows the same table).
 ERROR_CODES: dict[ErrorCode, tuple[int, str]] = {
     ErrorCode.INVALID_PARAMETER: (400, "A query parameter has an invalid value (pattern, repeated, empty manager id)."),
+    ErrorCode.MALFORMED_REQUEST: (400, "Not a readable HTTP request: a request line or header field over 64 KiB."),
     ErrorCode.UNKNOWN_PARAMETER: (400, "A query parameter the operation does not take."),
     ErrorCode.MISSING_PARAMETER: (400, "A required query parameter is missing (compareVersions: from, to)."),
     ErrorCode.UNKNOWN_MANAGER: (400, "A manager id the pack does not have; details list the allowed ids."),
@@ -79,6 +80,7 @@ DECISIONS = {  # what the contract leaves open, decided (DESIGN.md) and written 
 }
 GET_NOTE = (f"Conditional GET: a 200 carries a strong ETag and Cache-Control: {GET_CACHE_CONTROL} (caches store it "
             "and revalidate every time); If-None-Match with that ETag answers 304 with no body.")
-POST_NOTE = (f"Computed live: Content-Type application/json and a body are required, unknown fields are 400, the size "
+POST_NOTE = (f"Computed live: Content-Type application/json and a body are required, unknown fields and any query "
+             "parameter are 400, the size "
              f"is bounded (413). Not cacheable: Cache-Control: {POST_CACHE_CONTROL}, no ETag.")
 UNAVAILABLE_NOTE = "Like every route, answers 503 release_unavailable while no release is consumable."

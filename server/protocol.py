@@ -1,0 +1,83 @@
+"""The HTTP protocol's own refusals as envelopes: a request the parser rejects never reaches a route.
+
+aiohttp answers a request line or header over its limit, or bytes that are not HTTP, with a plain-text
+400 that echoes the offending bytes. Here that answer is the error envelope like every other, with a
+stable code and a message that repeats nothing the client sent.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+from typing import Any
+
+from aiohttp import web
+from aiohttp.http_exceptions import LineTooLong
+from aiohttp.web_protocol import RequestHandler
+from aiohttp.web_request import BaseRequest
+from aiohttp.web_server import Server
+
+from builder.api.wire import COMMON_HEADERS, JSON_TYPE, MAX_LINE_BYTES, POST_CACHE_CONTROL, ApiError, ErrorCode
+from server.dispatch import error_answer
+
+ROUTER = "router"  # the capability of answers no operation gave
+
+
+def protocol_error(status: int, exc: BaseException | None) -> ApiError:
+    """The envelope's error for what the HTTP layer refused: 400 for an unreadable request, else 500."""
+    if status == 400 and isinstance(exc, LineTooLong):
+        return ApiError(400, ErrorCode.MALFORMED_REQUEST,
+                        f"the request line or a header field is over {MAX_LINE_BYTES} bytes")
+    if status == 400:
+        return ApiError(400, ErrorCode.MALFORMED_REQUEST, "the request is not valid HTTP/1.1")
+    return ApiError(500, ErrorCode.INTERNAL_ERROR, "internal error")
+
+
+class EnvelopeRequestHandler(RequestHandler):
+    """aiohttp's connection handler, its error answers (parser refusals, handler crashes) made envelopes."""
+
+    def handle_error(
+        self, request: BaseRequest, status: int = 500, exc: BaseException | None = None, message: str | None = None
+    ) -> web.StreamResponse:
+        super().handle_error(request, status, exc, message)  # logs, and refuses when a response already began
+        error = protocol_error(status, exc)
+        headers = {**COMMON_HEADERS, "Server": "ras", "Cache-Control": POST_CACHE_CONTROL}
+        response = web.Response(status=error.status, body=error_answer(ROUTER, error).body,
+                                content_type=JSON_TYPE, headers=headers)
+        response.force_close()  # the stream may be mid-request: never read another request from it
+        return response
+
+
+class EnvelopeServer(Server):
+    """A Server whose connections are EnvelopeRequestHandlers."""
+
+    def __call__(self) -> RequestHandler:
+        return EnvelopeRequestHandler(self, loop=self._loop, **self._kwargs)
+
+
+class EnvelopeRunner(web.AppRunner):
+    """An AppRunner serving through EnvelopeServer, with the app's own handler and settings."""
+
+    async def _make_server(self) -> Server:
+        plain = await super()._make_server()  # runs the app's startup and gathers its handler_args
+        return EnvelopeServer(plain.request_handler, request_factory=plain.request_factory, loop=plain._loop,
+                              **plain._kwargs)
+
+
+def run_app(app: web.Application, host: str, port: int, reuse_port: bool, **kwargs: Any) -> None:
+    """Serve `app` on host:port until SIGTERM or SIGINT, then clean up (what web.run_app does, with envelopes)."""
+    asyncio.run(_serve(app, host, port, reuse_port, kwargs))
+
+
+async def _serve(app: web.Application, host: str, port: int, reuse_port: bool, kwargs: dict[str, Any]) -> None:
+    runner = EnvelopeRunner(app, **kwargs)
+    await runner.setup()
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(signum, stop.set)
+    try:
+        await web.TCPSite(runner, host, port, reuse_port=reuse_port or None).start()
+        await stop.wait()
+    finally:
+        await runner.cleanup()
