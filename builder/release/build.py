@@ -42,9 +42,11 @@ from builder.release.store import (
 )
 from builder.research.previews.build import build_previews
 from builder.research.versions import content_digest
+from builder.sources.sec13f.cache import ParseCache
 from builder.sources.tree import read_sources
 
 Progress = Callable[[str], None]
+PARSE_CACHE = Path(".cache") / "sec13f"  # beside the releases: a dot-directory, so never taken for one
 
 
 def render_all(data: ReleaseData, sealed: bool) -> Iterable[tuple[str, Rendered]]:
@@ -69,7 +71,7 @@ def prepare_release(source: Path, releases: Path, as_of: date | None, progress: 
     """Phase one: read and validate the sources and assemble the release data, all in memory."""
     progress(f"reading sources from {source.name or source}")
     started = time.perf_counter()
-    sources, reports = read_sources(source, as_of)
+    sources, reports = read_sources(source, as_of, ParseCache(releases / PARSE_CACHE))
     for line in reports:
         progress(line)
     progress(f"read sources in {seconds(started)}")
