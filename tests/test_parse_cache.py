@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from builder.release.build import PARSE_CACHE
+from builder.release.inputs import RECORD
 from builder.release.promote import publish
 from builder.sources.sec13f.cache import ParseCache, parser_digest
 from builder.sources.sec13f.parsed import parse_file
@@ -28,6 +29,13 @@ def publish_reporting(releases: Path) -> tuple[str, str]:
     lines: list[str] = []
     release_id = publish(fixture_source(), releases, None, lines.append)
     return release_id, next(line for line in lines if line.startswith(REPORT))
+
+
+def copy_without_record(releases: Path, target: Path) -> Path:
+    """A copy of `releases` that has forgotten its last publish's inputs, so publishing builds again."""
+    shutil.copytree(releases, target, symlinks=True)
+    (target / RECORD).unlink()
+    return target
 
 
 def entries(releases: Path) -> list[Path]:
@@ -51,8 +59,7 @@ def test_a_first_publish_parses_every_filing_file_and_keeps_them_beside_the_rele
 
 def test_a_republish_reads_every_unchanged_file_from_the_cache_and_gives_the_same_release(cached_releases, tmp_path):
     releases, release_id, _ = cached_releases
-    copy = tmp_path / "releases"
-    shutil.copytree(releases, copy, symlinks=True)
+    copy = copy_without_record(releases, tmp_path / "releases")
     again, report = publish_reporting(copy)
     assert (again, report) == (release_id, f"parse cache: {len(filing_files())} files from it, 0 parsed")
 
@@ -60,8 +67,7 @@ def test_a_republish_reads_every_unchanged_file_from_the_cache_and_gives_the_sam
 @pytest.mark.parametrize("damage", ["flip", "truncate", "garbage"])
 def test_a_damaged_entry_is_parsed_again_and_rewritten(cached_releases, tmp_path, damage):
     releases, release_id, _ = cached_releases
-    copy = tmp_path / "releases"
-    shutil.copytree(releases, copy, symlinks=True)
+    copy = copy_without_record(releases, tmp_path / "releases")
     victim = entries(copy)[0]
     stored = victim.read_bytes()
     altered = {"flip": stored[:-3] + bytes([stored[-3] ^ 1]) + stored[-2:], "truncate": stored[: len(stored) // 2],
@@ -74,8 +80,7 @@ def test_a_damaged_entry_is_parsed_again_and_rewritten(cached_releases, tmp_path
 
 def test_deleting_the_cache_costs_only_the_parsing(cached_releases, tmp_path):
     releases, release_id, _ = cached_releases
-    copy = tmp_path / "releases"
-    shutil.copytree(releases, copy, symlinks=True)
+    copy = copy_without_record(releases, tmp_path / "releases")
     shutil.rmtree(copy / ".cache")
     again, report = publish_reporting(copy)
     assert (again, report) == (release_id, f"parse cache: 0 files from it, {len(filing_files())} parsed")
