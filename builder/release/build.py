@@ -50,9 +50,12 @@ PARSE_CACHE = Path(".cache") / "sec13f"  # beside the releases: a dot-directory,
 
 
 def render_all(data: ReleaseData, sealed: bool) -> Iterable[tuple[str, Rendered]]:
-    """Every precomputed GET answer of one layer with its canonical request key, one at a time."""
+    """Every precomputed answer of one layer with its canonical request key, one at a time.
+
+    GETs, and the POSTs' all-manager views (whose keys are no request target, so `ras export` leaves them out).
+    """
     for operation in OPERATIONS:
-        if operation.method != "GET" or operation.sealed != sealed or operation.precompute is None:
+        if operation.sealed != sealed or operation.precompute is None:
             continue
         for params in operation.precompute(data):
             yield operation.request_key(params), render(operation, data, params)
