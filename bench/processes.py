@@ -39,11 +39,11 @@ def ras(*arguments: str) -> list[str]:
     return [sys.executable, "-m", "builder.cli", *arguments]
 
 
-def measure(command: Sequence[str], timeout: float = COMMAND_SECONDS) -> Measured:
+def measure(command: Sequence[str], timeout: float = COMMAND_SECONDS, cwd: Path = REPO) -> Measured:
     """Run `command` to the end; its own peak RSS comes from wait4's rusage (ru_maxrss, KiB on Linux)."""
     with tempfile.TemporaryFile() as errors:
         started = time.perf_counter()
-        process = subprocess.Popen(command, cwd=REPO, stdout=subprocess.DEVNULL, stderr=errors, start_new_session=True)
+        process = subprocess.Popen(command, cwd=cwd, stdout=subprocess.DEVNULL, stderr=errors, start_new_session=True)
         deadline = started + timeout
         while True:
             pid, status, usage = os.wait4(process.pid, os.WNOHANG)

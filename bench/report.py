@@ -64,13 +64,16 @@ def target(text: str, met: bool, detail: str) -> dict[str, Any]:
 
 
 def save(name: str, title: str, headers: Sequence[str], rows: Sequence[Sequence[Any]], targets: Sequence[dict],
-         notes: Sequence[str] = (), raw: Any = None) -> Path:
-    """Print the result, write it as JSON under bench/results/ and rebuild bench/RESULTS.md from every result."""
+         notes: Sequence[str] = (), raw: Any = None, extra: str = "") -> Path:
+    """Print the result, write it as JSON under bench/results/ and rebuild bench/RESULTS.md from every result.
+
+    `extra`: a second table (Markdown), printed below the first.
+    """
     result = {
         "benchmark": name, "title": title, "command": command(name), "machine": machine(),
         "date": time.strftime("%Y-%m-%d %H:%M", time.localtime()),
         "headers": list(headers), "rows": [list(row) for row in rows], "targets": list(targets),
-        "notes": list(notes), "raw": raw,
+        "notes": list(notes), "raw": raw, "extra": extra,
     }
     print(render(result))
     RESULTS.mkdir(exist_ok=True)
@@ -89,6 +92,7 @@ def render(result: dict[str, Any]) -> str:
         f"`{result['command']}` — {result['date']}, {box['nproc']} cores ({box['cpu']}), {box['memoryGiB']} GiB, "
         f"Python {box['python']}, load {box['load1']} at start", "",
         table(result["headers"], result["rows"]), "",
+        *([result["extra"], ""] if result.get("extra") else []),
     ]
     lines += [f"- {'MET' if t['met'] else 'MISSED'}: {t['target']} — {t['detail']}" for t in result["targets"]]
     lines += [f"- {note}" for note in result["notes"]]

@@ -33,7 +33,7 @@ from builder.api.wire import (
 from builder.release.objects import CACHE_BYTES, ReleaseDamaged
 from builder.release.store import Answer
 from server.conditional import none_match
-from server.dispatch import LiveCache, answer_get, answer_post, error_answer, unavailable
+from server.dispatch import LiveCache, PostCache, answer_get, answer_post, error_answer, unavailable
 from server.protocol import run_app
 from server.watch import DAMAGED, Pace, ReleaseWatch, Serving
 
@@ -41,8 +41,10 @@ LOG = logging.getLogger("ras.server")
 MAX_BODY_BYTES = 64 * 1024  # a ResearchRequest with every manager and ticker is a few kB; more is not a request
 WATCH: web.AppKey[ReleaseWatch] = web.AppKey("watch", ReleaseWatch)
 LIVE: web.AppKey[LiveCache] = web.AppKey("live", LiveCache)
+POSTS: web.AppKey[PostCache] = web.AppKey("posts", PostCache)
 BASE_HEADERS = {**COMMON_HEADERS, "Server": "ras"}  # no server version disclosed
 GET_HEADER_SETS = 16384  # ETags whose GET headers stay built: a 500-manager release has 11,650 answers, plus live ones
+POST_200_HEADERS = CIMultiDict({**BASE_HEADERS, "Cache-Control": POST_CACHE_CONTROL, "Content-Type": JSON_TYPE})
 PREFLIGHT_HEADERS = {
     **BASE_HEADERS,
     "Access-Control-Allow-Methods": "GET, HEAD",
@@ -85,14 +87,21 @@ def _internal_error(request: web.Request, capability: str) -> web.Response:
     return error_response(capability, ApiError(500, ErrorCode.INTERNAL_ERROR, "internal error"))
 
 
-def post_handler(operation: Operation) -> Callable[[web.Request], Awaitable[web.Response]]:
+def post_handler(operation: Operation, posts: PostCache) -> Callable[[web.Request], Awaitable[web.Response]]:
     async def handle(request: web.Request) -> web.Response:
         try:
             if request.query:  # as on GET routes: a parameter the operation does not take is refused, not ignored
                 name = next(iter(request.query))
                 raise ApiError(400, ErrorCode.UNKNOWN_PARAMETER, f"unknown query parameter {name!r}", {"parameter": name})
-            body = await _json_body(request)
-            answer = answer_post(request.app[WATCH].serving, operation, body)
+            raw = await _raw_body(request)
+            serving = request.app[WATCH].serving
+            release_id = serving.release.release_id if serving.release is not None else None
+            cached = posts.get(release_id, operation.id, raw) if release_id else None
+            if cached is not None:  # the same bytes asked of the same release: the same answer, headers prebuilt
+                return web.Response(body=cached, headers=POST_200_HEADERS)
+            answer = answer_post(serving, operation, _json(raw))
+            if answer.status == 200 and release_id:
+                posts.put(release_id, operation.id, raw, answer.body)
         except ApiError as error:
             return error_response(operation.id, error)
         except Exception:
@@ -102,13 +111,16 @@ def post_handler(operation: Operation) -> Callable[[web.Request], Awaitable[web.
     return handle
 
 
-async def _json_body(request: web.Request) -> object:
+async def _raw_body(request: web.Request) -> bytes:
     if request.content_type != JSON_TYPE:
         raise ApiError(400, ErrorCode.UNSUPPORTED_MEDIA_TYPE, "the request body must be application/json")
     try:
-        raw = await request.read()  # bounded by client_max_size
+        return await request.read()  # bounded by client_max_size
     except web.HTTPRequestEntityTooLarge as exc:
         raise ApiError(413, ErrorCode.PAYLOAD_TOO_LARGE, f"request body over {MAX_BODY_BYTES} bytes") from exc
+
+
+def _json(raw: bytes) -> object:
     try:
         return orjson.loads(raw)
     except orjson.JSONDecodeError as exc:
@@ -197,6 +209,7 @@ def create_app(releases: Path, watch_interval: float | None = None, pace: Pace =
     watch = app[WATCH] = ReleaseWatch(releases, pace, cache_bytes)
     watch.refresh()
     live = app[LIVE] = LiveCache()
+    posts = app[POSTS] = PostCache()
     # Errors are envelopes without a middleware: each route answers its own, a "*" route on every path
     # answers other methods (405, or a CORS preflight), and a last catch-all answers unknown paths (404).
     for operation in OPERATIONS:
@@ -204,7 +217,7 @@ def create_app(releases: Path, watch_interval: float | None = None, pace: Pace =
             app.router.add_get(operation.route, get_handler(operation, watch, live), name=operation.id)
             allowed = "GET, HEAD"
         else:
-            app.router.add_post(operation.route, post_handler(operation), name=operation.id)
+            app.router.add_post(operation.route, post_handler(operation, posts), name=operation.id)
             allowed = "POST"
         app.router.add_route("*", operation.route, other_methods(operation.id, allowed), name=operation.id)
     app.router.add_route("*", r"/{tail:[\s\S]*}", not_found)  # [\s\S]: a decoded %0A is a path too

@@ -19,6 +19,9 @@ from builder.release.store import Answer, LoadedRelease
 from server.watch import DAMAGED, Serving
 
 LIVE_CACHE_SIZE = 2048  # live GET answers kept (manager subsets × modes × routes); each is at most a few hundred kB
+# Recent POST answers kept by raw body. At 500 managers an all-ethos comparison of every manager is ~1 MB and a
+# subset's tens of kB: 64 MiB keeps hundreds of recent questions per worker without growing with the release.
+POST_CACHE_BYTES = 64 * 1024 * 1024
 
 
 class LiveCache:
@@ -40,6 +43,36 @@ class LiveCache:
         if len(self._answers) > self.size:
             self._answers.popitem(last=False)
         return answer
+
+
+class PostCache:
+    """Recent 200 answers to POSTs by (release, operation, raw body bytes), bounded by the bytes they hold.
+
+    The same bytes asked again skip JSON parsing, validation and rendering. The release id is part of the key,
+    so a promotion never serves an answer of the release before; a body of other spelling is simply a miss.
+    """
+
+    def __init__(self, limit: int = POST_CACHE_BYTES) -> None:
+        self.limit = limit
+        self.held = 0
+        self._answers: OrderedDict[tuple[str, str, bytes], bytes] = OrderedDict()
+
+    def get(self, release_id: str, operation_id: str, raw: bytes) -> bytes | None:
+        key = (release_id, operation_id, raw)
+        body = self._answers.get(key)
+        if body is not None:
+            self._answers.move_to_end(key)
+        return body
+
+    def put(self, release_id: str, operation_id: str, raw: bytes, body: bytes) -> None:
+        key = (release_id, operation_id, raw)
+        if key in self._answers or len(raw) + len(body) > self.limit // 8:  # one answer never evicts most others
+            return
+        self._answers[key] = body
+        self.held += len(raw) + len(body)
+        while self.held > self.limit:
+            (_, _, old_raw), old_body = self._answers.popitem(last=False)
+            self.held -= len(old_raw) + len(old_body)
 
 
 def unavailable(serving: Serving) -> ApiError:
@@ -69,12 +102,15 @@ def answer_get(
 
 
 def answer_post(serving: Serving, operation: Operation, body: Any) -> Answer:
-    """The answer to a POST recalculation: computed live from the parsed JSON body, never cached as bytes."""
+    """The answer to a POST recalculation: precomputed by the release for its canonical request, else computed."""
     release = serving.release
     if release is None:
         return error_answer(operation.id, unavailable(serving))
     try:
         params = resolve_body(operation, release.data, body)
+        precomputed = release.answers.get(operation.request_key(params))
+        if precomputed is not None:
+            return Answer(precomputed.status, precomputed.body, "")
         rendered = render(operation, release.data, params)
     except ApiError as error:
         return error_answer(operation.id, error)

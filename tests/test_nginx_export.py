@@ -101,8 +101,8 @@ def app_port(servers: tuple[int, int]) -> int:
 
 @pytest.fixture(scope="module")
 def targets(release) -> dict[str, str]:
-    """Every request target of routes.json plus its `mode=any` spellings → the canonical target."""
-    answered = {key: key for key in release.answers}
+    """Every request target of routes.json plus its `mode=any` spellings → the canonical target (no POSTs)."""
+    answered = {key: key for key in release.answers if key.startswith("/")}
     return {**answered, **{alias: key for alias, key in mode_aliases(release)}}
 
 
@@ -129,8 +129,8 @@ def assert_same(target: str, ours: Reply, theirs: Reply, *, static: bool, ras_va
         assert mine.pop("vary", None) == ["Accept-Encoding"], target
     assert mine == app, target
     assert ours.headers.get("Server") == "nginx", target  # server_tokens off: no version
-    if ours.status == 304:
-        assert ours.headers.get("Content-Type") is None and ours.headers.get("Content-Encoding") is None
+    if ours.status == 304:  # no Content-Length either: wrk and other clients would wait for a body
+        assert all(ours.headers.get(name) is None for name in ("Content-Type", "Content-Encoding", "Content-Length"))
 
 
 def test_every_precomputed_get_is_answered_like_ras_serve(nginx_port, app_port, targets, release, ras_vary):
@@ -161,8 +161,6 @@ def test_304_for_an_exact_weak_listed_or_star_if_none_match_like_ras_serve(nginx
             ours = fetch(nginx_port, target, If_None_Match=header)
             theirs = fetch(app_port, target, If_None_Match=header)
             assert_same(f"{target} If-None-Match: {header}", ours, theirs, static=True, ras_vary=ras_vary)
-            if ours.status == 304 and ours.headers.get("Content-Length") is not None:  # RFC 9110 §8.6
-                assert int(ours.headers["Content-Length"]) == len(current.body)
 
 
 def test_gzip_and_brotli_variants_decompress_to_the_identity_bytes_under_their_own_etags(

@@ -91,8 +91,9 @@ def contract(document):
 
 
 def operation_of(key: str) -> Operation:
-    path = key.split("?", 1)[0]
-    return next(op for pattern, op in ROUTES if pattern.match(path))
+    """The operation of a routes.json key: a GET's request target, or `POST <route> <parameters>`."""
+    method, path = ("POST", key.split(" ")[1]) if key.startswith("POST ") else ("GET", key.split("?", 1)[0])
+    return next(op for pattern, op in ROUTES if pattern.match(path) and op.method == method)
 
 
 def example_target(operation: Operation) -> str:

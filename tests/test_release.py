@@ -8,12 +8,14 @@ import signal
 import subprocess
 import sys
 import time
+from datetime import date, timedelta
 from pathlib import Path
 
 import orjson
 import pytest
 
 from builder.errors import PublishError, ReleaseError
+from builder.release.inputs import RECORD
 from builder.release.promote import promote, publish
 from builder.release.store import current_release, list_releases, verify_release
 from tests.conftest import DAMAGES, damage, quiet
@@ -56,12 +58,40 @@ def test_verify_names_the_damaged_file(releases_copy: Path, kind: str):
     assert problems[0].startswith(f"objects/{victim.name}: ")
 
 
-def test_republishing_unchanged_sources_reuses_the_release(releases_copy: Path, fixture_tree: Path):
+def test_republishing_unchanged_sources_stops_before_building(releases_copy: Path, fixture_tree: Path):
     before = current_release(releases_copy)
+    messages: list[str] = []
+    assert publish(fixture_tree, releases_copy, None, messages.append) == before.name
+    assert any(m.startswith(f"unchanged: the sources, --as-of and code built the promoted release {before.name}")
+               for m in messages)
+    assert not any(m.startswith("reading sources") for m in messages)
+    assert list_releases(releases_copy) == [before.name]
+
+
+def test_without_the_record_of_its_inputs_an_unchanged_publish_builds_and_reuses_the_release(
+    releases_copy: Path, fixture_tree: Path
+):
+    before = current_release(releases_copy)
+    (releases_copy / RECORD).unlink()
     messages: list[str] = []
     assert publish(fixture_tree, releases_copy, None, messages.append) == before.name
     assert any("already written; reusing it" in m for m in messages)
     assert list_releases(releases_copy) == [before.name]
+
+
+def test_an_unchanged_publish_over_a_damaged_release_does_not_skip(releases_copy: Path, fixture_tree: Path):
+    victim = next((current_release(releases_copy) / "objects").iterdir())
+    victim.write_bytes(victim.read_bytes() + b" ")
+    messages: list[str] = []
+    with pytest.raises(PublishError, match="fails verification"):
+        publish(fixture_tree, releases_copy, None, messages.append)
+    assert any("fails verification" in m and "building it again" in m for m in messages)
+
+
+def test_another_as_of_is_another_input(releases_copy: Path, fixture_tree: Path):
+    before = current_release(releases_copy)
+    as_of = date.fromisoformat(before.name[:10]) + timedelta(days=1)
+    assert publish(fixture_tree, releases_copy, as_of, quiet) != before.name
 
 
 def changed_sources(fixture_tree: Path, tmp_path: Path) -> Path:

@@ -14,7 +14,9 @@ from typing import Any
 from builder.api import handlers, methods
 from builder.api.data import ReleaseData
 from builder.api.wire import API_PREFIX
+from builder.canonical import canonical_json
 from builder.research.artifact import PACK_ID
+from builder.research.methods.ethos import canonical_ethos_ids
 from builder.research.views import DEFAULT_MODE, MODES
 
 Handler = Callable[[ReleaseData, dict[str, Any]], Any]
@@ -59,7 +61,12 @@ class Operation:
         return API_PREFIX + self.path
 
     def request_key(self, params: dict[str, Any]) -> str:
-        """The canonical request of `params`: path plus query in table order, defaults omitted."""
+        """The canonical request of `params`: path plus query in table order, defaults omitted.
+
+        A POST's is `POST <route> <canonical JSON of its parameters>`: no request target, so never a GET's.
+        """
+        if self.method == "POST":
+            return f"POST {self.route} {canonical_json(params).decode()}"
         path = self.route.format(**{p.name: params[p.name] for p in self.params if p.location == "path"})
         query = [
             f"{p.name}={','.join(params[p.name]) if p.name == 'managers' else params[p.name]}"
@@ -126,6 +133,17 @@ def _latest_views(data: ReleaseData) -> Iterable[dict[str, Any]]:
         modes = MODES if pack["packId"] == PACK_ID else (DEFAULT_MODE,)
         for mode in modes:
             yield {**pack, **_mode_params(mode)}
+
+
+def _all_managers(data: ReleaseData) -> Iterable[dict[str, Any]]:
+    """The POST views agents ask first: every manager, each mode (at 500 managers, 0.6–1.2 s each to compute)."""
+    for mode in MODES:
+        yield _mode_params(mode)
+
+
+def _all_managers_all_ethos(data: ReleaseData) -> Iterable[dict[str, Any]]:
+    for params in _all_managers(data):
+        yield {**params, "ethosIds": canonical_ethos_ids([]), "tickers": []}
 
 
 def _view_tickers(data: ReleaseData) -> Iterable[dict[str, Any]]:
@@ -210,6 +228,7 @@ OPERATIONS: tuple[Operation, ...] = (
         "and pairwise agreement (Jaccard). managerIds empty or omitted means all managers. 'tickers' narrows "
         "the scores (404 when one is not in the view). Only 13f-copycat supports it (422 otherwise).",
         (), (200, 400, 404, 413, 422), methods.compare_ethos, feature="ethos", body=RESEARCH_REQUEST,
+        precompute=_all_managers_all_ethos,
     ),
     Operation(
         "validatePolicy", "POST", "/policy/validate", "validate_policy", "Recalculate policy checks",
@@ -217,6 +236,7 @@ OPERATIONS: tuple[Operation, ...] = (
         "each check pass / warn / block with its reason, blocking reasons, warnings; executionEnabled is always "
         "false. An empty view blocks (no signal: stay in cash).",
         (), (200, 400, 413, 422), methods.validate_policy, feature="policy", body=VIEW_REQUEST,
+        precompute=_all_managers,
     ),
     Operation(
         "exportAuditTrail", "GET", "/packs/{packId}/audit", "export_audit_trail", "Export the audit trail",

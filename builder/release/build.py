@@ -42,15 +42,20 @@ from builder.release.store import (
 )
 from builder.research.previews.build import build_previews
 from builder.research.versions import content_digest
+from builder.sources.sec13f.cache import ParseCache
 from builder.sources.tree import read_sources
 
 Progress = Callable[[str], None]
+PARSE_CACHE = Path(".cache") / "sec13f"  # beside the releases: a dot-directory, so never taken for one
 
 
 def render_all(data: ReleaseData, sealed: bool) -> Iterable[tuple[str, Rendered]]:
-    """Every precomputed GET answer of one layer with its canonical request key, one at a time."""
+    """Every precomputed answer of one layer with its canonical request key, one at a time.
+
+    GETs, and the POSTs' all-manager views (whose keys are no request target, so `ras export` leaves them out).
+    """
     for operation in OPERATIONS:
-        if operation.method != "GET" or operation.sealed != sealed or operation.precompute is None:
+        if operation.sealed != sealed or operation.precompute is None:
             continue
         for params in operation.precompute(data):
             yield operation.request_key(params), render(operation, data, params)
@@ -69,7 +74,7 @@ def prepare_release(source: Path, releases: Path, as_of: date | None, progress: 
     """Phase one: read and validate the sources and assemble the release data, all in memory."""
     progress(f"reading sources from {source.name or source}")
     started = time.perf_counter()
-    sources, reports = read_sources(source, as_of)
+    sources, reports = read_sources(source, as_of, ParseCache(releases / PARSE_CACHE))
     for line in reports:
         progress(line)
     progress(f"read sources in {seconds(started)}")

@@ -11,7 +11,8 @@ from pathlib import Path
 from builder.errors import ReleaseError
 from builder.release.atomic import exclusive, fsync_directory
 from builder.release.build import Progress, prepare_release, seconds, write_release
-from builder.release.store import CURRENT, STAGING_PREFIX, verify_release
+from builder.release.inputs import inputs_digest, record_inputs, recorded_release
+from builder.release.store import CURRENT, STAGING_PREFIX, current_release, verify_release
 
 
 def releases_lock(releases: Path):
@@ -50,8 +51,28 @@ def publish(source: Path, releases: Path, as_of: date | None, progress: Progress
     with releases_lock(releases):
         for name in clean_staging(releases):
             progress(f"removed {name} left by an interrupted publish")
+        unchanged = _unchanged(source, releases, as_of, progress)
+        if unchanged is not None:
+            return unchanged
         release_id = write_release(prepare_release(source, releases, as_of, progress), releases, progress)
         started = time.perf_counter()
         promote(releases, release_id)
+        record_inputs(releases, inputs_digest(source, as_of, release_id), release_id)
     progress(f"verified and promoted {release_id} in {seconds(started)}")
     return release_id
+
+
+def _unchanged(source: Path, releases: Path, as_of: date | None, progress: Progress) -> str | None:
+    """The promoted release's id when these inputs built it and it still verifies; else None (build)."""
+    started = time.perf_counter()
+    current = current_release(releases)
+    promoted = current.name if current is not None else None
+    if promoted is None or recorded_release(releases, inputs_digest(source, as_of, promoted)) != promoted:
+        return None
+    problems = verify_release(current)
+    if problems:
+        progress(f"the promoted release {promoted} fails verification ({problems[0]}): building it again")
+        return None
+    progress(f"unchanged: the sources, --as-of and code built the promoted release {promoted}, which verifies; "
+             f"nothing to do ({seconds(started)})")
+    return promoted

@@ -11,6 +11,7 @@ from builder.records import ScopeWarning, SourceFile, SourceProblem, Sources
 from builder.sources.packs import read_packs_config
 from builder.sources.previews import read_previews
 from builder.sources.provenance import source_file
+from builder.sources.sec13f.cache import ParseCache
 from builder.sources.sec13f.filings import read_copycat_filings
 from builder.sources.securities import read_securities
 
@@ -20,8 +21,13 @@ def fixture_source() -> Path:
     return Path(str(resources.files("builder") / "fixture" / "source"))
 
 
-def read_sources(root: Path, as_of: date | None = None) -> tuple[Sources, tuple[str, ...]]:
-    """Every record of the tree, or SourceError listing every fatal problem; also one report line per reader."""
+def read_sources(
+    root: Path, as_of: date | None = None, cache: ParseCache | None = None
+) -> tuple[Sources, tuple[str, ...]]:
+    """Every record of the tree, or SourceError listing every fatal problem; also one report line per reader.
+
+    13F files are parsed through `cache` when one is given (see builder.sources.sec13f.cache).
+    """
     root = root.resolve()
     if not root.is_dir():
         raise SourceError([SourceProblem(str(root), "source directory does not exist")])
@@ -29,7 +35,7 @@ def read_sources(root: Path, as_of: date | None = None) -> tuple[Sources, tuple[
     if config is None:
         raise SourceError(problems)
     securities, security_problems = read_securities(root / "securities.csv", root)
-    filings = read_copycat_filings(root, config.copycat.managers)
+    filings = read_copycat_filings(root, config.copycat.managers, cache)
     previews = read_previews(root, config.sections)
     problems = (*security_problems, *filings.problems, *previews.problems)
     if problems:
@@ -49,6 +55,7 @@ def read_sources(root: Path, as_of: date | None = None) -> tuple[Sources, tuple[
     reports = (
         f"read {len(filings.filings)} filings ({sum(len(f.rows) for f in filings.filings)} rows) "
         f"of {len(config.copycat.managers)} managers, {len(securities)} securities",
+        *([cache.report()] if cache is not None else []),
         *(f"skipped {entry.source}: {entry.message}" for entry in filings.skipped),
         *previews.reports,
     )

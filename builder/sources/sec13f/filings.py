@@ -11,16 +11,17 @@ from datetime import date
 from pathlib import Path
 
 from builder.records import Filing, HoldingRow, ManagerConfig, ScopeWarning, SourceFile, SourceProblem
-from builder.sources.sec13f.document import InformationTable, PrimaryDocument, parse_document
+from builder.sources.sec13f.cache import ParseCache
+from builder.sources.sec13f.document import InformationTable, PrimaryDocument
 from builder.sources.sec13f.pairing import LooseDocument, Pair, pair_documents
+from builder.sources.sec13f.parsed import READ_FORMS, Envelope, Parsed, parse_file
 from builder.sources.sec13f.rules import build_filing, subject
 from builder.sources.sec13f.safexml import DocumentError
-from builder.sources.sec13f.submission import accession_in, carried_documents, is_submission, parse_submission
+from builder.sources.sec13f.submission import accession_in
 
 # eis_13FDocument.xsd allows 250,000 rows; the largest real tables (tens of thousands of rows) are tens of MB.
 # 128 MiB admits them with room and bounds the memory one hostile file can claim (the whole tree is held).
 MAX_FILE_BYTES = 128 * 1024 * 1024
-_READ_FORMS = ("13F-HR", "13F-HR/A")  # holdings reports, combination reports included (reportType says which)
 # Forms skipped by rule, with why: a notice has no holdings of its own; a confidential treatment request is
 # not public, its holdings are published later by a 13F-HR/A NEW HOLDINGS amendment (read like any other).
 _SKIPPED_FORMS = {
@@ -58,8 +59,11 @@ class _Parts:
 _Outcome = _Parts | LooseDocument | ScopeWarning | SourceProblem
 
 
-def read_filing_tree(directory: Path, base: Path) -> FilingsRead:
-    """Reads every file under `directory` (nested freely, any names), paths reported relative to `base`."""
+def read_filing_tree(directory: Path, base: Path, cache: ParseCache | None = None) -> FilingsRead:
+    """Reads every file under `directory` (nested freely, any names), paths reported relative to `base`.
+
+    With a `cache`, a file whose bytes were parsed before is taken from it instead of parsed again.
+    """
     if not directory.is_dir():
         problem = SourceProblem(_relative(directory, base), f"{directory.name} is not a directory of filings")
         return _result([], [], [problem], [])
@@ -71,12 +75,13 @@ def read_filing_tree(directory: Path, base: Path) -> FilingsRead:
         if isinstance(data, SourceProblem):
             outcomes.append(data)
             continue
-        files.append(SourceFile(source, hashlib.sha256(data).hexdigest(), len(data)))
-        outcomes.append(_outcome(source, data))
+        sha256 = hashlib.sha256(data).hexdigest()
+        files.append(SourceFile(source, sha256, len(data)))
+        outcomes.append(_outcome(source, data, sha256, cache))
     return _gathered(outcomes, files)
 
 
-def read_copycat_filings(root: Path, managers: Sequence[ManagerConfig]) -> FilingsRead:
+def read_copycat_filings(root: Path, managers: Sequence[ManagerConfig], cache: ParseCache | None = None) -> FilingsRead:
     """Reads root/sec13f/<cik>/…: configured managers' folders, each filing's CIK checked against its folder."""
     folder = root / "sec13f"
     if not folder.is_dir():
@@ -96,7 +101,7 @@ def read_copycat_filings(root: Path, managers: Sequence[ManagerConfig]) -> Filin
             message = f"{entry.name}/ holds CIK {cik}, which is no manager of packs.toml: not read"
             skipped.append(ScopeWarning("skipped-unconfigured-manager", message, source))
         else:
-            read = read_filing_tree(entry, root)
+            read = read_filing_tree(entry, root, cache)
             folders.setdefault(cik, source)
             problems += [_foreign(filing, cik) for filing in read.filings if filing.cik != cik]
             filings += [filing for filing in read.filings if filing.cik == cik]
@@ -131,17 +136,16 @@ def _read(path: Path, source: str) -> bytes | SourceProblem:
     return data
 
 
-def _outcome(source: str, data: bytes) -> _Outcome:
+def _outcome(source: str, data: bytes, sha256: str, cache: ParseCache | None) -> _Outcome:
     try:
-        return _classified(source, data)
+        return _classified(source, cache.parse(data, sha256) if cache is not None else parse_file(data))
     except DocumentError as exc:
         return SourceProblem(source, f"{subject(source)} {exc.message}", exc.line)
 
 
-def _classified(source: str, data: bytes) -> _Outcome:
-    if is_submission(data):
-        return _from_submission(source, data)
-    document = parse_document(data)
+def _classified(source: str, document: Parsed) -> _Outcome:
+    if isinstance(document, Envelope):
+        return _from_envelope(source, document)
     if isinstance(document, InformationTable):
         return LooseDocument(source, accession_in(source), document)
     skip = _skip(source, document.submission_type)
@@ -155,22 +159,19 @@ def _classified(source: str, data: bytes) -> _Outcome:
     return LooseDocument(source, accession_in(source), document)
 
 
-def _from_submission(source: str, data: bytes) -> _Parts | ScopeWarning:
-    submission = parse_submission(data)
-    skip = _skip(source, submission.submission_type)
+def _from_envelope(source: str, envelope: Envelope) -> _Parts | ScopeWarning:
+    skip = _skip(source, envelope.submission_type)
     if skip is not None:
         return skip
-    primary, rows = carried_documents(submission)
-    if rows is None and not (primary.summary and primary.summary.entry_total == 0):
-        raise DocumentError("carries a primary document but no information table")
-    return _Parts(source, primary, rows or (), submission.accession, submission.filed)
+    assert envelope.primary is not None, "parse_file reads the documents of every holdings report"
+    return _Parts(source, envelope.primary, envelope.rows, envelope.accession, envelope.filed)
 
 
 def _skip(source: str, form: str) -> ScopeWarning | None:
     kind = _SKIPPED_FORMS.get(form.removesuffix("/A"))
     if kind is not None:
         return ScopeWarning(kind[0], f"{subject(source)} ({form}) {kind[1]}", source)
-    if form in _READ_FORMS:
+    if form in READ_FORMS:
         return None
     raise DocumentError(f"is a {form} submission, not a 13F-HR or 13F-HR/A")
 

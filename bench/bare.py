@@ -1,0 +1,55 @@
+"""A bare aiohttp server, the reference for `ras serve`: one answer from memory, with nothing else around it.
+
+Usage: `python -m bench.bare --port N --body FILE [--etag '"…"'] [--header 'Name: value' …]`.
+Every GET or HEAD gets the body (200) or, when If-None-Match equals --etag exactly, a bodiless 304; every
+POST gets the body. Run the same way `ras serve` runs (web.run_app, no access log), so a ratio between them
+is the cost of what `ras serve` does beyond handing over bytes: routing, lookups, checks, envelopes.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from aiohttp import web
+
+NOT_MODIFIED_HEADERS = ("ETag", "Cache-Control", "Vary", "X-Service-API-Version")  # what a 304 keeps
+
+
+def create_app(body: bytes, etag: str | None, headers: dict[str, str]) -> web.Application:
+    """The app: `body` with `headers` to everything, a 304 to a GET whose If-None-Match is `etag`."""
+    answered = {**headers, **({"ETag": etag} if etag else {})}
+    kept = {name: value for name, value in answered.items() if name in NOT_MODIFIED_HEADERS}
+
+    async def answer(request: web.Request) -> web.Response:
+        if etag and request.method in ("GET", "HEAD") and request.headers.get("If-None-Match") == etag:
+            return web.Response(status=304, headers=kept)
+        return web.Response(body=body, headers=answered)
+
+    app = web.Application()
+    app.router.add_route("*", "/{tail:.*}", answer)
+    return app
+
+
+def header(text: str) -> tuple[str, str]:
+    name, _, value = text.partition(":")
+    if not value:
+        raise argparse.ArgumentTypeError(f"a header is 'Name: value', not {text!r}")
+    return name.strip(), value.strip()
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--port", type=int, required=True)
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--body", type=Path, required=True, help="the bytes every answer carries")
+    parser.add_argument("--etag", default=None, help="the ETag of GET answers, quotes included")
+    parser.add_argument("--header", type=header, action="append", default=[], help="another answer header")
+    args = parser.parse_args(argv)
+    app = create_app(args.body.read_bytes(), args.etag, dict(args.header))
+    web.run_app(app, host=args.host, port=args.port, access_log=None, print=lambda *_: None)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,131 @@
+"""A parse cache for 13F source files: what each file holds, by the sha256 of its bytes, verified on read.
+
+Entries live in `<root>/<parser digest>/<sha[:2]>/<sha>`: the digest covers the parser's own source, so a
+changed parser starts a new directory and never reads an old one. Each entry is the sha256 of its payload,
+a newline, then the payload (JSON); an entry that is unreadable, altered or of another shape is a miss and
+the file is parsed again. Deleting the whole directory is always safe: it only costs the parsing.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import tempfile
+from datetime import date
+from operator import attrgetter
+from pathlib import Path
+
+import orjson
+
+from builder import records
+from builder.records import HoldingRow
+from builder.sources.sec13f import document, parsed, safexml, submission
+from builder.sources.sec13f.document import InformationTable, PrimaryDocument, Summary
+from builder.sources.sec13f.parsed import Envelope, Parsed, parse_file
+
+# What an entry's meaning depends on: the parser, the records it makes, and this file's encoding of them.
+_PARSER_FILES = (*(Path(m.__file__) for m in (records, document, submission, safexml, parsed)), Path(__file__))
+_ROW_FIELDS = attrgetter(*HoldingRow.__dataclass_fields__)
+
+
+def parser_digest() -> str:
+    """The first 16 hex digits of the sha256 of the parser's source files."""
+    digest = hashlib.sha256()
+    for path in _PARSER_FILES:
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+class ParseCache:
+    """Parses through a directory of earlier results; counts what came from it and what was parsed."""
+
+    def __init__(self, root: Path) -> None:
+        self.directory = root / parser_digest()
+        self.hits = 0
+        self.parsed = 0
+
+    def parse(self, data: bytes, sha256: str) -> Parsed:
+        """What `data` (whose sha256 is given) holds: from the cache when an intact entry exists."""
+        path = self.directory / sha256[:2] / sha256
+        found = _read_entry(path)
+        if found is not None:
+            self.hits += 1
+            return found
+        result = parse_file(data)  # a DocumentError propagates: failures are never cached
+        self.parsed += 1
+        _write_entry(path, orjson.dumps(_encoded(result)))
+        return result
+
+    def report(self) -> str:
+        return f"parse cache: {self.hits} files from it, {self.parsed} parsed"
+
+
+def _read_entry(path: Path) -> Parsed | None:
+    try:
+        stored = path.read_bytes()
+    except OSError:
+        return None
+    checksum, _, payload = stored.partition(b"\n")
+    if checksum.decode("ascii", "replace") != hashlib.sha256(payload).hexdigest():
+        return None
+    try:
+        return _decoded(orjson.loads(payload))
+    except (orjson.JSONDecodeError, KeyError, TypeError, ValueError):
+        return None
+
+
+def _write_entry(path: Path, payload: bytes) -> None:
+    """Write atomically (a reader sees a whole entry or none); a cache that cannot be written is only slower."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=".entry-")
+        with os.fdopen(handle, "wb") as sink:
+            sink.write(hashlib.sha256(payload).hexdigest().encode() + b"\n" + payload)
+        os.replace(temporary, path)
+    except OSError:
+        return
+
+
+def _encoded(result: Parsed) -> dict:
+    if isinstance(result, Envelope):
+        primary = None if result.primary is None else _encoded(result.primary)
+        return {"kind": "envelope", "type": result.submission_type, "accession": result.accession,
+                "filed": result.filed.isoformat(), "primary": primary, "rows": _rows_out(result.rows)}
+    if isinstance(result, InformationTable):
+        return {"kind": "table", "rows": _rows_out(result.rows)}
+    summary = result.summary
+    return {
+        "kind": "primary", "type": result.submission_type, "cik": result.cik, "period": result.period.isoformat(),
+        "signed": result.signature_date and result.signature_date.isoformat(), "manager": result.manager_name,
+        "report": result.report_type, "isAmendment": result.is_amendment, "amendmentNo": result.amendment_no,
+        "amendmentType": result.amendment_type,
+        "summary": summary and [summary.entry_total, summary.value_total, summary.confidential_omitted],
+        "table": None if result.table is None else _rows_out(result.table),
+    }
+
+
+def _decoded(entry: dict) -> Parsed:
+    kind = entry["kind"]
+    if kind == "envelope":
+        primary = None if entry["primary"] is None else _decoded(entry["primary"])
+        return Envelope(entry["type"], entry["accession"], date.fromisoformat(entry["filed"]), primary,
+                        _rows_in(entry["rows"]))
+    if kind == "table":
+        return InformationTable(_rows_in(entry["rows"]))
+    if kind != "primary":
+        raise ValueError(f"unknown entry kind {kind!r}")
+    return PrimaryDocument(
+        submission_type=entry["type"], cik=entry["cik"], period=date.fromisoformat(entry["period"]),
+        signature_date=entry["signed"] and date.fromisoformat(entry["signed"]), manager_name=entry["manager"],
+        report_type=entry["report"], is_amendment=entry["isAmendment"], amendment_no=entry["amendmentNo"],
+        amendment_type=entry["amendmentType"], summary=entry["summary"] and Summary(*entry["summary"]),
+        table=None if entry["table"] is None else _rows_in(entry["table"]),
+    )
+
+
+def _rows_out(rows: tuple[HoldingRow, ...]) -> list[tuple]:
+    return [_ROW_FIELDS(row) for row in rows]
+
+
+def _rows_in(rows: list[list]) -> tuple[HoldingRow, ...]:
+    return tuple(HoldingRow(*values) for values in rows)
