@@ -26,7 +26,7 @@ from builder.api.data import ReleaseData
 from builder.api.render import Rendered, render
 from builder.canonical import canonical_json, sha256_hex
 from builder.errors import PublishError, SourceError
-from builder.release.assemble import assemble
+from builder.release.assemble import assemble, warning_lines
 from builder.release.atomic import fsync_directory
 from builder.release.ledger import read_ledger, record_ledger
 from builder.release.staging import StagingWriter
@@ -80,6 +80,8 @@ def prepare_release(source: Path, releases: Path, as_of: date | None, progress: 
     previous = current_release(releases)
     data, ledger = assemble(sources, read_ledger(releases), build_previews(sources.previews, as_of=sources.as_of))
     _refuse_reused_ids(previous, data)
+    for line in warning_lines(data.index["warnings"]):
+        progress(line)
     progress(f"built {len(data.versions)} versions of 13f-copycat ({data.versions[0]} … {data.versions[-1]}) "
              f"in {seconds(started)}")
     return Prepared(data, ledger, previous)
