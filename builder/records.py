@@ -90,6 +90,7 @@ class ManagerConfig:
     name: str
     cik: str  # 10 digits, zero-padded
     fictional: bool = False
+    allow_missing: tuple[date, ...] = ()  # quarters packs.toml lets this manager miss inside the window
 
 
 @dataclass(frozen=True, slots=True)

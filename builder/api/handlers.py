@@ -51,7 +51,7 @@ def get_health(data: ReleaseData, params: dict[str, Any]) -> dict[str, Any]:
             if p["status"] == "available"
         ],
         "warningCount": len(warnings),
-        "warnings": [{"code": w["code"], "message": w["message"]} for w in warnings],
+        "warnings": [{"code": w["code"], "message": w["message"], "pack": w["pack"]} for w in warnings],
         "executionEnabled": False,
     }
 

@@ -19,6 +19,7 @@ from builder.research.methods.ethos import ETHOS_IDS, ethos_definitions, score_v
 from builder.research.methods.explain import explainer
 from builder.research.methods.policy import evaluate_policy, policy_changes
 from builder.research.schema import validate_artifact
+from builder.research.versions import version_as_of
 from builder.research.views import DEFAULT_MODE, select_view
 
 
@@ -36,9 +37,11 @@ def scores_of(data: ReleaseData, version: str, managers: Sequence[str], mode: st
 def policy_of(data: ReleaseData, version: str, managers: Sequence[str], mode: str) -> dict:
     def compute() -> dict:
         # An older version's view is needed once, for its policy in a diff: not kept (at scale views are large).
-        view = view_of(data, version, managers, mode) if version == data.versions[-1] else select_view(
-            data.artifacts[version], managers, mode)
-        return evaluate_policy(view, data.artifacts[version], as_of=data.as_of)
+        latest = version == data.versions[-1]
+        view = view_of(data, version, managers, mode) if latest else select_view(data.artifacts[version], managers, mode)
+        # Each version at its own as-of: the latest at the release's, an older one at the day it was complete.
+        as_of = data.as_of if latest else min(data.as_of, version_as_of(data.artifacts[version]))
+        return evaluate_policy(view, data.artifacts[version], as_of=as_of)
 
     return data.memo(("policy", version, tuple(managers), mode), compute)
 

@@ -53,7 +53,7 @@ def assemble(sources: Sources, ledger: Iterable[dict], previews: Iterable[Any] =
             "managers": [{"id": m.id, "name": m.name, "cik": m.cik, "fictional": m.fictional} for m in sources.copycat.managers],
         },
         "previews": preview_entries,
-        "warnings": _warnings(sources, artifacts, preview_entries),
+        "warnings": _warnings(artifacts, preview_entries),
         "skipped": [{"code": w.code, "message": w.message, "source": w.source} for w in sources.skipped],
         "provenance": [{"path": f.path, "sha256": f.sha256, "size": f.size} for f in sources.files],
     }
@@ -99,10 +99,29 @@ def _preview_entry(pack: Any) -> dict:
     }
 
 
-def _warnings(sources: Sources, artifacts: list[dict], previews: Mapping[str, dict]) -> list[dict]:
-    """Every scope warning of the release, once: health stays degraded while any exists."""
-    found = {(w["code"], w["source"], w["message"]): w for a in artifacts for w in a["warnings"]}
-    found.update({(w.code, w.source, w.message): {"code": w.code, "message": w.message, "source": w.source} for w in sources.warnings})
+def _warnings(artifacts: list[dict], previews: Mapping[str, dict]) -> list[dict]:
+    """The scope warnings of what is published, once per pack, each naming its pack: health stays degraded while any exists.
+
+    Only the published versions' warnings count: a confidential omission in a quarter outside the window is
+    not this release's problem. One warning repeated by several files of a pack is listed once.
+    """
+    found = {(PACK_ID, w["code"], w["message"]): w for a in artifacts for w in a["warnings"]}
     for pack_id, preview in previews.items():
-        found.update({(w["code"], w["source"], w["message"]): w for w in preview["warnings"]})
-    return [found[key] for key in sorted(found)]
+        found.update({(pack_id, w["code"], w["message"]): w for w in preview["warnings"]})
+    return [{**found[key], "pack": key[0]} for key in sorted(found)]
+
+
+def warning_lines(warnings: list[dict]) -> list[str]:
+    """The console summary of a release's warnings: one line per code and pack, with a count and an example."""
+    groups: dict[tuple[str, str], list[dict]] = {}
+    for warning in warnings:
+        groups.setdefault((warning["code"], warning["pack"]), []).append(warning)
+    if not groups:
+        return ["warnings: none (health: consumable)"]
+    packs = len({pack for _, pack in groups})
+    lines = [f"warnings: {len(warnings)} in {packs} pack(s) (health: degraded while any is published)"]
+    for (code, pack), found in sorted(groups.items()):
+        example = found[0]
+        where = f" ({example['source']})" if example.get("source") else ""
+        lines.append(f"  {code} ×{len(found)} [{pack}] e.g.{where} {example['message']}")
+    return lines

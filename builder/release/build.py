@@ -25,9 +25,10 @@ from builder.api.contract import OPERATIONS
 from builder.api.data import ReleaseData
 from builder.api.render import Rendered, render
 from builder.canonical import canonical_json, sha256_hex
-from builder.errors import PublishError, ReleaseError
-from builder.release.assemble import assemble
+from builder.errors import PublishError, SourceError
+from builder.release.assemble import assemble, warning_lines
 from builder.release.atomic import fsync_directory
+from builder.release.ledger import read_ledger, record_ledger
 from builder.release.staging import StagingWriter
 from builder.release.store import (
     INDEX,
@@ -40,6 +41,7 @@ from builder.release.store import (
     object_path,
     verify_release,
 )
+from builder.research.coverage import common_problem, coverage_lines, quarter_coverage
 from builder.research.previews.build import build_previews
 from builder.research.versions import content_digest
 from builder.sources.sec13f.cache import ParseCache
@@ -66,7 +68,7 @@ class Prepared:
     """Phase one's result: the validated release data, before anything is written."""
 
     data: ReleaseData
-    ledger: list[dict]  # every version ever published, this release's included
+    ledger: list[dict]  # every version id ever assigned in the releases directory, this release's included
     previous: Path | None  # the promoted release, if any
 
 
@@ -78,10 +80,13 @@ def prepare_release(source: Path, releases: Path, as_of: date | None, progress: 
     for line in reports:
         progress(line)
     progress(f"read sources in {seconds(started)}")
+    _check_coverage(sources, progress)
     started = time.perf_counter()
     previous = current_release(releases)
-    data, ledger = assemble(sources, _read_ledger(previous), build_previews(sources.previews, as_of=sources.as_of))
+    data, ledger = assemble(sources, read_ledger(releases), build_previews(sources.previews, as_of=sources.as_of))
     _refuse_reused_ids(previous, data)
+    for line in warning_lines(data.index["warnings"]):
+        progress(line)
     progress(f"built {len(data.versions)} versions of 13f-copycat ({data.versions[0]} … {data.versions[-1]}) "
              f"in {seconds(started)}")
     return Prepared(data, ledger, previous)
@@ -98,6 +103,7 @@ def write_release(prepared: Prepared, releases: Path, progress: Progress) -> str
         raise
     started = time.perf_counter()
     fsync_directory(staging)
+    record_ledger(releases, prepared.ledger)  # durable before any release holding the new ids is in place
     target = releases / release_id
     if target.exists():
         shutil.rmtree(staging)
@@ -163,13 +169,16 @@ def seconds(started: float) -> str:
     return f"{time.perf_counter() - started:.1f} s"
 
 
-def _read_ledger(previous: Path | None) -> list[dict]:
-    if previous is None:
-        return []
-    try:
-        return orjson.loads((previous / LEDGER).read_bytes())
-    except (OSError, orjson.JSONDecodeError) as exc:
-        raise ReleaseError(f"the promoted release {previous.name} has no readable version ledger") from exc
+def _check_coverage(sources, progress: Progress) -> None:
+    """Print each manager's quarters of the window; stop, one line per manager, on any not allowed to be missing."""
+    common = common_problem(sources)
+    if common is not None:
+        raise SourceError([common])
+    coverage = quarter_coverage(sources)
+    for line in coverage_lines(coverage):
+        progress(line)
+    if coverage.problems:
+        raise SourceError(coverage.problems)
 
 
 def _refuse_reused_ids(previous: Path | None, data: ReleaseData) -> None:

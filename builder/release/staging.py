@@ -1,11 +1,15 @@
 """A release's staging directory, filled as answers are rendered: each file written once, durably.
 
-Only hashes stay in memory, so a release far larger than memory can be written. A file whose bytes the
-previous release already holds under the same path is hard-linked from it after re-hashing it.
+Only hashes stay in memory, so a release far larger than memory can be written. Every release owns its
+files: a file the previous release already holds with the same bytes is cloned from it (FICLONE, a reflink
+sharing blocks copy-on-write, where the filesystem has one) and otherwise written anew. Never a hard link:
+an in-place edit of a shared inode would damage every release holding it, rollback targets included.
 """
 
 from __future__ import annotations
 
+import errno
+import fcntl
 import os
 from pathlib import Path
 
@@ -14,12 +18,17 @@ import orjson
 from builder.canonical import sha256_hex
 from builder.release.store import MANIFEST, SEAL
 
+FICLONE = 0x40049409  # linux/fs.h _IOW(0x94, 9, int): share the source's blocks, copy-on-write
+# Why a clone is refused: the filesystem has no reflinks (ext4, tmpfs), or source and target differ in device.
+_NO_CLONE = {errno.EOPNOTSUPP, errno.ENOTTY, errno.EXDEV, errno.EINVAL, errno.ENOSYS, errno.EPERM}
+
 
 class StagingWriter:
     def __init__(self, directory: Path, previous: Path | None) -> None:
         self.directory = directory
         self.hashes: dict[str, str] = {}  # every file written, path → sha256
-        self.reused = 0
+        self.reused = 0  # files cloned from the previous release
+        self.clones = previous is not None  # until the filesystem says it has no reflinks
         self.size = 0  # bytes of the release
         self._previous = previous
         self._before = _vouched(previous)
@@ -31,28 +40,37 @@ class StagingWriter:
             return sha256
         destination = self.directory / path
         destination.parent.mkdir(parents=True, exist_ok=True)
-        if self._before.get(path) == sha256 and self._link(path, destination, sha256):
-            self.reused += 1
-        else:
-            with open(destination, "wb") as handle:
-                handle.write(body)
-                handle.flush()
-                os.fsync(handle.fileno())
+        if not (self._before.get(path) == sha256 and self._clone(path, destination, sha256)):
+            _write(destination, body)
         self.hashes[path] = sha256
         self.size += len(body)
         return sha256
 
-    def _link(self, path: str, destination: Path, sha256: str) -> bool:
-        """Hard-link the previous release's file if it still has those bytes (an altered one is written anew)."""
+    def _clone(self, path: str, destination: Path, sha256: str) -> bool:
+        """Reflink the previous release's file if it still has those bytes; False when it cannot (write it then)."""
         assert self._previous is not None
+        if not self.clones:
+            return False
         source = self._previous / path
         try:
             if sha256_hex(source.read_bytes()) != sha256:
                 return False
-            os.link(source, destination)
-        except OSError:
+            with open(source, "rb") as original, open(destination, "wb") as clone:
+                fcntl.ioctl(clone.fileno(), FICLONE, original.fileno())
+                os.fsync(clone.fileno())
+        except OSError as exc:
+            if exc.errno in _NO_CLONE:
+                self.clones = False  # the same answer for every file: stop asking
             return False
+        self.reused += 1
         return True
+
+
+def _write(destination: Path, body: bytes) -> None:
+    with open(destination, "wb") as handle:
+        handle.write(body)
+        handle.flush()
+        os.fsync(handle.fileno())
 
 
 def _vouched(previous: Path | None) -> dict[str, str]:

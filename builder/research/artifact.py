@@ -6,6 +6,7 @@ from collections.abc import Mapping, Sequence
 from datetime import date
 
 from builder.records import Filing, ManagerConfig, ScopeWarning, Security, Sources
+from builder.research.coverage import quarter_coverage
 from builder.research.holdings import Holding, QuarterBook, quarter_books
 from builder.research.quarters import filing_deadline, previous_quarter
 
@@ -19,17 +20,10 @@ BOUGHT = frozenset({"new", "added"})
 SOLD = frozenset({"reduced", "exited"})
 
 
-def common_quarters(sources: Sources, books: Mapping[tuple[str, date], QuarterBook]) -> list[date]:
-    """Quarters every manager of the pack filed for, oldest first."""
-    per_manager = [{period for cik, period in books if cik == m.cik} for m in sources.copycat.managers]
-    return sorted(set.intersection(*per_manager)) if per_manager else []
-
-
 def build_artifacts(sources: Sources) -> list[dict]:
-    """The PackArtifact of each of the newest `versions` common quarters, oldest first, without version ids."""
+    """The PackArtifact of each quarter of the window every manager filed, oldest first, without version ids."""
     books = quarter_books(sources.filings)
-    quarters = common_quarters(sources, books)[-sources.copycat.versions :]
-    return [build_artifact(quarter, sources, books) for quarter in quarters]
+    return [build_artifact(quarter, sources, books) for quarter in quarter_coverage(sources).published]
 
 
 def build_artifact(quarter: date, sources: Sources, books: Mapping[tuple[str, date], QuarterBook]) -> dict:

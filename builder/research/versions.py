@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from datetime import date
 
 from builder.canonical import canonical_json, sha256_hex
 
@@ -40,3 +41,12 @@ def assign_versions(artifacts: Sequence[dict], ledger: Iterable[dict]) -> tuple[
 
 def _minor(identifier: str) -> int:
     return int(identifier.rsplit(".", 1)[1])
+
+
+def version_as_of(artifact: dict) -> date:
+    """A version's own as-of: the day its newest filing was filed, the first day a point-in-time release has it.
+
+    An older version in a diff is judged at this date, not at the release's: its freshness is what it was
+    while it was the newest, not how stale it looks today.
+    """
+    return max(date.fromisoformat(f["filed"]) for m in artifact["managers"] for f in m["filings"])

@@ -11,8 +11,10 @@ from pathlib import Path
 from typing import Any
 
 from builder.records import CopycatConfig, ManagerConfig, SourceProblem
+from builder.sources.packs_keys import unknown_keys
 
 DEFAULT_VERSIONS = 8  # DESIGN: newest 8 common quarters unless packs.toml says otherwise
+QUARTER_ENDS = ((3, 31), (6, 30), (9, 30), (12, 31))  # 13F periods end on calendar quarter ends
 MANAGER_ID = re.compile(r"^[a-z0-9][a-z0-9-]{0,63}$")  # safe in a query string and a file name
 
 
@@ -28,13 +30,14 @@ def read_packs_config(path: Path, base: Path) -> tuple[PacksConfig | None, tuple
     """Parse packs.toml; every problem names the file (and the key)."""
     name = path.relative_to(base).as_posix()
     try:
-        sections = tomllib.loads(path.read_text(encoding="utf-8"))
+        text = path.read_text(encoding="utf-8")
+        sections = tomllib.loads(text)
     except FileNotFoundError:
         return None, (SourceProblem(name, "missing: every source tree needs a packs.toml"),)
     except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         line = _toml_error_line(exc)
         return None, (SourceProblem(name, f"not valid TOML: {exc}", line),)
-    problems: list[SourceProblem] = []
+    problems: list[SourceProblem] = unknown_keys(sections, text, name)
     source = sections.get("source", {})
     as_of = _as_of(source.get("as_of"), name, problems)
     copycat = _copycat(sections.get("copycat", {}), name, problems)
@@ -74,7 +77,27 @@ def _manager(entry: Any, index: int, name: str, problems: list[SourceProblem]) -
     if not cik.isdigit() or len(cik) > 10:
         problems.append(SourceProblem(name, f"{where} ({manager_id}): cik must be up to 10 digits, not {cik!r}"))
         return None
-    return ManagerConfig(manager_id, manager_name.strip(), cik.zfill(10), bool(entry.get("fictional", False)))
+    allowed = _allow_missing(entry.get("allow_missing", []), f"{where} ({manager_id})", name, problems)
+    return ManagerConfig(manager_id, manager_name.strip(), cik.zfill(10), bool(entry.get("fictional", False)), allowed)
+
+
+def _allow_missing(value: Any, where: str, name: str, problems: list[SourceProblem]) -> tuple[date, ...]:
+    """The quarter ends a manager may lack inside the window, as dates."""
+    quarters = []
+    for item in value if isinstance(value, list) else [value]:
+        quarter = item if type(item) is date else _date_or_none(item)
+        if quarter is None or (quarter.month, quarter.day) not in QUARTER_ENDS:
+            problems.append(SourceProblem(name, f"{where}: allow_missing lists quarter ends (YYYY-MM-DD), not {item!r}"))
+            continue
+        quarters.append(quarter)
+    return tuple(sorted(set(quarters)))
+
+
+def _date_or_none(value: Any) -> date | None:
+    try:
+        return date.fromisoformat(str(value))
+    except ValueError:
+        return None
 
 
 def _check_unique(managers: list[ManagerConfig], name: str, problems: list[SourceProblem]) -> None:

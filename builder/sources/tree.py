@@ -7,7 +7,7 @@ from importlib import resources
 from pathlib import Path
 
 from builder.errors import SourceError
-from builder.records import ScopeWarning, SourceFile, SourceProblem, Sources
+from builder.records import Filing, ScopeWarning, SourceFile, SourceProblem, Sources
 from builder.sources.packs import read_packs_config
 from builder.sources.previews import read_previews
 from builder.sources.provenance import source_file
@@ -40,15 +40,16 @@ def read_sources(
     problems = (*security_problems, *filings.problems, *previews.problems)
     if problems:
         raise SourceError(problems)
-    newest_filing = max(filing.filed for filing in filings.filings)
+    as_of = as_of or config.as_of or max(filing.filed for filing in filings.filings)
+    known, later = _filed_by(filings.filings, as_of)
     sources = Sources(
         fixture=config.fixture,
-        as_of=as_of or config.as_of or newest_filing,
+        as_of=as_of,
         copycat=config.copycat,
         securities=securities,
-        filings=filings.filings,
-        files=tuple(sorted((*filings.files, *previews.files, *_config_files(root)), key=lambda f: f.path)),
-        warnings=(*filings.warnings, *_fixture_warning(config.fixture)),
+        filings=known,
+        files=tuple(sorted((*_files_of(filings.files, later), *previews.files, *_config_files(root)), key=lambda f: f.path)),
+        warnings=(*(w for filing in known for w in filing.warnings), *_fixture_warning(config.fixture)),
         skipped=filings.skipped,
         previews=dict(previews.sources),
     )
@@ -57,9 +58,31 @@ def read_sources(
         f"of {len(config.copycat.managers)} managers, {len(securities)} securities",
         *([cache.report()] if cache is not None else []),
         *(f"skipped {entry.source}: {entry.message}" for entry in filings.skipped),
+        *_later_report(later, as_of),
         *previews.reports,
     )
     return sources, reports
+
+
+def _filed_by(filings: tuple[Filing, ...], as_of: date) -> tuple[tuple[Filing, ...], tuple[Filing, ...]]:
+    """Point in time: the filings filed on or before `as_of`, and those filed after it (left out entirely)."""
+    known = tuple(f for f in filings if f.filed <= as_of)
+    if not known:
+        first = min(f.filed for f in filings)
+        raise SourceError([SourceProblem("sec13f", f"no filing was filed by the as-of date {as_of} (the first was filed {first})")])
+    return known, tuple(f for f in filings if f.filed > as_of)
+
+
+def _files_of(files: tuple[SourceFile, ...], later: tuple[Filing, ...]) -> tuple[SourceFile, ...]:
+    """Provenance without the files of filings made after the as-of date: a release does not see them."""
+    unseen = {path for filing in later for path in filing.source.split(" + ")}
+    return tuple(f for f in files if f.path not in unseen)
+
+
+def _later_report(later: tuple[Filing, ...], as_of: date) -> tuple[str, ...]:
+    if not later:
+        return ()
+    return (f"left out {len(later)} filings filed after the as-of date {as_of} (point in time)",)
 
 
 def _config_files(root: Path) -> tuple[SourceFile, ...]:

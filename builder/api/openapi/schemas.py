@@ -142,7 +142,7 @@ def release_schemas() -> dict[str, Schema]:
             "fixture": BOOLEAN,
             "packs": array(closed({"id": STRING, "status": {"const": "available"}, "latestVersion": STRING, "asOf": DATE})),
             "warningCount": COUNT,
-            "warnings": array(closed({"code": STRING, "message": STRING})),
+            "warnings": array(closed({"code": STRING, "message": STRING, "pack": STRING})),
             "executionEnabled": NO_EXECUTION,
         }),
         "PackCatalog": closed({"packs": array({"anyOf": [ref("AvailablePack"), ref("PlannedPack")]})}),

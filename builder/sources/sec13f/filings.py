@@ -93,6 +93,8 @@ def read_copycat_filings(root: Path, managers: Sequence[ManagerConfig], cache: P
     skipped: list[ScopeWarning] = []
     problems: list[SourceProblem] = []
     for entry in sorted(folder.iterdir()):
+        if _hidden(entry.name):
+            continue
         source, cik = _relative(entry, root), _folder_cik(entry)
         if cik is None:
             what = "folder is not named by a CIK" if entry.is_dir() else "is not in a manager's folder sec13f/<cik>/"
@@ -112,9 +114,15 @@ def read_copycat_filings(root: Path, managers: Sequence[ManagerConfig], cache: P
     return _result(filings, skipped, problems, [file for read in reads for file in read.files])
 
 
+def _hidden(name: str) -> bool:
+    """A dot-file or dot-folder (.DS_Store, .git, an editor's swap file): not the operator's filings, not read."""
+    return name.startswith(".")
+
+
 def _walk(directory: Path) -> Iterator[Path]:
     for folder, subfolders, names in os.walk(directory):  # links to folders are not followed: no cycles
-        subfolders.sort()
+        subfolders[:] = sorted(name for name in subfolders if not _hidden(name))
+        names = [name for name in names if not _hidden(name)]
         links = [name for name in subfolders if (Path(folder) / name).is_symlink()]
         yield from (Path(folder) / name for name in sorted([*names, *links]))
 

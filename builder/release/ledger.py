@@ -1,0 +1,98 @@
+"""The releases directory's ledger: every version id ever assigned there, with the content it names.
+
+releases/ledger.jsonl holds one {versionId, quarter, contentSha256} per line, appended and fsynced before
+the release that introduces the ids is renamed into place, so no release (promoted, rolled back or pruned)
+ever holds an id the ledger does not know. It is never rewritten, only appended to. Reading it also folds in
+what every release still present vouches for (its own data/ledger.json and its artifacts), which rebuilds a
+lost or truncated ledger and keeps ids unique across releases written before the ledger existed.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+
+import orjson
+
+from builder.release.atomic import fsync_directory
+from builder.release.store import LEDGER, list_releases
+from builder.research.versions import content_digest
+
+LEDGER_FILE = "ledger.jsonl"
+ARTIFACTS = "artifacts/13f-copycat"
+
+
+def read_ledger(releases: Path) -> list[dict]:
+    """Every version id known in `releases`, the first content recorded for an id winning, sorted by id."""
+    entries: dict[str, dict] = {}
+    for entry in (*_ledger_lines(releases / LEDGER_FILE), *_vouched_by_releases(releases)):
+        entries.setdefault(entry["versionId"], entry)
+    return [entries[key] for key in sorted(entries)]
+
+
+def record_ledger(releases: Path, entries: Iterable[dict]) -> int:
+    """Append the entries the ledger lacks and make them durable; how many were appended."""
+    known = {entry["versionId"] for entry in _ledger_lines(releases / LEDGER_FILE)}
+    missing = [_entry(entry) for entry in entries if entry["versionId"] not in known]
+    if not missing:
+        return 0
+    path = releases / LEDGER_FILE
+    created = not path.exists()
+    with open(path, "ab") as handle:
+        if handle.tell() and not _ends_with_newline(path):
+            handle.write(b"\n")  # a line cut short by a crash stays alone, never glued to the next one
+        handle.write(b"".join(orjson.dumps(entry, option=orjson.OPT_SORT_KEYS) + b"\n" for entry in missing))
+        handle.flush()
+        os.fsync(handle.fileno())
+    if created:
+        fsync_directory(releases)
+    return len(missing)
+
+
+def _entry(entry: dict) -> dict:
+    return {"versionId": entry["versionId"], "quarter": entry["quarter"], "contentSha256": entry["contentSha256"]}
+
+
+def _ends_with_newline(path: Path) -> bool:
+    with open(path, "rb") as handle:
+        handle.seek(-1, os.SEEK_END)
+        return handle.read(1) == b"\n"
+
+
+def _ledger_lines(path: Path) -> Iterator[dict]:
+    """The ledger's entries in the order written; a line a crash cut short is skipped (the releases rebuild it)."""
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        return
+    for line in data.splitlines():
+        try:
+            entry = orjson.loads(line)
+        except orjson.JSONDecodeError:
+            continue
+        if isinstance(entry, dict) and {"versionId", "quarter", "contentSha256"} <= entry.keys():
+            yield entry
+
+
+def _vouched_by_releases(releases: Path) -> Iterator[dict]:
+    """What each release present says was published: its version ledger, then its artifacts' own digests."""
+    for name in list_releases(releases):
+        directory = releases / name
+        yield from _release_ledger(directory)
+        for path in sorted((directory / ARTIFACTS).glob("*.json")):
+            try:
+                artifact = orjson.loads(path.read_bytes())
+                yield {"versionId": artifact["versionId"], "quarter": artifact["quarter"], "contentSha256": content_digest(artifact)}
+            except (OSError, orjson.JSONDecodeError, KeyError, TypeError):
+                continue
+
+
+def _release_ledger(directory: Path) -> list[dict]:
+    try:
+        entries = orjson.loads((directory / LEDGER).read_bytes())
+    except (OSError, orjson.JSONDecodeError):
+        return []
+    if not isinstance(entries, list):
+        return []
+    return [e for e in entries if isinstance(e, dict) and {"versionId", "quarter", "contentSha256"} <= e.keys()]
