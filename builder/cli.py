@@ -9,6 +9,7 @@ import click
 
 from builder.errors import ReleaseError
 from builder.export.tree import export_command
+from builder.fetch.commands import fetch_command
 from builder.release.build import prepare_release, write_release
 from builder.release.promote import promote, publish, releases_lock
 from builder.release.store import current_release, list_releases, verify_release
@@ -124,6 +125,7 @@ def mcp_command(releases: Path) -> None:
 
 
 main.add_command(export_command)
+main.add_command(fetch_command)  # builder/fetch: the only commands that use the network
 
 
 if __name__ == "__main__":
