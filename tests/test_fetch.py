@@ -4,17 +4,19 @@ from __future__ import annotations
 
 import shutil
 from datetime import date
-from pathlib import Path
 
 import pytest
 
-from builder.cli import main
+from builder.fetch.edgar import Listed
+from builder.fetch.run import FetchResult, ManagerResult
+from builder.fetch.summary import summary_lines
 from builder.fetch.window import deadline, window_quarters
+from builder.records import ManagerConfig
+from builder.release.promote import publish
 from tests.conftest import quiet
-from tests.fetching import BERKSHIRE_CIK, PACKS, USER_AGENT, empty_tree, incomplete_files, run_fetch
+from tests.fetching import BERKSHIRE_CIK, PACKS, USER_AGENT, empty_tree, incomplete_files, run_fetch, run_fetch_process
 from tests.standin import serving
 from tests.standin_edgar import Edgar
-from builder.release.promote import publish
 
 
 @pytest.fixture(scope="module")
@@ -23,7 +25,7 @@ def fetched(tmp_path_factory: pytest.TempPathFactory):
     root = empty_tree(tmp_path_factory.mktemp("fetched") / "source")
     edgar = Edgar.berkshire()
     with serving(edgar.app()) as base:
-        result = run_fetch(root, base)
+        result = run_fetch_process(root, base)
     return root, edgar, result
 
 
@@ -118,7 +120,7 @@ def test_a_lower_rate_is_kept(tmp_path):
     edgar = Edgar.berkshire()
     edgar.listed_until = "2014-03-01"  # two quarters listed, plus the old page: a short run
     with serving(edgar.app()) as base:
-        result = run_fetch(root, base, "--rate", "3")
+        result = run_fetch_process(root, base, "--rate", "3")
     assert result.exit_code == 0, result.output
     assert len(edgar.log.seen) >= 4 and edgar.log.most_in_one_second() <= 3
 
@@ -167,3 +169,12 @@ def test_the_summary_says_whether_a_missing_quarter_is_late_or_not_yet_due(fetch
     with serving(edgar.app()) as base:
         result = run_fetch(copy, base)
     assert "  2020-09-30: no 13F-HR yet; late: it was due 2020-11-14" in result.stdout
+
+
+def test_a_missing_quarter_before_its_deadline_is_not_yet_due():
+    manager = ManagerConfig("berkshire", "Berkshire Hathaway Inc", BERKSHIRE_CIK)
+    listed = (Listed("0000950123-25-005701", "13F-HR", date(2025, 5, 15), date(2025, 3, 31)),)
+    result = FetchResult((ManagerResult(manager, listed),), requests=1, retries=0)
+    lines = list(summary_lines(result, (date(2025, 3, 31), date(2025, 6, 30)), today=date(2025, 7, 20)))
+    assert lines[0].startswith("berkshire (CIK 0001067983): 1 quarters found (2025-03-31 … 2025-03-31), 0 new files")
+    assert "  2025-06-30: no 13F-HR yet; not due until 2025-08-14" in lines

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 import secrets
 from pathlib import Path
@@ -43,7 +44,8 @@ async def download_filing(client: Client, hosts: Hosts, cik: str, filing: Listed
     reply = await client.get(url, lambda answer: check_submission(answer, filing.accession))
     if reply.status != 200:  # www.sec.gov answers a missing archive path with 403 AccessDenied, not 404
         raise FetchError(f"{filing.accession}: HTTP {reply.status} for {url}")
-    return write_atomically(folder, f"{filing.accession}.txt", reply.body)
+    # off the event loop: an fsync may take tens of milliseconds, and the other downloads keep their pace
+    return await asyncio.to_thread(write_atomically, folder, f"{filing.accession}.txt", reply.body)
 
 
 def check_submission(reply: Reply, accession: str) -> None:

@@ -12,8 +12,11 @@ import click
 from builder.errors import SourceError
 from builder.fetch.client import REQUEST_TIMEOUT, SEC_MAX_RATE, FetchError
 from builder.fetch.edgar import Hosts
-from builder.fetch.run import FetchPlan, fetch_all, plan_window
+from builder.fetch.mapping import RECHECK_AFTER, append_resolved, record_unresolved, wanted_cusips
+from builder.fetch.openfigi import OPENFIGI_URL, Resolved, Unresolved
+from builder.fetch.run import FetchPlan, fetch_all, resolve_all
 from builder.fetch.summary import summary_lines
+from builder.fetch.window import window_quarters
 from builder.sources.packs import PacksConfig, read_packs_config
 
 DEFAULT_MAX_TIME = 3600.0  # seconds: a first fetch of 10 managers × 9 quarters is ~100 requests; an hour is a hang
@@ -66,7 +69,7 @@ def fetch_command(
     config = read_config(source)
     agent = user_agent_of(user_agent, config)
     today = date.today()
-    quarters = plan_window(today, config.copycat.versions, since.date() if since else None)
+    quarters = window_quarters(today, config.copycat.versions, since.date() if since else None)
     hosts = Hosts.one(edgar_url) if edgar_url else Hosts()
     plan = FetchPlan(source, config.copycat.managers, quarters, hosts, agent, rate, max_time, timeout)
     result = fetch_all(plan, lambda line: click.echo(line, err=True))
@@ -75,3 +78,27 @@ def fetch_command(
     failed = [line for manager in result.managers for line in manager.failed]
     if failed:
         raise FetchError(f"{len(failed)} filings not fetched (listed above); run `ras fetch` again to retry them")
+
+
+@click.command("securities")
+@SOURCE_DIR
+@click.option("--openfigi-url", envvar="RAS_OPENFIGI_URL", default=OPENFIGI_URL, show_default=True,
+              help="Base URL of the OpenFIGI API (a test stand-in replaces it).")
+def securities_command(source: Path, openfigi_url: str) -> None:
+    """Map the filings' CUSIPs that securities.csv lacks with OpenFIGI (OPENFIGI_API_KEY: larger batches, faster)."""
+    config = read_config(source)
+    today = date.today()
+    asked, skipped = wanted_cusips(source, config.copycat.managers, today)
+    if skipped:
+        click.echo(f"{len(skipped)} CUSIPs OpenFIGI did not know in the last {RECHECK_AFTER.days} days: not asked again")
+    if not asked:
+        click.echo("securities.csv maps every CUSIP of the filings that OpenFIGI can")
+        return
+    answers, requests = resolve_all(openfigi_url, asked, os.environ.get("OPENFIGI_API_KEY") or None)
+    resolved = [a for a in answers if isinstance(a, Resolved)]
+    unresolved = [a for a in answers if isinstance(a, Unresolved)]
+    append_resolved(source, resolved)
+    record_unresolved(source, unresolved, today)
+    click.echo(f"resolved {len(resolved)} of {len(asked)} CUSIPs in {requests} requests; added to securities.csv")
+    for item in unresolved:
+        click.echo(f"  unresolved {item.cusip}: {item.reason} (stays unmapped-cusip; add it to securities.csv by hand)")

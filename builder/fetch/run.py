@@ -9,11 +9,13 @@ from datetime import date
 from pathlib import Path
 
 from builder.fetch.archive import download_filing, held_accessions, remove_leftovers
-from builder.fetch.client import Client, FetchError, open_session
+from builder.fetch.client import SEC_MAX_RATE, Client, FetchError, open_session
 from builder.fetch.edgar import Hosts, Listed, list_13f
-from builder.fetch.window import window_quarters
+from builder.fetch.openfigi import Resolved, Unresolved, resolve_cusips
 from builder.records import ManagerConfig
 
+RESOLVER_AGENT = "research-artifact-service (ras securities)"
+RESOLVE_MAX_TIME = 3600.0  # seconds: 10,000 CUSIPs keyless is 1,000 requests, 40 windows of a minute
 DOWNLOADS_AT_ONCE = 4  # overlaps latency; the pacer still holds every request to the one rate
 Progress = Callable[[str], None]
 
@@ -48,10 +50,6 @@ class FetchResult:
     managers: tuple[ManagerResult, ...]
     requests: int
     retries: int
-
-
-def plan_window(today: date, versions: int, since: date | None) -> tuple[date, ...]:
-    return window_quarters(today, versions, since)
 
 
 def fetch_all(plan: FetchPlan, progress: Progress) -> FetchResult:
@@ -91,6 +89,18 @@ async def _fetch_manager(client: Client, plan: FetchPlan, manager: ManagerConfig
 
     await asyncio.gather(*(one(filing) for filing in wanted))
     return result
+
+
+def resolve_all(base: str, cusips: list[str], api_key: str | None) -> tuple[list[Resolved | Unresolved], int]:
+    """OpenFIGI's answer for every CUSIP and the number of requests it took."""
+    return asyncio.run(_resolve_all(base, cusips, api_key))
+
+
+async def _resolve_all(base: str, cusips: list[str], api_key: str | None) -> tuple[list[Resolved | Unresolved], int]:
+    async with open_session(RESOLVER_AGENT) as session:
+        client = Client(session, SEC_MAX_RATE, RESOLVE_MAX_TIME)  # OpenFIGI's own headers set the pace
+        answers = await resolve_cusips(client, base, cusips, api_key)
+        return answers, client.requests
 
 
 BAR_WIDTH = 20

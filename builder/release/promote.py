@@ -11,6 +11,7 @@ from pathlib import Path
 from builder.errors import ReleaseError
 from builder.release.atomic import exclusive, fsync_directory
 from builder.release.build import Progress, prepare_release, seconds, write_release
+from builder.release.coverage import DEFAULT_MAX_UNMAPPED
 from builder.release.store import CURRENT, STAGING_PREFIX, verify_release
 
 
@@ -45,12 +46,14 @@ def promote(releases: Path, release_id: str) -> None:
     fsync_directory(releases)
 
 
-def publish(source: Path, releases: Path, as_of: date | None, progress: Progress) -> str:
+def publish(
+    source: Path, releases: Path, as_of: date | None, progress: Progress, max_unmapped: float = DEFAULT_MAX_UNMAPPED
+) -> str:
     """Build, write and promote; a failure anywhere leaves `current` on the previous complete release."""
     with releases_lock(releases):
         for name in clean_staging(releases):
             progress(f"removed {name} left by an interrupted publish")
-        release_id = write_release(prepare_release(source, releases, as_of, progress), releases, progress)
+        release_id = write_release(prepare_release(source, releases, as_of, progress, max_unmapped), releases, progress)
         started = time.perf_counter()
         promote(releases, release_id)
     progress(f"verified and promoted {release_id} in {seconds(started)}")

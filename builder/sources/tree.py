@@ -8,6 +8,7 @@ from pathlib import Path
 
 from builder.errors import SourceError
 from builder.records import ScopeWarning, SourceFile, SourceProblem, Sources
+from builder.sources.identity import link_by_figi, linked_tickers
 from builder.sources.packs import read_packs_config
 from builder.sources.previews import read_previews
 from builder.sources.provenance import source_file
@@ -35,6 +36,7 @@ def read_sources(root: Path, as_of: date | None = None) -> tuple[Sources, tuple[
     if problems:
         raise SourceError(problems)
     newest_filing = max(filing.filed for filing in filings.filings)
+    mapped, securities = securities, link_by_figi(securities, filings.filings)
     sources = Sources(
         fixture=config.fixture,
         as_of=as_of or config.as_of or newest_filing,
@@ -49,6 +51,7 @@ def read_sources(root: Path, as_of: date | None = None) -> tuple[Sources, tuple[
     reports = (
         f"read {len(filings.filings)} filings ({sum(len(f.rows) for f in filings.filings)} rows) "
         f"of {len(config.copycat.managers)} managers, {len(securities)} securities",
+        *linked_tickers(mapped, securities),
         *(f"skipped {entry.source}: {entry.message}" for entry in filings.skipped),
         *previews.reports,
     )
