@@ -9,7 +9,9 @@ import click
 
 from builder.errors import ReleaseError
 from builder.export.tree import export_command
+from builder.fetch.commands import fetch_command, securities_command
 from builder.release.build import prepare_release, write_release
+from builder.release.coverage import parse_share
 from builder.release.promote import promote, publish, releases_lock
 from builder.release.store import current_release, list_releases, verify_release
 from builder.sources.tree import fixture_source
@@ -42,13 +44,27 @@ def main() -> None:
     """Research Artifact Service: read-only, versioned research packs from public filings. Never trades."""
 
 
+def _share(_context, _parameter, value: str) -> float:
+    try:
+        return parse_share(value)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc)) from exc
+
+
+MAX_UNMAPPED_OPTION = click.option(
+    "--max-unmapped-value", "max_unmapped", default="1%", show_default=True, callback=_share,
+    help="Refuse the publish when CUSIPs without a ticker hold more than this share of a version's book value.",
+)
+
+
 @main.command("publish")
 @SOURCE_OPTION
 @RELEASES_OPTION
 @AS_OF_OPTION
-def publish_command(source: Path | None, releases: Path, as_of) -> None:
+@MAX_UNMAPPED_OPTION
+def publish_command(source: Path | None, releases: Path, as_of, max_unmapped: float) -> None:
     """Build a release from the sources and promote it atomically."""
-    release_id = publish(source or fixture_source(), releases, _as_date(as_of), _progress)
+    release_id = publish(source or fixture_source(), releases, _as_date(as_of), _progress, max_unmapped)
     click.echo(release_id)
 
 
@@ -126,6 +142,8 @@ def mcp_command(releases: Path) -> None:
 
 
 main.add_command(export_command)
+main.add_command(fetch_command)  # builder/fetch: the only commands that use the network
+main.add_command(securities_command)
 
 
 if __name__ == "__main__":

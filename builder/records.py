@@ -82,6 +82,7 @@ class Security:
     cusip: str
     ticker: str
     name: str
+    figi: str = ""  # share-class FIGI (securities.csv `figi`): CUSIPs sharing one are one security
 
 
 @dataclass(frozen=True, slots=True)

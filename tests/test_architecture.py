@@ -26,6 +26,12 @@ FORBIDDEN = {
     "builder.release": ("builder.export", "server"),
     "builder.export": ("server",),
 }
+# builder.fetch (the network: EDGAR, OpenFIGI) sits beside sources: it may read files with the sources'
+# parsers, and no stage imports it; only the CLI's `fetch` and `securities` commands reach it.
+FETCH = "builder.fetch"
+FORBIDDEN[FETCH] = ("builder.research", "builder.api", "builder.release", "builder.export", "server")
+for _stage in ("builder.sources", "builder.research", "builder.api", "builder.release", "builder.export"):
+    FORBIDDEN[_stage] += (FETCH,)
 LAZY_SERVER_COMMANDS = {"serve_command", "mcp_command"}  # the CLI's only way into server/
 
 

@@ -95,12 +95,12 @@ def test_another_as_of_is_another_input(releases_copy: Path, fixture_tree: Path)
 
 
 def changed_sources(fixture_tree: Path, tmp_path: Path) -> Path:
-    """The fixture with one securities.csv mapping dropped: every version's content changes."""
+    """The fixture with one securities.csv name changed: every version's content changes."""
     source = tmp_path / "source"
     shutil.copytree(fixture_tree, source)
     lines = (source / "securities.csv").read_text().splitlines()
     assert lines[0].startswith("cusip,ticker")
-    (source / "securities.csv").write_text("\n".join([lines[0], *lines[2:]]) + "\n")
+    (source / "securities.csv").write_text("\n".join([lines[0], lines[1] + " (RENAMED)", *lines[2:]]) + "\n")
     return source
 
 

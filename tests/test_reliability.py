@@ -29,12 +29,12 @@ MEMORY_BOUND_KIB = 300 * 1024  # the fixture publishes in ~50 MB; a hostile file
 
 
 def changed_fixture(fixture_tree: Path, directory: Path) -> Path:
-    """The fixture with one securities.csv mapping dropped: a different, valid release."""
+    """The fixture with one securities.csv name changed: a different, valid release."""
     source = directory / "changed-source"
     if not source.exists():
         shutil.copytree(fixture_tree, source)
         lines = (source / "securities.csv").read_text().splitlines()
-        (source / "securities.csv").write_text("\n".join([lines[0], *lines[2:]]) + "\n")
+        (source / "securities.csv").write_text("\n".join([lines[0], lines[1] + " (RENAMED)", *lines[2:]]) + "\n")
     return source
 
 

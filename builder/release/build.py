@@ -28,6 +28,7 @@ from builder.canonical import canonical_json, sha256_hex
 from builder.errors import PublishError, SourceError
 from builder.release.assemble import assemble, warning_lines
 from builder.release.atomic import fsync_directory
+from builder.release.coverage import DEFAULT_MAX_UNMAPPED, check_unmapped
 from builder.release.ledger import read_ledger, record_ledger
 from builder.release.staging import StagingWriter
 from builder.release.store import (
@@ -72,7 +73,9 @@ class Prepared:
     previous: Path | None  # the promoted release, if any
 
 
-def prepare_release(source: Path, releases: Path, as_of: date | None, progress: Progress) -> Prepared:
+def prepare_release(
+    source: Path, releases: Path, as_of: date | None, progress: Progress, max_unmapped: float = DEFAULT_MAX_UNMAPPED
+) -> Prepared:
     """Phase one: read and validate the sources and assemble the release data, all in memory."""
     progress(f"reading sources from {source.name or source}")
     started = time.perf_counter()
@@ -87,6 +90,7 @@ def prepare_release(source: Path, releases: Path, as_of: date | None, progress: 
     _refuse_reused_ids(previous, data)
     for line in warning_lines(data.index["warnings"]):
         progress(line)
+    check_unmapped(data.artifacts, max_unmapped, progress)
     progress(f"built {len(data.versions)} versions of 13f-copycat ({data.versions[0]} … {data.versions[-1]}) "
              f"in {seconds(started)}")
     return Prepared(data, ledger, previous)

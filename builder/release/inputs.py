@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+from collections.abc import Mapping
 from datetime import date
 from pathlib import Path
 
@@ -22,10 +23,11 @@ _CODE = Path(builder.__file__).parent
 _SKIPPED_DIRECTORIES = {"__pycache__"}
 
 
-def inputs_digest(source: Path, as_of: date | None, promoted: str | None) -> str:
-    """sha256 over every file of the source tree and of the builder, the as-of date and the promoted id."""
+def inputs_digest(source: Path, as_of: date | None, promoted: str | None, checks: Mapping[str, object]) -> str:
+    """sha256 over every file of the source tree and of the builder, the as-of date, the promoted id and the
+    publish's checks (a stricter `--max-unmapped-value` must run its check again)."""
     digest = hashlib.sha256()
-    digest.update(orjson.dumps({"asOf": as_of and as_of.isoformat(), "promoted": promoted}))
+    digest.update(orjson.dumps({"asOf": as_of and as_of.isoformat(), "promoted": promoted, "checks": dict(checks)}))
     for label, root in (("source", source.resolve()), ("code", _CODE)):
         for relative, sha256 in _tree(root):
             digest.update(f"{label}\0{relative}\0{sha256}\n".encode())

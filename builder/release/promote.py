@@ -11,6 +11,7 @@ from pathlib import Path
 from builder.errors import ReleaseError
 from builder.release.atomic import exclusive, fsync_directory
 from builder.release.build import Progress, prepare_release, seconds, write_release
+from builder.release.coverage import DEFAULT_MAX_UNMAPPED
 from builder.release.inputs import inputs_digest, record_inputs, recorded_release
 from builder.release.store import CURRENT, STAGING_PREFIX, current_release, verify_release
 
@@ -46,28 +47,31 @@ def promote(releases: Path, release_id: str) -> None:
     fsync_directory(releases)
 
 
-def publish(source: Path, releases: Path, as_of: date | None, progress: Progress) -> str:
+def publish(
+    source: Path, releases: Path, as_of: date | None, progress: Progress, max_unmapped: float = DEFAULT_MAX_UNMAPPED
+) -> str:
     """Build, write and promote; a failure anywhere leaves `current` on the previous complete release."""
     with releases_lock(releases):
         for name in clean_staging(releases):
             progress(f"removed {name} left by an interrupted publish")
-        unchanged = _unchanged(source, releases, as_of, progress)
+        checks = {"maxUnmapped": max_unmapped}
+        unchanged = _unchanged(source, releases, as_of, checks, progress)
         if unchanged is not None:
             return unchanged
-        release_id = write_release(prepare_release(source, releases, as_of, progress), releases, progress)
+        release_id = write_release(prepare_release(source, releases, as_of, progress, max_unmapped), releases, progress)
         started = time.perf_counter()
         promote(releases, release_id)
-        record_inputs(releases, inputs_digest(source, as_of, release_id), release_id)
+        record_inputs(releases, inputs_digest(source, as_of, release_id, checks), release_id)
     progress(f"verified and promoted {release_id} in {seconds(started)}")
     return release_id
 
 
-def _unchanged(source: Path, releases: Path, as_of: date | None, progress: Progress) -> str | None:
+def _unchanged(source: Path, releases: Path, as_of: date | None, checks: dict, progress: Progress) -> str | None:
     """The promoted release's id when these inputs built it and it still verifies; else None (build)."""
     started = time.perf_counter()
     current = current_release(releases)
     promoted = current.name if current is not None else None
-    if promoted is None or recorded_release(releases, inputs_digest(source, as_of, promoted)) != promoted:
+    if promoted is None or recorded_release(releases, inputs_digest(source, as_of, promoted, checks)) != promoted:
         return None
     problems = verify_release(current)
     if problems:

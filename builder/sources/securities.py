@@ -1,4 +1,4 @@
-"""Reads securities.csv (header `cusip,ticker,name`, more columns allowed) into Security records by CUSIP."""
+"""Reads securities.csv (header `cusip,ticker,name`, optional `figi`, more columns allowed) into Security records."""
 
 from __future__ import annotations
 
@@ -49,6 +49,9 @@ def parse_securities(text: str, source: str) -> tuple[dict[str, Security], tuple
         elif securities[found.cusip] != found:
             message = f"{Path(source).name} maps cusip {found.cusip} again, unlike line {first_line[found.cusip]}"
             problems.append(SourceProblem(source, message, line))
+    if not securities and not problems:  # an empty map publishes every holding keyed by CUSIP: a wrong file
+        message = f"{Path(source).name} has no data rows: add cusip,ticker,name rows or run `ras securities`"
+        problems.append(SourceProblem(source, message, 1))
     if len(problems) > MAX_PROBLEMS_LISTED:
         more = len(problems) - MAX_PROBLEMS_LISTED
         problems = [*problems[:MAX_PROBLEMS_LISTED], SourceProblem(source, f"and {more} more problems")]
@@ -65,6 +68,7 @@ def _records(text: str, source: str) -> Iterator[tuple[int, Security | SourcePro
             yield 1, SourceProblem(source, message, 1)
             return
         columns = [header.index(column) for column in _COLUMNS]
+        columns += [header.index("figi")] if "figi" in header else []  # optional: links CUSIPs of one security
         for record in reader:
             if any(field.strip() for field in record):
                 yield reader.line_num, _security(record, columns, source, reader.line_num)
@@ -76,12 +80,12 @@ def _security(record: list[str], columns: list[int], source: str, line: int) -> 
     name = Path(source).name
     if len(record) <= max(columns):
         return SourceProblem(source, f"{name} has {len(record)} fields, fewer than its header", line)
-    cusip, ticker, issuer = (record[index].strip() for index in columns)
+    cusip, ticker, issuer, *figi = (record[index].strip() for index in columns)
     if not _CUSIP.fullmatch(cusip.upper()):
         return SourceProblem(source, f"{name} has cusip {cusip!r}, not nine letters or digits", line)
     if not ticker:
         return SourceProblem(source, f"{name} has no ticker for cusip {cusip}", line)
-    return Security(cusip.upper(), ticker, issuer)
+    return Security(cusip.upper(), ticker, issuer, figi[0].upper() if figi else "")
 
 
 def _relative(path: Path, base: Path) -> str:

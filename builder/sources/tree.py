@@ -8,6 +8,7 @@ from pathlib import Path
 
 from builder.errors import SourceError
 from builder.records import Filing, ScopeWarning, SourceFile, SourceProblem, Sources
+from builder.sources.identity import link_by_figi, linked_tickers
 from builder.sources.packs import read_packs_config
 from builder.sources.previews import read_previews
 from builder.sources.provenance import source_file
@@ -42,6 +43,7 @@ def read_sources(
         raise SourceError(problems)
     as_of = as_of or config.as_of or max(filing.filed for filing in filings.filings)
     known, later = _filed_by(filings.filings, as_of)
+    mapped, securities = securities, link_by_figi(securities, known)
     sources = Sources(
         fixture=config.fixture,
         as_of=as_of,
@@ -57,6 +59,7 @@ def read_sources(
         f"read {len(filings.filings)} filings ({sum(len(f.rows) for f in filings.filings)} rows) "
         f"of {len(config.copycat.managers)} managers, {len(securities)} securities",
         *([cache.report()] if cache is not None else []),
+        *linked_tickers(mapped, securities),
         *(f"skipped {entry.source}: {entry.message}" for entry in filings.skipped),
         *_later_report(later, as_of),
         *previews.reports,

@@ -1,0 +1,86 @@
+"""A filing onto disk whole or not at all: temporary name in the same folder, checked, fsynced, renamed."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import secrets
+from pathlib import Path
+
+from builder.fetch.client import Client, FetchError, Reply, RetryableError
+from builder.fetch.edgar import HOLDINGS_FORMS, Hosts, Listed
+from builder.sources.sec13f.safexml import DocumentError
+from builder.sources.sec13f.submission import accession_in, carried_documents, is_submission, parse_submission
+
+TEMPORARY_SUFFIX = ".part"  # `.<accession>.txt.<random>.part`: a dot-file the filings reader never takes
+
+
+def held_accessions(folder: Path) -> set[str]:
+    """Accessions already in `folder`, by file name (any layout below it); temporary files do not count."""
+    if not folder.is_dir():
+        return set()
+    held = set()
+    for path in folder.rglob("*"):
+        if path.is_file() and not path.name.startswith("."):
+            accession = accession_in(path.name)
+            if accession:
+                held.add(accession)
+    return held
+
+
+def remove_leftovers(folder: Path) -> list[str]:
+    """Delete temporary files a killed fetch left; returns their names."""
+    if not folder.is_dir():
+        return []
+    left = sorted(path for path in folder.glob(f".*{TEMPORARY_SUFFIX}") if path.is_file())
+    for path in left:
+        path.unlink()
+    return [path.name for path in left]
+
+
+async def download_filing(client: Client, hosts: Hosts, cik: str, filing: Listed, folder: Path) -> Path:
+    """Fetch the filing's complete submission text file into `folder/<accession>.txt`; checked before it lands."""
+    url = hosts.submission_text(cik, filing.accession)
+    reply = await client.get(url, lambda answer: check_submission(answer, filing.accession))
+    if reply.status != 200:  # www.sec.gov answers a missing archive path with 403 AccessDenied, not 404
+        raise FetchError(f"{filing.accession}: HTTP {reply.status} for {url}")
+    # off the event loop: an fsync may take tens of milliseconds, and the other downloads keep their pace
+    return await asyncio.to_thread(write_atomically, folder, f"{filing.accession}.txt", reply.body)
+
+
+def check_submission(reply: Reply, accession: str) -> None:
+    """Raise RetryableError unless the body is a whole 13F holdings submission for `accession`."""
+    if not is_submission(reply.body):
+        start = reply.body[:60].decode("utf-8", "replace").strip().replace("\n", " ")
+        raise RetryableError(f"the answer is not an EDGAR submission (it starts {start!r})")
+    try:
+        submission = parse_submission(reply.body)
+        if submission.accession != accession:
+            raise RetryableError(f"the answer is accession {submission.accession}, not the one asked for")
+        if submission.submission_type not in HOLDINGS_FORMS:
+            raise RetryableError(f"the answer is a {submission.submission_type}, not a 13F holdings report")
+        carried_documents(submission)
+    except DocumentError as exc:
+        raise RetryableError(f"the answer {exc.message}") from exc
+
+
+def write_atomically(folder: Path, name: str, data: bytes) -> Path:
+    """Write `data` to folder/name through a temporary file: fsync the file, rename, fsync the folder."""
+    folder.mkdir(parents=True, exist_ok=True)
+    final = folder / name
+    temporary = folder / f".{name}.{secrets.token_hex(4)}{TEMPORARY_SUFFIX}"
+    try:
+        with open(temporary, "xb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(temporary, final)
+    except BaseException:
+        temporary.unlink(missing_ok=True)
+        raise
+    directory = os.open(folder, os.O_RDONLY)  # the rename survives a crash once the folder is synced too
+    try:
+        os.fsync(directory)
+    finally:
+        os.close(directory)
+    return final

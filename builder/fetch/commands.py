@@ -1,0 +1,104 @@
+"""The `ras fetch` and `ras securities` commands: options, the User-Agent rule, and the printed summary."""
+
+from __future__ import annotations
+
+import os
+import re
+from datetime import date
+from pathlib import Path
+
+import click
+
+from builder.errors import SourceError
+from builder.fetch.client import REQUEST_TIMEOUT, SEC_MAX_RATE, FetchError
+from builder.fetch.edgar import Hosts
+from builder.fetch.mapping import RECHECK_AFTER, append_resolved, record_unresolved, wanted_cusips
+from builder.fetch.openfigi import OPENFIGI_URL, Resolved, Unresolved
+from builder.fetch.run import FetchPlan, fetch_all, resolve_all
+from builder.fetch.summary import summary_lines
+from builder.fetch.window import window_quarters
+from builder.sources.packs import PacksConfig, read_packs_config
+
+DEFAULT_MAX_TIME = 3600.0  # seconds: a first fetch of 10 managers × 9 quarters is ~100 requests; an hour is a hang
+# SEC fair access asks for a User-Agent declaring who you are and how to reach you: we require an e-mail in it.
+_CONTACT = re.compile(r"[^@\s]+@[^@\s]+\.[^@\s]+")
+USER_AGENT_HELP = (
+    "SEC EDGAR requires a User-Agent naming you and a contact e-mail: pass --user-agent \"Your Name you@example.com\", "
+    "set RAS_SEC_USER_AGENT, or add user_agent = \"…\" under [source] in packs.toml"
+)
+
+SOURCE_DIR = click.option(
+    "--source", type=click.Path(exists=True, file_okay=False, path_type=Path), default=Path("."), show_default=True,
+    help="Source tree to fill (packs.toml at its root).",
+)
+
+
+def read_config(source: Path) -> PacksConfig:
+    config, problems = read_packs_config(source / "packs.toml", source)
+    if config is None:
+        raise SourceError(problems)
+    return config
+
+
+def user_agent_of(given: str | None, config: PacksConfig) -> str:
+    """The declared User-Agent: option, then environment, then packs.toml; refused without a contact."""
+    source_table = config.sections.get("source", {})
+    agent = given or os.environ.get("RAS_SEC_USER_AGENT") or source_table.get("user_agent")
+    if not isinstance(agent, str) or not _CONTACT.search(agent):
+        raise FetchError(USER_AGENT_HELP)
+    return agent.strip()
+
+
+@click.command("fetch")
+@SOURCE_DIR
+@click.option("--since", type=click.DateTime(["%Y-%m-%d"]), default=None,
+              help="Fetch quarters ending on or after this date. Default: the pack's versions + 1.")
+@click.option("--edgar-url", envvar="RAS_EDGAR_URL", default=None,
+              help="Send every request to this base URL (a mirror or a test stand-in). Default: the SEC's hosts.")
+@click.option("--user-agent", default=None, help="Who you are and a contact e-mail (SEC fair access).")
+@click.option("--rate", type=click.FloatRange(0.1, SEC_MAX_RATE), default=SEC_MAX_RATE, show_default=True,
+              help="Requests per second, over the whole run.")
+@click.option("--max-time", type=click.FloatRange(1), default=DEFAULT_MAX_TIME, show_default=True,
+              help="Seconds the whole fetch may take.")
+@click.option("--timeout", type=click.FloatRange(0.1), default=REQUEST_TIMEOUT, show_default=True,
+              help="Seconds one response may take before it is asked for again.")
+def fetch_command(
+    source: Path, since, edgar_url: str | None, user_agent: str | None, rate: float, max_time: float, timeout: float
+) -> None:
+    """Download every manager's 13F-HR and 13F-HR/A filings of the window from SEC EDGAR into sec13f/<cik>/."""
+    config = read_config(source)
+    agent = user_agent_of(user_agent, config)
+    today = date.today()
+    quarters = window_quarters(today, config.copycat.versions, since.date() if since else None)
+    hosts = Hosts.one(edgar_url) if edgar_url else Hosts()
+    plan = FetchPlan(source, config.copycat.managers, quarters, hosts, agent, rate, max_time, timeout)
+    result = fetch_all(plan, lambda line: click.echo(line, err=True))
+    for line in summary_lines(result, quarters, today):
+        click.echo(line)
+    failed = [line for manager in result.managers for line in manager.failed]
+    if failed:
+        raise FetchError(f"{len(failed)} filings not fetched (listed above); run `ras fetch` again to retry them")
+
+
+@click.command("securities")
+@SOURCE_DIR
+@click.option("--openfigi-url", envvar="RAS_OPENFIGI_URL", default=OPENFIGI_URL, show_default=True,
+              help="Base URL of the OpenFIGI API (a test stand-in replaces it).")
+def securities_command(source: Path, openfigi_url: str) -> None:
+    """Map the filings' CUSIPs that securities.csv lacks with OpenFIGI (OPENFIGI_API_KEY: larger batches, faster)."""
+    config = read_config(source)
+    today = date.today()
+    asked, skipped = wanted_cusips(source, config.copycat.managers, today)
+    if skipped:
+        click.echo(f"{len(skipped)} CUSIPs OpenFIGI did not know in the last {RECHECK_AFTER.days} days: not asked again")
+    if not asked:
+        click.echo("securities.csv maps every CUSIP of the filings that OpenFIGI can")
+        return
+    answers, requests = resolve_all(openfigi_url, asked, os.environ.get("OPENFIGI_API_KEY") or None)
+    resolved = [a for a in answers if isinstance(a, Resolved)]
+    unresolved = [a for a in answers if isinstance(a, Unresolved)]
+    append_resolved(source, resolved)
+    record_unresolved(source, unresolved, today)
+    click.echo(f"resolved {len(resolved)} of {len(asked)} CUSIPs in {requests} requests; added to securities.csv")
+    for item in unresolved:
+        click.echo(f"  unresolved {item.cusip}: {item.reason} (stays unmapped-cusip; add it to securities.csv by hand)")

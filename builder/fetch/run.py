@@ -1,0 +1,111 @@
+"""`ras fetch`: every manager's 13F filings of the window into sec13f/<cik>/, resumable, with a summary."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import date
+from pathlib import Path
+
+from builder.fetch.archive import download_filing, held_accessions, remove_leftovers
+from builder.fetch.client import SEC_MAX_RATE, Client, FetchError, open_session
+from builder.fetch.edgar import Hosts, Listed, list_13f
+from builder.fetch.openfigi import Resolved, Unresolved, resolve_cusips
+from builder.records import ManagerConfig
+
+RESOLVER_AGENT = "research-artifact-service (ras securities)"
+RESOLVE_MAX_TIME = 3600.0  # seconds: 10,000 CUSIPs keyless is 1,000 requests, 40 windows of a minute
+DOWNLOADS_AT_ONCE = 4  # overlaps latency; the pacer still holds every request to the one rate
+Progress = Callable[[str], None]
+
+
+@dataclass(frozen=True, slots=True)
+class FetchPlan:
+    """What one run fetches: from where, into which tree, for which managers and quarters."""
+
+    source: Path
+    managers: tuple[ManagerConfig, ...]
+    quarters: tuple[date, ...]  # the window's quarter ends, oldest first
+    hosts: Hosts
+    user_agent: str
+    rate: float
+    deadline: float  # seconds for the whole run
+    timeout: float  # seconds for one response
+
+
+@dataclass(slots=True)
+class ManagerResult:
+    """One manager's part of the summary."""
+
+    manager: ManagerConfig
+    listed: tuple[Listed, ...] = ()
+    new: list[str] = field(default_factory=list)  # accessions written this run
+    failed: list[str] = field(default_factory=list)  # one line per accession that could not be fetched
+    leftovers: list[str] = field(default_factory=list)  # temporary files of a killed run, removed
+
+
+@dataclass(frozen=True, slots=True)
+class FetchResult:
+    managers: tuple[ManagerResult, ...]
+    requests: int
+    retries: int
+
+
+def fetch_all(plan: FetchPlan, progress: Progress) -> FetchResult:
+    """Run the whole fetch; network failures of single filings are collected, not raised."""
+    return asyncio.run(_fetch_all(plan, progress))
+
+
+async def _fetch_all(plan: FetchPlan, progress: Progress) -> FetchResult:
+    async with open_session(plan.user_agent) as session:
+        client = Client(session, plan.rate, plan.deadline, plan.timeout)
+        results = []
+        for manager in plan.managers:
+            results.append(await _fetch_manager(client, plan, manager, progress))
+        return FetchResult(tuple(results), client.requests, client.retries)
+
+
+async def _fetch_manager(client: Client, plan: FetchPlan, manager: ManagerConfig, progress: Progress) -> ManagerResult:
+    folder = plan.source / "sec13f" / manager.cik
+    result = ManagerResult(manager, leftovers=remove_leftovers(folder))
+    result.listed = await list_13f(client, plan.hosts, manager.cik, plan.quarters[0])
+    held = held_accessions(folder)
+    wanted = [f for f in result.listed if f.holdings and f.accession not in held]
+    done = 0
+    progress(_bar(manager, done, len(wanted)))
+    gate = asyncio.Semaphore(DOWNLOADS_AT_ONCE)
+
+    async def one(filing: Listed) -> None:
+        nonlocal done
+        async with gate:
+            try:
+                await download_filing(client, plan.hosts, manager.cik, filing, folder)
+                result.new.append(filing.accession)
+            except FetchError as exc:
+                result.failed.append(f"{filing.accession} ({manager.id}): {exc.message}")
+        done += 1
+        progress(_bar(manager, done, len(wanted)))
+
+    await asyncio.gather(*(one(filing) for filing in wanted))
+    return result
+
+
+def resolve_all(base: str, cusips: list[str], api_key: str | None) -> tuple[list[Resolved | Unresolved], int]:
+    """OpenFIGI's answer for every CUSIP and the number of requests it took."""
+    return asyncio.run(_resolve_all(base, cusips, api_key))
+
+
+async def _resolve_all(base: str, cusips: list[str], api_key: str | None) -> tuple[list[Resolved | Unresolved], int]:
+    async with open_session(RESOLVER_AGENT) as session:
+        client = Client(session, SEC_MAX_RATE, RESOLVE_MAX_TIME)  # OpenFIGI's own headers set the pace
+        answers = await resolve_cusips(client, base, cusips, api_key)
+        return answers, client.requests
+
+
+BAR_WIDTH = 20
+
+
+def _bar(manager: ManagerConfig, done: int, total: int) -> str:
+    filled = BAR_WIDTH * done // total if total else BAR_WIDTH
+    return f"{manager.id:<16} [{'#' * filled}{'.' * (BAR_WIDTH - filled)}] {done}/{total} new filings"
