@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import ctypes
 import dataclasses
 import functools
 import gc
@@ -43,6 +44,9 @@ WATCH: web.AppKey[ReleaseWatch] = web.AppKey("watch", ReleaseWatch)
 LIVE: web.AppKey[LiveCache] = web.AppKey("live", LiveCache)
 POSTS: web.AppKey[PostCache] = web.AppKey("posts", PostCache)
 BASE_HEADERS = {**COMMON_HEADERS, "Server": "ras"}  # no server version disclosed
+M_TRIM_THRESHOLD, M_MMAP_THRESHOLD = -1, -3  # glibc's mallopt parameter numbers (malloc.h)
+MMAP_THRESHOLD = 1024 * 1024  # bytes: a larger block (a large answer's body, its send buffer) gets its own mapping
+TRIM_THRESHOLD = 2 * MMAP_THRESHOLD  # free heap kept for reuse: smaller answers' buffers cycle without page faults
 GET_HEADER_SETS = 16384  # ETags whose GET headers stay built: a 500-manager release has 11,650 answers, plus live ones
 POST_200_HEADERS = CIMultiDict({**BASE_HEADERS, "Cache-Control": POST_CACHE_CONTROL, "Content-Type": JSON_TYPE})
 PREFLIGHT_HEADERS = {
@@ -253,7 +257,19 @@ def run(releases: Path, host: str, port: int, workers: int = 1, verify_interval:
         raise SystemExit(f"worker {failed[0].name} exited with {failed[0].exitcode}")
 
 
+def _unmap_large_blocks() -> None:
+    """Pin glibc's mmap threshold, which otherwise rises to the largest block freed (up to 32 MB): the body of an
+    answer too large for the cache is read per request, and must go back to the OS once sent, not stay in the
+    heap. The trim threshold is pinned beside it (as glibc's own adjustment does), so the heap is not shrunk
+    and faulted in again on every request. Not glibc: nothing to do."""
+    with contextlib.suppress(OSError, AttributeError):
+        libc = ctypes.CDLL("libc.so.6")
+        libc.mallopt(M_MMAP_THRESHOLD, MMAP_THRESHOLD)
+        libc.mallopt(M_TRIM_THRESHOLD, TRIM_THRESHOLD)
+
+
 def _serve(releases: Path, host: str, port: int, reuse_port: bool, verify_interval: float | None) -> None:
+    _unmap_large_blocks()
     app = create_app(releases, pace=Pace() if verify_interval is None else Pace(verify=verify_interval))
     # The loaded release is read-only: keep its millions of objects out of the collector's passes, which at
     # 500 managers cost more than the research they interrupt (a policy check's 30 ms became 550 ms).
