@@ -127,3 +127,4 @@ def test_a_preview_payload_says_execution_is_disabled_and_keeps_its_caveats(rele
     latest = data_of(release, f"/api/v1/packs/{pack}/latest")
     assert latest["agentPayload"]["executionEnabled"] is False
     assert latest["agentPayload"]["caveats"] == latest["caveats"]
+    assert latest["agentPayload"]["limitations"] == latest["limitations"]

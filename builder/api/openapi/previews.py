@@ -165,9 +165,9 @@ def preview_schemas() -> dict[str, Schema]:
         for part in ("Artifact", "AgentPayload", "Methodology")
     }
     kinds = {**person_schemas(), **congress_schemas(), **social_schemas()}
-    for kind in KINDS:  # every payload says execution is disabled
-        kinds[f"{kind}AgentPayload"]["properties"]["execution_enabled"] = NO_EXECUTION
-        kinds[f"{kind}AgentPayload"]["required"].append("execution_enabled")
+    for kind in KINDS:  # every payload says execution is disabled and carries the limitations
+        kinds[f"{kind}AgentPayload"]["properties"].update(execution_enabled=NO_EXECUTION, limitations=STRINGS)
+        kinds[f"{kind}AgentPayload"]["required"] += ["execution_enabled", "limitations"]
     return {**_camel_fields(kinds), **unions}
 
 
