@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import time
 
-from bench import get, live, post, publish
+from bench import agent, get, live, post, publish
 
 
 def main() -> int:
     started = time.perf_counter()
-    for benchmark in (publish, get, post, live):
+    for benchmark in (publish, get, post, live, agent):
         print(f"\n=== {benchmark.__name__} ===", flush=True)
         benchmark.main([])
     print(f"\nall benchmarks in {(time.perf_counter() - started) / 60:.1f} min")

@@ -12,6 +12,7 @@ from bench import agent as agent_bench
 from builder.canonical import canonical_json
 from builder.research.agent import BUDGET_BYTES, fit, size
 from builder.research.artifact import CHANGE_KINDS
+from builder.research.previews.pack import SNAKE
 from builder.research.views import MODES
 
 PACK = "/api/v1/packs/13f-copycat"
@@ -105,3 +106,25 @@ def test_the_payload_stays_within_the_budget_as_managers_grow(tmp_path: Path):
     small = dict((mode, answer) for mode, _, answer in sizes[5])
     large = dict((mode, answer) for mode, _, answer in sizes[80])
     assert large["any"] > 8 * small["any"]  # the full answer grows with the managers; the payload does not
+
+
+def snake_keys(node: Any) -> set[str]:
+    if isinstance(node, list):
+        return set().union(*(snake_keys(item) for item in node)) if node else set()
+    if not isinstance(node, dict):
+        return set()
+    found = {key for key in node if SNAKE.fullmatch(key)}
+    return found.union(*(snake_keys(value) for value in node.values()))
+
+
+def test_every_answer_of_the_release_names_its_fields_in_camel_case(release):
+    found = {key: keys for key, answer in release.answers.items() if (keys := snake_keys(orjson.loads(answer.body)))}
+    assert not found
+
+
+@pytest.mark.parametrize("pack", PREVIEWS)
+def test_a_preview_payload_says_execution_is_disabled_and_keeps_its_caveats(release, pack):
+    latest = data_of(release, f"/api/v1/packs/{pack}/latest")
+    assert latest["agentPayload"]["executionEnabled"] is False
+    assert latest["agentPayload"]["caveats"] == latest["caveats"]
+    assert latest["agentPayload"]["limitations"] == latest["limitations"]

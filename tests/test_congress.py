@@ -7,6 +7,7 @@ from datetime import date
 
 import pytest
 
+from builder.research.previews.pack import json_ready
 from builder.research.previews.congress import (
     DEMO_RULE,
     STRICT_RULE,
@@ -158,27 +159,28 @@ def test_no_qualifying_cluster_answers_stay_in_cash_with_the_definition_attached
     pack = build_congress(CongressInput((parse(house()),)), as_of=date(2026, 6, 30))
     payload = pack.agent_payload
     assert (payload["outcome"], payload["stance"], payload["signal"]) == ("no-signal", "stay in cash", [])
-    assert payload["definition"]["demo"] == {**DEMO_RULE.as_json()} and "Stay in cash" in payload["answer"]
+    assert payload["definition"]["demo"] == json_ready(DEMO_RULE.as_json()) and "Stay in cash" in payload["answer"]
+    assert payload["definition"]["demo"]["windowDays"] == DEMO_RULE.window_days and payload["executionEnabled"] is False
     assert payload["caveats"] == list(pack.caveats) == pack.artifact["caveats"]
 
 
 def test_a_disclosure_dated_before_its_trade_is_flagged_not_fatal():
     pack = build_congress(CongressInput((parse(house(transaction_date="2026-06-11")),)), as_of=date(2026, 6, 30))
-    assert pack.artifact["window_trades"][0]["flags"] == ["disclosed-before-trade"]
-    assert pack.artifact["window_trades"][0]["days_to_disclose"] == -1
+    assert pack.artifact["windowTrades"][0]["flags"] == ["disclosed-before-trade"]
+    assert pack.artifact["windowTrades"][0]["daysToDisclose"] == -1
     assert "disclosed-before-trade" in {w.code for w in pack.warnings}
 
 
 def test_a_strict_cluster_is_the_headline_signal():
     files = (parse(house(amount="$15,001 - $50,000"), senate(), senate(senator="Third, Test")),)
     payload = build_congress(CongressInput(files), as_of=date(2026, 6, 30)).agent_payload
-    assert (payload["outcome"], payload["produced_by"]) == ("strict-signal", "strict")
-    assert payload["strict_tickers"] == ["NVDA"]
-    assert payload["signal"][0]["member_count"] == 3 and payload["signal"][0]["amount_low_total"] == 45_003
+    assert (payload["outcome"], payload["producedBy"]) == ("strict-signal", "strict")
+    assert payload["strictTickers"] == ["NVDA"]
+    assert payload["signal"][0]["memberCount"] == 3 and payload["signal"][0]["amountLowTotal"] == 45_003
     assert payload["signal"][0]["trades"][0] == {
-        "member": "Hon. Test Member", "transaction_date": "2026-06-01", "disclosure_date": "2026-06-10",
-        "days_to_disclose": 9, "amount": {"low": 15_001, "high": 50_000, "text": "$15,001 - $50,000"},
-        "owner": "joint", "ptr_link": "https://example.invalid/ptr.pdf", "flags": []}
+        "member": "Hon. Test Member", "transactionDate": "2026-06-01", "disclosureDate": "2026-06-10",
+        "daysToDisclose": 9, "amount": {"low": 15_001, "high": 50_000, "text": "$15,001 - $50,000"},
+        "owner": "joint", "ptrLink": "https://example.invalid/ptr.pdf", "flags": []}
 
 
 # Real files: figures counted independently from the raw JSON (rows, malformed rows and their reasons).
@@ -236,7 +238,7 @@ def test_real_data_as_of_its_last_disclosure_says_stay_in_cash_and_keeps_the_his
     assert (pack.agent_payload["outcome"], pack.agent_payload["stance"]) == ("no-signal", "stay in cash")
     assert pack.artifact["history"] == {"demo": [{"date": "2020-04-01", "tickers": ["DIS"]},
                                                  {"date": "2021-01-26", "tickers": ["COST"]}], "strict": []}
-    assert pack.artifact["disclosure"]["disclosed_before_trade"] == 1
+    assert pack.artifact["disclosure"]["disclosedBeforeTrade"] == 1
     assert [(s["path"], s["rows"], s["malformed"]) for s in pack.artifact["sources"] if s["malformed"]] == [
         ("house_stock_watcher_sample.json", 400, 11),
         ("senate_stock_watcher_daily/transaction_report_for_05_01_2020.json", 182, 1),

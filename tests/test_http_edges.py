@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import http.client
+import socket
 from pathlib import Path
 
 import orjson
@@ -71,3 +72,24 @@ def test_a_request_over_the_line_limit_is_an_envelope_that_echoes_nothing(base, 
     assert headers["Access-Control-Allow-Origin"] == "*" and headers["X-Content-Type-Options"] == "nosniff"
     again, _, _ = exchange(base, "/api/v1/health", {})  # the server goes on answering
     assert again == 200
+
+
+def test_bytes_that_are_not_http_get_the_envelope(base):
+    host, port = base.split(":")
+    with socket.create_connection((host, int(port)), timeout=10) as sock:
+        sock.sendall(b"HELLO THERE\r\n\r\n")
+        reply = b""
+        while chunk := sock.recv(65536):
+            reply += chunk
+    head, _, body = reply.partition(b"\r\n\r\n")
+    assert head.split(b"\r\n")[0].split()[1] == b"400" and b"application/json" in head
+    assert orjson.loads(body)["error"]["code"] == "malformed_request"
+
+
+def test_workers_serve_envelopes_and_stop_cleanly_on_sigterm(published: Path):
+    with running_server(published, "--workers", "2") as (url, process):
+        target = url.removeprefix("http://")
+        for _ in range(4):  # the kernel spreads connections over the workers
+            status, _, body = exchange(target, f"/api/v1/packs?{'q' * (MAX_LINE_BYTES + 10)}", {})
+            assert status == 400 and orjson.loads(body)["error"]["code"] == "malformed_request"
+    assert process.returncode == 0

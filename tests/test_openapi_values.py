@@ -81,3 +81,35 @@ def test_the_ticker_example_is_a_position_the_release_explains(document, release
     ticker = parameters(document, "explainPosition")["ticker"]["example"]
     answer = release.answers[f"/api/v1/packs/13f-copycat/positions/{ticker}/explanation"]
     assert answer.status == 200
+
+
+def undescribed(document: dict[str, Any]) -> list[str]:
+    """Components and properties without a description (a plain $ref is described by its component)."""
+    components = document["components"]["schemas"]
+    found = [name for name, schema in components.items() if not schema.get("description")]
+
+    def walk(node: Any, where: str) -> None:
+        if isinstance(node, list):
+            for item in node:
+                walk(item, where)
+        elif isinstance(node, dict):
+            for name, schema in (node.get("properties") or {}).items():
+                if not schema.get("description") and set(schema) != {"$ref"}:
+                    found.append(f"{where}.{name}")
+            for value in node.values():
+                walk(value, where)
+
+    for name, schema in components.items():
+        walk(schema, name)
+    return found
+
+
+def test_every_component_and_every_property_is_described(document):
+    assert undescribed(document) == []
+
+
+def test_shared_schema_constants_take_no_field_s_description():
+    from builder.api.openapi.schemas import STRING
+
+    openapi_document()
+    assert STRING == {"type": "string"}

@@ -83,9 +83,9 @@ def test_the_pack_id_carries_the_slugified_name_and_caveats_stay_attached():
     text = " ".join(pack.caveats)
     assert "Estimated holdings" in text and "Not reconciled with the official filings" in text
     assert pack.agent_payload["freshness"] == {
-        "trades": 1, "latest_transaction_date": "2026-01-02", "latest_disclosure_date": "2026-03-01",
-        "median_days_to_disclose": 58.0, "max_days_to_disclose": 58, "late_disclosures": 1,
-        "disclosed_before_trade": 0, "days_since_latest_disclosure": 121}
+        "trades": 1, "latestTransactionDate": "2026-01-02", "latestDisclosureDate": "2026-03-01",
+        "medianDaysToDisclose": 58.0, "maxDaysToDisclose": 58, "lateDisclosures": 1,
+        "disclosedBeforeTrade": 0, "daysSinceLatestDisclosure": 121}
 
 
 def test_a_person_without_transactions_gives_an_empty_pack_with_a_warning():
@@ -107,6 +107,6 @@ def test_a_real_representative_is_tracked_from_27_transactions_with_truncated_ra
     # JIH: six truncated "$1,001 -" purchases, each completed to $1,001–$15,000 (midpoint 8,000)
     assert [(h["ticker"], h["estimate"], h["low"], h["high"]) for h in pack.artifact["holdings"][:2]] == [
         ("JIH", 48_000, 6_006, 90_000), ("GM", 24_000, 3_003, 45_000)]
-    assert len(pack.artifact["unmatched_sales"]) == 10
-    assert pack.agent_payload["freshness"]["latest_disclosure_date"] == "2021-10-04"
+    assert len(pack.artifact["unmatchedSales"]) == 10
+    assert pack.agent_payload["freshness"]["latestDisclosureDate"] == "2021-10-04"
     assert {w.code for w in pack.warnings} == {"malformed-rows", "unmatched-sales"}

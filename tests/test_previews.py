@@ -129,8 +129,8 @@ def test_the_fixture_signals_under_demo_thresholds_and_not_under_strict(fixture_
     packs = {p.id: p for p in build_previews(read(fixture_tree).sources, as_of=date(2026, 11, 20))}
     congress = packs["congress-trades"]
     assert congress.as_of == FIXTURE_AS_OF
-    assert (congress.agent_payload["outcome"], congress.agent_payload["produced_by"]) == ("demo-signal", "demo")
-    assert (congress.agent_payload["demo_tickers"], congress.agent_payload["strict_tickers"]) == (["LLY", "NVDA"], [])
+    assert (congress.agent_payload["outcome"], congress.agent_payload["producedBy"]) == ("demo-signal", "demo")
+    assert (congress.agent_payload["demoTickers"], congress.agent_payload["strictTickers"]) == (["LLY", "NVDA"], [])
     assert congress.artifact["history"]["demo"][0] == {"date": "2026-02-20", "tickers": ["COST"]}
     assert "relaxed-thresholds" in {w.code for w in congress.warnings}
 
@@ -139,7 +139,7 @@ def test_the_fixtures_third_lly_buyer_counts_only_once_disclosed(fixture_tree):
     source = read(fixture_tree).sources["congress"]
     assert isinstance(source, CongressSource)
     later = congress_input(replace(source, as_of=date(2026, 7, 2)))
-    assert build_congress(later, as_of=date(2026, 11, 20)).agent_payload["strict_tickers"] == ["LLY"]
+    assert build_congress(later, as_of=date(2026, 11, 20)).agent_payload["strictTickers"] == ["LLY"]
 
 
 def test_every_fixture_pack_says_its_data_is_fictional(fixture_tree):
@@ -155,12 +155,12 @@ def test_every_fixture_pack_says_its_data_is_fictional(fixture_tree):
 def test_the_fixture_person_and_forum_packs_hold_their_expected_figures(fixture_tree):
     packs = {p.id: p for p in build_previews(read(fixture_tree).sources, as_of=date(2026, 11, 20))}
     person = packs["jane-roe-tracker"].agent_payload
-    assert [(h["ticker"], h["estimate"]) for h in person["top_holdings"]] == [
+    assert [(h["ticker"], h["estimate"]) for h in person["topHoldings"]] == [
         ("MSFT", 75_000), ("NVDA", 40_500), ("JNJ", 32_500), ("LLY", 32_500), ("AAPL", 24_500)]
     assert person["totals"] == {"estimate": 205_000, "low": 96_006, "high": 313_999}
     social = packs["wsb-social-momentum"].agent_payload
-    assert [m["ticker"] for m in social["top_movers"]] == ["PLTR", "AMD", "NVDA", "SPY"]
-    assert [m["ticker"] for m in social["new_entrants"]] == ["GME", "RDDT"]
+    assert [m["ticker"] for m in social["topMovers"]] == ["PLTR", "AMD", "NVDA", "SPY"]
+    assert [m["ticker"] for m in social["newEntrants"]] == ["GME", "RDDT"]
 
 
 def test_the_fixture_is_deterministic_and_refuses_to_append_twice(fixture_tree, tmp_path):
@@ -178,7 +178,7 @@ def test_payloads_are_canonical_json_with_iso_dates_and_rounded_floats(fixture_t
     for pack in packs:
         for payload in (pack.artifact, pack.agent_payload, pack.methodology):
             assert json.loads(orjson.dumps(payload, option=orjson.OPT_SORT_KEYS)) == payload
-        assert pack.artifact["as_of"] == pack.agent_payload["as_of"] == "2026-06-30"
+        assert pack.artifact["asOf"] == pack.agent_payload["asOf"] == "2026-06-30"
     assert json_ready({"x": (1 / 3, 2)}) == {"x": [0.333333, 2]}
     with pytest.raises(ValueError):
         json_ready([math.nan])
@@ -188,7 +188,7 @@ def test_a_configured_evaluation_date_after_the_release_date_is_clamped(fixture_
     packs = build_previews(read(fixture_tree).sources, as_of=date(2026, 6, 20))
     assert {p.as_of for p in packs} == {date(2026, 6, 20)}
     congress = next(p for p in packs if p.id == "congress-trades")
-    assert congress.agent_payload["demo_tickers"] == ["NVDA"]  # LLY's second buyer is disclosed on 2026-06-22
+    assert congress.agent_payload["demoTickers"] == ["NVDA"]  # LLY's second buyer is disclosed on 2026-06-22
 
 
 def test_a_file_listed_by_two_sections_is_read_once_and_reported_once(tmp_path):

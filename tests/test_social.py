@@ -84,7 +84,7 @@ def test_the_pack_uses_the_latest_snapshot_on_or_before_as_of_and_keeps_each_pat
     early = snapshot("2026-05-01T12:00:00Z", row(1, "NVDA", 300, 100))
     late = snapshot("2026-05-03T12:00:00Z", row(1, "NVDA", 30, 300))
     pack = build_social(inputs(early, late), as_of=date(2026, 5, 2))
-    assert pack.agent_payload["snapshot_time"] == "2026-05-01T12:00:00.000Z"
+    assert pack.agent_payload["snapshotTime"] == "2026-05-01T12:00:00.000Z"
     assert pack.artifact["movers"][0]["path"] == [{"time": "2026-05-01T12:00:00.000Z", "rank": 1, "mentions": 300}]
     assert (pack.id, pack.label, pack.version) == ("wsb-social-momentum", "research preview",
                                                    "wsb-social-momentum-2026-05-02-v1.0")
@@ -101,13 +101,13 @@ def test_caveats_on_attention_volatility_and_source_stay_attached():
     text = " ".join(pack.caveats)
     assert "not conviction" in text and "Volatile" in text and "ApeWisdom" in text
     assert pack.agent_payload["caveats"] == pack.artifact["caveats"] == list(pack.caveats)
-    assert pack.methodology["excluded_ticker_words"] == sorted(EXCLUDED_TICKER_WORDS)
+    assert pack.methodology["excludedTickerWords"] == sorted(EXCLUDED_TICKER_WORDS)
 
 
 def test_no_snapshot_before_as_of_is_an_explicit_no_signal_and_an_old_one_is_stale():
     one = snapshot("2026-05-01T12:00:00Z", row(1, "NVDA", 300, 100))
     empty = build_social(inputs(one), as_of=date(2026, 4, 30))
-    assert (empty.agent_payload["signal"], empty.agent_payload["top_movers"]) == ("no momentum signal", [])
+    assert (empty.agent_payload["signal"], empty.agent_payload["topMovers"]) == ("no momentum signal", [])
     assert "no-snapshot" in {w.code for w in empty.warnings}
     assert "stale-snapshot" in {w.code for w in build_social(inputs(one), as_of=date(2026, 5, 20)).warnings}
 
@@ -134,11 +134,11 @@ def test_the_real_sample_keeps_its_quirks(real_file):
 
 def test_the_real_wsb_pack_leads_with_jpm_and_shows_what_the_exclusion_list_removed(real_file):
     pack = build_social(SocialInput("wallstreetbets", (real_file,)), as_of=date(2026, 5, 2))
-    top = pack.agent_payload["top_movers"][0]
-    assert (top["ticker"], top["mentions"], top["mentions_24h_ago"], top["rank_change"]) == ("JPM", 234, 64, 18)
-    assert pack.agent_payload["snapshot_time"] == "2026-05-01T22:25:17.691Z"
-    assert pack.agent_payload["new_entrants"][0]["ticker"] == "SOUN"
-    seen = {e["ticker"]: e["mentions"] for e in pack.artifact["excluded_seen"]}
+    top = pack.agent_payload["topMovers"][0]
+    assert (top["ticker"], top["mentions"], top["mentions24hAgo"], top["rankChange"]) == ("JPM", 234, 64, 18)
+    assert pack.agent_payload["snapshotTime"] == "2026-05-01T22:25:17.691Z"
+    assert pack.agent_payload["newEntrants"][0]["ticker"] == "SOUN"
+    seen = {e["ticker"]: e["mentions"] for e in pack.artifact["excludedSeen"]}
     assert (seen["IT"], seen["ON"], seen["ALL"]) == (6, 9, 3)
     assert pack.artifact["sources"][0] | {"issues": []} == {
         "path": "social/apewisdom_snapshots_sample.json", "rows": 3000, "malformed": 0, "kept": 0, "excluded": 0,

@@ -195,8 +195,11 @@ OPERATIONS: tuple[Operation, ...] = (
         "position changes, source changes. States what changed, never why. 'from' must be earlier than 'to'.",
         (
             PACK_PARAM,
-            Param("from", "query", {"type": "string", "pattern": VERSION_PATTERN}, "The earlier version id.", True),
-            Param("to", "query", {"type": "string", "pattern": VERSION_PATTERN}, "The later version id.", True),
+            Param("from", "query", {"type": "string", "pattern": VERSION_PATTERN},
+                  "The earlier version id: it must come before 'to' in listPackVersions, else 400 "
+                  "invalid_version_order (a rule between two parameters, which the schema cannot state).", True),
+            Param("to", "query", {"type": "string", "pattern": VERSION_PATTERN},
+                  "The later version id: it must come after 'from'.", True),
             *VIEW_PARAMS,
         ),
         (200, 304, 400, 404, 422), methods.compare_versions, feature="diff", view=True, precompute=_version_pairs,

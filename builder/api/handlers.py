@@ -94,13 +94,14 @@ def get_latest_pack(data: ReleaseData, params: dict[str, Any]) -> dict[str, Any]
 
 
 def _latest_preview(data: ReleaseData, preview: dict) -> dict[str, Any]:
+    limitations = [*preview["caveats"], FIXTURE_LIMITATION if data.index["fixture"] else RESEARCH_ONLY]
     return {
         "pack": _pack_summary(data, preview["id"]),
         "versionId": preview["version"],
         "artifact": preview["artifact"],
-        "agentPayload": preview["agentPayload"],
+        "agentPayload": {**preview["agentPayload"], "limitations": limitations},  # as every pack's payload has
         "caveats": preview["caveats"],
-        "limitations": [*preview["caveats"], FIXTURE_LIMITATION if data.index["fixture"] else RESEARCH_ONLY],
+        "limitations": limitations,
     }
 
 

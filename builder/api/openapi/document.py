@@ -12,6 +12,7 @@ from typing import Any
 
 from builder.api.contract import OPERATIONS, RESEARCH_REQUEST, VIEW_REQUEST, Operation, Param
 from builder.api.data import ReleaseData
+from builder.api.openapi.glossary import describe
 from builder.api.openapi.payloads import payload_schemas
 from builder.api.openapi.previews import preview_schemas
 from builder.api.openapi.schemas import (
@@ -108,7 +109,7 @@ def openapi_document(data: ReleaseData | None = None) -> dict[str, Any]:
         "tags": [{"name": name, "description": text} for name, text in TAGS.items()],
         "paths": paths,
         "components": {
-            "schemas": {**component_schemas(), **_request_schemas(values)},
+            "schemas": describe({**component_schemas(), **_request_schemas(values)}),
             "headers": {
                 name: {"description": text, "required": True, "schema": schema} for name, (text, schema) in HEADERS.items()
             },
@@ -217,7 +218,8 @@ def component_schemas() -> dict[str, Schema]:
         clash = schemas.keys() & part.keys()
         assert not clash, f"component schemas defined twice: {sorted(clash)}"
         schemas.update(part)
-    return dict(sorted(schemas.items()))
+    # A deep copy first: the builders share constant dicts (STRING, DATE…) that must not take one field's text.
+    return describe(copy.deepcopy(dict(sorted(schemas.items()))))
 
 
 def _request_schemas(values: ReleaseValues | None) -> dict[str, Schema]:

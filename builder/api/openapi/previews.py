@@ -6,10 +6,13 @@ lists (transactions, clusters, rankings, source reports) are left as plain objec
 
 from __future__ import annotations
 
+from typing import Any
+
 from builder.api.openapi.schemas import (
     BOOLEAN,
     DATE,
     INTEGER,
+    NO_EXECUTION,
     NUMBER,
     STRING,
     STRINGS,
@@ -22,6 +25,7 @@ from builder.api.openapi.schemas import (
 )
 from builder.research.previews.congress import PACK_ID as CONGRESS_PACK_ID
 from builder.research.previews.congress import Outcome as CongressOutcome
+from builder.research.previews.pack import camel
 from builder.research.previews.person import CONCENTRATION_TOP
 
 OBJECT = {"type": "object"}
@@ -160,5 +164,23 @@ def preview_schemas() -> dict[str, Schema]:
         f"Preview{part}": {"anyOf": [ref(f"{kind}{part}") for kind in KINDS]}
         for part in ("Artifact", "AgentPayload", "Methodology")
     }
-    return {**person_schemas(), **congress_schemas(), **social_schemas(), **unions}
+    kinds = {**person_schemas(), **congress_schemas(), **social_schemas()}
+    for kind in KINDS:  # every payload says execution is disabled and carries the limitations
+        kinds[f"{kind}AgentPayload"]["properties"].update(execution_enabled=NO_EXECUTION, limitations=STRINGS)
+        kinds[f"{kind}AgentPayload"]["required"] += ["execution_enabled", "limitations"]
+    return {**_camel_fields(kinds), **unions}
+
+
+def _camel_fields(node: Any) -> Any:
+    """The schemas with their field names as the payloads carry them: camelCase (research.previews.pack.camel)."""
+    if isinstance(node, list):
+        return [_camel_fields(item) for item in node]
+    if not isinstance(node, dict):
+        return node
+    renamed = {key: _camel_fields(value) for key, value in node.items()}
+    if isinstance(node.get("properties"), dict):
+        renamed["properties"] = {camel(name): _camel_fields(value) for name, value in node["properties"].items()}
+    if isinstance(node.get("required"), list):
+        renamed["required"] = [camel(name) for name in node["required"]]
+    return renamed
 

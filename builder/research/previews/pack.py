@@ -14,6 +14,7 @@ from builder.records import ScopeWarning
 from builder.sources.congress import RowIssue, RowOutcome
 
 FLOAT_PLACES = 6  # payload floats are rounded so equal inputs give equal bytes
+SNAKE = re.compile(r"[a-z][a-z0-9]*(?:_[a-z0-9]+)+")  # a field name in snake_case
 LISTED_ISSUES = 50  # malformed rows listed per file in an artifact; the counts always cover all
 FIXTURE_CAVEAT = (
     "Fictional fixture data: every person, member and count here is invented (the tickers are real); "
@@ -53,20 +54,32 @@ def preview_pack(
     return PreviewPack(
         id=pack_id, label=label, title=title, version=f"{pack_id}-{as_of.isoformat()}-v1.0", as_of=as_of,
         artifact=json_ready({**artifact, "caveats": list(attached)}),
-        agent_payload=json_ready({**agent_payload, "caveats": list(attached)}),
+        agent_payload=json_ready({**agent_payload, "caveats": list(attached), "execution_enabled": False}),
         caveats=attached, warnings=tuple(sorted(set(warnings), key=lambda w: (w.code, w.source, w.message))),
         methodology=json_ready(methodology),
     )
 
 
+def camel(key: str) -> str:
+    """A snake_case field name in the camelCase of every other payload (days_to_disclose → daysToDisclose).
+
+    Only names made of lower-case words and underscores change: tickers, dates and hyphenated codes
+    used as keys (rank_24h_ago-unreadable) stay as they are.
+    """
+    if not SNAKE.fullmatch(key):
+        return key
+    head, *rest = key.split("_")
+    return head + "".join(word[:1].upper() + word[1:] for word in rest)
+
+
 def json_ready(value: Any) -> Any:
-    """`value` with floats rounded to FLOAT_PLACES; ValueError for NaN or infinity (never a silent null)."""
+    """`value` with camelCase field names and floats rounded to FLOAT_PLACES; ValueError for NaN or infinity."""
     if isinstance(value, float):
         if not math.isfinite(value):
             raise ValueError(f"non-finite number {value!r} in a preview payload")
         return round(value, FLOAT_PLACES)
     if isinstance(value, dict):
-        return {str(key): json_ready(item) for key, item in value.items()}
+        return {camel(str(key)): json_ready(item) for key, item in value.items()}
     if isinstance(value, (list, tuple)):
         return [json_ready(item) for item in value]
     return value
