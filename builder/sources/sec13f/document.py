@@ -242,7 +242,8 @@ def _children(node: Element | None) -> tuple[dict[str, Element], list[Element]]:
     first: dict[str, Element] = {}
     others: list[Element] = []
     for child in node if node is not None else ():
-        name = _local(child.tag)
+        tag = child.tag  # _local inlined: this loop runs for every field of every row
+        name = tag.rpartition("}")[2] if isinstance(tag, str) else ""
         first.setdefault(name, child)
         if name == "otherManager":
             others.append(child)

@@ -76,7 +76,9 @@ def decide_unit(rows: Sequence[HoldingRow], filed: date, source: str) -> UnitDec
     by_date = ValueUnit.THOUSANDS if filed < DOLLARS_FROM else ValueUnit.DOLLARS
     rule = "filed-before-2023-01-03" if by_date is ValueUnit.THOUSANDS else "filed-on-or-after-2023-01-03"
     other = ValueUnit.DOLLARS if by_date is ValueUnit.THOUSANDS else ValueUnit.THOUSANDS
-    price, other_price = median_price(rows, by_date), median_price(rows, other)
+    price = median_price(rows, by_date)
+    # Every price scales by the same factor between units, so the median does too: one sort, not two.
+    other_price = None if price is None else price * _SCALE[other] / _SCALE[by_date]
     if price is None or other_price is None or _plausible(price):
         return UnitDecision(by_date, rule, None)
     said = (
