@@ -23,8 +23,9 @@ FORBIDDEN = {
     "builder.sources": ("builder.research", "builder.api", "builder.release", "builder.export", "server"),
     "builder.research": ("builder.api", "builder.release", "builder.export", "server"),
     "builder.api": ("builder.release", "builder.export", "server"),
-    "builder.release": ("builder.export", "server"),
+    "builder.release": ("builder.export", "builder.review", "server"),
     "builder.export": ("server",),
+    "builder.review": ("builder.export", "server"),  # reads releases: above release, beside export
 }
 LAZY_SERVER_COMMANDS = {"serve_command", "mcp_command"}  # the CLI's only way into server/
 

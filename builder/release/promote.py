@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import shutil
 import time
+from collections.abc import Callable
 from datetime import date
 from pathlib import Path
 
@@ -45,12 +46,19 @@ def promote(releases: Path, release_id: str) -> None:
     fsync_directory(releases)
 
 
-def publish(source: Path, releases: Path, as_of: date | None, progress: Progress) -> str:
-    """Build, write and promote; a failure anywhere leaves `current` on the previous complete release."""
+def publish(
+    source: Path, releases: Path, as_of: date | None, progress: Progress, check: Callable[[str], None] | None = None
+) -> str:
+    """Build, write and promote; a failure anywhere leaves `current` on the previous complete release.
+
+    `check`, given the written release's id, may raise to keep it unpromoted (the review gate).
+    """
     with releases_lock(releases):
         for name in clean_staging(releases):
             progress(f"removed {name} left by an interrupted publish")
         release_id = write_release(prepare_release(source, releases, as_of, progress), releases, progress)
+        if check is not None:
+            check(release_id)
         started = time.perf_counter()
         promote(releases, release_id)
     progress(f"verified and promoted {release_id} in {seconds(started)}")
