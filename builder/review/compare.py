@@ -12,6 +12,7 @@ from builder.research.versions import content_digest
 from builder.research.views import MODES, manager_ids, view_tickers
 
 LARGEST = 10  # position changes listed: enough to see the quarter's story, short enough to read
+GATES = frozenset({"new-warnings", "restatement", "shrink"})  # what `ras publish --gate` may refuse on
 
 
 @dataclass(frozen=True, slots=True)
@@ -156,5 +157,3 @@ def tripped(result: dict, gates: frozenset[str]) -> list[str]:
                      + (f"; managers gone: {', '.join(shrunk)}" if shrunk else ""))
     return lines
 
-
-GATES = frozenset({"new-warnings", "restatement", "shrink"})
