@@ -72,3 +72,13 @@ def test_a_gated_publish_with_nothing_tripped_promotes(releases_copy: Path, fixt
 def test_an_unknown_gate_is_a_usage_error(releases_copy: Path):
     result = run("publish", "--releases", str(releases_copy), "--gate", "restatment")
     assert result.exit_code == 2 and "unknown gate(s) restatment" in result.output
+
+
+def test_a_gated_publish_of_fewer_versions_is_refused_as_a_shrink(releases_copy: Path, fixture_tree: Path, tmp_path: Path):
+    source = tmp_path / "fewer"
+    shutil.copytree(fixture_tree, source)
+    packs = (source / "packs.toml").read_text()
+    (source / "packs.toml").write_text(packs.replace("versions = 8", "versions = 6"))
+    result = run("publish", "--source", str(source), "--releases", str(releases_copy), "--gate", "shrink")
+    assert result.exit_code == 3
+    assert "shrink: 6 versions where the promoted release has 8" in result.stderr.strip().splitlines()[-1]

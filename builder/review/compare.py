@@ -156,4 +156,3 @@ def tripped(result: dict, gates: frozenset[str]) -> list[str]:
         lines.append(f"shrink: {count['candidate']} versions where the promoted release has {count['against']}"
                      + (f"; managers gone: {', '.join(shrunk)}" if shrunk else ""))
     return lines
-
