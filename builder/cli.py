@@ -12,8 +12,10 @@ from builder.export.tree import export_command
 from builder.fetch.commands import fetch_command, securities_command
 from builder.release.build import prepare_release, write_release
 from builder.release.coverage import parse_share
+from builder.release.inventory import prune, release_summaries
 from builder.release.promote import promote, publish, releases_lock
-from builder.release.store import current_release, list_releases, verify_release
+from builder.release.store import current_release, verify_release
+from builder.review.command import gate_check, parse_gates, review_command
 from builder.sources.tree import fixture_source
 
 RELEASES_OPTION = click.option(
@@ -62,9 +64,14 @@ MAX_UNMAPPED_OPTION = click.option(
 @RELEASES_OPTION
 @AS_OF_OPTION
 @MAX_UNMAPPED_OPTION
-def publish_command(source: Path | None, releases: Path, as_of, max_unmapped: float) -> None:
+@click.option("--gate", default="", metavar="GATES",
+              help="Comma-separated: new-warnings, restatement, shrink. When the review against the promoted release "
+              "shows one, exit 3: the release is built and kept, not promoted.")
+def publish_command(source: Path | None, releases: Path, as_of, max_unmapped: float, gate: str) -> None:
     """Build a release from the sources and promote it atomically."""
-    release_id = publish(source or fixture_source(), releases, _as_date(as_of), _progress, max_unmapped)
+    gates = parse_gates(gate)
+    check = gate_check(releases, gates, _progress) if gates else None
+    release_id = publish(source or fixture_source(), releases, _as_date(as_of), _progress, max_unmapped, check)
     click.echo(release_id)
 
 
@@ -109,10 +116,19 @@ def verify_command(release_id: str | None, releases: Path) -> None:
 @main.command("releases")
 @RELEASES_OPTION
 def releases_command(releases: Path) -> None:
-    """List the releases; `*` marks the promoted one."""
-    current = current_release(releases)
-    for name in list_releases(releases):
-        click.echo(f"{'*' if current is not None and current.name == name else ' '} {name}")
+    """List the releases, oldest first: as-of, quarters, managers, warnings; `*` marks the promoted one."""
+    for summary in release_summaries(releases):
+        click.echo(summary.line())
+
+
+@main.command("prune")
+@click.option("--keep", type=click.IntRange(min=1), required=True, help="How many of the newest releases to keep.")
+@RELEASES_OPTION
+def prune_command(keep: int, releases: Path) -> None:
+    """Remove the oldest releases beyond the newest KEEP; never the promoted one, never the ledger."""
+    with releases_lock(releases):
+        for release_id in prune(releases, keep):
+            click.echo(f"removed {release_id}")
 
 
 @main.command("serve")
@@ -144,6 +160,7 @@ def mcp_command(releases: Path) -> None:
 main.add_command(export_command)
 main.add_command(fetch_command)  # builder/fetch: the only commands that use the network
 main.add_command(securities_command)
+main.add_command(review_command)
 
 
 if __name__ == "__main__":

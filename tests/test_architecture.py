@@ -23,8 +23,9 @@ FORBIDDEN = {
     "builder.sources": ("builder.research", "builder.api", "builder.release", "builder.export", "server"),
     "builder.research": ("builder.api", "builder.release", "builder.export", "server"),
     "builder.api": ("builder.release", "builder.export", "server"),
-    "builder.release": ("builder.export", "server"),
+    "builder.release": ("builder.export", "builder.review", "server"),
     "builder.export": ("server",),
+    "builder.review": ("builder.export", "server"),  # reads releases: above release, beside export
 }
 # builder.fetch (the network: EDGAR, OpenFIGI) sits beside sources: it may read files with the sources'
 # parsers, and no stage imports it; only the CLI's `fetch` and `securities` commands reach it.

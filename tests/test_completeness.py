@@ -10,7 +10,8 @@ import pytest
 from click.testing import CliRunner
 
 from builder.cli import main
-from builder.release.store import current_release
+from builder.api.methods import validate_policy
+from builder.release.store import current_release, load_release
 from builder.sources.tree import fixture_source
 from tests.berkshire import CIK, berkshire_tree
 
@@ -138,3 +139,6 @@ def test_as_of_publishes_only_what_was_filed_by_then_and_judges_freshness_then(t
     assert not [f for f in index["provenance"] if f["path"].startswith(f"sec13f/{CIK}/2019-09-30")]
     latest = artifact(tmp_path / "releases", "multi-manager-2019-06-30-v1.0")
     assert latest["filingDeadline"] == "2019-08-14"
+    data = load_release(current_release(tmp_path / "releases")).data
+    freshness = next(c for c in validate_policy(data, {"managers": [], "mode": "any"})["checks"] if c["id"] == "freshness")
+    assert freshness["reason"] == "As of 2019-08-14, the data is 0 days past its filing deadline 2019-08-14."

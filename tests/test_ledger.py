@@ -87,3 +87,15 @@ def test_an_in_place_edit_of_one_release_damages_no_other(tree: Path, tmp_path: 
         handle.write(bytes([byte[0] ^ 0x01]))
     assert verify_release(releases / second) != []
     assert verify_release(releases / first) == []
+
+
+def test_with_every_ledger_lost_the_artifacts_still_name_their_ids(releases_copy: Path):
+    current = current_release(releases_copy)
+    published = orjson.loads((current / "data" / "release.json").read_bytes())["copycat"]["versions"]
+    (releases_copy / LEDGER_FILE).unlink()
+    (current / "data" / "ledger.json").write_bytes(b"[]")
+    recovered = {entry["versionId"]: entry["contentSha256"] for entry in read_ledger(releases_copy)}
+    assert set(recovered) == set(published)
+    for version in published:
+        artifact = orjson.loads((current / "artifacts" / "13f-copycat" / f"{version}.json").read_bytes())
+        assert recovered[version] == content_digest(artifact)

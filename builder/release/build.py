@@ -26,6 +26,7 @@ from builder.api.data import ReleaseData
 from builder.api.render import Rendered, render
 from builder.canonical import canonical_json, sha256_hex
 from builder.errors import PublishError, SourceError
+from builder.records import Sources
 from builder.release.assemble import assemble, warning_lines
 from builder.release.atomic import fsync_directory
 from builder.release.coverage import DEFAULT_MAX_UNMAPPED, check_unmapped
@@ -173,7 +174,7 @@ def seconds(started: float) -> str:
     return f"{time.perf_counter() - started:.1f} s"
 
 
-def _check_coverage(sources, progress: Progress) -> None:
+def _check_coverage(sources: Sources, progress: Progress) -> None:
     """Print each manager's quarters of the window; stop, one line per manager, on any not allowed to be missing."""
     common = common_problem(sources)
     if common is not None:

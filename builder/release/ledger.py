@@ -3,8 +3,9 @@
 releases/ledger.jsonl holds one {versionId, quarter, contentSha256} per line, appended and fsynced before
 the release that introduces the ids is renamed into place, so no release (promoted, rolled back or pruned)
 ever holds an id the ledger does not know. It is never rewritten, only appended to. Reading it also folds in
-what every release still present vouches for (its own data/ledger.json and its artifacts), which rebuilds a
-lost or truncated ledger and keeps ids unique across releases written before the ledger existed.
+what every release still present vouches for (its own data/ledger.json, and the digest of any artifact no
+ledger lists), which rebuilds a lost or truncated ledger and keeps ids unique across releases written
+before the ledger existed.
 """
 
 from __future__ import annotations
@@ -26,8 +27,12 @@ ARTIFACTS = "artifacts/13f-copycat"
 def read_ledger(releases: Path) -> list[dict]:
     """Every version id known in `releases`, the first content recorded for an id winning, sorted by id."""
     entries: dict[str, dict] = {}
-    for entry in (*_ledger_lines(releases / LEDGER_FILE), *_vouched_by_releases(releases)):
+    names = list_releases(releases)
+    for entry in (*_ledger_lines(releases / LEDGER_FILE), *(e for name in names for e in _release_ledger(releases / name))):
         entries.setdefault(entry["versionId"], entry)
+    for name in names:  # an artifact no ledger lists (a ledger lost or edited): its own digest, read only then
+        for entry in _unlisted_artifacts(releases / name, entries.keys()):
+            entries.setdefault(entry["versionId"], entry)
     return [entries[key] for key in sorted(entries)]
 
 
@@ -75,17 +80,17 @@ def _ledger_lines(path: Path) -> Iterator[dict]:
             yield entry
 
 
-def _vouched_by_releases(releases: Path) -> Iterator[dict]:
-    """What each release present says was published: its version ledger, then its artifacts' own digests."""
-    for name in list_releases(releases):
-        directory = releases / name
-        yield from _release_ledger(directory)
-        for path in sorted((directory / ARTIFACTS).glob("*.json")):
-            try:
-                artifact = orjson.loads(path.read_bytes())
-                yield {"versionId": artifact["versionId"], "quarter": artifact["quarter"], "contentSha256": content_digest(artifact)}
-            except (OSError, orjson.JSONDecodeError, KeyError, TypeError):
-                continue
+def _unlisted_artifacts(directory: Path, known: Iterable[str]) -> Iterator[dict]:
+    """Ledger entries for the release's artifacts whose ids `known` lacks, from the artifacts' own bytes."""
+    listed = set(known)
+    for path in sorted((directory / ARTIFACTS).glob("*.json")):
+        if path.stem in listed:
+            continue
+        try:
+            artifact = orjson.loads(path.read_bytes())
+            yield {"versionId": artifact["versionId"], "quarter": artifact["quarter"], "contentSha256": content_digest(artifact)}
+        except (OSError, orjson.JSONDecodeError, KeyError, TypeError):
+            continue
 
 
 def _release_ledger(directory: Path) -> list[dict]:

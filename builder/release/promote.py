@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import shutil
 import time
+from collections.abc import Callable
 from datetime import date
 from pathlib import Path
 
@@ -48,9 +49,17 @@ def promote(releases: Path, release_id: str) -> None:
 
 
 def publish(
-    source: Path, releases: Path, as_of: date | None, progress: Progress, max_unmapped: float = DEFAULT_MAX_UNMAPPED
+    source: Path,
+    releases: Path,
+    as_of: date | None,
+    progress: Progress,
+    max_unmapped: float = DEFAULT_MAX_UNMAPPED,
+    check: Callable[[str], None] | None = None,
 ) -> str:
-    """Build, write and promote; a failure anywhere leaves `current` on the previous complete release."""
+    """Build, write and promote; a failure anywhere leaves `current` on the previous complete release.
+
+    `check`, given the written release's id, may raise to keep it unpromoted (the review gate).
+    """
     with releases_lock(releases):
         for name in clean_staging(releases):
             progress(f"removed {name} left by an interrupted publish")
@@ -59,6 +68,8 @@ def publish(
         if unchanged is not None:
             return unchanged
         release_id = write_release(prepare_release(source, releases, as_of, progress, max_unmapped), releases, progress)
+        if check is not None:
+            check(release_id)
         started = time.perf_counter()
         promote(releases, release_id)
         record_inputs(releases, inputs_digest(source, as_of, release_id, checks), release_id)

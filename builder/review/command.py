@@ -1,0 +1,82 @@
+"""`ras review` and the publish gate: the review of a built release, on the terminal, as a page, or as a refusal."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from pathlib import Path
+
+import click
+
+from builder.errors import PublishError, ReleaseError
+from builder.release.inventory import release_summaries
+from builder.release.store import current_release, list_releases
+from builder.review.compare import GATES, read_side, review, tripped
+from builder.review.page import review_page
+from builder.review.text import review_lines
+
+
+class GateRefused(PublishError):
+    """A publish whose review trips a named gate: the release is built and kept, not promoted."""
+
+    exit_code = 3
+
+
+def review_of(releases: Path, candidate: str | None, against: str | None) -> dict:
+    """The review of `candidate` (default: the newest release written) against `against` (default: the promoted one)."""
+    if candidate is None:
+        summaries = release_summaries(releases)
+        if not summaries:
+            raise ReleaseError(f"no release in {releases}; run `ras build` first")
+        candidate = summaries[-1].release_id
+    names = set(list_releases(releases))
+    for name in (candidate, against):
+        if name is not None and name not in names:
+            raise ReleaseError(f"no release {name!r} in {releases}")
+    base = releases / against if against else current_release(releases)
+    return review(read_side(releases / candidate), read_side(base) if base is not None else None)
+
+
+def parse_gates(value: str) -> frozenset[str]:
+    gates = frozenset(name.strip() for name in value.split(",") if name.strip())
+    unknown = sorted(gates - GATES)
+    if unknown:
+        raise click.BadParameter(f"unknown gate(s) {', '.join(unknown)}; known: {', '.join(sorted(GATES))}",
+                                 param_hint="--gate")
+    return gates
+
+
+def gate_check(releases: Path, gates: frozenset[str], progress: Callable[[str], None]) -> Callable[[str], None]:
+    """The check publish runs between writing a release and promoting it: GateRefused when a gate trips."""
+    def check(release_id: str) -> None:
+        result = review_of(releases, release_id, None)
+        lines = tripped(result, gates)
+        if not lines:
+            return
+        for line in review_lines(result):
+            progress(line)
+        raise GateRefused(
+            f"release {release_id} is built and kept but not promoted ({'; '.join(lines)}); "
+            f"review it with `ras review {release_id}`, then `ras promote {release_id}`"
+        )
+
+    return check
+
+
+@click.command("review")
+@click.argument("candidate", required=False)
+@click.option("--against", default=None, help="Release to compare with. Default: the promoted one.")
+@click.option("--html", "html", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Also write the review as one self-contained HTML page (inline SVG charts, nothing fetched).")
+@click.option("--releases", "releases", type=click.Path(file_okay=False, path_type=Path), default=Path("releases"),
+              show_default=True, help="Directory holding the releases and the `current` link.")
+def review_command(candidate: str | None, against: str | None, html: Path | None, releases: Path) -> None:
+    """What CANDIDATE (default: the newest release written) changes relative to the promoted release."""
+    result = review_of(releases, candidate, against)
+    for line in review_lines(result):
+        click.echo(line)
+    if html is not None:
+        temporary = html.with_name(f".{html.name}.{os.getpid()}")
+        temporary.write_text(review_page(result), encoding="utf-8")
+        os.replace(temporary, html)  # a page is whole or absent, like a release
+        click.echo(f"wrote {html}", err=True)

@@ -1,0 +1,158 @@
+"""Compare two releases: versions added, dropped and restated, coverage, warnings, unmapped value, big moves."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import orjson
+
+from builder.errors import ReleaseError
+from builder.research.versions import content_digest
+from builder.research.views import MODES, manager_ids, view_tickers
+
+LARGEST = 10  # position changes listed: enough to see the quarter's story, short enough to read
+GATES = frozenset({"new-warnings", "restatement", "shrink"})  # what `ras publish --gate` may refuse on
+
+
+@dataclass(frozen=True, slots=True)
+class Side:
+    """What a review reads of one release: its index and its 13f-copycat artifacts by version id."""
+
+    release_id: str
+    index: dict
+    artifacts: dict[str, dict]
+
+
+def read_side(directory: Path) -> Side:
+    """The index and artifacts of a release directory (ReleaseError when it is no readable release)."""
+    try:
+        index = orjson.loads((directory / "data" / "release.json").read_bytes())
+        artifacts = {
+            version: orjson.loads((directory / "artifacts" / "13f-copycat" / f"{version}.json").read_bytes())
+            for version in index["copycat"]["versions"]
+        }
+    except (OSError, orjson.JSONDecodeError, KeyError, TypeError) as exc:
+        raise ReleaseError(f"{directory.name} is not a readable release") from exc
+    return Side(directory.name, index, artifacts)
+
+
+def review(candidate: Side, against: Side | None) -> dict:
+    """Everything `ras review` shows, as plain data (the text and the HTML page render this)."""
+    before = against.artifacts if against else {}
+    return {
+        "candidate": candidate.release_id,
+        "against": against.release_id if against else None,
+        "asOf": {"candidate": candidate.index["asOf"], "against": against.index["asOf"] if against else None},
+        "versions": _versions(candidate.artifacts, before),
+        "coverage": _coverage(candidate, against),
+        "warnings": _warnings(candidate.index, against.index if against else None),
+        "unmapped": {"candidate": _unmapped_share(candidate), "against": _unmapped_share(against) if against else None},
+        "changes": _largest_changes(candidate, against),
+        "bookValues": _book_values(candidate),
+        "viewCounts": _view_counts(candidate),
+    }
+
+
+def _versions(after: dict[str, dict], before: dict[str, dict]) -> dict:
+    quarters_before = {a["quarter"]: v for v, a in before.items()}
+    added, restated = [], []
+    for version, artifact in after.items():
+        if version in before:
+            continue
+        old = quarters_before.get(artifact["quarter"])
+        entry = {"versionId": version, "quarter": artifact["quarter"], "contentSha256": content_digest(artifact)}
+        if old is None:
+            added.append(entry)
+        else:
+            restated.append({**entry, "replaces": old, "replacedSha256": content_digest(before[old])})
+    quarters_after = {a["quarter"] for a in after.values()}
+    dropped = [{"versionId": v, "quarter": a["quarter"], "contentSha256": content_digest(a)}
+               for v, a in before.items() if a["quarter"] not in quarters_after]
+    return {"count": {"candidate": len(after), "against": len(before)}, "added": added, "dropped": dropped,
+            "restated": restated}
+
+
+def _coverage(candidate: Side, against: Side | None) -> list[dict]:
+    """Per manager: the quarters each release publishes for it."""
+    def quarters(side: Side | None, manager: str) -> list[str]:
+        if side is None:
+            return []
+        return sorted(a["quarter"] for a in side.artifacts.values() if manager in manager_ids(a))
+
+    names = {m["id"]: m["name"] for side in (against, candidate) if side for m in side.index["copycat"]["managers"]}
+    return [{"id": m, "name": names[m], "candidate": quarters(candidate, m), "against": quarters(against, m)}
+            for m in sorted(names)]
+
+
+def _warnings(after: dict, before: dict | None) -> dict:
+    def keyed(index: dict | None) -> dict[tuple, dict]:
+        if index is None:
+            return {}
+        return {(w.get("pack", ""), w["code"], w["message"]): w for w in index["warnings"]}
+
+    new, old = keyed(after), keyed(before)
+    return {"count": len(new), "new": [new[k] for k in sorted(new.keys() - old.keys())],
+            "resolved": [old[k] for k in sorted(old.keys() - new.keys())]}
+
+
+def _latest(side: Side | None) -> dict | None:
+    if side is None or not side.artifacts:
+        return None
+    return side.artifacts[side.index["copycat"]["versions"][-1]]
+
+
+def _unmapped_share(side: Side) -> float:
+    """Share of the latest version's long book value held in CUSIPs securities.csv does not map."""
+    latest = _latest(side)
+    positions = [p for m in latest["managers"] for p in m["positions"]] if latest else []
+    total = sum(p["value"] for p in positions)
+    return round(sum(p["value"] for p in positions if not p["mapped"]) / total, 6) if total else 0.0
+
+
+def _largest_changes(candidate: Side, against: Side | None) -> list[dict]:
+    """The largest value moves per (manager, ticker) from the promoted latest version to the candidate's."""
+    def values(artifact: dict | None) -> dict[tuple[str, str], int]:
+        if artifact is None:
+            return {}
+        return {(m["id"], p["ticker"]): p["value"] for m in artifact["managers"] for p in m["positions"]}
+
+    after, before = values(_latest(candidate)), values(_latest(against))
+    moves = [{"manager": k[0], "ticker": k[1], "before": before.get(k, 0), "after": after.get(k, 0),
+              "delta": after.get(k, 0) - before.get(k, 0)} for k in after.keys() | before.keys()]
+    moves = [m for m in moves if m["delta"]]
+    return sorted(moves, key=lambda m: (-abs(m["delta"]), m["manager"], m["ticker"]))[:LARGEST]
+
+
+def _book_values(side: Side) -> list[dict]:
+    """Each manager's book value per published quarter, oldest first (one chart line each)."""
+    series: dict[str, list[dict]] = {}
+    for artifact in sorted(side.artifacts.values(), key=lambda a: a["quarter"]):
+        for manager in artifact["managers"]:
+            series.setdefault(manager["id"], []).append({"quarter": artifact["quarter"], "value": manager["bookValue"]})
+    return [{"manager": manager, "points": points} for manager, points in sorted(series.items())]
+
+
+def _view_counts(side: Side) -> list[dict]:
+    """How many tickers each view mode holds in the latest version over all managers."""
+    latest = _latest(side)
+    if latest is None:
+        return []
+    managers = manager_ids(latest)
+    return [{"mode": mode, "tickers": len(view_tickers(latest, managers, mode))} for mode in MODES]
+
+
+def tripped(result: dict, gates: frozenset[str]) -> list[str]:
+    """One line per named gate the review trips: new-warnings, restatement, shrink."""
+    lines = []
+    if "new-warnings" in gates and result["warnings"]["new"]:
+        lines.append(f"new-warnings: {len(result['warnings']['new'])} warning(s) the promoted release does not have")
+    if "restatement" in gates and result["versions"]["restated"]:
+        listed = ", ".join(r["versionId"] for r in result["versions"]["restated"])
+        lines.append(f"restatement: {len(result['versions']['restated'])} published quarter(s) restated: {listed}")
+    count = result["versions"]["count"]
+    shrunk = [c["id"] for c in result["coverage"] if c["against"] and not c["candidate"]]
+    if "shrink" in gates and (count["candidate"] < count["against"] or shrunk):
+        lines.append(f"shrink: {count['candidate']} versions where the promoted release has {count['against']}"
+                     + (f"; managers gone: {', '.join(shrunk)}" if shrunk else ""))
+    return lines

@@ -1,0 +1,34 @@
+"""The review as terminal lines: short, one fact per line, the same facts the HTML page charts."""
+
+from __future__ import annotations
+
+
+def review_lines(result: dict) -> list[str]:
+    against = result["against"] or "nothing promoted"
+    lines = [f"review of {result['candidate']} (as of {result['asOf']['candidate']}) against {against}"]
+    versions = result["versions"]
+    lines.append(f"versions: {versions['count']['candidate']} (promoted: {versions['count']['against']})")
+    for entry in versions["added"]:
+        lines.append(f"  added     {entry['versionId']}  sha256 {entry['contentSha256'][:16]}")
+    for entry in versions["dropped"]:
+        lines.append(f"  dropped   {entry['versionId']}  sha256 {entry['contentSha256'][:16]}")
+    for entry in versions["restated"]:
+        lines.append(f"  restated  {entry['replaces']} → {entry['versionId']}  "
+                     f"sha256 {entry['replacedSha256'][:16]} → {entry['contentSha256'][:16]}")
+    lines.append("coverage:")
+    for manager in result["coverage"]:
+        lines.append(f"  {manager['id']}: {_span(manager['candidate'])} (promoted: {_span(manager['against'])})")
+    warnings = result["warnings"]
+    lines.append(f"warnings: {warnings['count']}, {len(warnings['new'])} new, {len(warnings['resolved'])} resolved")
+    for label, entries in (("new", warnings["new"]), ("resolved", warnings["resolved"])):
+        lines += [f"  {label:<8}  {w['code']} [{w.get('pack', '')}] {w['message']}" for w in entries]
+    unmapped = result["unmapped"]
+    before = "—" if unmapped["against"] is None else f"{unmapped['against']:.2%}"
+    lines.append(f"unmapped share of value: {unmapped['candidate']:.2%} (promoted: {before})")
+    lines.append("largest position changes (latest version):")
+    lines += [f"  {m['manager']}/{m['ticker']}: {m['before']:,} → {m['after']:,} ({m['delta']:+,})" for m in result["changes"]]
+    return lines
+
+
+def _span(quarters: list[str]) -> str:
+    return f"{len(quarters)} quarters {quarters[0]} … {quarters[-1]}" if quarters else "none"
