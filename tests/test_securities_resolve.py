@@ -171,3 +171,11 @@ def test_a_cusip_change_linked_by_figi_is_one_unchanged_position(tmp_path, openf
 ])
 def test_the_pause_between_requests_follows_the_rate_limit_headers_else_the_documented_pace(headers, keyed, pause):
     assert pause_after(headers, keyed) == pytest.approx(pause)
+
+
+def test_an_equity_listing_is_preferred_to_another_sector_on_the_us_composite():
+    listing = {"figi": "BBGFICTION01", "compositeFIGI": "BBGFICTION01", "exchCode": "US", "name": "FICTIONAL CO",
+               "shareClassFIGI": "BBGFICTION02"}
+    other = {**listing, "ticker": "FICT 1 C", "marketSector": "Corp"}
+    equity = {**listing, "ticker": "FICT", "marketSector": "Equity"}
+    assert choose_listing("000000000", [other, equity]).ticker == "FICT"
