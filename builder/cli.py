@@ -11,7 +11,6 @@ from builder.errors import ReleaseError
 from builder.export.tree import export_command
 from builder.fetch.commands import fetch_command, securities_command
 from builder.release.build import prepare_release, write_release
-from builder.release.coverage import parse_share
 from builder.release.inventory import prune, release_summaries
 from builder.release.promote import promote, publish, releases_lock
 from builder.release.store import current_release, verify_release
@@ -44,6 +43,15 @@ def _as_date(value) -> date | None:
 @click.version_option(package_name="research-artifact-service")
 def main() -> None:
     """Research Artifact Service: read-only, versioned research packs from public filings. Never trades."""
+
+
+def parse_share(text: str) -> float:
+    """'1%', '0.5 %' or '0.01' as a fraction 0–1."""
+    cleaned = text.strip()
+    value = float(cleaned.rstrip("%").strip()) / 100 if cleaned.endswith("%") else float(cleaned)
+    if not 0 <= value <= 1:
+        raise ValueError(f"{text!r} is not a share between 0% and 100%")
+    return value
 
 
 def _share(_context, _parameter, value: str) -> float:

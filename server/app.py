@@ -31,8 +31,7 @@ from builder.api.wire import (
     ApiError,
     ErrorCode,
 )
-from builder.release.objects import CACHE_BYTES, ReleaseDamaged
-from builder.release.store import Answer
+from builder.release.objects import CACHE_BYTES, Answer, ReleaseDamaged
 from server.conditional import none_match
 from server.dispatch import LiveCache, PostCache, answer_get, answer_post, error_answer, unavailable
 from server.protocol import run_app

@@ -15,7 +15,8 @@ from builder.api.render import render
 from builder.api.wire import ApiError, ErrorCode, failure
 from builder.canonical import canonical_json, strong_etag
 from builder.release.objects import ReleaseDamaged
-from builder.release.store import Answer, LoadedRelease
+from builder.release.objects import Answer
+from builder.release.store import LoadedRelease
 from server.watch import DAMAGED, Serving
 
 LIVE_CACHE_SIZE = 2048  # live GET answers kept (manager subsets × modes × routes); each is at most a few hundred kB

@@ -20,7 +20,7 @@ from mcp.shared.exceptions import MCPError
 from mcp.types import INVALID_PARAMS, CallToolRequestParams, CallToolResult, ListToolsResult, PaginatedRequestParams
 
 from builder import __version__
-from builder.release.store import Answer
+from builder.release.objects import Answer
 from server.dispatch import LiveCache
 from server.mcp_tools import ToolSpec, answer_call, tool_result, tool_specs
 from server.watch import ReleaseWatch

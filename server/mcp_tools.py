@@ -16,7 +16,7 @@ from mcp.types import CallToolResult, TextContent, Tool, ToolAnnotations
 from builder.api.contract import OPERATIONS, Operation
 from builder.api.openapi.bundle import output_schema
 from builder.api.wire import ApiError, ErrorCode
-from builder.release.store import Answer
+from builder.release.objects import Answer
 from server.dispatch import LiveCache, answer_get, answer_post, error_answer
 from server.watch import Serving
 

@@ -70,3 +70,14 @@ def test_the_next_run_after_a_persistent_fault_completes(tmp_path):
         result = run_fetch(root, base)
     assert result.exit_code == 0, result.output
     assert incomplete_files(root / "sec13f") == [] and (root / "sec13f" / BERKSHIRE_CIK / f"{FIRST}.txt").is_file()
+
+
+def test_the_whole_fetch_stops_at_its_time_limit_naming_what_it_did_not_fetch(tmp_path):
+    root = empty_tree(tmp_path / "source")
+    edgar = one_filing_edgar(*["slow"] * 5)
+    with serving(edgar.app()) as base:
+        result = run_fetch(root, base, "--max-time", "2")
+    assert result.exit_code == 1
+    assert f"  not fetched: {FIRST} (berkshire): " in result.stdout and "ran out of its time limit" in result.stdout
+    assert len(archive_requests(edgar)) <= 2  # one slow answer cut at the limit, at most one more try
+    assert not (root / "sec13f" / BERKSHIRE_CIK).exists() or list((root / "sec13f" / BERKSHIRE_CIK).iterdir()) == []

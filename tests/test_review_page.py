@@ -10,7 +10,6 @@ import pytest
 from click.testing import CliRunner
 
 from builder.cli import main
-from builder.release.store import current_release
 from tests.browser import open_page, png_colours
 
 CHART_POINTS = "JSON.stringify([...document.querySelectorAll('svg.chart')].map(s => s.querySelectorAll('.point').length))"

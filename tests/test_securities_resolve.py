@@ -33,7 +33,8 @@ def berkshire_tree(root: Path, quarters=QUARTERS, securities: str = "cusip,ticke
     for quarter in quarters:
         original = next(realdata("sec13f/berkshire_hathaway_0001067983").glob(f"{quarter}_*.txt"))
         shutil.copyfile(original, folder / original.name)
-    (root / "packs.toml").write_text(PACKS, encoding="utf-8")
+    # versions: as many as the tree's quarters, so the coverage check passes and the test is about securities
+    (root / "packs.toml").write_text(PACKS.replace("versions = 8", f"versions = {len(quarters)}"), encoding="utf-8")
     (root / "securities.csv").write_text(securities, encoding="utf-8")
     return root
 
@@ -171,3 +172,11 @@ def test_a_cusip_change_linked_by_figi_is_one_unchanged_position(tmp_path, openf
 ])
 def test_the_pause_between_requests_follows_the_rate_limit_headers_else_the_documented_pace(headers, keyed, pause):
     assert pause_after(headers, keyed) == pytest.approx(pause)
+
+
+def test_an_equity_listing_is_preferred_to_another_sector_on_the_us_composite():
+    listing = {"figi": "BBGFICTION01", "compositeFIGI": "BBGFICTION01", "exchCode": "US", "name": "FICTIONAL CO",
+               "shareClassFIGI": "BBGFICTION02"}
+    other = {**listing, "ticker": "FICT 1 C", "marketSector": "Corp"}
+    equity = {**listing, "ticker": "FICT", "marketSector": "Equity"}
+    assert choose_listing("000000000", [other, equity]).ticker == "FICT"

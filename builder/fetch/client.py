@@ -49,10 +49,11 @@ class Pacer:
 
     async def wait(self) -> None:
         async with self._lock:
-            now = time.monotonic()
-            if self._next > now:
-                await asyncio.sleep(self._next - now)
-            self._next = max(now, self._next) + self.interval
+            delay = self._next - time.monotonic()
+            if delay > 0:
+                await asyncio.sleep(delay)
+            # from the moment this request really starts: a late wake-up must not shorten the next gap
+            self._next = max(time.monotonic(), self._next) + self.interval
 
     def hold(self, seconds: float) -> None:
         """Start nothing for `seconds` (a Retry-After applies to every request, not just the one refused)."""
@@ -92,7 +93,7 @@ class Client:
                 continue
             if reply.status in RETRY_STATUSES:
                 reason = f"HTTP {reply.status}"
-                self.pacer.hold(_retry_after(reply.headers) or BACKOFF_BASE * 2**attempt)
+                self.pacer.hold(retry_after_seconds(reply.headers) or BACKOFF_BASE * 2**attempt)
                 continue
             if check is not None and reply.status == 200:
                 try:
@@ -124,7 +125,7 @@ def open_session(user_agent: str) -> aiohttp.ClientSession:
     return aiohttp.ClientSession(headers={"User-Agent": user_agent}, connector=aiohttp.TCPConnector(limit=4))
 
 
-def _retry_after(headers: Mapping[str, str]) -> float | None:
+def retry_after_seconds(headers: Mapping[str, str]) -> float | None:
     """Seconds from a Retry-After header: delay-seconds or an HTTP-date (RFC 9110 §10.2.3)."""
     value = next((v for k, v in headers.items() if k.lower() == "retry-after"), None)
     if value is None:

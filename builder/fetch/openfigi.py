@@ -78,6 +78,7 @@ def _answer(cusip: str, result: object) -> Resolved | Unresolved:
 def choose_listing(cusip: str, listings: Sequence[dict]) -> Resolved | Unresolved:
     """The US composite listing of the security (an unfiltered CUSIP lists every exchange); pure."""
     us = [item for item in listings if isinstance(item, dict) and item.get("exchCode") == US_COMPOSITE]
+    us = [item for item in us if item.get("marketSector") == "Equity"] or us  # a 13F row is an equity first
     composite = [item for item in us if item.get("figi") and item.get("figi") == item.get("compositeFIGI")]
     chosen = (composite or us or [None])[0]
     if chosen is None or not chosen.get("ticker"):

@@ -13,7 +13,7 @@ import gc
 import os
 import shutil
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import date
@@ -29,7 +29,7 @@ from builder.errors import PublishError, SourceError
 from builder.records import Sources
 from builder.release.assemble import assemble, warning_lines
 from builder.release.atomic import fsync_directory
-from builder.release.coverage import DEFAULT_MAX_UNMAPPED, check_unmapped
+from builder.release.objects import object_path
 from builder.release.ledger import read_ledger, record_ledger
 from builder.release.staging import StagingWriter
 from builder.release.store import (
@@ -40,10 +40,9 @@ from builder.release.store import (
     SEAL,
     STAGING_PREFIX,
     current_release,
-    object_path,
     verify_release,
 )
-from builder.research.coverage import common_problem, coverage_lines, quarter_coverage
+from builder.research.coverage import common_problem, coverage_lines, quarter_coverage, unmapped_share
 from builder.research.previews.build import build_previews
 from builder.research.versions import content_digest
 from builder.sources.sec13f.cache import ParseCache
@@ -51,6 +50,10 @@ from builder.sources.tree import read_sources
 
 Progress = Callable[[str], None]
 PARSE_CACHE = Path(".cache") / "sec13f"  # beside the releases: a dot-directory, so never taken for one
+
+# A book keyed by CUSIP is still correct but unreadable; past 1% of its value the map is missing real
+# names (run `ras securities`), not the odd warrant or delisted line.
+DEFAULT_MAX_UNMAPPED = 0.01
 
 
 def render_all(data: ReleaseData, sealed: bool) -> Iterable[tuple[str, Rendered]]:
@@ -194,3 +197,17 @@ def _refuse_reused_ids(previous: Path | None, data: ReleaseData) -> None:
         published = previous / "artifacts" / "13f-copycat" / f"{version}.json"
         if published.exists() and content_digest(orjson.loads(published.read_bytes())) != content_digest(artifact):
             raise PublishError(f"version {version} is published with other content; refusing to re-use its id")
+
+
+def check_unmapped(artifacts: Mapping[str, dict], limit: float, progress: Callable[[str], None]) -> None:
+    """Report the unmapped CUSIPs; refuse the publish when their share of a version passes `limit`."""
+    cusips, worst, where = unmapped_share(artifacts)
+    if not cusips:
+        progress("every CUSIP of the published versions has a ticker")
+        return
+    share = f"{len(cusips)} unmapped CUSIPs, at most {worst:.2%} of a version's book value ({where})"
+    if worst > limit:
+        raise PublishError(
+            f"{share}, above --max-unmapped-value {limit:.2%}: run `ras securities` or add them to securities.csv"
+        )
+    progress(f"{share}; within --max-unmapped-value {limit:.2%}")

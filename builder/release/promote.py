@@ -11,8 +11,7 @@ from pathlib import Path
 
 from builder.errors import ReleaseError
 from builder.release.atomic import exclusive, fsync_directory
-from builder.release.build import Progress, prepare_release, seconds, write_release
-from builder.release.coverage import DEFAULT_MAX_UNMAPPED
+from builder.release.build import DEFAULT_MAX_UNMAPPED, Progress, prepare_release, seconds, write_release
 from builder.release.inputs import inputs_digest, record_inputs, recorded_release
 from builder.release.store import CURRENT, STAGING_PREFIX, current_release, verify_release
 

@@ -23,8 +23,7 @@ import orjson
 from builder.api.contract import BY_ID
 from builder.api.data import ReleaseData
 from builder.errors import ReleaseError
-# Answer and object_path are also imported from here (their first home) by the server and the build.
-from builder.release.objects import CACHE_BYTES, Answer, Answers, Artifacts, ReleaseReader, object_path
+from builder.release.objects import CACHE_BYTES, Answers, Artifacts, ReleaseReader
 
 CURRENT = "current"
 MANIFEST = "manifest.json"

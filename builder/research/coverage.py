@@ -1,4 +1,5 @@
-"""Quarter coverage of the 13f-copycat window: which quarters each manager filed, and what may be published.
+"""Coverage of the 13f-copycat pack: which quarters each manager filed (and what may be published), and how
+much of the books' value has a ticker (unmapped CUSIPs).
 
 The window runs back from the newest quarter that is due at the as-of date (its filing deadline passed)
 or that some manager already filed, until it holds `versions` quarters. Every manager must have filed every
@@ -10,7 +11,7 @@ quarter further back. The versions published are the window's quarters every man
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date, timedelta
 
@@ -149,3 +150,24 @@ def _span(quarters: Sequence[date]) -> str:
     if not quarters:
         return "(none)"
     return f"{quarters[0].isoformat()} … {quarters[-1].isoformat()}"
+
+
+def unmapped_in(artifact: dict) -> tuple[set[str], float]:
+    """The CUSIPs of one version that securities.csv does not map, and their share of its long book value."""
+    positions = [position for manager in artifact["managers"] for position in manager["positions"]]
+    total = sum(position["value"] for position in positions)
+    unmapped = [position for position in positions if not position["mapped"]]
+    share = sum(position["value"] for position in unmapped) / total if total else 0.0
+    return {position["cusip"] for position in unmapped}, share
+
+
+def unmapped_share(artifacts: Mapping[str, dict]) -> tuple[set[str], float, str]:
+    """Unmapped CUSIPs of every version, and the largest share of a version's long book value they hold."""
+    cusips: set[str] = set()
+    worst, where = 0.0, ""
+    for version, artifact in sorted(artifacts.items()):
+        found, share = unmapped_in(artifact)
+        cusips |= found
+        if share > worst:
+            worst, where = share, version
+    return cusips, worst, where

@@ -8,6 +8,7 @@ from pathlib import Path
 import orjson
 
 from builder.errors import ReleaseError
+from builder.research.coverage import unmapped_in
 from builder.research.versions import content_digest
 from builder.research.views import MODES, manager_ids, view_tickers
 
@@ -105,9 +106,7 @@ def _latest(side: Side | None) -> dict | None:
 def _unmapped_share(side: Side) -> float:
     """Share of the latest version's long book value held in CUSIPs securities.csv does not map."""
     latest = _latest(side)
-    positions = [p for m in latest["managers"] for p in m["positions"]] if latest else []
-    total = sum(p["value"] for p in positions)
-    return round(sum(p["value"] for p in positions if not p["mapped"]) / total, 6) if total else 0.0
+    return round(unmapped_in(latest)[1], 6) if latest else 0.0
 
 
 def _largest_changes(candidate: Side, against: Side | None) -> list[dict]:
