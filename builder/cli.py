@@ -87,10 +87,11 @@ def publish_command(source: Path | None, releases: Path, as_of, max_unmapped: fl
 @SOURCE_OPTION
 @RELEASES_OPTION
 @AS_OF_OPTION
-def build_command(source: Path | None, releases: Path, as_of) -> None:
+@MAX_UNMAPPED_OPTION
+def build_command(source: Path | None, releases: Path, as_of, max_unmapped: float) -> None:
     """Build and write a release without promoting it; prints its id."""
     with releases_lock(releases):
-        prepared = prepare_release(source or fixture_source(), releases, _as_date(as_of), _progress)
+        prepared = prepare_release(source or fixture_source(), releases, _as_date(as_of), _progress, max_unmapped)
         release_id = write_release(prepared, releases, _progress)
     click.echo(release_id)
 

@@ -17,6 +17,11 @@ def run(*args: str):
     return CliRunner().invoke(main, list(args))
 
 
+# Dropping a mapping leaves 2.19% of a fixture book unmapped, over publish's 1% limit; these tests are about
+# what the review sees in such a restatement, so they raise the limit.
+LAX = ("--max-unmapped-value", "100%")
+
+
 def changed(fixture_tree: Path, tmp_path: Path, drop: int) -> Path:
     """The fictional fixture with securities.csv row `drop` removed: every version restated, one more unmapped CUSIP."""
     source = tmp_path / f"source-{drop}"
@@ -37,8 +42,8 @@ def test_releases_lists_as_of_quarters_managers_warnings_and_the_promoted_mark(p
 
 def test_prune_keeps_the_newest_and_the_promoted_and_the_ledger(releases_copy: Path, fixture_tree: Path, tmp_path: Path):
     first = current_release(releases_copy).name
-    built = [run("build", "--source", str(changed(fixture_tree, tmp_path, n)), "--releases", str(releases_copy)).stdout.strip()
-             for n in (1, 2, 3)]
+    built = [run("build", "--source", str(changed(fixture_tree, tmp_path, n)), "--releases", str(releases_copy),
+                 *LAX).stdout.strip() for n in (1, 2, 3)]
     ledger_before = read_ledger(releases_copy)
     result = run("prune", "--keep", "1", "--releases", str(releases_copy))
     assert result.exit_code == 0, result.output
@@ -54,7 +59,7 @@ def test_a_gated_publish_of_a_restatement_exits_3_and_keeps_the_release_unpromot
 ):
     before = current_release(releases_copy).name
     result = run("publish", "--source", str(changed(fixture_tree, tmp_path, 1)), "--releases", str(releases_copy),
-                 "--gate", "new-warnings,restatement,shrink")
+                 "--gate", "new-warnings,restatement,shrink", *LAX)
     assert result.exit_code == 3
     last = result.stderr.strip().splitlines()[-1]
     assert last.startswith("Error: release ") and "restatement: 8 published quarter(s) restated" in last
