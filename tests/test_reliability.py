@@ -60,11 +60,27 @@ def assert_current_is_complete(releases: Path, allowed: set[str]) -> str:
     return current.name
 
 
+# The child stops itself right after printing the phase's line, so the kill lands at that boundary and not
+# wherever the child has run on to by the time the test reads the line (it could otherwise promote first).
+STOP_AFTER = (
+    "import os, signal, sys\n"
+    "import builder.cli as cli\n"
+    "marker, shown = sys.argv[1], cli._progress\n"
+    "def progress(message):\n"
+    "    shown(message)\n"
+    "    if message.startswith(marker):\n"
+    "        os.kill(os.getpid(), signal.SIGSTOP)\n"
+    "cli._progress = progress\n"
+    "cli.main(sys.argv[2:])\n"
+)
+
+
 def test_a_publish_killed_right_after_each_phase_leaves_the_previous_release(releases_copy, fixture_tree, tmp_path):
     source = changed_fixture(fixture_tree, tmp_path)
     before = current_release(releases_copy).name
     for marker in PHASE_MARKERS:
-        process = subprocess.Popen(publish_command(source, releases_copy), env=child_env(), stderr=subprocess.PIPE, text=True)
+        command = [sys.executable, "-c", STOP_AFTER, marker, *publish_command(source, releases_copy)[3:]]
+        process = subprocess.Popen(command, env=child_env(), stderr=subprocess.PIPE, text=True)
         for line in process.stderr:
             if line.startswith(marker):
                 process.send_signal(signal.SIGKILL)
