@@ -7,6 +7,7 @@ import gzip
 import os
 import re
 import shutil
+import socket
 import subprocess
 import tempfile
 import time
@@ -22,6 +23,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from builder.export import variants as export_variants
+from builder.api.wire import MAX_LINE_BYTES
 from builder.export.config import Route, render_routes_conf
 from builder.export.routes import mode_aliases
 from builder.export.tree import export_command, export_release
@@ -259,6 +261,36 @@ def test_the_nginx_if_none_match_pattern_agrees_with_the_server_predicate(header
     header = header.strip(" \t")  # nginx and aiohttp both drop a field value's outer whitespace
     in_nginx = any(pattern.search(f"{ETAG} {header}") for pattern in fresh_patterns())
     assert in_nginx == none_match(header, f'"{ETAG}"'), header
+
+
+def raw_exchange(port: int, request: bytes) -> tuple[int, dict[str, str], bytes]:
+    """Send bytes as they are and read the whole reply (both servers close after refusing)."""
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
+        sock.sendall(request)
+        reply = b""
+        while chunk := sock.recv(65536):
+            reply += chunk
+    head, _, body = reply.partition(b"\r\n\r\n")
+    status_line, *fields = head.decode("latin-1").split("\r\n")
+    headers = {name.lower(): value.strip() for name, _, value in (field.partition(":") for field in fields)}
+    return int(status_line.split()[1]), headers, body
+
+
+OVER_NGINX_BUFFERS = "q" * (4 * MAX_LINE_BYTES)  # past the app's limit and nginx's own buffers (twice the app's)
+
+
+@pytest.mark.parametrize("request_bytes", [
+    f"GET /api/v1/packs?{OVER_NGINX_BUFFERS} HTTP/1.1\r\nHost: x\r\n\r\n".encode(),
+    f"GET /api/v1/packs HTTP/1.1\r\nHost: x\r\nX-Filler: {OVER_NGINX_BUFFERS}\r\n\r\n".encode(),
+    b"HELLO THERE\r\n\r\n",
+], ids=["request line", "header", "not http"])
+def test_what_nginx_refuses_itself_is_the_envelope_ras_serve_sends(nginx_port, app_port, request_bytes):
+    status, headers, body = raw_exchange(nginx_port, request_bytes)
+    app_status, app_headers, app_body = raw_exchange(app_port, request_bytes)
+    assert (status, body) == (app_status, app_body) == (400, app_body)
+    assert orjson.loads(body)["error"]["code"] == "malformed_request"
+    assert b"qqqq" not in body and headers["content-type"] == app_headers["content-type"]
+    assert headers["access-control-allow-origin"] == "*" and headers["cache-control"] == app_headers["cache-control"]
 
 
 def test_reexport_after_a_promotion_switches_site_to_a_complete_tree_that_nginx_serves_after_reload(

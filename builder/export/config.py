@@ -81,11 +81,24 @@ def _render(name: str, **values) -> bytes:
     return _environment().get_template(name).render(**values).encode()
 
 
-def unreachable_body() -> bytes:
-    """The error envelope nginx answers with while the app is down (it sits in a quoted nginx string)."""
-    body = canonical_json(failure("router", ApiError(503, ErrorCode.RELEASE_UNAVAILABLE, UNREACHABLE_MESSAGE)))
+def router_envelope(error: ApiError) -> bytes:
+    """An error envelope nginx answers by itself (it sits in a quoted nginx string)."""
+    body = canonical_json(failure("router", error))
     assert not set(body.decode()) & set("'\\$"), "the envelope must fit in a single-quoted nginx string"
     return body
+
+
+def unreachable_body() -> bytes:
+    """What nginx answers while the app is down."""
+    return router_envelope(ApiError(503, ErrorCode.RELEASE_UNAVAILABLE, UNREACHABLE_MESSAGE))
+
+
+def refusal_bodies() -> dict[str, str]:
+    """What nginx answers to requests it cannot read itself, worded as `ras serve` words its own refusals
+    (server/protocol.py): a line over nginx's buffers, or bytes that are not HTTP."""
+    oversize = ApiError(400, ErrorCode.MALFORMED_REQUEST, f"the request line or a header field is over {MAX_LINE_BYTES} bytes")
+    invalid = ApiError(400, ErrorCode.MALFORMED_REQUEST, "the request is not valid HTTP/1.1")
+    return {"oversize": router_envelope(oversize).decode(), "invalid": router_envelope(invalid).decode()}
 
 
 def render_nginx_conf(listen: int, upstream: Upstream) -> bytes:
@@ -93,7 +106,7 @@ def render_nginx_conf(listen: int, upstream: Upstream) -> bytes:
     return _render(
         "nginx.conf.j2", listen=listen, upstream=upstream, json_type=JSON_TYPE, cache_control=GET_CACHE_CONTROL,
         no_store=POST_CACHE_CONTROL, base_headers=BASE_HEADERS, line_buffer=REQUEST_LINE_BUFFER, vary=GET_VARY,
-        unreachable_body=unreachable_body().decode(),
+        unreachable_body=unreachable_body().decode(), refusals=refusal_bodies(),
     )
 
 
