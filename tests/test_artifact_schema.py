@@ -11,7 +11,7 @@ import pytest
 from jsonschema import Draft202012Validator
 
 from builder.research.artifact import build_artifacts
-from builder.research.schema import artifact_schema, artifact_validator, validate_artifact
+from builder.research.schema import artifact_schema, artifact_validator, fast_validator, validate_artifact
 from builder.research.versions import assign_versions
 from tests.factories import filing, row, sources
 from tests.research_samples import make_artifact
@@ -47,6 +47,7 @@ def test_every_artifact_built_by_artifact_py_is_valid():
     assert any(m["otherHoldings"] for a in built for m in a["managers"])
     for artifact in built:
         validate_artifact(artifact)
+        assert not list(artifact_validator().iter_errors(artifact))  # the explaining validator agrees
 
 
 def test_an_artifact_before_its_version_id_is_assigned_is_valid():
@@ -90,6 +91,7 @@ def _broken(path: tuple, value) -> dict:
     ],
 )
 def test_a_broken_artifact_fails_validation_naming_its_path(path, value, where):
+    assert not fast_validator().is_valid(_broken(path, value))  # the fast judge agrees, so never waves it through
     with pytest.raises(ValueError, match=r"fails its schema at (\S+):") as raised:
         validate_artifact(_broken(path, value))
     assert f"at {where}:" in str(raised.value)

@@ -4,9 +4,13 @@ from __future__ import annotations
 
 import base64
 import re
+import statistics
 from datetime import date
+from fractions import Fraction
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from builder.records import Amendment, HoldingRow, ValueUnit
 from builder.sources.sec13f.document import InformationTable, PrimaryDocument, Summary, parse_document
@@ -313,6 +317,19 @@ def test_the_median_price_counts_only_plain_share_rows_with_shares() -> None:
     assert median_price(rows, ValueUnit.THOUSANDS) == 200_000
     assert median_price([holding(1, 1, put_call="Call")], ValueUnit.DOLLARS) is None
 
+
+
+# Near 2**53 distinct ratios round to one float: the case where float order alone would pick a wrong median.
+_NEAR_BIG = st.integers(2**53 - 8, 2**53 + 8)
+_pair = st.one_of(st.tuples(st.integers(0, 10**16 - 1), st.integers(1, 10**6)), st.tuples(_NEAR_BIG, _NEAR_BIG))
+
+
+@given(st.one_of(st.lists(_pair, min_size=1, max_size=40), st.lists(st.tuples(_NEAR_BIG, _NEAR_BIG), min_size=2)))
+def test_the_median_price_is_the_exact_median_of_the_ratios(pairs: list[tuple[int, int]]) -> None:
+    rows = [holding(value, shares) for value, shares in pairs]
+    expected = statistics.median(Fraction(value, shares) for value, shares in pairs)
+    assert median_price(rows, ValueUnit.DOLLARS) == expected
+    assert median_price(rows, ValueUnit.THOUSANDS) == expected * 1000
 
 @pytest.mark.parametrize(
     ("summary", "codes", "detail"),

@@ -15,6 +15,7 @@ from typing import Any, TypeVar
 
 T = TypeVar("T")
 MEMO_SIZE = 512  # derived values (views, scores, policy) kept per release; live subsets are unbounded otherwise
+LARGE_MEMO_SIZE = 2  # values as large as a whole diff's changes: only the last few (the builder asks in order)
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,18 +28,24 @@ class ReleaseData:
     openapi: dict[str, Any] | None = None  # the OpenAPI document the release step generated for this release
     _packs: dict[str, dict] = field(default_factory=dict)
     _memo: OrderedDict[Hashable, Any] = field(default_factory=OrderedDict)
+    _large: OrderedDict[Hashable, Any] = field(default_factory=OrderedDict)
 
     def __post_init__(self) -> None:
         self._packs.update({pack["id"]: pack for pack in self.index["packs"]})
 
-    def memo(self, key: Hashable, compute: Callable[[], T]) -> T:
-        """A value derived from this release, computed once (bounded LRU); pure, so caching changes no byte."""
-        if key in self._memo:
-            self._memo.move_to_end(key)
-            return self._memo[key]
-        value = self._memo[key] = compute()
-        if len(self._memo) > MEMO_SIZE:
-            self._memo.popitem(last=False)
+    def memo(self, key: Hashable, compute: Callable[[], T], *, large: bool = False) -> T:
+        """A value derived from this release, computed once (bounded LRU); pure, so caching changes no byte.
+
+        `large`: kept among the last LARGE_MEMO_SIZE such values only (a pair's changes at 500 managers are
+        tens of megabytes; the builder renders every mode of a pair before the next pair).
+        """
+        memo, size = (self._large, LARGE_MEMO_SIZE) if large else (self._memo, MEMO_SIZE)
+        if key in memo:
+            memo.move_to_end(key)
+            return memo[key]
+        value = memo[key] = compute()
+        if len(memo) > size:
+            memo.popitem(last=False)
         return value
 
     @property
@@ -50,7 +57,8 @@ class ReleaseData:
         return [self.artifacts[v] for v in self.versions[: self.versions.index(version)]]
 
     def with_identity(self, identity: Mapping[str, str]) -> ReleaseData:
-        return ReleaseData(self.index, self.artifacts, identity, self.openapi, _memo=self._memo)  # memo keys never name the release
+        # memo keys never name the release
+        return ReleaseData(self.index, self.artifacts, identity, self.openapi, _memo=self._memo, _large=self._large)
 
     def pack(self, pack_id: str) -> dict | None:
         return self._packs.get(pack_id)

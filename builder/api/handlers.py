@@ -14,7 +14,6 @@ from builder.api.wire import API_PREFIX, CONTRACT_VERSION, ApiError, ErrorCode
 from builder.canonical import canonical_json, sha256_hex
 from builder.research.artifact import PACK_ID
 from builder.research.agent import agent_payload
-from builder.research.diff import diff_versions
 from builder.research.methods.ethos import ETHOS_IDS
 from builder.research.views import DEFAULT_MODE, MODES
 
@@ -125,7 +124,7 @@ def _agent_payload(data: ReleaseData, view: dict, managers: list[str], mode: str
     )
     return agent_payload(
         view, artifact,
-        diff=diff_versions(data.artifacts[previous], artifact, managers, mode) if previous else None,
+        diff=methods.diff_of(data, previous, version, managers, mode) if previous else None,
         scores=methods.scores_of(data, version, managers, mode, ETHOS_IDS),
         policy=methods.policy_of(data, version, managers, mode),
         limitations=_limitations(fixture),

@@ -13,14 +13,14 @@ from typing import Any
 from builder.api.data import ReleaseData
 from builder.api.wire import ApiError, ErrorCode
 from builder.canonical import canonical_json, sha256_hex
-from builder.research.diff import diff_versions
+from builder.research.diff import book_changes, diff_versions
 from builder.research.methods.audit import audit_record
 from builder.research.methods.ethos import ETHOS_IDS, ethos_definitions, score_view, select_tickers
 from builder.research.methods.explain import explainer
 from builder.research.methods.policy import evaluate_policy, policy_changes
 from builder.research.schema import validate_artifact
 from builder.research.versions import version_as_of
-from builder.research.views import DEFAULT_MODE, select_view
+from builder.research.views import DEFAULT_MODE, select_view, view_tickers
 
 
 def view_of(data: ReleaseData, version: str, managers: Sequence[str], mode: str) -> dict:
@@ -44,6 +44,19 @@ def policy_of(data: ReleaseData, version: str, managers: Sequence[str], mode: st
         return evaluate_policy(view, data.artifacts[version], as_of=as_of)
 
     return data.memo(("policy", version, tuple(managers), mode), compute)
+
+
+def diff_of(data: ReleaseData, older: str, newer: str, managers: Sequence[str], mode: str) -> dict:
+    """diff_versions of two versions, sharing across modes what does not depend on the mode."""
+    before, after = data.artifacts[older], data.artifacts[newer]
+    book = data.memo(("book", older, newer, tuple(managers)), lambda: book_changes(before, after, managers), large=True)
+    tickers = (view_tickers_of(data, older, managers, mode), view_tickers_of(data, newer, managers, mode))
+    return diff_versions(before, after, managers, mode, book=book, tickers=tickers)
+
+
+def view_tickers_of(data: ReleaseData, version: str, managers: Sequence[str], mode: str) -> set[str]:
+    key = ("view-tickers", version, tuple(managers), mode)
+    return data.memo(key, lambda: view_tickers(data.artifacts[version], managers, mode))
 
 
 def _view_params(params: dict[str, Any]) -> tuple[list[str], str]:
@@ -76,7 +89,7 @@ def compare_versions(data: ReleaseData, params: dict[str, Any]) -> dict[str, Any
     if data.versions.index(older) >= data.versions.index(newer):
         raise ApiError(400, ErrorCode.INVALID_VERSION_ORDER, "'from' must be an earlier version than 'to'", {"from": older, "to": newer})
     managers, mode = _view_params(params)
-    diff = diff_versions(data.artifacts[older], data.artifacts[newer], managers, mode)
+    diff = diff_of(data, older, newer, managers, mode)
     diff["policy"] = policy_changes(policy_of(data, older, managers, mode), policy_of(data, newer, managers, mode))
     return diff
 

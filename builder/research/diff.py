@@ -8,11 +8,17 @@ from builder.research.artifact import change_kind
 from builder.research.views import manager_ids, view_tickers
 
 
-def diff_versions(older: dict, newer: dict, managers: Sequence[str], mode: str) -> dict:
-    """Tickers that entered or left the view, per-manager position changes and source changes."""
+def diff_versions(
+    older: dict, newer: dict, managers: Sequence[str], mode: str,
+    *, book: dict | None = None, tickers: tuple[set[str], set[str]] | None = None,
+) -> dict:
+    """Tickers that entered or left the view, per-manager position changes and source changes.
+
+    A caller diffing one pair in every mode passes what does not depend on the mode, computed once:
+    `book` = book_changes(older, newer, managers) and `tickers` = each side's view_tickers.
+    """
     selected = sorted(managers or manager_ids(newer))
-    before_tickers = view_tickers(older, managers, mode)
-    after_tickers = view_tickers(newer, managers, mode)
+    before_tickers, after_tickers = tickers or (view_tickers(older, managers, mode), view_tickers(newer, managers, mode))
     return {
         "from": older["versionId"],
         "to": newer["versionId"],
@@ -24,9 +30,14 @@ def diff_versions(older: dict, newer: dict, managers: Sequence[str], mode: str) 
             "left": sorted(before_tickers - after_tickers),
             "unchanged": len(after_tickers & before_tickers),
         },
-        "positions": _position_changes(older, newer, selected),
-        "sources": _source_changes(older, newer, selected),
+        **(book or book_changes(older, newer, managers)),
     }
+
+
+def book_changes(older: dict, newer: dict, managers: Sequence[str]) -> dict:
+    """The selected managers' position and source changes between two versions: the same in every mode."""
+    selected = sorted(managers or manager_ids(newer))
+    return {"positions": _position_changes(older, newer, selected), "sources": _source_changes(older, newer, selected)}
 
 
 def _holdings(manager: dict) -> dict[str, dict]:

@@ -251,7 +251,11 @@ def _children(node: Element | None) -> tuple[dict[str, Element], list[Element]]:
 
 
 def _content(node: Element | None) -> str | None:
-    return None if node is None else "".join(node.itertext()).strip()
+    if node is None:
+        return None
+    if len(node):  # mixed content is rare; a leaf's text is all of it, without a generator per field
+        return "".join(node.itertext()).strip()
+    return node.text.strip() if node.text else ""
 
 
 def _whole(fields: dict[str, Element], name: str, *, required: bool = True) -> int:

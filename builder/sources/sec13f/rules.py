@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date
@@ -94,12 +93,18 @@ def decide_unit(rows: Sequence[HoldingRow], filed: date, source: str) -> UnitDec
 
 def median_price(rows: Sequence[HoldingRow], unit: ValueUnit) -> Fraction | None:
     """Median value per share in dollars over plain share rows (SH, no put/call, shares > 0); None if none."""
-    prices = [
-        Fraction(row.value * _SCALE[unit], row.shares)
-        for row in rows
-        if row.share_type == "SH" and row.put_call is None and row.shares > 0
-    ]
-    return statistics.median(prices) if prices else None
+    pairs = [(row.value, row.shares) for row in rows if row.share_type == "SH" and row.put_call is None and row.shares > 0]
+    if not pairs:
+        return None
+    # Exact, without comparing Fractions (most of the read phase once files come from the parse cache):
+    # int / int is correctly rounded, so float order never contradicts the exact order and the exact
+    # ratio only breaks ties between equal floats.
+    pairs.sort(key=lambda pair: (pair[0] / pair[1], Fraction(*pair)))
+    middle = len(pairs) // 2
+    median = Fraction(*pairs[middle])
+    if len(pairs) % 2 == 0:
+        median = (median + Fraction(*pairs[middle - 1])) / 2
+    return median * _SCALE[unit]
 
 
 def summary_warnings(rows: Sequence[HoldingRow], summary: Summary | None, source: str) -> tuple[ScopeWarning, ...]:
