@@ -6,10 +6,18 @@ import os
 import re
 import shutil
 from datetime import date
+from itertools import combinations
 from pathlib import Path
 
+import orjson
+import pytest
+
+from bench import synthetic
+from builder.release.inputs import ANSWERS
+from builder.release.objects import object_path
 from builder.release.promote import publish
-from builder.release.store import verify_release
+from builder.release.store import INDEX, LEDGER, MANIFEST, ROUTES, verify_release
+from builder.research.views import MODES
 from builder.sources.tree import fixture_source
 
 
@@ -26,3 +34,82 @@ def test_a_next_day_release_shares_no_inode_with_the_previous_one(published: Pat
     assert not any(os.path.samefile(p, before / "objects" / p.name) for p in shared)
     assert all(p.stat().st_nlink == 1 for p in shared)
     assert verify_release(after) == [] and verify_release(before) == []
+
+
+# A new quarter: the diffs between quarters both releases hold are taken from the promoted release, and every
+# answer is byte for byte the one a cold publish of the same tree makes.
+NEXT = synthetic.Params(managers=3, quarters=10, positions=12, seed=7)
+SHARED_PAIRS = len(list(combinations(range(7), 2)))  # 8 versions each, 7 of them in both releases
+
+
+def _without_newest_quarter(tree: Path, out: Path) -> Path:
+    shutil.copytree(tree, out)
+    for manager in (out / "sec13f").iterdir():
+        shutil.rmtree(max(manager.iterdir()))  # accessions sort by year and sequence: the last is the newest
+    return out
+
+
+def _taken(messages: list[str]) -> int:
+    found = re.search(r"(\d+) of them taken unchanged from the promoted release", "\n".join(messages))
+    return int(found.group(1)) if found else 0
+
+
+def _content(release: Path) -> dict[str, str]:
+    """What the manifest vouches for (every answer that does not name the release), but the ledger of ids,
+    which remembers the promoted release's versions too."""
+    files = orjson.loads((release / MANIFEST).read_bytes())["files"]
+    return {path: sha256 for path, sha256 in files.items() if path != LEDGER}
+
+
+@pytest.fixture(scope="module")
+def quarters(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, Path]:
+    """A synthetic tree of ten quarters, a copy without its newest, and the cold publish of the whole tree."""
+    root = tmp_path_factory.mktemp("next-quarter")
+    synthetic.write_tree(root / "full", NEXT)
+    cold = root / "cold" / publish(root / "full", root / "cold", None, lambda line: None)
+    return _without_newest_quarter(root / "full", root / "before"), root / "full", cold
+
+
+@pytest.mark.parametrize(
+    ("as_of", "shared"),
+    [
+        # Default as-of, the newest filing date: the promoted latest was judged on the day it was complete, as
+        # it is now as an older version, so its diffs are taken too.
+        (None, SHARED_PAIRS),
+        # A later as-of (before the next quarter is due) judged the promoted latest's policy on another day:
+        # its 6 diffs per mode are computed again.
+        (date(2026, 10, 15), SHARED_PAIRS - 6),
+    ],
+)
+def test_a_next_quarter_takes_the_diffs_it_shares_and_equals_a_cold_publish(
+    quarters, tmp_path: Path, as_of: date | None, shared: int
+) -> None:
+    before, full, cold = quarters
+    releases, messages = tmp_path / "releases", []
+    publish(before, releases, as_of, lambda line: None)
+    release = releases / publish(full, releases, None, messages.append)
+    assert _taken(messages) == len(MODES) * shared
+    assert _content(release) == _content(cold)
+    assert len(orjson.loads((release / INDEX).read_bytes())["copycat"]["versions"]) == 8
+
+
+def test_an_answer_whose_bytes_were_altered_is_computed_again(quarters, tmp_path: Path) -> None:
+    before, full, cold = quarters
+    releases, messages = tmp_path / "releases", []
+    promoted = releases / publish(before, releases, None, lambda line: None)
+    routes, shared = (orjson.loads((release / ROUTES).read_bytes()) for release in (promoted, cold))
+    diff = next(route for key, route in routes.items() if "/versions/diff?" in key and key in shared)
+    damaged = promoted / object_path(diff["sha256"])
+    damaged.write_bytes(damaged.read_bytes().replace(b'"toShares"', b'"toSharez"'))
+    release = releases / publish(full, releases, None, messages.append)
+    assert _taken(messages) == len(MODES) * SHARED_PAIRS - 1
+    assert verify_release(release) == [] and _content(release) == _content(cold)
+
+
+def test_without_the_record_of_the_promoted_release_nothing_is_taken(quarters, tmp_path: Path) -> None:
+    before, full, cold = quarters
+    releases, messages = tmp_path / "releases", []
+    publish(before, releases, None, lambda line: None)
+    (releases / ANSWERS).unlink()
+    release = releases / publish(full, releases, None, messages.append)
+    assert _taken(messages) == 0 and _content(release) == _content(cold)

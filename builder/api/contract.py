@@ -53,6 +53,9 @@ class Operation:
     view: bool = False  # takes the shared view parameters `managers` and `mode`
     sealed: bool = False  # its answer names the release (health, audit): rendered after the manifest
     precompute: Callable[[ReleaseData], Iterable[dict[str, Any]]] | None = None
+    # What a precomputed answer is a function of, beside the code (JSON-ready): where a publish finds the same
+    # inputs behind the promoted release's answer, it copies that answer instead of computing it again.
+    inputs: Callable[[ReleaseData, dict[str, Any]], Any] | None = None
     body: dict[str, Any] | None = None  # JSON Schema of a POST body
     envelope: bool = True  # False only for the raw OpenAPI document
 
@@ -203,6 +206,7 @@ OPERATIONS: tuple[Operation, ...] = (
             *VIEW_PARAMS,
         ),
         (200, 304, 400, 404, 422), methods.compare_versions, feature="diff", view=True, precompute=_version_pairs,
+        inputs=methods.diff_inputs,
     ),
     Operation(
         "explainPosition", "GET", "/packs/{packId}/positions/{ticker}/explanation", "explain_position",

@@ -11,7 +11,6 @@ from typing import Any
 from builder.api import methods
 from builder.api.data import ReleaseData
 from builder.api.wire import API_PREFIX, CONTRACT_VERSION, ApiError, ErrorCode
-from builder.canonical import canonical_json, sha256_hex
 from builder.research.artifact import PACK_ID
 from builder.research.agent import agent_payload
 from builder.research.methods.ethos import ETHOS_IDS
@@ -69,7 +68,7 @@ def list_packs(data: ReleaseData, params: dict[str, Any]) -> dict[str, Any]:
 
 def artifact_reference(data: ReleaseData, version: str) -> dict[str, str]:
     """The release-manifest entry that vouches for an artifact: its file and the sha256 of its bytes."""
-    return {"file": f"artifacts/{PACK_ID}/{version}.json", "sha256": sha256_hex(canonical_json(data.artifacts[version]))}
+    return {"file": f"artifacts/{PACK_ID}/{version}.json", "sha256": methods.artifact_sha256(data, version)}
 
 
 def get_latest_pack(data: ReleaseData, params: dict[str, Any]) -> dict[str, Any]:

@@ -8,6 +8,7 @@ ticker of a view costs one scoring of that view, not one per ticker.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from datetime import date
 from typing import Any
 
 from builder.api.data import ReleaseData
@@ -39,11 +40,21 @@ def policy_of(data: ReleaseData, version: str, managers: Sequence[str], mode: st
         # An older version's view is needed once, for its policy in a diff: not kept (at scale views are large).
         latest = version == data.versions[-1]
         view = view_of(data, version, managers, mode) if latest else select_view(data.artifacts[version], managers, mode)
-        # Each version at its own as-of: the latest at the release's, an older one at the day it was complete.
-        as_of = data.as_of if latest else min(data.as_of, version_as_of(data.artifacts[version]))
-        return evaluate_policy(view, data.artifacts[version], as_of=as_of)
+        return evaluate_policy(view, data.artifacts[version], as_of=policy_as_of(data, version))
 
     return data.memo(("policy", version, tuple(managers), mode), compute)
+
+
+def policy_as_of(data: ReleaseData, version: str) -> date:
+    """Each version at its own as-of: the latest at the release's, an older one at the day it was complete."""
+    if version == data.versions[-1]:
+        return data.as_of
+    return min(data.as_of, version_as_of(data.artifacts[version]))
+
+
+def artifact_sha256(data: ReleaseData, version: str) -> str:
+    """The sha256 of the version's canonical artifact bytes: the file the release manifest vouches for."""
+    return data.memo(("sha256", version), lambda: sha256_hex(canonical_json(data.artifacts[version])))
 
 
 def diff_of(data: ReleaseData, older: str, newer: str, managers: Sequence[str], mode: str) -> dict:
@@ -52,6 +63,13 @@ def diff_of(data: ReleaseData, older: str, newer: str, managers: Sequence[str], 
     book = data.memo(("book", older, newer, tuple(managers)), lambda: book_changes(before, after, managers), large=True)
     tickers = (view_tickers_of(data, older, managers, mode), view_tickers_of(data, newer, managers, mode))
     return diff_versions(before, after, managers, mode, book=book, tickers=tickers)
+
+
+def diff_inputs(data: ReleaseData, params: dict[str, Any]) -> list:
+    """What compareVersions' answer is a function of, beside the code: the view, and each side's artifact and
+    as-of. A release may take the answer of an earlier one whose inputs were the same (builder.release.reuse)."""
+    sides = [[artifact_sha256(data, v), policy_as_of(data, v).isoformat()] for v in (params["from"], params["to"])]
+    return [params, *sides]
 
 
 def view_tickers_of(data: ReleaseData, version: str, managers: Sequence[str], mode: str) -> set[str]:
@@ -118,7 +136,7 @@ def export_audit_trail(data: ReleaseData, params: dict[str, Any]) -> dict[str, A
     data.memo(("schema-valid", version), lambda: validate_artifact(artifact) or True)  # raises when invalid
     return audit_record(
         artifact,
-        artifact_sha256=data.memo(("sha256", version), lambda: sha256_hex(canonical_json(artifact))),
+        artifact_sha256=artifact_sha256(data, version),
         release=dict(data.identity),
         provenance=data.index["provenance"],
         view=view_of(data, version, managers, mode),
@@ -129,11 +147,11 @@ def export_audit_trail(data: ReleaseData, params: dict[str, Any]) -> dict[str, A
 
 
 def _preview_audit(data: ReleaseData, preview: dict) -> dict[str, Any]:
-    artifact_sha256 = sha256_hex(canonical_json(preview["artifact"]))
+    digest = sha256_hex(canonical_json(preview["artifact"]))
     return {
         "identity": {"packId": preview["id"], "versionId": preview["version"], "asOf": preview["asOf"]},
         "release": dict(data.identity or {}),
-        "contentHash": {"algorithm": "sha256", "value": artifact_sha256, "of": "canonical artifact bytes: sorted keys, no whitespace"},
+        "contentHash": {"algorithm": "sha256", "value": digest, "of": "canonical artifact bytes: sorted keys, no whitespace"},
         "provenance": data.index["provenance"],
         "methodology": preview["methodology"],
         "caveats": preview["caveats"],

@@ -18,18 +18,20 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
+from typing import Any
 
 import orjson
 
-from builder.api.contract import OPERATIONS
+from builder.api.contract import OPERATIONS, Operation
 from builder.api.data import ReleaseData
-from builder.api.render import Rendered, render
+from builder.api.render import render
 from builder.canonical import canonical_json, sha256_hex
 from builder.errors import PublishError, SourceError
 from builder.records import Sources
 from builder.release.assemble import assemble, warning_lines
 from builder.release.atomic import fsync_directory
 from builder.release.objects import object_path
+from builder.release.inputs import AnswerInputs
 from builder.release.ledger import read_ledger, record_ledger
 from builder.release.staging import StagingWriter
 from builder.release.store import (
@@ -56,16 +58,13 @@ PARSE_CACHE = Path(".cache") / "sec13f"  # beside the releases: a dot-directory,
 DEFAULT_MAX_UNMAPPED = 0.01
 
 
-def render_all(data: ReleaseData, sealed: bool) -> Iterable[tuple[str, Rendered]]:
-    """Every precomputed answer of one layer with its canonical request key, one at a time.
-
-    GETs, and the POSTs' all-manager views (whose keys are no request target, so `ras export` leaves them out).
-    """
+def precomputed(data: ReleaseData, sealed: bool) -> Iterable[tuple[Operation, dict[str, Any]]]:
+    """Every precomputed request of one layer: GETs, and the POSTs' all-manager views (whose keys are no
+    request target, so `ras export` leaves them out)."""
     for operation in OPERATIONS:
-        if operation.sealed != sealed or operation.precompute is None:
-            continue
-        for params in operation.precompute(data):
-            yield operation.request_key(params), render(operation, data, params)
+        if operation.sealed == sealed and operation.precompute is not None:
+            for params in operation.precompute(data):
+                yield operation, params
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,14 +103,16 @@ def write_release(prepared: Prepared, releases: Path, progress: Progress) -> str
     """Phase two: render every answer into a staging directory, seal it and rename it into place; its id."""
     staging = releases / f"{STAGING_PREFIX}{os.getpid()}"
     staging.mkdir()
+    answers = AnswerInputs(releases, prepared.previous)
     try:
-        release_id, writer, answers = _fill(prepared, StagingWriter(staging, prepared.previous), progress)
+        release_id, writer = _fill(prepared, StagingWriter(staging, prepared.previous), answers, progress)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
     started = time.perf_counter()
     fsync_directory(staging)
     record_ledger(releases, prepared.ledger)  # durable before any release holding the new ids is in place
+    answers.record(release_id)
     target = releases / release_id
     if target.exists():
         shutil.rmtree(staging)
@@ -126,13 +127,15 @@ def write_release(prepared: Prepared, releases: Path, progress: Progress) -> str
     return release_id
 
 
-def _fill(prepared: Prepared, writer: StagingWriter, progress: Progress) -> tuple[str, StagingWriter, int]:
+def _fill(
+    prepared: Prepared, writer: StagingWriter, answers: AnswerInputs, progress: Progress
+) -> tuple[str, StagingWriter]:
     """Content answers and data files, the manifest, then the answers that name the release, and the seal."""
     started = time.perf_counter()
     data = prepared.data
     routes: dict[str, dict] = {}
     with _frozen_heap():
-        _put_answers(writer, render_all(data, sealed=False), routes)
+        _put_answers(writer, data, False, routes, answers)
     writer.put(INDEX, canonical_json(data.index))
     writer.put(LEDGER, canonical_json(prepared.ledger))
     for version, artifact in data.artifacts.items():
@@ -142,21 +145,33 @@ def _fill(prepared: Prepared, writer: StagingWriter, progress: Progress) -> tupl
     manifest = canonical_json({"releaseId": release_id, "asOf": data.index["asOf"], "files": content})
     identity = {"releaseId": release_id, "manifestSha256": sha256_hex(manifest)}
     with _frozen_heap():
-        _put_answers(writer, render_all(data.with_identity(identity), sealed=True), routes)
+        _put_answers(writer, data.with_identity(identity), True, routes, answers)
     writer.put(ROUTES, canonical_json(routes))
     sealed = {path: sha256 for path, sha256 in sorted(writer.hashes.items()) if path not in content}
     writer.put(MANIFEST, manifest)
     writer.put(SEAL, canonical_json({**identity, "files": sealed}))  # last: a release with a seal is whole
-    progress(f"rendered {len(routes)} answers into {len(writer.hashes)} files ({writer.size / 1e6:.1f} MB) "
+    taken = f", {writer.copied} of them taken unchanged from the promoted release" if writer.copied else ""
+    progress(f"rendered {len(routes)} answers{taken} into {len(writer.hashes)} files ({writer.size / 1e6:.1f} MB) "
              f"in {seconds(started)}")
-    return release_id, writer, len(routes)
+    return release_id, writer
 
 
-def _put_answers(writer: StagingWriter, answers: Iterable[tuple[str, Rendered]], routes: dict[str, dict]) -> None:
-    """Write each answer as its content-addressed object; a request answered twice is a build error."""
-    for key, rendered in answers:
+def _put_answers(
+    writer: StagingWriter, data: ReleaseData, sealed: bool, routes: dict[str, dict], answers: AnswerInputs
+) -> None:
+    """Write each answer as its content-addressed object; a request answered twice is a build error.
+
+    An answer whose inputs are those behind the promoted release's answer is copied from it, not computed.
+    """
+    for operation, params in precomputed(data, sealed):
+        key = operation.request_key(params)
         if key in routes:
             raise PublishError(f"two answers for one request: {key}")
+        earlier = None if operation.inputs is None else answers.keep(key, operation.inputs(data, params))
+        if earlier is not None and writer.copy(object_path(earlier["sha256"]), earlier["sha256"]):
+            routes[key] = {"status": earlier["status"], "sha256": earlier["sha256"]}
+            continue
+        rendered = render(operation, data, params)
         routes[key] = {"status": rendered.status, "sha256": writer.put(object_path(sha256_hex(rendered.body)), rendered.body)}
 
 

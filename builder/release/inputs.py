@@ -1,13 +1,20 @@
-"""The inputs of a publish, as one digest: a publish whose inputs built the promoted release has nothing to do.
+"""The inputs of a publish and of its answers, as digests: what was built from the same inputs is not built again.
 
 A build is a function of the source tree's bytes, the `--as-of` date, the builder's code and the promoted
 release (its ledger of versions). After each publish the digest of those inputs, with the new release as
 the promoted one, is kept in `releases/.cache/publish.json`; the next publish with the same digest finds
 the release it would build already promoted, and stops after checking it.
+
+Finer grained, an answer whose operation names its inputs (`Operation.inputs`: a diff's two artifacts and
+their as-of dates) gets a fingerprint of them and of the code; `releases/.cache/answers.json` keeps the
+fingerprints of the last release built. The next publish, if that release is the promoted one, copies each
+answer whose fingerprint is unchanged from it instead of computing it: after a new quarter, the diffs
+between the quarters both releases hold. Deleting the file only costs the computing.
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 from collections.abc import Mapping
@@ -17,20 +24,23 @@ from pathlib import Path
 import orjson
 
 import builder
+from builder.canonical import canonical_json, sha256_hex
+from builder.release.store import ROUTES
 
 RECORD = Path(".cache") / "publish.json"  # beside the releases, in the dot-directory `ras releases` ignores
+ANSWERS = Path(".cache") / "answers.json"
 _CODE = Path(builder.__file__).parent
 _SKIPPED_DIRECTORIES = {"__pycache__"}
 
 
 def inputs_digest(source: Path, as_of: date | None, promoted: str | None, checks: Mapping[str, object]) -> str:
-    """sha256 over every file of the source tree and of the builder, the as-of date, the promoted id and the
+    """sha256 over every file of the source tree, the builder's code, the as-of date, the promoted id and the
     publish's checks (a stricter `--max-unmapped-value` must run its check again)."""
     digest = hashlib.sha256()
-    digest.update(orjson.dumps({"asOf": as_of and as_of.isoformat(), "promoted": promoted, "checks": dict(checks)}))
-    for label, root in (("source", source.resolve()), ("code", _CODE)):
-        for relative, sha256 in _tree(root):
-            digest.update(f"{label}\0{relative}\0{sha256}\n".encode())
+    digest.update(orjson.dumps({"asOf": as_of and as_of.isoformat(), "promoted": promoted, "checks": dict(checks),
+                                "code": code_digest()}))
+    for relative, sha256 in _tree(source.resolve()):
+        digest.update(f"source\0{relative}\0{sha256}\n".encode())
     return digest.hexdigest()
 
 
@@ -47,12 +57,53 @@ def recorded_release(releases: Path, digest: str) -> str | None:
 
 
 def record_inputs(releases: Path, digest: str, release_id: str) -> None:
-    """Keep the digest of the inputs that build `release_id` when it is the promoted release (atomically)."""
-    path = releases / RECORD
+    """Keep the digest of the inputs that build `release_id` when it is the promoted release."""
+    _write_record(releases / RECORD, {"inputs": digest, "releaseId": release_id})
+
+
+def _write_record(path: Path, record: dict) -> None:
+    """Replace a record beside the releases atomically: a reader sees the old one or the new one."""
     path.parent.mkdir(parents=True, exist_ok=True)
     temporary = path.with_name(f".{path.name}-{os.getpid()}")
-    temporary.write_bytes(orjson.dumps({"inputs": digest, "releaseId": release_id}))
+    temporary.write_bytes(orjson.dumps(record))
     os.replace(temporary, path)
+
+
+@functools.cache
+def code_digest() -> str:
+    """sha256 over the builder's files: an answer computed by other code is never taken for this code's."""
+    digest = hashlib.sha256()
+    for relative, sha256 in _tree(_CODE):
+        digest.update(f"{relative}\0{sha256}\n".encode())
+    return digest.hexdigest()
+
+
+class AnswerInputs:
+    """The fingerprints of the promoted release's answers, and those of the release being built."""
+
+    def __init__(self, releases: Path, previous: Path | None) -> None:
+        self.releases = releases
+        self.kept: dict[str, str] = {}  # request key → fingerprint, for the release being built
+        self._earlier: dict[str, str] = {}
+        self._routes: dict[str, dict] = {}
+        if previous is None:
+            return
+        try:
+            record = orjson.loads((releases / ANSWERS).read_bytes())
+            if record["releaseId"] == previous.name and record["code"] == code_digest():
+                self._earlier, self._routes = dict(record["fingerprints"]), orjson.loads((previous / ROUTES).read_bytes())
+        except (OSError, orjson.JSONDecodeError, KeyError, TypeError, ValueError):
+            self._earlier, self._routes = {}, {}  # no usable record: every answer is computed
+
+    def keep(self, key: str, inputs: object) -> dict | None:
+        """Record the answer's fingerprint; the promoted release's route for `key` if its inputs were the same."""
+        fingerprint = sha256_hex(canonical_json([code_digest(), key, inputs]))
+        self.kept[key] = fingerprint
+        return self._routes.get(key) if self._earlier.get(key) == fingerprint else None
+
+    def record(self, release_id: str) -> None:
+        """Keep the fingerprints of `release_id`'s answers for the next publish (atomically; only a cache)."""
+        _write_record(self.releases / ANSWERS, {"releaseId": release_id, "code": code_digest(), "fingerprints": self.kept})
 
 
 def _tree(root: Path) -> list[tuple[str, str]]:

@@ -28,16 +28,17 @@ class StagingWriter:
         self.directory = directory
         self.hashes: dict[str, str] = {}  # every file written, path → sha256
         self.reused = 0  # files cloned from the previous release
+        self.copied = 0  # answers taken from the previous release instead of computed (see builder.release.inputs)
         self.clones = previous is not None  # until the filesystem says it has no reflinks
         self.size = 0  # bytes of the release
         self._previous = previous
         self._before = _vouched(previous)
 
-    def put(self, path: str, body: bytes) -> str:
-        """Write `body` at `path` (once: content-addressed paths repeat) and return its sha256."""
-        sha256 = self.hashes.get(path) or sha256_hex(body)
+    def put(self, path: str, body: bytes, sha256: str | None = None) -> str:
+        """Write `body` (whose sha256 the caller may know) at `path`, once: content-addressed paths repeat."""
         if path in self.hashes:
-            return sha256
+            return self.hashes[path]
+        sha256 = sha256 or sha256_hex(body)
         destination = self.directory / path
         destination.parent.mkdir(parents=True, exist_ok=True)
         if not (self._before.get(path) == sha256 and self._clone(path, destination, sha256)):
@@ -45,6 +46,22 @@ class StagingWriter:
         self.hashes[path] = sha256
         self.size += len(body)
         return sha256
+
+    def copy(self, path: str, sha256: str) -> bool:
+        """Take `path` from the previous release if its manifest vouches for these bytes and they are intact."""
+        if path in self.hashes:
+            return self.hashes[path] == sha256
+        if self._previous is None or self._before.get(path) != sha256:
+            return False
+        try:
+            body = (self._previous / path).read_bytes()
+        except OSError:
+            return False
+        if sha256_hex(body) != sha256:
+            return False
+        self.put(path, body, sha256)
+        self.copied += 1
+        return True
 
     def _clone(self, path: str, destination: Path, sha256: str) -> bool:
         """Reflink the previous release's file if it still has those bytes; False when it cannot (write it then)."""
