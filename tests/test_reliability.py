@@ -95,16 +95,17 @@ def test_a_publish_killed_right_after_each_phase_leaves_the_previous_release(rel
     assert current_release(releases_copy).name != before
 
 
-DIE_AT_FSYNC = (
+DIE_MIDWAY = (
     "import os, signal, sys\n"
     "from builder.cli import main\n"
-    "real, calls = os.fsync, []\n"
-    "def dying(descriptor):\n"
-    "    calls.append(descriptor)\n"
+    "from builder.release import staging\n"
+    "real, calls = staging._write, []\n"
+    "def dying(destination, body):\n"
+    "    calls.append(destination)\n"
     "    if len(calls) == 40:\n"
     "        os.kill(os.getpid(), signal.SIGKILL)  # the process dies mid-write, with no cleanup\n"
-    "    real(descriptor)\n"
-    "os.fsync = dying\n"
+    "    real(destination, body)\n"
+    "staging._write = dying\n"
     "main(sys.argv[1:])\n"
 )
 
@@ -112,7 +113,7 @@ DIE_AT_FSYNC = (
 def test_a_write_that_dies_midway_leaves_only_staging_that_the_next_publish_removes(releases_copy, fixture_tree, tmp_path):
     source = changed_fixture(fixture_tree, tmp_path)
     before = current_release(releases_copy).name
-    command = [sys.executable, "-c", DIE_AT_FSYNC, "publish", "--source", str(source), "--releases", str(releases_copy)]
+    command = [sys.executable, "-c", DIE_MIDWAY, "publish", "--source", str(source), "--releases", str(releases_copy)]
     died = subprocess.run(command, env=child_env(), capture_output=True, text=True)
     assert died.returncode == -signal.SIGKILL, died.stderr
     assert [p.name for p in releases_copy.iterdir() if p.name.startswith(".staging-")]

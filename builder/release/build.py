@@ -29,7 +29,7 @@ from builder.canonical import canonical_json, sha256_hex
 from builder.errors import PublishError, SourceError
 from builder.records import Sources
 from builder.release.assemble import assemble, warning_lines
-from builder.release.atomic import fsync_directory
+from builder.release.atomic import fsync_directory, sync_filesystem
 from builder.release.objects import object_path
 from builder.release.inputs import AnswerInputs
 from builder.release.ledger import read_ledger, record_ledger
@@ -110,6 +110,7 @@ def write_release(prepared: Prepared, releases: Path, progress: Progress) -> str
         shutil.rmtree(staging, ignore_errors=True)
         raise
     started = time.perf_counter()
+    sync_filesystem(staging)  # every file durable before the directory may become a release
     fsync_directory(staging)
     record_ledger(releases, prepared.ledger)  # durable before any release holding the new ids is in place
     answers.record(release_id)

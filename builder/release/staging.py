@@ -1,4 +1,4 @@
-"""A release's staging directory, filled as answers are rendered: each file written once, durably.
+"""A release's staging directory, filled as answers are rendered: each file written once.
 
 Only hashes stay in memory, so a release far larger than memory can be written. Every release owns its
 files: a file the previous release already holds with the same bytes is cloned from it (FICLONE, a reflink
@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import errno
 import fcntl
-import os
 from pathlib import Path
 
 import orjson
@@ -74,7 +73,6 @@ class StagingWriter:
                 return False
             with open(source, "rb") as original, open(destination, "wb") as clone:
                 fcntl.ioctl(clone.fileno(), FICLONE, original.fileno())
-                os.fsync(clone.fileno())
         except OSError as exc:
             if exc.errno in _NO_CLONE:
                 self.clones = False  # the same answer for every file: stop asking
@@ -84,10 +82,8 @@ class StagingWriter:
 
 
 def _write(destination: Path, body: bytes) -> None:
-    with open(destination, "wb") as handle:
-        handle.write(body)
-        handle.flush()
-        os.fsync(handle.fileno())
+    """Written, not yet durable: the release step flushes the whole directory once (atomic.sync_filesystem)."""
+    destination.write_bytes(body)
 
 
 def _vouched(previous: Path | None) -> dict[str, str]:

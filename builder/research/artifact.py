@@ -23,15 +23,23 @@ SOLD = frozenset({"reduced", "exited"})
 def build_artifacts(sources: Sources) -> list[dict]:
     """The PackArtifact of each quarter of the window every manager filed, oldest first, without version ids."""
     books = quarter_books(sources.filings)
-    return [build_artifact(quarter, sources, books) for quarter in quarter_coverage(sources).published]
+    published = quarter_coverage(sources).published
+    needed = {*published, *map(previous_quarter, published)}
+    # Each book's positions once: a quarter is one version's current book and the next version's prior one.
+    positions = {key: _long_positions(book, sources.securities) for key, book in books.items() if key[1] in needed}
+    return [build_artifact(quarter, sources, books, positions) for quarter in published]
 
 
-def build_artifact(quarter: date, sources: Sources, books: Mapping[tuple[str, date], QuarterBook]) -> dict:
+def build_artifact(
+    quarter: date, sources: Sources, books: Mapping[tuple[str, date], QuarterBook],
+    positions: Mapping[tuple[str, date], dict[str, dict]],
+) -> dict:
     """One version's artifact; `versionId` is assigned by the release (it depends on what was published)."""
-    managers = [
-        _manager_entry(m, books[(m.cik, quarter)], books.get((m.cik, previous_quarter(quarter))), sources.securities)
-        for m in sources.copycat.managers
-    ]
+    managers = []
+    for manager in sources.copycat.managers:
+        key, prior = (manager.cik, quarter), (manager.cik, previous_quarter(quarter))
+        entry = _manager_entry(manager, books[key], books.get(prior), positions[key], positions.get(prior), sources.securities)
+        managers.append(entry)
     warnings = _version_warnings(sources, [books[(m.cik, quarter)] for m in sources.copycat.managers], managers)
     return {
         "schema": ARTIFACT_SCHEMA,
@@ -47,10 +55,9 @@ def build_artifact(quarter: date, sources: Sources, books: Mapping[tuple[str, da
 
 
 def _manager_entry(
-    manager: ManagerConfig, book: QuarterBook, previous: QuarterBook | None, securities: Mapping[str, Security]
+    manager: ManagerConfig, book: QuarterBook, previous: QuarterBook | None,
+    current: dict[str, dict], prior: dict[str, dict] | None, securities: Mapping[str, Security],
 ) -> dict:
-    current = _long_positions(book, securities)
-    prior = _long_positions(previous, securities) if previous else None
     book_value = sum(p["value"] for p in current.values())
     positions = [_with_change(p, prior, book_value) for _, p in sorted(current.items())]
     exited = [] if prior is None else [_exit(p) for key, p in sorted(prior.items()) if key not in current]
