@@ -54,6 +54,11 @@ def _taken(messages: list[str]) -> int:
     return int(found.group(1)) if found else 0
 
 
+def _artifacts_taken(messages: list[str]) -> int:
+    found = re.search(r"versions of 13f-copycat .*, (\d+) taken unchanged from the promoted release", "\n".join(messages))
+    return int(found.group(1)) if found else 0
+
+
 def _content(release: Path) -> dict[str, str]:
     """What the manifest vouches for (every answer that does not name the release), but the ledger of ids,
     which remembers the promoted release's versions too."""
@@ -89,6 +94,7 @@ def test_a_next_quarter_takes_the_diffs_it_shares_and_equals_a_cold_publish(
     publish(before, releases, as_of, lambda line: None)
     release = releases / publish(full, releases, None, messages.append)
     assert _taken(messages) == len(MODES) * shared
+    assert _artifacts_taken(messages) == 7  # every version but the new quarter's
     assert _content(release) == _content(cold)
     assert len(orjson.loads((release / INDEX).read_bytes())["copycat"]["versions"]) == 8
 
@@ -106,10 +112,22 @@ def test_an_answer_whose_bytes_were_altered_is_computed_again(quarters, tmp_path
     assert verify_release(release) == [] and _content(release) == _content(cold)
 
 
+def test_a_changed_securities_map_takes_no_artifact(quarters, tmp_path: Path) -> None:
+    before, full, _cold = quarters
+    renamed = tmp_path / "renamed"
+    shutil.copytree(full, renamed)
+    securities = renamed / "securities.csv"
+    securities.write_bytes(securities.read_bytes().replace(b"SYN0001", b"SYN0001X", 1))
+    releases, messages = tmp_path / "releases", []
+    publish(before, releases, None, lambda line: None)
+    publish(renamed, releases, None, messages.append)
+    assert _artifacts_taken(messages) == 0
+
+
 def test_without_the_record_of_the_promoted_release_nothing_is_taken(quarters, tmp_path: Path) -> None:
     before, full, cold = quarters
     releases, messages = tmp_path / "releases", []
     publish(before, releases, None, lambda line: None)
     (releases / ANSWERS).unlink()
     release = releases / publish(full, releases, None, messages.append)
-    assert _taken(messages) == 0 and _content(release) == _content(cold)
+    assert _taken(messages) == 0 and _artifacts_taken(messages) == 0 and _content(release) == _content(cold)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
 from typing import Any
 
@@ -40,9 +40,15 @@ PLANNED_PACKS = (
 )
 
 
-def assemble(sources: Sources, ledger: Iterable[dict], previews: Iterable[Any] = ()) -> tuple[ReleaseData, list[dict]]:
-    """The release data of `sources`; `ledger` lists versions already published. Returns the new ledger too."""
-    artifacts, new_ledger = assign_versions(build_artifacts(sources), ledger)
+def assemble(
+    sources: Sources, ledger: Iterable[dict], previews: Iterable[Any] = (),
+    earlier: Callable[[list], dict | None] | None = None,
+) -> tuple[ReleaseData, list[dict]]:
+    """The release data of `sources`; `ledger` lists versions already published. Returns the new ledger too.
+
+    `earlier`: artifacts an earlier build made from the same inputs (see research.artifact.build_artifacts).
+    """
+    artifacts, new_ledger = assign_versions(build_artifacts(sources, earlier), ledger)
     preview_entries = {p.id: _preview_entry(p) for p in previews}
     index = {
         "asOf": sources.as_of.isoformat(),

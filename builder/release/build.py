@@ -31,7 +31,7 @@ from builder.records import Sources
 from builder.release.assemble import assemble, warning_lines
 from builder.release.atomic import fsync_directory, sync_filesystem
 from builder.release.objects import object_path
-from builder.release.inputs import AnswerInputs
+from builder.release.inputs import Reuse
 from builder.release.ledger import read_ledger, record_ledger
 from builder.release.staging import StagingWriter
 from builder.release.store import (
@@ -74,6 +74,7 @@ class Prepared:
     data: ReleaseData
     ledger: list[dict]  # every version id ever assigned in the releases directory, this release's included
     previous: Path | None  # the promoted release, if any
+    reuse: Reuse  # what the promoted release's build lends this one
 
 
 def prepare_release(
@@ -89,23 +90,25 @@ def prepare_release(
     _check_coverage(sources, progress)
     started = time.perf_counter()
     previous = current_release(releases)
-    data, ledger = assemble(sources, read_ledger(releases), build_previews(sources.previews, as_of=sources.as_of))
+    reuse = Reuse(releases, previous)
+    previews = build_previews(sources.previews, as_of=sources.as_of)
+    data, ledger = assemble(sources, read_ledger(releases), previews, reuse.artifact)
     _refuse_reused_ids(previous, data)
     for line in warning_lines(data.index["warnings"]):
         progress(line)
     check_unmapped(data.artifacts, max_unmapped, progress)
-    progress(f"built {len(data.versions)} versions of 13f-copycat ({data.versions[0]} … {data.versions[-1]}) "
+    taken = f", {reuse.artifacts_taken} taken unchanged from the promoted release" if reuse.artifacts_taken else ""
+    progress(f"built {len(data.versions)} versions of 13f-copycat ({data.versions[0]} … {data.versions[-1]}){taken} "
              f"in {seconds(started)}")
-    return Prepared(data, ledger, previous)
+    return Prepared(data, ledger, previous, reuse)
 
 
 def write_release(prepared: Prepared, releases: Path, progress: Progress) -> str:
     """Phase two: render every answer into a staging directory, seal it and rename it into place; its id."""
     staging = releases / f"{STAGING_PREFIX}{os.getpid()}"
     staging.mkdir()
-    answers = AnswerInputs(releases, prepared.previous)
     try:
-        release_id, writer = _fill(prepared, StagingWriter(staging, prepared.previous), answers, progress)
+        release_id, writer = _fill(prepared, StagingWriter(staging, prepared.previous), progress)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
@@ -113,7 +116,7 @@ def write_release(prepared: Prepared, releases: Path, progress: Progress) -> str
     sync_filesystem(staging)  # every file durable before the directory may become a release
     fsync_directory(staging)
     record_ledger(releases, prepared.ledger)  # durable before any release holding the new ids is in place
-    answers.record(release_id)
+    prepared.reuse.record(release_id, prepared.data.versions)
     target = releases / release_id
     if target.exists():
         shutil.rmtree(staging)
@@ -129,14 +132,14 @@ def write_release(prepared: Prepared, releases: Path, progress: Progress) -> str
 
 
 def _fill(
-    prepared: Prepared, writer: StagingWriter, answers: AnswerInputs, progress: Progress
+    prepared: Prepared, writer: StagingWriter, progress: Progress
 ) -> tuple[str, StagingWriter]:
     """Content answers and data files, the manifest, then the answers that name the release, and the seal."""
     started = time.perf_counter()
     data = prepared.data
     routes: dict[str, dict] = {}
     with _frozen_heap():
-        _put_answers(writer, data, False, routes, answers)
+        _put_answers(writer, data, False, routes, prepared.reuse)
     writer.put(INDEX, canonical_json(data.index))
     writer.put(LEDGER, canonical_json(prepared.ledger))
     for version, artifact in data.artifacts.items():
@@ -146,7 +149,7 @@ def _fill(
     manifest = canonical_json({"releaseId": release_id, "asOf": data.index["asOf"], "files": content})
     identity = {"releaseId": release_id, "manifestSha256": sha256_hex(manifest)}
     with _frozen_heap():
-        _put_answers(writer, data.with_identity(identity), True, routes, answers)
+        _put_answers(writer, data.with_identity(identity), True, routes, prepared.reuse)
     writer.put(ROUTES, canonical_json(routes))
     sealed = {path: sha256 for path, sha256 in sorted(writer.hashes.items()) if path not in content}
     writer.put(MANIFEST, manifest)
@@ -158,7 +161,7 @@ def _fill(
 
 
 def _put_answers(
-    writer: StagingWriter, data: ReleaseData, sealed: bool, routes: dict[str, dict], answers: AnswerInputs
+    writer: StagingWriter, data: ReleaseData, sealed: bool, routes: dict[str, dict], reuse: Reuse
 ) -> None:
     """Write each answer as its content-addressed object; a request answered twice is a build error.
 
@@ -168,7 +171,7 @@ def _put_answers(
         key = operation.request_key(params)
         if key in routes:
             raise PublishError(f"two answers for one request: {key}")
-        earlier = None if operation.inputs is None else answers.keep(key, operation.inputs(data, params))
+        earlier = None if operation.inputs is None else reuse.answer(key, operation.inputs(data, params))
         if earlier is not None and writer.copy(object_path(earlier["sha256"]), earlier["sha256"]):
             routes[key] = {"status": earlier["status"], "sha256": earlier["sha256"]}
             continue

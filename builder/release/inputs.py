@@ -5,11 +5,12 @@ release (its ledger of versions). After each publish the digest of those inputs,
 the promoted one, is kept in `releases/.cache/publish.json`; the next publish with the same digest finds
 the release it would build already promoted, and stops after checking it.
 
-Finer grained, an answer whose operation names its inputs (`Operation.inputs`: a diff's two artifacts and
-their as-of dates) gets a fingerprint of them and of the code; `releases/.cache/answers.json` keeps the
-fingerprints of the last release built. The next publish, if that release is the promoted one, copies each
-answer whose fingerprint is unchanged from it instead of computing it: after a new quarter, the diffs
-between the quarters both releases hold. Deleting the file only costs the computing.
+Finer grained, each artifact (research.artifact.artifact_inputs: the files behind its quarter's books) and each
+answer whose operation names its inputs (`Operation.inputs`: a diff's two artifacts and their as-of dates)
+gets a fingerprint of them and of the code; `releases/.cache/answers.json` keeps the fingerprints of the last
+release built. The next publish, if that release is the promoted one, takes from it each artifact and
+answer whose fingerprint is unchanged instead of computing it (after a new quarter: every older quarter's
+artifact, and the diffs between quarters both releases hold). Deleting the file only costs the computing.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ import orjson
 
 import builder
 from builder.canonical import canonical_json, sha256_hex
-from builder.release.store import ROUTES
+from builder.release.store import MANIFEST, ROUTES
 
 RECORD = Path(".cache") / "publish.json"  # beside the releases, in the dot-directory `ras releases` ignores
 ANSWERS = Path(".cache") / "answers.json"
@@ -78,32 +79,59 @@ def code_digest() -> str:
     return digest.hexdigest()
 
 
-class AnswerInputs:
-    """The fingerprints of the promoted release's answers, and those of the release being built."""
+class Reuse:
+    """What the promoted release's build lends this one: the answers and artifacts whose inputs are unchanged."""
 
     def __init__(self, releases: Path, previous: Path | None) -> None:
-        self.releases = releases
-        self.kept: dict[str, str] = {}  # request key → fingerprint, for the release being built
-        self._earlier: dict[str, str] = {}
+        self.releases, self.previous = releases, previous
+        self.answers: dict[str, str] = {}  # request key → fingerprint, for the release being built
+        self.artifacts: list[str] = []  # each artifact's fingerprint, in version order
+        self.artifacts_taken = 0
+        self._record: dict = {}
         self._routes: dict[str, dict] = {}
+        self._files: dict[str, str] = {}
         if previous is None:
             return
         try:
             record = orjson.loads((releases / ANSWERS).read_bytes())
             if record["releaseId"] == previous.name and record["code"] == code_digest():
-                self._earlier, self._routes = dict(record["fingerprints"]), orjson.loads((previous / ROUTES).read_bytes())
+                self._routes = orjson.loads((previous / ROUTES).read_bytes())
+                self._files = orjson.loads((previous / MANIFEST).read_bytes())["files"]
+                self._record = record
         except (OSError, orjson.JSONDecodeError, KeyError, TypeError, ValueError):
-            self._earlier, self._routes = {}, {}  # no usable record: every answer is computed
+            self._record = {}  # no usable record: everything is computed
 
-    def keep(self, key: str, inputs: object) -> dict | None:
-        """Record the answer's fingerprint; the promoted release's route for `key` if its inputs were the same."""
-        fingerprint = sha256_hex(canonical_json([code_digest(), key, inputs]))
-        self.kept[key] = fingerprint
-        return self._routes.get(key) if self._earlier.get(key) == fingerprint else None
+    def answer(self, key: str, inputs: object) -> dict | None:
+        """Note the answer's fingerprint; the promoted release's route for `key` if its inputs were the same."""
+        fingerprint = self.answers[key] = _fingerprint(inputs, key)
+        return self._routes.get(key) if self._record.get("answers", {}).get(key) == fingerprint else None
 
-    def record(self, release_id: str) -> None:
-        """Keep the fingerprints of `release_id`'s answers for the next publish (atomically; only a cache)."""
-        _write_record(self.releases / ANSWERS, {"releaseId": release_id, "code": code_digest(), "fingerprints": self.kept})
+    def artifact(self, inputs: object) -> dict | None:
+        """Note the artifact's fingerprint; the promoted release's artifact of the same inputs, intact, if any."""
+        fingerprint = _fingerprint(inputs)
+        self.artifacts.append(fingerprint)
+        version = self._record.get("artifacts", {}).get(fingerprint)
+        path = f"artifacts/13f-copycat/{version}.json"
+        if version is None or self.previous is None or path not in self._files:
+            return None
+        try:
+            body = (self.previous / path).read_bytes()
+        except OSError:
+            return None
+        if sha256_hex(body) != self._files[path]:
+            return None
+        self.artifacts_taken += 1
+        return {**orjson.loads(body), "versionId": ""}  # the release assigns ids: the same content, the same id
+
+    def record(self, release_id: str, versions: list[str]) -> None:
+        """Keep the fingerprints of `release_id`'s answers and artifacts for the next publish (only a cache)."""
+        artifacts = dict(zip(self.artifacts, versions, strict=True))
+        _write_record(self.releases / ANSWERS, {"releaseId": release_id, "code": code_digest(),
+                                                "answers": self.answers, "artifacts": artifacts})
+
+
+def _fingerprint(*inputs: object) -> str:
+    return sha256_hex(canonical_json([code_digest(), *inputs]))
 
 
 def _tree(root: Path) -> list[tuple[str, str]]:

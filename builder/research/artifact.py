@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import date
 
 from builder.records import Filing, ManagerConfig, ScopeWarning, Security, Sources
@@ -20,25 +20,49 @@ BOUGHT = frozenset({"new", "added"})
 SOLD = frozenset({"reduced", "exited"})
 
 
-def build_artifacts(sources: Sources) -> list[dict]:
-    """The PackArtifact of each quarter of the window every manager filed, oldest first, without version ids."""
+def build_artifacts(sources: Sources, earlier: Callable[[list], dict | None] | None = None) -> list[dict]:
+    """The PackArtifact of each quarter of the window every manager filed, oldest first, without version ids.
+
+    `earlier(inputs)` may return the artifact an earlier build made from the same `artifact_inputs` (with the
+    same code), which is then taken instead of built: after a new quarter, every quarter but the newest.
+    """
     books = quarter_books(sources.filings)
-    published = quarter_coverage(sources).published
-    needed = {*published, *map(previous_quarter, published)}
-    # Each book's positions once: a quarter is one version's current book and the next version's prior one.
-    positions = {key: _long_positions(book, sources.securities) for key, book in books.items() if key[1] in needed}
-    return [build_artifact(quarter, sources, books, positions) for quarter in published]
+    positions: dict[tuple[str, date], dict[str, dict] | None] = {}
+
+    def long_positions(key: tuple[str, date]) -> dict[str, dict] | None:
+        # Each book's positions once: a quarter is one version's current book and the next version's prior one.
+        if key not in positions:
+            positions[key] = _long_positions(books[key], sources.securities) if key in books else None
+        return positions[key]
+
+    artifacts = []
+    for quarter in quarter_coverage(sources).published:
+        found = earlier(artifact_inputs(quarter, sources, books)) if earlier else None
+        artifacts.append(found if found is not None else build_artifact(quarter, sources, books, long_positions))
+    return artifacts
+
+
+def artifact_inputs(quarter: date, sources: Sources, books: Mapping[tuple[str, date], QuarterBook]) -> list:
+    """What the artifact of `quarter` is made of, as JSON: every source file that is not a 13F filing (packs.toml,
+    securities.csv, …) and the 13F files behind each manager's book of the quarter and of the one before."""
+    sha256 = {file.path: file.sha256 for file in sources.files}
+    keys = [(m.cik, q) for m in sources.copycat.managers for q in (quarter, previous_quarter(quarter))]
+    filed = {path for key in keys if key in books for f in books[key].filings for path in f.source.split(" + ")}
+    others = [path for path in sha256 if not path.startswith("sec13f/")]
+    return [quarter.isoformat(), sources.fixture, [[path, sha256[path]] for path in sorted({*others, *filed})]]
 
 
 def build_artifact(
     quarter: date, sources: Sources, books: Mapping[tuple[str, date], QuarterBook],
-    positions: Mapping[tuple[str, date], dict[str, dict]],
+    long_positions: Callable[[tuple[str, date]], dict[str, dict] | None],
 ) -> dict:
     """One version's artifact; `versionId` is assigned by the release (it depends on what was published)."""
     managers = []
     for manager in sources.copycat.managers:
         key, prior = (manager.cik, quarter), (manager.cik, previous_quarter(quarter))
-        entry = _manager_entry(manager, books[key], books.get(prior), positions[key], positions.get(prior), sources.securities)
+        current = long_positions(key)
+        assert current is not None, "every manager of a published quarter has its book"
+        entry = _manager_entry(manager, books[key], books.get(prior), current, long_positions(prior), sources.securities)
         managers.append(entry)
     warnings = _version_warnings(sources, [books[(m.cik, quarter)] for m in sources.copycat.managers], managers)
     return {
