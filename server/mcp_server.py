@@ -88,11 +88,13 @@ class ToolBox:
             self.session = ctx.session
 
     async def follow(self) -> None:
-        """One watcher tick; when it changes the tools' schemas, tell every client that may hold the old list."""
+        """One watcher tick; when it changes the tools' schemas, tell every client that may hold the old list.
+
+        The notice is sent under the lock, so it reaches a client before any answer from the new release.
+        """
         async with self._lock:
-            changed = await anyio.to_thread.run_sync(self._refresh)
-        if changed:
-            await self._announce()
+            if await anyio.to_thread.run_sync(self._refresh):
+                await self._announce()
 
     def _refresh(self) -> bool:
         """Follow the promoted release; True when the tool list it gives differs from the one listed so far."""

@@ -51,6 +51,19 @@ def releases(two_releases: tuple[Path, str], tmp_path: Path) -> tuple[Path, str]
     return tmp_path / "releases", renamed
 
 
+class Notices:
+    """A client's message handler that keeps the tools/list_changed notifications it receives."""
+
+    def __init__(self) -> None:
+        self.received: list[ToolListChangedNotification] = []
+        self.arrived = anyio.Event()
+
+    async def __call__(self, message: object) -> None:
+        if isinstance(message, ToolListChangedNotification):
+            self.received.append(message)
+            self.arrived.set()
+
+
 def manager_enum(tools) -> list[str]:
     schemas = {tool.name: tool.input_schema for tool in tools}
     latest = schemas["get_latest_pack"]["properties"]["managers"]["items"]["enum"]
@@ -66,22 +79,18 @@ def served_managers(releases: Path) -> list[str]:
 async def test_a_promotion_that_renames_a_manager_is_announced_and_listed_over_stdio(releases, aiohttp_client):
     directory, renamed = releases
     before_ids = served_managers(directory)
-    changes = anyio.Event()
-
-    async def on_message(message) -> None:
-        if isinstance(message, ToolListChangedNotification):
-            changes.set()
+    notices = Notices()
 
     with anyio.fail_after(ROUND_TRIP_SECONDS):
         async with (
             stdio_client(child(["-m", "builder.cli", "mcp"], directory)) as (read, write),
-            ClientSession(read, write, message_handler=on_message) as session,
+            ClientSession(read, write, message_handler=notices) as session,
         ):
             initialized = await session.initialize()
             before = manager_enum((await session.list_tools()).tools)
             run("promote", renamed, "--releases", str(directory))
             with anyio.fail_after(NOTICE_SECONDS):
-                await changes.wait()  # no call made: the server's own tick noticed the promotion
+                await notices.arrived.wait()  # no call made: the server's own tick noticed the promotion
             after = manager_enum((await session.list_tools()).tools)
             stale = Case("get_latest_pack", {"packId": PACK, "managers": ["juniper"]},
                          f"/api/v1/packs/{PACK}/latest?managers=juniper")
@@ -96,20 +105,16 @@ async def test_a_promotion_that_renames_a_manager_is_announced_and_listed_over_s
 
 async def test_a_promotion_that_keeps_the_schemas_is_not_announced(releases):
     directory, renamed = releases
-    notices: list[object] = []
+    notices = Notices()
 
-    async def on_message(message) -> None:
-        if isinstance(message, ToolListChangedNotification):
-            notices.append(message)
-
-    async with Client(create_server(directory), mode="legacy", message_handler=on_message) as client:
+    async with Client(create_server(directory), mode="legacy", message_handler=notices) as client:
         before = (await client.list_tools()).tools
         run("promote", current_release(directory).name, "--releases", str(directory))  # the same release again
         again = (await client.list_tools()).tools
         run("promote", renamed, "--releases", str(directory))
         renamed_tools = (await client.list_tools()).tools
     assert again == before and renamed_tools != before
-    assert len(notices) == 1  # the renaming promotion only; each arrives before the list that shows it
+    assert len(notices.received) == 1  # the renaming promotion only; each arrives before the list that shows it
 
 
 async def test_a_2026_client_hears_of_the_change_on_its_listen_stream(releases):
@@ -124,3 +129,18 @@ async def test_a_2026_client_hears_of_the_change_on_its_listen_stream(releases):
         after = manager_enum((await client.list_tools()).tools)
     assert type(event).__name__ == "ToolsListChanged"
     assert "juniper" in before and "hazel" in after and "juniper" not in after
+
+
+async def test_without_a_release_the_schemas_have_no_release_ids_until_one_is_promoted(releases):
+    directory, renamed = releases
+    (directory / "current").unlink()
+    notices = Notices()
+
+    async with Client(create_server(directory), mode="legacy", message_handler=notices) as client:
+        empty = {tool.name: tool.input_schema for tool in (await client.list_tools()).tools}
+        run("promote", renamed, "--releases", str(directory))
+        promoted = manager_enum((await client.list_tools()).tools)
+    latest = empty["get_latest_pack"]["properties"]
+    assert "enum" not in latest["managers"]["items"] and "enum" not in latest["packId"]
+    assert "enum" not in empty["compare_versions"]["properties"]["from"]
+    assert promoted == served_managers(directory) and len(notices.received) == 1
