@@ -2,6 +2,11 @@
 
 stdout carries the protocol, so everything else (logs included) goes to stderr. Run it as
 `python -m server.mcp_server --releases DIR` or `ras mcp --releases DIR`.
+
+The tools' input schemas come from the served release's OpenAPI document, so a promotion can change them (new
+manager or version ids). The release is checked before every call and every WATCH_INTERVAL; when the tool list
+changes, clients are told: `notifications/tools/list_changed` to a handshake-era client that has listed or
+called the tools, and a tools-list-changed event on the `subscriptions/listen` streams of 2026-era clients.
 """
 
 from __future__ import annotations
@@ -9,21 +14,28 @@ from __future__ import annotations
 import argparse
 import logging
 import sys
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
 import anyio
 import anyio.to_thread
 from mcp.server import Server, ServerRequestContext
+from mcp.server.lowlevel import NotificationOptions
+from mcp.server.models import InitializationOptions
+from mcp.server.session import ServerSession
 from mcp.server.stdio import stdio_server
+from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, ToolsListChanged
 from mcp.shared.exceptions import MCPError
 from mcp.types import INVALID_PARAMS, CallToolRequestParams, CallToolResult, ListToolsResult, PaginatedRequestParams
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from builder import __version__
 from builder.release.objects import Answer
 from server.dispatch import LiveCache
-from server.mcp_tools import ToolSpec, answer_call, tool_result, tool_specs
-from server.watch import ReleaseWatch
+from server.mcp_tools import ToolSpec, answer_call, served_document, tool_result, tool_specs
+from server.watch import WATCH_INTERVAL, ReleaseWatch
 
 LOG = logging.getLogger("ras.mcp")
 SERVER_NAME = "research-artifact-service"
@@ -39,31 +51,101 @@ class ToolBox:
 
     def __init__(self, releases: Path) -> None:
         self.watch = ReleaseWatch(releases)
+        self.watch.refresh()
         self.cache = LiveCache()
-        self.specs = tool_specs()
+        self.document = served_document(self.watch.serving.release)
+        self.specs = tool_specs(self.document)
+        self.bus = InMemorySubscriptionBus()  # 2026-era clients hear of a new tool list on their listen streams
+        # Stdio serves one client. The SDK makes a session object per request, all sending on the one connection:
+        # the latest handshake-era request's session is where a notice goes.
+        self.session: ServerSession | None = None
         self._lock = anyio.Lock()  # ReleaseWatch and LiveCache are not thread-safe: one call at a time
 
     async def list_tools(
-        self, _ctx: ServerRequestContext[Any], _params: PaginatedRequestParams | None
+        self, ctx: ServerRequestContext[Any], _params: PaginatedRequestParams | None
     ) -> ListToolsResult:
+        self._remember(ctx)
+        await self.follow()
         return ListToolsResult(tools=[spec.tool for spec in self.specs.values()])
 
-    async def call_tool(self, _ctx: ServerRequestContext[Any], params: CallToolRequestParams) -> CallToolResult:
+    async def call_tool(self, ctx: ServerRequestContext[Any], params: CallToolRequestParams) -> CallToolResult:
         """Answer a call from the promoted release; an unknown tool is a protocol error, as MCP asks."""
-        spec = self.specs.get(params.name)
-        if spec is None:
+        if params.name not in self.specs:
             raise MCPError(INVALID_PARAMS, f"unknown tool {params.name!r}; see tools/list")
+        self._remember(ctx)
+        await self.follow()  # picks up a promotion before every call
         async with self._lock:
-            answer = await anyio.to_thread.run_sync(self._answer, spec, params.arguments or {})
+            answer = await anyio.to_thread.run_sync(self._answer, self.specs[params.name], params.arguments or {})
         LOG.info("%s -> %d", params.name, answer.status)
         return tool_result(answer)
 
     def _answer(self, spec: ToolSpec, arguments: dict[str, Any]) -> Answer:
+        return answer_call(self.watch.serving, self.cache, spec, arguments)
+
+    def _remember(self, ctx: ServerRequestContext[Any]) -> None:
+        """Keep a handshake-era client's session to notify; 2026-era clients hear on their listen streams."""
+        if ctx.protocol_version not in MODERN_PROTOCOL_VERSIONS:
+            self.session = ctx.session
+
+    async def follow(self) -> None:
+        """One watcher tick; when it changes the tools' schemas, tell every client that may hold the old list.
+
+        The notice is sent under the lock, so it reaches a client before any answer from the new release.
+        """
+        async with self._lock:
+            if await anyio.to_thread.run_sync(self._refresh):
+                await self._announce()
+
+    def _refresh(self) -> bool:
+        """Follow the promoted release; True when the tool list it gives differs from the one listed so far."""
         try:
-            self.watch.refresh()  # one watcher tick (a few lstat calls): picks up a promotion before every call
+            self.watch.refresh()  # one watcher tick: a few lstat calls, and a slice of the scrub
         except Exception:  # as in the HTTP watcher: a failed check leaves the served state as it was
             LOG.exception("release check failed")
-        return answer_call(self.watch.serving, self.cache, spec, arguments)
+        document = served_document(self.watch.serving.release)
+        if document is self.document:
+            return False
+        specs = tool_specs(document)
+        changed = [spec.tool for spec in specs.values()] != [spec.tool for spec in self.specs.values()]
+        self.document, self.specs = document, specs
+        return changed
+
+    async def _announce(self) -> None:
+        LOG.info("the tool schemas changed with the promoted release: notifying the client")
+        await self.bus.publish(ToolsListChanged())
+        if self.session is not None:
+            try:
+                await self.session.send_tool_list_changed()
+            except (anyio.ClosedResourceError, anyio.BrokenResourceError):  # the client has gone
+                self.session = None
+
+    @asynccontextmanager
+    async def watching(self, _server: Server[Any]) -> AsyncIterator[dict[str, Any]]:
+        """The server's lifespan: a promotion is noticed within WATCH_INTERVAL even while no call comes."""
+        async with anyio.create_task_group() as group:
+            group.start_soon(self._tick)
+            yield {}
+            group.cancel_scope.cancel()
+
+    async def _tick(self) -> None:
+        while True:
+            await anyio.sleep(WATCH_INTERVAL)
+            await self.follow()
+
+
+class ResearchServer(Server[Any]):
+    """The SDK's low-level Server, declaring tools.listChanged at the handshake however it is run.
+
+    The SDK takes that flag only as an argument of create_initialization_options, which its in-memory client
+    calls without arguments: the default here declares it however the server is run. At the 2026 protocol the
+    SDK derives it from serving subscriptions/listen.
+    """
+
+    def create_initialization_options(
+        self, notification_options: NotificationOptions | None = None, *args: Any, **kwargs: Any
+    ) -> InitializationOptions:
+        options = notification_options or NotificationOptions(tools_changed=True)
+        return super().create_initialization_options(options, *args, **kwargs)
 
 
 def create_server(releases: Path) -> Server[Any]:
@@ -71,13 +153,14 @@ def create_server(releases: Path) -> Server[Any]:
     if not releases.is_dir():
         raise FileNotFoundError(f"releases directory {releases} does not exist; run `ras publish` first")
     box = ToolBox(releases)
-    box.watch.refresh()
-    return Server(
+    return ResearchServer(
         SERVER_NAME,
         version=__version__,
         instructions=INSTRUCTIONS,
+        lifespan=box.watching,
         on_list_tools=box.list_tools,
         on_call_tool=box.call_tool,
+        on_subscriptions_listen=ListenHandler(box.bus),
     )
 
 

@@ -1,5 +1,7 @@
 """The MCP tools, generated from the operation table: schemas, descriptions, and the REST request of a call.
 
+A tool's input schema is read from the OpenAPI document of the served release (its route's parameters or
+request body), so it lists the ids that release answers for, with the same examples as the REST document.
 A tool call becomes the request its REST route would see (path dict and query pairs, or the JSON body) and is
 answered by server/dispatch.py, so a tool returns the very bytes the route returns for the same request.
 """
@@ -8,6 +10,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import cache
 from typing import Any
 
 import orjson
@@ -15,8 +18,11 @@ from mcp.types import CallToolResult, TextContent, Tool, ToolAnnotations
 
 from builder.api.contract import OPERATIONS, Operation
 from builder.api.openapi.bundle import output_schema
-from builder.api.wire import ApiError, ErrorCode
+from builder.api.openapi.document import openapi_document
+from builder.api.openapi.schemas import COMPONENTS
+from builder.api.wire import JSON_TYPE, ApiError, ErrorCode
 from builder.release.objects import Answer
+from builder.release.store import LoadedRelease
 from server.dispatch import LiveCache, answer_get, answer_post, error_answer
 from server.watch import Serving
 
@@ -30,9 +36,10 @@ AGENT_NOTE = (
 )
 # The table's text for `managers` speaks of repeated query parameters and commas; a tool takes an array.
 ARGUMENT_DESCRIPTIONS = {
-    "managers": "Manager ids to include, as an array (ids as in get_latest_pack's data.managers). Default: all "
+    "managers": "Manager ids to include, as an array (the enum lists the served release's ids). Default: all "
     "managers. Canonicalised: order and repetition do not matter, and all managers is the same view as none.",
 }
+Document = dict[str, Any]
 TOOL_NAMES = {operation.id: operation.tool for operation in OPERATIONS if operation.tool}
 OPERATION_ID = re.compile(r"\b[a-z]+(?:[A-Z][a-z]+)+\b")  # camelCase words; only operation ids are renamed
 
@@ -59,19 +66,44 @@ def _renamed(schema: Any) -> Any:
     return [_renamed(item) for item in schema] if isinstance(schema, list) else schema
 
 
-def input_schema(operation: Operation) -> dict[str, Any]:
-    """The tool's argument schema: a POST's body schema, else the path and query parameters as properties."""
+def served_document(release: LoadedRelease | None) -> Document:
+    """The OpenAPI document the REST API serves now: the release's own, else the one without release ids."""
+    if release is not None and release.data.openapi is not None:
+        return release.data.openapi
+    return _document_without_release()
+
+
+@cache
+def _document_without_release() -> Document:
+    return openapi_document()
+
+
+def input_schema(operation: Operation, document: Document) -> dict[str, Any]:
+    """The tool's argument schema, from the REST route in `document`: its body schema, else its parameters.
+
+    Enums and examples are the document's; only the descriptions are worded for an agent.
+    """
+    entry = document["paths"][operation.route][operation.method.lower()]
     if operation.body is not None:
-        return _renamed(operation.body)
-    properties = {}
-    for param in operation.params:
-        text = ARGUMENT_DESCRIPTIONS.get(param.name, param.description)
-        properties[param.name] = {**param.schema, "description": for_agents(text)}
+        content = entry["requestBody"]["content"][JSON_TYPE]
+        body = document["components"]["schemas"][content["schema"]["$ref"].removeprefix(COMPONENTS)]
+        return _renamed({**body, "examples": [content["example"]]})
+    parameters = [parameter for parameter in entry["parameters"] if parameter["in"] != "header"]
+    properties = {parameter["name"]: _argument(parameter) for parameter in parameters}
     schema: dict[str, Any] = {"type": "object", "properties": properties, "additionalProperties": False}
-    required = [param.name for param in operation.params if param.required]
+    required = [parameter["name"] for parameter in parameters if parameter["required"]]
     if required:
         schema["required"] = required
     return schema
+
+
+def _argument(parameter: Document) -> dict[str, Any]:
+    """A path or query parameter of the document as one property of a tool's arguments."""
+    text = ARGUMENT_DESCRIPTIONS.get(parameter["name"], parameter["description"])
+    argument = {**parameter["schema"], "description": for_agents(text)}
+    if "example" in parameter:
+        argument["examples"] = [parameter["example"]]
+    return argument
 
 
 def description(operation: Operation) -> str:
@@ -80,22 +112,22 @@ def description(operation: Operation) -> str:
     return f"{operation.summary}. {for_agents(operation.description)}\n\n{AGENT_NOTE.format(route=route)}"
 
 
-def tool_spec(operation: Operation) -> ToolSpec:
+def tool_spec(operation: Operation, document: Document) -> ToolSpec:
     assert operation.tool is not None
     tool = Tool(
         name=operation.tool,
         title=operation.summary,
         description=description(operation),
-        input_schema=input_schema(operation),
+        input_schema=input_schema(operation, document),
         output_schema=output_schema(operation),  # the REST route's 200 schema: structuredContent of a success
         annotations=ToolAnnotations(title=operation.summary, **ANNOTATIONS),
     )
     return ToolSpec(tool, operation)
 
 
-def tool_specs() -> dict[str, ToolSpec]:
-    """Every operation that has a tool, by tool name, in table order."""
-    return {operation.tool: tool_spec(operation) for operation in OPERATIONS if operation.tool}
+def tool_specs(document: Document) -> dict[str, ToolSpec]:
+    """Every operation that has a tool, by tool name, in table order, its input schema from `document`."""
+    return {operation.tool: tool_spec(operation, document) for operation in OPERATIONS if operation.tool}
 
 
 def _query_value(value: Any) -> str:

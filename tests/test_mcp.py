@@ -137,12 +137,41 @@ def without_descriptions(schema: Any) -> Any:
     return [without_descriptions(item) for item in schema] if isinstance(schema, list) else schema
 
 
-async def test_post_tool_schemas_are_the_request_body_schemas_of_the_rest_routes(published):
+async def test_post_tool_schemas_are_the_request_body_schemas_of_the_served_document(published, release):
     schemas = {tool.name: tool.input_schema for tool in await list_tools(published)}
-    assert without_descriptions(schemas["compare_ethos"]) == without_descriptions(RESEARCH_REQUEST)
-    assert without_descriptions(schemas["validate_policy"]) == without_descriptions(VIEW_REQUEST)
+    components = release.data.openapi["components"]["schemas"]
+    for name, body, component in (("compare_ethos", RESEARCH_REQUEST, "ResearchRequest"),
+                                  ("validate_policy", VIEW_REQUEST, "ViewRequest")):
+        content = release.data.openapi["paths"][TOOLS[name].route]["post"]["requestBody"]["content"]
+        example = content["application/json"]["example"]
+        assert without_descriptions(schemas[name]) == without_descriptions({**components[component], "examples": [example]})
+        assert set(schemas[name]["properties"]) == set(body["properties"])
     ethos_ids = schemas["compare_ethos"]["properties"]["ethosIds"]
     assert ethos_ids["description"] == "Ethos ids from list_ethos; omitted: all."
+
+
+async def test_tool_schemas_enumerate_the_served_release_ids_with_the_rest_documents_examples(published, release):
+    schemas = {tool.name: tool.input_schema for tool in await list_tools(published)}
+    managers = [manager["id"] for manager in release.data.index["copycat"]["managers"]]
+    packs = [pack["id"] for pack in release.data.index["packs"] if pack["status"] == "available"]
+    latest = schemas["get_latest_pack"]["properties"]
+    assert latest["managers"]["items"]["enum"] == managers and latest["packId"]["enum"] == packs
+    assert schemas["compare_ethos"]["properties"]["managerIds"]["items"]["enum"] == managers
+    diff = schemas["compare_versions"]["properties"]
+    assert diff["from"]["enum"] == diff["to"]["enum"] == release.data.versions
+    assert schemas["explain_position"]["properties"]["packId"]["enum"] == [PACK]  # the one pack that explains
+    ethos = orjson.loads(release.answers["/api/v1/ethos"].body)["data"]
+    assert schemas["compare_ethos"]["properties"]["ethosIds"]["items"]["enum"] == [e["id"] for e in ethos["ethos"]]
+    for operation in OPERATIONS:  # every GET argument: the document's parameter schema and example
+        if operation.tool is None or operation.method != "GET":
+            continue
+        parameters = release.data.openapi["paths"][operation.route]["get"]["parameters"]
+        for parameter in parameters:
+            if parameter["in"] != "header":
+                argument = schemas[operation.tool]["properties"][parameter["name"]]
+                examples = {"examples": [parameter["example"]]} if "example" in parameter else {}
+                expected = {**parameter["schema"], **examples}
+                assert without_descriptions(argument) == without_descriptions(expected), (operation.tool, parameter["name"])
 
 
 async def test_descriptions_say_what_an_agent_gets_and_that_execution_is_disabled(published):
