@@ -13,10 +13,11 @@ import orjson
 import pytest
 
 from bench import synthetic
+from builder.errors import PublishError
 from builder.release.inputs import ANSWERS
 from builder.release.objects import object_path
 from builder.release.promote import publish
-from builder.release.store import INDEX, LEDGER, MANIFEST, ROUTES, verify_release
+from builder.release.store import INDEX, LEDGER, MANIFEST, ROUTES, current_release, verify_release
 from builder.research.views import MODES
 from builder.sources.tree import fixture_source
 
@@ -131,3 +132,15 @@ def test_without_the_record_of_the_promoted_release_nothing_is_taken(quarters, t
     (releases / ANSWERS).unlink()
     release = releases / publish(full, releases, None, messages.append)
     assert _taken(messages) == 0 and _artifacts_taken(messages) == 0 and _content(release) == _content(cold)
+
+
+def test_a_promoted_artifact_with_other_bytes_than_its_id_names_stops_the_publish(quarters, tmp_path: Path) -> None:
+    before, full, _cold = quarters
+    releases = tmp_path / "releases"
+    promoted = releases / publish(before, releases, None, lambda line: None)
+    version = orjson.loads((promoted / INDEX).read_bytes())["copycat"]["versions"][3]
+    damaged = promoted / "artifacts" / "13f-copycat" / f"{version}.json"
+    damaged.write_bytes(damaged.read_bytes().replace(b'"shares":', b'"shares": ', 1))  # the same JSON, other bytes
+    with pytest.raises(PublishError, match=f"version {version} is published with other content"):
+        publish(full, releases, None, lambda line: None)
+    assert current_release(releases) == promoted

@@ -20,10 +20,10 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
-import orjson
 
 from builder.api.contract import OPERATIONS, Operation
 from builder.api.data import ReleaseData
+from builder.api.methods import artifact_sha256
 from builder.api.render import render
 from builder.canonical import canonical_json, sha256_hex
 from builder.errors import PublishError, SourceError
@@ -46,7 +46,6 @@ from builder.release.store import (
 )
 from builder.research.coverage import common_problem, coverage_lines, quarter_coverage, unmapped_share
 from builder.research.previews.build import build_previews
-from builder.research.versions import content_digest
 from builder.sources.sec13f.cache import ParseCache
 from builder.sources.tree import read_sources
 
@@ -143,7 +142,7 @@ def _fill(
     writer.put(INDEX, canonical_json(data.index))
     writer.put(LEDGER, canonical_json(prepared.ledger))
     for version, artifact in data.artifacts.items():
-        writer.put(f"artifacts/13f-copycat/{version}.json", canonical_json(artifact))
+        writer.put(f"artifacts/13f-copycat/{version}.json", canonical_json(artifact), artifact_sha256(data, version))
     content = dict(sorted(writer.hashes.items()))
     release_id = f"{data.index['asOf']}-{sha256_hex(canonical_json(content))[:12]}"
     manifest = canonical_json({"releaseId": release_id, "asOf": data.index["asOf"], "files": content})
@@ -212,9 +211,10 @@ def _refuse_reused_ids(previous: Path | None, data: ReleaseData) -> None:
     """A published version id always names the same content: refuse to publish it with other content."""
     if previous is None:
         return
-    for version, artifact in data.artifacts.items():
+    for version in data.artifacts:
         published = previous / "artifacts" / "13f-copycat" / f"{version}.json"
-        if published.exists() and content_digest(orjson.loads(published.read_bytes())) != content_digest(artifact):
+        # Both name the same id, so the same content is the same canonical bytes: compared by hash, not parsed.
+        if published.exists() and sha256_hex(published.read_bytes()) != artifact_sha256(data, version):
             raise PublishError(f"version {version} is published with other content; refusing to re-use its id")
 
 

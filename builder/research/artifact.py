@@ -7,7 +7,7 @@ from datetime import date
 
 from builder.records import Filing, ManagerConfig, ScopeWarning, Security, Sources
 from builder.research.coverage import quarter_coverage
-from builder.research.holdings import Holding, QuarterBook, quarter_books
+from builder.research.holdings import Holding, QuarterBook, QuarterBooks, quarter_books
 from builder.research.quarters import filing_deadline, previous_quarter
 
 PACK_ID = "13f-copycat"
@@ -42,12 +42,12 @@ def build_artifacts(sources: Sources, earlier: Callable[[list], dict | None] | N
     return artifacts
 
 
-def artifact_inputs(quarter: date, sources: Sources, books: Mapping[tuple[str, date], QuarterBook]) -> list:
+def artifact_inputs(quarter: date, sources: Sources, books: QuarterBooks) -> list:
     """What the artifact of `quarter` is made of, as JSON: every source file that is not a 13F filing (packs.toml,
     securities.csv, …) and the 13F files behind each manager's book of the quarter and of the one before."""
     sha256 = {file.path: file.sha256 for file in sources.files}
     keys = [(m.cik, q) for m in sources.copycat.managers for q in (quarter, previous_quarter(quarter))]
-    filed = {path for key in keys if key in books for f in books[key].filings for path in f.source.split(" + ")}
+    filed = {path for key in keys for f in books.filings(key) for path in f.source.split(" + ")}
     others = [path for path in sha256 if not path.startswith("sec13f/")]
     return [quarter.isoformat(), sources.fixture, [[path, sha256[path]] for path in sorted({*others, *filed})]]
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date
 
@@ -44,15 +44,43 @@ class QuarterBook:
     holdings: tuple[Holding, ...]  # sorted by (cusip, put_call, share_type)
 
 
-def quarter_books(filings: Iterable[Filing]) -> dict[tuple[str, date], QuarterBook]:
+class QuarterBooks(Mapping[tuple[str, date], QuarterBook]):
+    """Every (cik, quarter) book of the filings; a book's holdings are summed when it is first looked up, so a
+    build that takes older quarters' artifacts from an earlier release never sums their rows."""
+
+    def __init__(self, filings: Iterable[Filing]) -> None:
+        grouped: dict[tuple[str, date], list[Filing]] = defaultdict(list)
+        for filing in filings:
+            grouped[(filing.cik, filing.period)].append(filing)
+        self._applied = {key: _applied(group) for key, group in sorted(grouped.items())}
+        self._books: dict[tuple[str, date], QuarterBook] = {}
+
+    def filings(self, key: tuple[str, date]) -> tuple[Filing, ...]:
+        """The filings a book applies, in order, without summing its rows (none when there is no book)."""
+        return self._applied.get(key, ())
+
+    def __getitem__(self, key: tuple[str, date]) -> QuarterBook:
+        if key not in self._books:
+            applied = self._applied[key]
+            self._books[key] = QuarterBook(key[0], key[1], applied, _aggregate(applied))
+        return self._books[key]
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._applied
+
+    def __iter__(self) -> Iterator[tuple[str, date]]:
+        return iter(self._applied)
+
+    def __len__(self) -> int:
+        return len(self._applied)
+
+
+def quarter_books(filings: Iterable[Filing]) -> QuarterBooks:
     """Every (cik, quarter) book; amendments apply in filing order (Form 13F General Instructions, amendments)."""
-    grouped: dict[tuple[str, date], list[Filing]] = defaultdict(list)
-    for filing in filings:
-        grouped[(filing.cik, filing.period)].append(filing)
-    return {key: _book(key, group) for key, group in sorted(grouped.items())}
+    return QuarterBooks(filings)
 
 
-def _book(key: tuple[str, date], group: list[Filing]) -> QuarterBook:
+def _applied(group: list[Filing]) -> tuple[Filing, ...]:
     ordered = sorted(group, key=lambda f: (f.filed, f.amendment_no, f.accession))
     applied: list[Filing] = []
     for filing in ordered:
@@ -60,7 +88,7 @@ def _book(key: tuple[str, date], group: list[Filing]) -> QuarterBook:
             applied.append(filing)  # adds rows to the quarter's table, never replaces it
         else:
             applied = [filing]  # an original or a RESTATEMENT is the whole table
-    return QuarterBook(key[0], key[1], tuple(applied), _aggregate(applied))
+    return tuple(applied)
 
 
 def _aggregate(filings: Sequence[Filing]) -> tuple[Holding, ...]:
