@@ -15,7 +15,7 @@ from typing import Any, TypeVar
 
 T = TypeVar("T")
 MEMO_SIZE = 512  # derived values (views, scores, policy) kept per release; live subsets are unbounded otherwise
-LARGE_MEMO_SIZE = 2  # values as large as a whole diff's changes: only the last few (the builder asks in order)
+LARGE_MEMO_SIZE = 4  # values as large as a view's rows or a pair's changes: the last few (the builder asks in order)
 
 
 @dataclass(frozen=True, slots=True)

@@ -21,11 +21,20 @@ from builder.research.methods.explain import explainer
 from builder.research.methods.policy import evaluate_policy, policy_changes
 from builder.research.schema import validate_artifact
 from builder.research.versions import version_as_of
-from builder.research.views import DEFAULT_MODE, select_view, view_tickers
+from builder.research.views import DEFAULT_MODE, select_view, ticker_rows, view_tickers
 
 
 def view_of(data: ReleaseData, version: str, managers: Sequence[str], mode: str) -> dict:
-    return data.memo(("view", version, tuple(managers), mode), lambda: select_view(data.artifacts[version], managers, mode))
+    def compute() -> dict:
+        return select_view(data.artifacts[version], managers, mode, rows_of(data, version, managers))
+
+    return data.memo(("view", version, tuple(managers), mode), compute)
+
+
+def rows_of(data: ReleaseData, version: str, managers: Sequence[str]) -> list[dict]:
+    """The managers' ticker rows of a version, which each mode's view filters: built once for the four."""
+    key = ("rows", version, tuple(managers))
+    return data.memo(key, lambda: ticker_rows(data.artifacts[version], managers), large=True)
 
 
 def scores_of(data: ReleaseData, version: str, managers: Sequence[str], mode: str, ethos_ids: Sequence[str]) -> dict:
@@ -39,7 +48,10 @@ def policy_of(data: ReleaseData, version: str, managers: Sequence[str], mode: st
     def compute() -> dict:
         # An older version's view is needed once, for its policy in a diff: not kept (at scale views are large).
         latest = version == data.versions[-1]
-        view = view_of(data, version, managers, mode) if latest else select_view(data.artifacts[version], managers, mode)
+        if latest:
+            view = view_of(data, version, managers, mode)
+        else:
+            view = select_view(data.artifacts[version], managers, mode, rows_of(data, version, managers))
         return evaluate_policy(view, data.artifacts[version], as_of=policy_as_of(data, version))
 
     return data.memo(("policy", version, tuple(managers), mode), compute)

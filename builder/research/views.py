@@ -14,11 +14,20 @@ def manager_ids(artifact: dict) -> list[str]:
     return [m["id"] for m in artifact["managers"]]
 
 
-def select_view(artifact: dict, managers: Sequence[str], mode: str) -> dict:
-    """The tickers of `mode` among the selected managers (canonical: sorted, all managers when empty)."""
+def select_view(artifact: dict, managers: Sequence[str], mode: str, rows: list[dict] | None = None) -> dict:
+    """The tickers of `mode` among the selected managers (canonical: sorted, all managers when empty).
+
+    `rows`: ticker_rows(artifact, managers) when the caller has them (they are the same in every mode).
+    """
     selected = sorted(managers or manager_ids(artifact))
-    rows = [row for row in _ticker_rows(artifact, selected) if _in_mode(row, mode, len(selected))]
-    return {"managers": selected, "mode": mode, "tickerCount": len(rows), "tickers": rows}
+    rows = ticker_rows(artifact, selected) if rows is None else rows
+    chosen = [row for row in rows if _in_mode(row, mode, len(selected))]
+    return {"managers": selected, "mode": mode, "tickerCount": len(chosen), "tickers": chosen}
+
+
+def ticker_rows(artifact: dict, managers: Sequence[str]) -> list[dict]:
+    """Every ticker the selected managers hold or exited, with each one's position: a view before its mode."""
+    return _ticker_rows(artifact, sorted(managers or manager_ids(artifact)))
 
 
 def view_tickers(artifact: dict, managers: Sequence[str], mode: str) -> set[str]:

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import enum
+import functools
 from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import date
 
 from builder.research.quarters import FILING_DEADLINE_DAYS
@@ -31,28 +33,41 @@ class Outcome(enum.StrEnum):
     BLOCK = "block"
 
 
-_Check = Callable[[dict, dict, date], tuple[Outcome, str]]
+@dataclass
+class Subject:
+    """What the checks judge: a view of an artifact, as of a date; what several checks need is found once."""
+
+    view: dict
+    artifact: dict
+    as_of: date
+
+    @functools.cached_property
+    def entries(self) -> list[tuple[str, dict]]:
+        """The artifact's position or exit behind every (manager, ticker) of the view (in no particular order)."""
+        selected, tickers = set(self.view["managers"]), {r["ticker"] for r in self.view["tickers"]}
+        found = []
+        for manager in self.artifact["managers"]:
+            if manager["id"] in selected:
+                found += [(manager["id"], e) for e in manager["positions"] if e["ticker"] in tickers]
+                found += [(manager["id"], e) for e in manager["exited"] if e["ticker"] in tickers]
+        return found
 
 
-def _entries(view: dict, artifact: dict) -> list[tuple[str, dict]]:
-    """The artifact's position or exit behind every (manager, ticker) of the view (in no particular order)."""
-    selected, tickers = set(view["managers"]), {r["ticker"] for r in view["tickers"]}
-    return [(m["id"], e) for m in artifact["managers"] if m["id"] in selected
-            for e in (*m["positions"], *m["exited"]) if e["ticker"] in tickers]
+_Check = Callable[[Subject], tuple[Outcome, str]]
 
 
-def _execution_disabled(view: dict, artifact: dict, as_of: date) -> tuple[Outcome, str]:
+def _execution_disabled(subject: Subject) -> tuple[Outcome, str]:
     return Outcome.PASS, "Research only: no broker, no account, no orders; executionEnabled is false."
 
 
-def _source_coverage(view: dict, artifact: dict, as_of: date) -> tuple[Outcome, str]:
-    filed = {m["id"]: {f["accession"] for f in m["filings"]} for m in artifact["managers"]}
-    entries = _entries(view, artifact)
+def _source_coverage(subject: Subject) -> tuple[Outcome, str]:
+    filed = {m["id"]: {f["accession"] for f in m["filings"]} for m in subject.artifact["managers"]}
+    entries = subject.entries
     uncited = sorted({f"{m}/{e['ticker']}" for m, e in entries if not e["sources"]})
     if uncited:
         return Outcome.BLOCK, f"{len(uncited)} position(s) cite no source row: {', '.join(uncited[:LISTED])}."
     current = [(m, e) for m, e in entries if e["change"]["kind"] != "exited"]  # exits cite last quarter's rows
-    stray = sorted({f"{m}/{e['ticker']}" for m, e in current if {s["accession"] for s in e["sources"]} - filed[m]})
+    stray = sorted({f"{m}/{e['ticker']}" for m, e in current if any(s["accession"] not in filed[m] for s in e["sources"])})
     if stray:
         listed = ", ".join(stray[:LISTED])
         return Outcome.BLOCK, f"{len(stray)} position(s) cite a filing outside the manager's book: {listed}."
@@ -63,7 +78,8 @@ def _days(count: int) -> str:
     return f"{count} day" if count == 1 else f"{count} days"
 
 
-def _freshness(view: dict, artifact: dict, as_of: date) -> tuple[Outcome, str]:
+def _freshness(subject: Subject) -> tuple[Outcome, str]:
+    artifact, as_of = subject.artifact, subject.as_of
     deadline = date.fromisoformat(artifact["filingDeadline"])
     days = (as_of - deadline).days
     if days < 0:
@@ -74,21 +90,23 @@ def _freshness(view: dict, artifact: dict, as_of: date) -> tuple[Outcome, str]:
     return Outcome.PASS, f"{message}."
 
 
-def _fixture_data(view: dict, artifact: dict, as_of: date) -> tuple[Outcome, str]:
+def _fixture_data(subject: Subject) -> tuple[Outcome, str]:
+    artifact = subject.artifact
     if artifact["fixture"]:
         return Outcome.WARN, "Fixture data: the managers are fictional; the numbers are not investment data."
     return Outcome.PASS, "Built from the operator's filings, not from the fixture."
 
 
-def _unmapped_securities(view: dict, artifact: dict, as_of: date) -> tuple[Outcome, str]:
-    unmapped = sorted({e["cusip"] for _, e in _entries(view, artifact) if not e["mapped"]})
+def _unmapped_securities(subject: Subject) -> tuple[Outcome, str]:
+    unmapped = sorted({e["cusip"] for _, e in subject.entries if not e["mapped"]})
     if unmapped:
         listed = ", ".join(unmapped[:LISTED])
         return Outcome.WARN, f"{len(unmapped)} security(ies) have no ticker and are keyed by CUSIP: {listed}."
     return Outcome.PASS, "Every security in the view maps to a ticker."
 
 
-def _concentration(view: dict, artifact: dict, as_of: date) -> tuple[Outcome, str]:
+def _concentration(subject: Subject) -> tuple[Outcome, str]:
+    view = subject.view
     values = sorted(((row["value"], row["ticker"]) for row in view["tickers"]), key=lambda v: (-v[0], v[1]))
     total = sum(value for value, _ in values)
     if total == 0:
@@ -102,7 +120,8 @@ def _concentration(view: dict, artifact: dict, as_of: date) -> tuple[Outcome, st
     return Outcome.PASS, f"{message}: within limits."
 
 
-def _empty_view(view: dict, artifact: dict, as_of: date) -> tuple[Outcome, str]:
+def _empty_view(subject: Subject) -> tuple[Outcome, str]:
+    view = subject.view
     held = [row["ticker"] for row in view["tickers"] if row["holderCount"] > 0]
     if not held:
         mode = view["mode"]
@@ -110,7 +129,8 @@ def _empty_view(view: dict, artifact: dict, as_of: date) -> tuple[Outcome, str]:
     return Outcome.PASS, f"{len(held)} ticker(s) are held in the view."
 
 
-def _scope_warnings(view: dict, artifact: dict, as_of: date) -> tuple[Outcome, str]:
+def _scope_warnings(subject: Subject) -> tuple[Outcome, str]:
+    artifact = subject.artifact
     codes = sorted({w["code"] for w in artifact["warnings"] if w["code"] not in OWN_CHECK_WARNINGS})
     count = sum(1 for w in artifact["warnings"] if w["code"] not in OWN_CHECK_WARNINGS)
     if codes:
@@ -158,9 +178,9 @@ POLICY_CONFIG: dict = {
 
 def evaluate_policy(view: dict, artifact: dict, *, as_of: date) -> dict:
     """Every check over `view` as of `as_of` (never the clock); any block makes the signal 'no-signal'."""
-    checks = []
+    checks, subject = [], Subject(view, artifact, as_of)
     for check_id, name, _, check in CHECKS:
-        outcome, reason = check(view, artifact, as_of)
+        outcome, reason = check(subject)
         checks.append({"id": check_id, "name": name, "outcome": str(outcome), "reason": reason})
     blocking = [c["reason"] for c in checks if c["outcome"] == Outcome.BLOCK]
     return {
