@@ -19,8 +19,11 @@ import shutil
 import sys
 from pathlib import Path
 
+import orjson
+
 from bench import report, synthetic
 from bench.processes import measure, ras
+from builder.release.objects import object_path
 
 WORK = Path("/tmp/ras-bench")  # synthetic trees and releases: large, never inside the checkout
 UNCHANGED_TARGET = 0.10  # issue 14: an unchanged re-publish ≤ 10 % of a cold publish …
@@ -95,7 +98,7 @@ def publish_case(name: str, source: Path | None, args: argparse.Namespace) -> di
         "seconds": first["seconds"], "maxRssMb": first["maxRssMb"], "phases": first["phases"],
         "files": counted(first["stderr"], r"into (\d+) files"),
         "releaseMb": float(re.search(r"files \(([\d.]+) MB\)", first["stderr"])[1]),
-        "calibrationSeconds": calibration, "releaseId": first["stderr"].strip().splitlines()[-1].split()[3],
+        "calibrationSeconds": calibration, "releaseId": release_of(first),
     }
     again = publish_once(releases, source)
     case["unchanged"] = {key: again[key] for key in ("seconds", "skipped")}
@@ -105,7 +108,8 @@ def publish_case(name: str, source: Path | None, args: argparse.Namespace) -> di
         before = publish_once(step, without_newest_quarter(source, args.work / f"{source.name}-before"))
         after = publish_once(step, source)
         case["nextQuarter"] = {"before": before["seconds"], **{k: after[k] for k in
-                                                               ("seconds", "phases", "fromCache", "parsed", "maxRssMb")}}
+                                                               ("seconds", "phases", "fromCache", "parsed", "maxRssMb")},
+                               "newBytes": new_share(step / release_of(before), step / release_of(after))}
         shutil.rmtree(step, ignore_errors=True)
     if args.baseline is not None:
         other = args.work / f"releases-{name}-baseline"
@@ -114,6 +118,21 @@ def publish_case(name: str, source: Path | None, args: argparse.Namespace) -> di
         case["baseline"] = {key: baseline[key] for key in ("seconds", "phases", "maxRssMb")}
         shutil.rmtree(other, ignore_errors=True)
     return case  # the releases stay under --work for bench.post and bench.live (the next run replaces them)
+
+
+def release_of(published: dict) -> str:
+    return published["stderr"].strip().splitlines()[-1].split()[3]  # "verified and promoted <id> in … s"
+
+
+def new_share(old: Path, new: Path) -> float:
+    """The share of the new release's answer bytes that the old one did not hold: what a new quarter adds.
+
+    A publish proportional to what is new costs about this share of a cold one (plus reading and promoting).
+    """
+    held = {route["sha256"] for route in orjson.loads((old / "routes.json").read_bytes()).values()}
+    sizes = {route["sha256"]: (new / object_path(route["sha256"])).stat().st_size
+             for route in orjson.loads((new / "routes.json").read_bytes()).values()}
+    return sum(size for sha256, size in sizes.items() if sha256 not in held) / sum(sizes.values())
 
 
 def per_row(case: dict, calibrated: bool = False) -> float:
@@ -128,7 +147,7 @@ def rows_of(cases: list[dict]) -> list[list]:
         p, cold = c["phases"], c["seconds"]
         again = f"{c['unchanged']['seconds']:.1f} ({c['unchanged']['seconds'] / cold:.2f})"
         step = c.get("nextQuarter")
-        quarter = f"{step['seconds']:.1f} ({step['seconds'] / cold:.2f}; {step['fromCache']} cached)" if step else "—"
+        quarter = f"{step['seconds']:.1f} ({step['seconds'] / cold:.2f}; {step['newBytes']:.0%} new)" if step else "—"
         old_read = c.get("baseline", {}).get("phases", {}).get("read")
         read = f"{old_read:.1f} ({old_read / p['read']:.2f}×)" if old_read and p.get("read") else "—"
         table.append([
@@ -193,13 +212,16 @@ def main(argv: list[str] | None = None) -> int:
         cases.append(publish_case(name, tree, args))
     headers = ["case", "rows", "cold publish s", "read s", "build s", "render s", "write s", "promote s", "peak MB",
                "release MB", "s per 1k rows", "per-row × smallest", "unchanged s (× cold)",
-               "next quarter s (× cold; files cached)", "baseline read s (× this read)"]
+               "next quarter s (× cold; new answer bytes)", "baseline read s (× this read)"]
     notes = [
         "Phases come from the publish progress lines (builder/release/build.py); 'peak MB' is the publish process's max RSS.",
         "Per-row × smallest: seconds per row over the 10-manager case's.",
         "Unchanged: the same publish again; its inputs digest matches the promoted release's (builder/release/inputs.py), "
         "so it verifies that release and stops. Next quarter: the tree without each manager's newest filing published "
-        "into an empty directory, then the whole tree; the second publish is timed (old filings from the parse cache).",
+        "into an empty directory, then the whole tree; the second publish is timed (old filings from the parse cache, "
+        "older quarters' artifacts and the diffs between them from the promoted release). 'New answer bytes': the share "
+        "of the second release's answer bytes the first did not hold (the new version's views, explanations, diffs "
+        "and audit): the part of a cold publish's rendering that a new quarter cannot take from the one before.",
         *([f"Baseline: `ras publish` of the checkout at {args.baseline}, cold, same tree, same run."]
           if args.baseline else []),
         "The machine is shared with other work (load average in the heading): compare ratios within a row.",

@@ -175,7 +175,8 @@ def _put_answers(
             routes[key] = {"status": earlier["status"], "sha256": earlier["sha256"]}
             continue
         rendered = render(operation, data, params)
-        routes[key] = {"status": rendered.status, "sha256": writer.put(object_path(sha256_hex(rendered.body)), rendered.body)}
+        sha256 = sha256_hex(rendered.body)
+        routes[key] = {"status": rendered.status, "sha256": writer.put(object_path(sha256), rendered.body, sha256)}
 
 
 @contextmanager
