@@ -129,7 +129,8 @@ def compare(args: argparse.Namespace, releases: Path) -> list[dict]:
                         target, etag = targets[name]
                         headers = (f"If-None-Match: {etag}",) if status == 304 else ()
                         load = wrk(f"http://{HOST}:{ports[name]}{target}", connections, args.seconds, headers)
-                        runs.append({"server": name, "connections": connections, "status": status, **load.as_dict()})
+                        runs.append({"server": name, "connections": connections, "status": status, "repeat": repeat,
+                                     **load.as_dict()})
     return runs
 
 
@@ -159,6 +160,15 @@ def medians(runs: list[dict]) -> dict[tuple[str, int, int], dict]:
                   "errors": sum(r["errors"] for r in group)} for key, group in grouped.items()}
 
 
+def per_run_ratios(runs: list[dict], measured: str, reference: str, connections: int, status: int) -> str:
+    """Each repeat's ratio: the two servers ran one after the other, so the load they met was alike."""
+    def rps(server: str) -> dict[int, float]:
+        return {r["repeat"]: r["rps"] for r in runs
+                if (r["server"], r["connections"], r["status"]) == (server, connections, status)}
+    mine, theirs = rps(measured), rps(reference)
+    return " / ".join(f"{mine[repeat] / theirs[repeat]:.2f}" for repeat in sorted(mine))
+
+
 def latency(run: dict) -> str:
     return f"{run['p50Ms']:.2f} / {run['p99Ms']:.2f}"
 
@@ -172,8 +182,9 @@ def summarise(runs: list[dict], scaling: list[dict]) -> tuple[list[list], list[d
                 mine, theirs = found[(measured, connections, status)], found[(reference, connections, status)]
                 ratio = mine["rps"] / theirs["rps"]
                 rows.append([f"{measured} / {reference}", status, connections, f"{mine['rps']:.0f}",
-                             f"{theirs['rps']:.0f}", f"{ratio:.2f}", latency(mine), latency(theirs),
-                             f"{mine['errors']} / {theirs['errors']}"])
+                             f"{theirs['rps']:.0f}", f"{ratio:.2f}",
+                             per_run_ratios(runs, measured, reference, connections, status), latency(mine),
+                             latency(theirs), f"{mine['errors']} / {theirs['errors']}"])
                 targets.append(report.target(
                     f"{measured} ≥ {goal} × {reference} requests/s on {status}s at {connections} connections",
                     ratio >= goal, f"{ratio:.3f}×"))
@@ -182,7 +193,7 @@ def summarise(runs: list[dict], scaling: list[dict]) -> tuple[list[list], list[d
     for run in scaling:
         one = found[("workers-1", run["connections"], run["status"])]
         rows.append([f"app --workers {run['workers']} / 1", run["status"], run["connections"], f"{run['rps']:.0f}",
-                     f"{one['rps']:.0f}", f"{run['rps'] / one['rps']:.2f}", latency(run), latency(one),
+                     f"{one['rps']:.0f}", f"{run['rps'] / one['rps']:.2f}", "—", latency(run), latency(one),
                      f"{run['errors']} / {one['errors']}"])
     return rows, targets
 
@@ -204,12 +215,13 @@ def main(argv: list[str] | None = None) -> int:
     runs = compare(args, releases)
     scaling = [] if args.no_workers else workers(args, releases)
     rows, targets = summarise(runs, scaling)
-    headers = ["servers", "status", "connections", "req/s", "reference req/s", "ratio", "p50 / p99 ms",
+    headers = ["servers", "status", "connections", "req/s", "reference req/s", "ratio", "ratio per run", "p50 / p99 ms",
                "reference p50 / p99 ms", "errors"]
     notes = [f"GET {LATEST} (the minimal nginx: the same object file by its path); wrk -t1 -d{args.seconds}s, median "
              f"of {args.repeat} runs in alternating order; every server one worker; each ratio is to the reference "
-             "of its row, measured in the same run. 304s: If-None-Match with each server's own ETag.",
-             "export: `ras export`'s nginx.conf (maps, buffered access log, 304s from its object cache); minimal: one "
+             "of its row, measured in the same run (ratio: of the medians, which the targets use; ratio per run: "
+             "each repeat's pair, run back to back). 304s: If-None-Match with each server's own ETag.",
+             "export: `ras export`'s nginx.conf (maps, buffered access log, 304s from its validator cache); minimal: one "
              "location, sendfile on, no access log; bare: bench/bare.py, the same bytes and headers from memory.",
              f"--workers rows: `ras serve --workers N` alone on {os.cpu_count()} cores shared with wrk; "
              "the reference is one worker in the same run.",

@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import functools
 import gzip
 import os
-import re
 import shutil
 import socket
 import subprocess
@@ -19,17 +17,13 @@ import brotli
 import orjson
 import pytest
 from click.testing import CliRunner
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from builder.export import variants as export_variants
 from builder.api.wire import MAX_LINE_BYTES
-from builder.export.config import Route, render_routes_conf
 from builder.export.routes import mode_aliases
 from builder.export.tree import export_command, export_release
 from builder.release.promote import publish
 from builder.sources.tree import fixture_source
-from server.conditional import none_match
 from tests.conftest import quiet
 from tests.servers import (
     STARTUP_SECONDS,
@@ -239,28 +233,6 @@ def test_preconditions_and_ranges_ras_serve_ignores_are_ignored_by_nginx_too(ngi
     sent = {name.replace("-", "_"): value for name, value in headers.items()}
     ours, theirs = fetch(nginx_port, LATEST, **sent), fetch(app_port, LATEST, **sent)
     assert_same(f"{LATEST} {headers}", ours, theirs, static=static, ras_vary=ras_vary)
-
-
-@functools.cache
-def fresh_patterns() -> list[re.Pattern[str]]:
-    """The If-None-Match regexes of the generated $ras_fresh map, as nginx's PCRE would run them."""
-    conf = render_routes_conf("r", "t", [Route("/api/v1/health", "0" * 64)], ("gzip",)).decode()
-    block = conf[conf.index("$ras_fresh {"):].split("}\n", 1)[0]
-    return [re.compile(pattern) for pattern in re.findall(r"'~(.*)' 1;", block)]
-
-
-ETAG = "ab" * 32
-TOKENS = st.sampled_from(
-    [f'"{ETAG}"', f'W/"{ETAG}"', f'"{ETAG}-gzip"', f'"{ETAG[:-1]}"', '"x"', "W/", "*", '"', ",", " ", "\t", "w/", "a"]
-)
-
-
-@settings(max_examples=400, deadline=None)
-@given(st.lists(TOKENS, max_size=8).map("".join))
-def test_the_nginx_if_none_match_pattern_agrees_with_the_server_predicate(header):
-    header = header.strip(" \t")  # nginx and aiohttp both drop a field value's outer whitespace
-    in_nginx = any(pattern.search(f"{ETAG} {header}") for pattern in fresh_patterns())
-    assert in_nginx == none_match(header, f'"{ETAG}"'), header
 
 
 def raw_exchange(port: int, request: bytes) -> tuple[int, dict[str, str], bytes]:
