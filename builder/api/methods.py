@@ -79,7 +79,7 @@ def diff_of(data: ReleaseData, older: str, newer: str, managers: Sequence[str], 
 
 def diff_inputs(data: ReleaseData, params: dict[str, Any]) -> list:
     """What compareVersions' answer is a function of, beside the code: the view, and each side's artifact and
-    as-of. A release may take the answer of an earlier one whose inputs were the same (builder.release.reuse)."""
+    as-of. A publish takes the promoted release's answer when they were the same (builder.release.inputs)."""
     sides = [[artifact_sha256(data, v), policy_as_of(data, v).isoformat()] for v in (params["from"], params["to"])]
     return [params, *sides]
 

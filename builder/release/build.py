@@ -20,7 +20,6 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
-
 from builder.api.contract import OPERATIONS, Operation
 from builder.api.data import ReleaseData
 from builder.api.methods import artifact_sha256
@@ -30,9 +29,9 @@ from builder.errors import PublishError, SourceError
 from builder.records import Sources
 from builder.release.assemble import assemble, warning_lines
 from builder.release.atomic import fsync_directory, sync_filesystem
-from builder.release.objects import object_path
 from builder.release.inputs import Reuse
 from builder.release.ledger import read_ledger, record_ledger
+from builder.release.objects import object_path
 from builder.release.staging import StagingWriter
 from builder.release.store import (
     INDEX,
@@ -130,9 +129,7 @@ def write_release(prepared: Prepared, releases: Path, progress: Progress) -> str
     return release_id
 
 
-def _fill(
-    prepared: Prepared, writer: StagingWriter, progress: Progress
-) -> tuple[str, StagingWriter]:
+def _fill(prepared: Prepared, writer: StagingWriter, progress: Progress) -> tuple[str, StagingWriter]:
     """Content answers and data files, the manifest, then the answers that name the release, and the seal."""
     started = time.perf_counter()
     data = prepared.data
