@@ -16,6 +16,7 @@ from bench import synthetic
 from builder.errors import PublishError
 from builder.release.inputs import ANSWERS
 from builder.release.objects import object_path
+from builder.release.build import prepare_release, write_release
 from builder.release.promote import publish
 from builder.release.store import INDEX, LEDGER, MANIFEST, ROUTES, current_release, verify_release
 from builder.research.views import MODES
@@ -129,7 +130,7 @@ def test_without_the_record_of_the_promoted_release_nothing_is_taken(quarters, t
     before, full, cold = quarters
     releases, messages = tmp_path / "releases", []
     publish(before, releases, None, lambda line: None)
-    (releases / ANSWERS).unlink()
+    shutil.rmtree(releases / ANSWERS)
     release = releases / publish(full, releases, None, messages.append)
     assert _taken(messages) == 0 and _artifacts_taken(messages) == 0 and _content(release) == _content(cold)
 
@@ -144,3 +145,16 @@ def test_a_promoted_artifact_with_other_bytes_than_its_id_names_stops_the_publis
     with pytest.raises(PublishError, match=f"version {version} is published with other content"):
         publish(full, releases, None, lambda line: None)
     assert current_release(releases) == promoted
+
+
+def test_a_candidate_built_but_not_promoted_leaves_the_promoted_release_lending(quarters, tmp_path: Path) -> None:
+    """The quarterly run: `ras build` writes a candidate the operator then rejects; the promoted release still lends."""
+    before, full, cold = quarters
+    releases, messages = tmp_path / "releases", []
+    promoted = publish(before, releases, None, lambda line: None)
+    prepared = prepare_release(before, releases, date(2026, 10, 15), lambda line: None)
+    candidate = write_release(prepared, releases, lambda line: None)
+    assert candidate != promoted and current_release(releases).name == promoted
+    release = releases / publish(full, releases, None, messages.append)
+    assert _artifacts_taken(messages) == 7 and _taken(messages) == len(MODES) * SHARED_PAIRS
+    assert _content(release) == _content(cold)

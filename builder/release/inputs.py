@@ -7,10 +7,11 @@ the release it would build already promoted, and stops after checking it.
 
 Finer grained, each artifact (research.artifact.artifact_inputs: the files behind its quarter's books) and each
 answer whose operation names its inputs (`Operation.inputs`: a diff's two artifacts and their as-of dates)
-gets a fingerprint of them and of the code; `releases/.cache/answers.json` keeps the fingerprints of the last
-release built. The next publish, if that release is the promoted one, takes from it each artifact and
-answer whose fingerprint is unchanged instead of computing it (after a new quarter: every older quarter's
-artifact, and the diffs between quarters both releases hold). Deleting the file only costs the computing.
+gets a fingerprint of them and of the code; `releases/.cache/answers/<release id>.json` keeps the
+fingerprints of each release built here (`ras build` or `ras publish`). A publish takes from the promoted
+release each artifact and answer whose fingerprint is unchanged instead of computing it (after a new
+quarter: every older quarter's artifact, and the diffs between quarters both releases hold). Deleting the
+records only costs the computing.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ from builder.canonical import canonical_json, sha256_hex
 from builder.release.store import MANIFEST, ROUTES
 
 RECORD = Path(".cache") / "publish.json"  # beside the releases, in the dot-directory `ras releases` ignores
-ANSWERS = Path(".cache") / "answers.json"
+ANSWERS = Path(".cache") / "answers"  # <release id>.json: the fingerprints of that release's answers
 _CODE = Path(builder.__file__).parent
 _SKIPPED_DIRECTORIES = {"__pycache__"}
 
@@ -93,7 +94,7 @@ class Reuse:
         if previous is None:
             return
         try:
-            record = orjson.loads((releases / ANSWERS).read_bytes())
+            record = orjson.loads((releases / ANSWERS / f"{previous.name}.json").read_bytes())
             if record["releaseId"] == previous.name and record["code"] == code_digest():
                 self._routes = orjson.loads((previous / ROUTES).read_bytes())
                 self._files = orjson.loads((previous / MANIFEST).read_bytes())["files"]
@@ -126,8 +127,8 @@ class Reuse:
     def record(self, release_id: str, versions: list[str]) -> None:
         """Keep the fingerprints of `release_id`'s answers and artifacts for the next publish (only a cache)."""
         artifacts = dict(zip(self.artifacts, versions, strict=True))
-        _write_record(self.releases / ANSWERS, {"releaseId": release_id, "code": code_digest(),
-                                                "answers": self.answers, "artifacts": artifacts})
+        record = {"releaseId": release_id, "code": code_digest(), "answers": self.answers, "artifacts": artifacts}
+        _write_record(self.releases / ANSWERS / f"{release_id}.json", record)
 
 
 def _fingerprint(*inputs: object) -> str:
