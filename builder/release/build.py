@@ -40,6 +40,7 @@ from builder.release.store import (
     ROUTES,
     SEAL,
     STAGING_PREFIX,
+    artifact_file,
     current_release,
     verify_release,
 )
@@ -139,7 +140,7 @@ def _fill(prepared: Prepared, writer: StagingWriter, progress: Progress) -> tupl
     writer.put(INDEX, canonical_json(data.index))
     writer.put(LEDGER, canonical_json(prepared.ledger))
     for version, artifact in data.artifacts.items():
-        writer.put(f"artifacts/13f-copycat/{version}.json", canonical_json(artifact), artifact_sha256(data, version))
+        writer.put(artifact_file(version), canonical_json(artifact), artifact_sha256(data, version))
     content = dict(sorted(writer.hashes.items()))
     release_id = f"{data.index['asOf']}-{sha256_hex(canonical_json(content))[:12]}"
     manifest = canonical_json({"releaseId": release_id, "asOf": data.index["asOf"], "files": content})
@@ -210,7 +211,7 @@ def _refuse_reused_ids(previous: Path | None, data: ReleaseData) -> None:
     if previous is None:
         return
     for version in data.artifacts:
-        published = previous / "artifacts" / "13f-copycat" / f"{version}.json"
+        published = previous / artifact_file(version)
         # Both name the same id, so the same content is the same canonical bytes: compared by hash, not parsed.
         if published.exists() and sha256_hex(published.read_bytes()) != artifact_sha256(data, version):
             raise PublishError(f"version {version} is published with other content; refusing to re-use its id")

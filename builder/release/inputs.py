@@ -27,7 +27,7 @@ import orjson
 
 import builder
 from builder.canonical import canonical_json, sha256_hex
-from builder.release.store import MANIFEST, ROUTES
+from builder.release.store import MANIFEST, ROUTES, artifact_file
 
 RECORD = Path(".cache") / "publish.json"  # beside the releases, in the dot-directory `ras releases` ignores
 ANSWERS = Path(".cache") / "answers"  # <release id>.json: the fingerprints of that release's answers
@@ -112,9 +112,9 @@ class Reuse:
         fingerprint = _fingerprint(inputs)
         self.artifacts.append(fingerprint)
         version = self._record.get("artifacts", {}).get(fingerprint)
-        path = f"artifacts/13f-copycat/{version}.json"
-        if version is None or self.previous is None or path not in self._files:
+        if version is None or self.previous is None or artifact_file(version) not in self._files:
             return None
+        path = artifact_file(version)
         try:
             body = (self.previous / path).read_bytes()
         except OSError:

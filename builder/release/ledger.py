@@ -17,11 +17,10 @@ from pathlib import Path
 import orjson
 
 from builder.release.atomic import fsync_directory
-from builder.release.store import LEDGER, list_releases
+from builder.release.store import ARTIFACTS, LEDGER, list_releases
 from builder.research.versions import content_digest
 
 LEDGER_FILE = "ledger.jsonl"
-ARTIFACTS = "artifacts/13f-copycat"
 
 
 def read_ledger(releases: Path) -> list[dict]:

@@ -131,9 +131,9 @@ class Answers(Mapping[str, Answer]):
 class Artifacts(Mapping[str, dict]):
     """13f-copycat artifacts by version, each read, verified and parsed when first used, then kept."""
 
-    def __init__(self, reader: ReleaseReader, versions: list[str], pack: str) -> None:
+    def __init__(self, reader: ReleaseReader, paths: dict[str, str]) -> None:
         self._reader = reader
-        self._paths = {version: f"artifacts/{pack}/{version}.json" for version in versions}
+        self._paths = paths  # version → its file in the release
         self._loaded: dict[str, dict] = {}
 
     def __getitem__(self, version: str) -> dict:

@@ -31,6 +31,7 @@ SEAL = "seal.json"
 ROUTES = "routes.json"
 INDEX = "data/release.json"
 LEDGER = "data/ledger.json"
+ARTIFACTS = "artifacts/13f-copycat"  # <version>.json: each 13f-copycat version's artifact
 STAGING_PREFIX = ".staging-"
 
 
@@ -43,6 +44,11 @@ class LoadedRelease:
     data: ReleaseData
     answers: Answers  # canonical request → answer, bodies through the reader's bounded LRU
     reader: ReleaseReader  # knows every vouched-for file (path → sha256) and the first damage a read found
+
+
+def artifact_file(version: str) -> str:
+    """The path of a 13f-copycat version's artifact inside a release."""
+    return f"{ARTIFACTS}/{version}.json"
 
 
 def current_release(releases: Path) -> Path | None:
@@ -134,6 +140,7 @@ def load_release(directory: Path, cache_bytes: int = CACHE_BYTES) -> LoadedRelea
     openapi_key = BY_ID["getOpenApiDocument"].request_key({})
     openapi = orjson.loads(answers[openapi_key].body) if openapi_key in answers else None
     identity = {"releaseId": manifest["releaseId"], "manifestSha256": seal["manifestSha256"]}
-    data = ReleaseData(index, Artifacts(reader, index["copycat"]["versions"], "13f-copycat"), identity, openapi)
+    artifacts = Artifacts(reader, {version: artifact_file(version) for version in index["copycat"]["versions"]})
+    data = ReleaseData(index, artifacts, identity, openapi)
     return LoadedRelease(manifest["releaseId"], directory, data, answers, reader)
 
