@@ -7,7 +7,7 @@ from datetime import date
 
 from builder.records import Filing, ManagerConfig, ScopeWarning, Security, Sources
 from builder.research.coverage import quarter_coverage
-from builder.research.holdings import Holding, QuarterBook, QuarterBooks, quarter_books
+from builder.research.holdings import Holding, QuarterBook, QuarterBooks
 from builder.research.quarters import filing_deadline, previous_quarter
 
 PACK_ID = "13f-copycat"
@@ -26,7 +26,7 @@ def build_artifacts(sources: Sources, earlier: Callable[[list], dict | None] | N
     `earlier(inputs)` may return the artifact an earlier build made from the same `artifact_inputs` (with the
     same code), which is then taken instead of built: after a new quarter, every quarter but the newest.
     """
-    books = quarter_books(sources.filings)
+    books = QuarterBooks(sources.filings)
     positions: dict[tuple[str, date], dict[str, dict] | None] = {}
 
     def long_positions(key: tuple[str, date]) -> dict[str, dict] | None:

@@ -45,8 +45,9 @@ class QuarterBook:
 
 
 class QuarterBooks(Mapping[tuple[str, date], QuarterBook]):
-    """Every (cik, quarter) book of the filings; a book's holdings are summed when it is first looked up, so a
-    build that takes older quarters' artifacts from an earlier release never sums their rows."""
+    """Every (cik, quarter) book of the filings; amendments apply in filing order (Form 13F General
+    Instructions, amendments). A book's holdings are summed when it is first looked up, so a build that takes
+    older quarters' artifacts from an earlier release never sums their rows."""
 
     def __init__(self, filings: Iterable[Filing]) -> None:
         grouped: dict[tuple[str, date], list[Filing]] = defaultdict(list)
@@ -73,11 +74,6 @@ class QuarterBooks(Mapping[tuple[str, date], QuarterBook]):
 
     def __len__(self) -> int:
         return len(self._applied)
-
-
-def quarter_books(filings: Iterable[Filing]) -> QuarterBooks:
-    """Every (cik, quarter) book; amendments apply in filing order (Form 13F General Instructions, amendments)."""
-    return QuarterBooks(filings)
 
 
 def _applied(group: list[Filing]) -> tuple[Filing, ...]:
