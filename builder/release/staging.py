@@ -33,14 +33,17 @@ class StagingWriter:
         self._previous = previous
         self._before = _vouched(previous)
 
-    def put(self, path: str, body: bytes, sha256: str | None = None) -> str:
-        """Write `body` (whose sha256 the caller may know) at `path`, once: content-addressed paths repeat."""
+    def put(self, path: str, body: bytes, sha256: str | None = None, *, source_checked: bool = False) -> str:
+        """Write `body` (whose sha256 the caller may know) at `path`, once: content-addressed paths repeat.
+
+        `source_checked`: the caller has just read the previous release's file and found these bytes.
+        """
         if path in self.hashes:
             return self.hashes[path]
         sha256 = sha256 or sha256_hex(body)
         destination = self.directory / path
         destination.parent.mkdir(parents=True, exist_ok=True)
-        if not (self._before.get(path) == sha256 and self._clone(path, destination, sha256)):
+        if not (self._before.get(path) == sha256 and self._clone(path, destination, sha256, source_checked)):
             _write(destination, body)
         self.hashes[path] = sha256
         self.size += len(body)
@@ -58,18 +61,18 @@ class StagingWriter:
             return False
         if sha256_hex(body) != sha256:
             return False
-        self.put(path, body, sha256)
+        self.put(path, body, sha256, source_checked=True)
         self.copied += 1
         return True
 
-    def _clone(self, path: str, destination: Path, sha256: str) -> bool:
+    def _clone(self, path: str, destination: Path, sha256: str, checked: bool = False) -> bool:
         """Reflink the previous release's file if it still has those bytes; False when it cannot (write it then)."""
         assert self._previous is not None
         if not self.clones:
             return False
         source = self._previous / path
         try:
-            if sha256_hex(source.read_bytes()) != sha256:
+            if not checked and sha256_hex(source.read_bytes()) != sha256:
                 return False
             with open(source, "rb") as original, open(destination, "wb") as clone:
                 fcntl.ioctl(clone.fileno(), FICLONE, original.fileno())
