@@ -18,10 +18,10 @@ from builder.research.diff import book_changes, diff_versions
 from builder.research.methods.audit import audit_record
 from builder.research.methods.ethos import ETHOS_IDS, ethos_definitions, score_view, select_tickers
 from builder.research.methods.explain import explainer
-from builder.research.methods.policy import evaluate_policy, policy_changes
+from builder.research.methods.policy import book_facts, evaluate_policy, policy_changes
 from builder.research.schema import validate_artifact
 from builder.research.versions import version_as_of
-from builder.research.views import DEFAULT_MODE, select_view, ticker_rows, view_tickers
+from builder.research.views import DEFAULT_MODE, census, select_view, ticker_rows
 
 
 def view_of(data: ReleaseData, version: str, managers: Sequence[str], mode: str) -> dict:
@@ -52,7 +52,8 @@ def policy_of(data: ReleaseData, version: str, managers: Sequence[str], mode: st
             view = view_of(data, version, managers, mode)
         else:
             view = select_view(data.artifacts[version], managers, mode, rows_of(data, version, managers))
-        return evaluate_policy(view, data.artifacts[version], as_of=policy_as_of(data, version))
+        facts = data.memo(("book-facts", version), lambda: book_facts(data.artifacts[version]))
+        return evaluate_policy(view, data.artifacts[version], as_of=policy_as_of(data, version), facts=facts)
 
     return data.memo(("policy", version, tuple(managers), mode), compute)
 
@@ -85,8 +86,9 @@ def diff_inputs(data: ReleaseData, params: dict[str, Any]) -> list:
 
 
 def view_tickers_of(data: ReleaseData, version: str, managers: Sequence[str], mode: str) -> set[str]:
-    key = ("view-tickers", version, tuple(managers), mode)
-    return data.memo(key, lambda: view_tickers(data.artifacts[version], managers, mode))
+    """A view's tickers, from the managers' census of the version (one pass over its books for the four modes)."""
+    found = data.memo(("census", version, tuple(managers)), lambda: census(data.artifacts[version], managers))
+    return data.memo(("view-tickers", version, tuple(managers), mode), lambda: found.tickers(mode))
 
 
 def _view_params(params: dict[str, Any]) -> tuple[list[str], str]:

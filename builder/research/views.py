@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from builder.research.artifact import BOUGHT, SOLD
 
@@ -30,10 +31,23 @@ def ticker_rows(artifact: dict, managers: Sequence[str]) -> list[dict]:
     return _ticker_rows(artifact, sorted(managers or manager_ids(artifact)))
 
 
-def view_tickers(artifact: dict, managers: Sequence[str], mode: str) -> set[str]:
-    """The tickers of `select_view(artifact, managers, mode)`, counted without building its rows (for diffs)."""
-    selected = sorted(managers or manager_ids(artifact))
-    chosen = set(selected)
+@dataclass(frozen=True, slots=True)
+class Census:
+    """Per ticker, how many selected managers hold it, and which were bought or sold: every mode's view tickers."""
+
+    holders: dict[str, int]
+    bought: set[str]
+    sold: set[str]
+    selected: int  # how many managers are selected
+
+    def tickers(self, mode: str) -> set[str]:
+        if mode == "disagreement":
+            return self.bought & self.sold
+        return {ticker for ticker, count in self.holders.items() if _holders_in_mode(count, mode, self.selected)}
+
+
+def census(artifact: dict, managers: Sequence[str]) -> Census:
+    chosen = set(managers or manager_ids(artifact))
     holders: dict[str, int] = {}
     bought: set[str] = set()
     sold: set[str] = set()
@@ -47,9 +61,12 @@ def view_tickers(artifact: dict, managers: Sequence[str], mode: str) -> set[str]
                 bought.add(ticker)
             elif kind in SOLD:
                 sold.add(ticker)
-    if mode == "disagreement":
-        return bought & sold
-    return {ticker for ticker, count in holders.items() if _holders_in_mode(count, mode, len(selected))}
+    return Census(holders, bought, sold, len(chosen))
+
+
+def view_tickers(artifact: dict, managers: Sequence[str], mode: str) -> set[str]:
+    """The tickers of `select_view(artifact, managers, mode)`, counted without building its rows (for diffs)."""
+    return census(artifact, managers).tickers(mode)
 
 
 def _ticker_rows(artifact: dict, selected: Sequence[str]) -> list[dict]:

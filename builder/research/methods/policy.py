@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import enum
 import functools
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date
@@ -33,24 +34,60 @@ class Outcome(enum.StrEnum):
     BLOCK = "block"
 
 
+@dataclass(frozen=True, slots=True)
+class BookFacts:
+    """What the position-level checks need of an artifact, found in one pass over it: the same for every view,
+    so a release judging several views of one version (four modes, diffs) reads its books once."""
+
+    counts: dict[str, Counter[str]]  # manager id → ticker → entries (positions and exits) of that ticker
+    uncited: list[tuple[str, str]]  # (manager, ticker) of entries that cite no source row
+    stray: list[tuple[str, str]]  # (manager, ticker) of held positions citing a filing outside the manager's book
+    unmapped: list[tuple[str, str, str]]  # (manager, ticker, CUSIP) of entries keyed by CUSIP
+
+
+def book_facts(artifact: dict) -> BookFacts:
+    counts: dict[str, Counter[str]] = {}
+    uncited, stray, unmapped = [], [], []
+    for manager in artifact["managers"]:
+        manager_id, filed = manager["id"], {f["accession"] for f in manager["filings"]}
+        counts[manager_id] = tickers = Counter()
+        for entry in (*manager["positions"], *manager["exited"]):
+            ticker = entry["ticker"]
+            tickers[ticker] += 1
+            if not entry["sources"]:
+                uncited.append((manager_id, ticker))
+            # exits cite last quarter's rows
+            elif entry["change"]["kind"] != "exited" and any(s["accession"] not in filed for s in entry["sources"]):
+                stray.append((manager_id, ticker))
+            if not entry["mapped"]:
+                unmapped.append((manager_id, ticker, entry["cusip"]))
+    return BookFacts(counts, uncited, stray, unmapped)
+
+
 @dataclass
 class Subject:
-    """What the checks judge: a view of an artifact, as of a date; what several checks need is found once."""
+    """What the checks judge: a view of an artifact, as of a date, and the facts of the artifact's books."""
 
     view: dict
     artifact: dict
     as_of: date
+    facts: BookFacts
 
     @functools.cached_property
-    def entries(self) -> list[tuple[str, dict]]:
-        """The artifact's position or exit behind every (manager, ticker) of the view (in no particular order)."""
-        selected, tickers = set(self.view["managers"]), {r["ticker"] for r in self.view["tickers"]}
-        found = []
-        for manager in self.artifact["managers"]:
-            if manager["id"] in selected:
-                found += [(manager["id"], e) for e in manager["positions"] if e["ticker"] in tickers]
-                found += [(manager["id"], e) for e in manager["exited"] if e["ticker"] in tickers]
-        return found
+    def selected(self) -> set[str]:
+        return set(self.view["managers"])
+
+    @functools.cached_property
+    def tickers(self) -> set[str]:
+        return {row["ticker"] for row in self.view["tickers"]}
+
+    def in_view(self, manager: str, ticker: str) -> bool:
+        return manager in self.selected and ticker in self.tickers
+
+    def entry_count(self) -> int:
+        """The artifact's positions and exits behind the view's (manager, ticker) pairs."""
+        counts, tickers = self.facts.counts, self.tickers
+        return sum(counts[m][t] for m in self.selected if m in counts for t in counts[m].keys() & tickers)
 
 
 _Check = Callable[[Subject], tuple[Outcome, str]]
@@ -61,17 +98,14 @@ def _execution_disabled(subject: Subject) -> tuple[Outcome, str]:
 
 
 def _source_coverage(subject: Subject) -> tuple[Outcome, str]:
-    filed = {m["id"]: {f["accession"] for f in m["filings"]} for m in subject.artifact["managers"]}
-    entries = subject.entries
-    uncited = sorted({f"{m}/{e['ticker']}" for m, e in entries if not e["sources"]})
+    uncited = sorted({f"{m}/{t}" for m, t in subject.facts.uncited if subject.in_view(m, t)})
     if uncited:
         return Outcome.BLOCK, f"{len(uncited)} position(s) cite no source row: {', '.join(uncited[:LISTED])}."
-    current = [(m, e) for m, e in entries if e["change"]["kind"] != "exited"]  # exits cite last quarter's rows
-    stray = sorted({f"{m}/{e['ticker']}" for m, e in current if any(s["accession"] not in filed[m] for s in e["sources"])})
+    stray = sorted({f"{m}/{t}" for m, t in subject.facts.stray if subject.in_view(m, t)})
     if stray:
         listed = ", ".join(stray[:LISTED])
         return Outcome.BLOCK, f"{len(stray)} position(s) cite a filing outside the manager's book: {listed}."
-    return Outcome.PASS, f"All {len(entries)} manager positions in the view cite their 13F source rows."
+    return Outcome.PASS, f"All {subject.entry_count()} manager positions in the view cite their 13F source rows."
 
 
 def _days(count: int) -> str:
@@ -98,7 +132,7 @@ def _fixture_data(subject: Subject) -> tuple[Outcome, str]:
 
 
 def _unmapped_securities(subject: Subject) -> tuple[Outcome, str]:
-    unmapped = sorted({e["cusip"] for _, e in subject.entries if not e["mapped"]})
+    unmapped = sorted({cusip for m, t, cusip in subject.facts.unmapped if subject.in_view(m, t)})
     if unmapped:
         listed = ", ".join(unmapped[:LISTED])
         return Outcome.WARN, f"{len(unmapped)} security(ies) have no ticker and are keyed by CUSIP: {listed}."
@@ -176,9 +210,12 @@ POLICY_CONFIG: dict = {
 }
 
 
-def evaluate_policy(view: dict, artifact: dict, *, as_of: date) -> dict:
-    """Every check over `view` as of `as_of` (never the clock); any block makes the signal 'no-signal'."""
-    checks, subject = [], Subject(view, artifact, as_of)
+def evaluate_policy(view: dict, artifact: dict, *, as_of: date, facts: BookFacts | None = None) -> dict:
+    """Every check over `view` as of `as_of` (never the clock); any block makes the signal 'no-signal'.
+
+    `facts`: book_facts(artifact), when the caller keeps them for several views of one artifact.
+    """
+    checks, subject = [], Subject(view, artifact, as_of, facts or book_facts(artifact))
     for check_id, name, _, check in CHECKS:
         outcome, reason = check(subject)
         checks.append({"id": check_id, "name": name, "outcome": str(outcome), "reason": reason})
