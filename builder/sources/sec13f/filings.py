@@ -230,16 +230,23 @@ def _unpaired(document: LooseDocument) -> SourceProblem:
 
 
 def _duplicates(filings: list[Filing]) -> list[SourceProblem]:
+    """The filings that repeat an earlier one's accession, or its whole content (header and every row)."""
     problems = []
-    seen: dict[object, Filing] = {}
+    by_accession: dict[str, Filing] = {}
+    # Rows are compared only between filings whose header agrees: hashing every row of every filing costs more
+    # than the whole comparison, and a repeated header is rare.
+    by_header: dict[tuple, list[Filing]] = {}
     for filing in sorted(filings, key=lambda f: f.source):
-        content = (filing.cik, filing.period, filing.filed, filing.amendment_no, filing.rows)
-        for key in (("accession", filing.accession), ("content", content)):
-            if key in seen:
-                message = f"{subject(filing.source)} is the same filing as {seen[key].source} (counted once only)"
-                problems.append(SourceProblem(_first(filing.source), message))
-                break
-            seen[key] = filing
+        header = (filing.cik, filing.period, filing.filed, filing.amendment_no, len(filing.rows))
+        same = by_accession.get(filing.accession)
+        if same is None:
+            by_accession[filing.accession] = filing
+            same = next((f for f in by_header.get(header, ()) if f.rows == filing.rows), None)
+            if same is None:
+                by_header.setdefault(header, []).append(filing)
+                continue
+        message = f"{subject(filing.source)} is the same filing as {same.source} (counted once only)"
+        problems.append(SourceProblem(_first(filing.source), message))
     return problems
 
 
