@@ -47,7 +47,7 @@ from builder.release.store import (
 from builder.research.coverage import common_problem, coverage_lines, quarter_coverage, unmapped_share
 from builder.research.previews.build import build_previews
 from builder.sources.sec13f.cache import ParseCache
-from builder.sources.tree import read_sources
+from builder.sources.tree import collector_paused, read_sources
 
 Progress = Callable[[str], None]
 PARSE_CACHE = Path(".cache") / "sec13f"  # beside the releases: a dot-directory, so never taken for one
@@ -91,7 +91,8 @@ def prepare_release(
     previous = current_release(releases)
     reuse = Reuse(releases, previous)
     previews = build_previews(sources.previews, as_of=sources.as_of)
-    data, ledger = assemble(sources, read_ledger(releases), previews, reuse.artifact)
+    with collector_paused():
+        data, ledger = assemble(sources, read_ledger(releases), previews, reuse.artifact)
     _refuse_reused_ids(previous, data)
     for line in warning_lines(data.index["warnings"]):
         progress(line)
