@@ -27,7 +27,7 @@ import orjson
 
 import builder
 from builder.canonical import canonical_json, sha256_hex
-from builder.release.store import MANIFEST, ROUTES, artifact_file
+from builder.release.store import MANIFEST, ROUTES, artifact_file, sha256_files
 
 RECORD = Path(".cache") / "publish.json"  # beside the releases, in the dot-directory `ras releases` ignores
 ANSWERS = Path(".cache") / "answers"  # <release id>.json: the fingerprints of that release's answers
@@ -35,13 +35,20 @@ _CODE = Path(builder.__file__).parent
 _SKIPPED_DIRECTORIES = {"__pycache__"}
 
 
-def inputs_digest(source: Path, as_of: date | None, promoted: str | None, checks: Mapping[str, object]) -> str:
+SourceTree = list[tuple[str, str]]  # (relative path, sha256) of every file of a source tree, sorted
+
+
+def source_tree(source: Path) -> SourceTree:
+    return _tree(source.resolve())
+
+
+def inputs_digest(tree: SourceTree, as_of: date | None, promoted: str | None, checks: Mapping[str, object]) -> str:
     """sha256 over every file of the source tree, the builder's code, the as-of date, the promoted id and the
     publish's checks (a stricter `--max-unmapped-value` must run its check again)."""
     digest = hashlib.sha256()
     digest.update(orjson.dumps({"asOf": as_of and as_of.isoformat(), "promoted": promoted, "checks": dict(checks),
                                 "code": code_digest()}))
-    for relative, sha256 in _tree(source.resolve()):
+    for relative, sha256 in tree:
         digest.update(f"source\0{relative}\0{sha256}\n".encode())
     return digest.hexdigest()
 
@@ -137,14 +144,13 @@ def _fingerprint(*inputs: object) -> str:
 
 def _tree(root: Path) -> list[tuple[str, str]]:
     """(relative path, sha256) of every file under root; links to folders are named, not followed."""
-    found = []
+    files, found = [], []
     for folder, subfolders, names in os.walk(root):
         subfolders[:] = sorted(name for name in subfolders if name not in _SKIPPED_DIRECTORIES)
-        for name in sorted(names):
-            path = Path(folder) / name
-            found.append((path.relative_to(root).as_posix(), _sha256(path)))
+        files += [Path(folder) / name for name in names]
         found += [((Path(folder) / name).relative_to(root).as_posix(), "link")
                   for name in subfolders if (Path(folder) / name).is_symlink()]
+    found += zip((path.relative_to(root).as_posix() for path in files), sha256_files(files, _sha256), strict=True)
     return sorted(found)
 
 

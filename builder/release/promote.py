@@ -12,7 +12,7 @@ from pathlib import Path
 from builder.errors import ReleaseError
 from builder.release.atomic import exclusive, fsync_directory
 from builder.release.build import DEFAULT_MAX_UNMAPPED, Progress, prepare_release, seconds, write_release
-from builder.release.inputs import inputs_digest, record_inputs, recorded_release
+from builder.release.inputs import SourceTree, inputs_digest, record_inputs, recorded_release, source_tree
 from builder.release.store import CURRENT, STAGING_PREFIX, current_release, verify_release
 
 
@@ -62,8 +62,11 @@ def publish(
     with releases_lock(releases):
         for name in clean_staging(releases):
             progress(f"removed {name} left by an interrupted publish")
+        # The source tree as the publish found it, hashed once: what it is checked against now and recorded
+        # against after (a file edited mid-publish then differs from the record and the next publish builds).
+        tree = source_tree(source)
         checks = {"maxUnmapped": max_unmapped}
-        unchanged = _unchanged(source, releases, as_of, checks, progress)
+        unchanged = _unchanged(tree, releases, as_of, checks, progress)
         if unchanged is not None:
             return unchanged
         release_id = write_release(prepare_release(source, releases, as_of, progress, max_unmapped), releases, progress)
@@ -71,17 +74,17 @@ def publish(
             check(release_id)
         started = time.perf_counter()
         promote(releases, release_id)
-        record_inputs(releases, inputs_digest(source, as_of, release_id, checks), release_id)
+        record_inputs(releases, inputs_digest(tree, as_of, release_id, checks), release_id)
     progress(f"verified and promoted {release_id} in {seconds(started)}")
     return release_id
 
 
-def _unchanged(source: Path, releases: Path, as_of: date | None, checks: dict, progress: Progress) -> str | None:
+def _unchanged(tree: SourceTree, releases: Path, as_of: date | None, checks: dict, progress: Progress) -> str | None:
     """The promoted release's id when these inputs built it and it still verifies; else None (build)."""
     started = time.perf_counter()
     current = current_release(releases)
     promoted = current.name if current is not None else None
-    if promoted is None or recorded_release(releases, inputs_digest(source, as_of, promoted, checks)) != promoted:
+    if promoted is None or recorded_release(releases, inputs_digest(tree, as_of, promoted, checks)) != promoted:
         return None
     problems = verify_release(current)
     if problems:

@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -102,10 +103,22 @@ def verify_release(directory: Path) -> list[str]:
         problems.append(f"{path}: missing")
     for path in sorted(present - expected.keys()):
         problems.append(f"{path}: not in the manifest")
-    for path in sorted(expected.keys() & present):
-        if _sha256_file(directory / path) != expected[path]:
+    checked = sorted(expected.keys() & present)
+    for path, sha256 in zip(checked, sha256_files([directory / path for path in checked]), strict=True):
+        if sha256 != expected[path]:
             problems.append(f"{path}: sha256 does not match the manifest")
     return problems
+
+
+def sha256_files(paths: list[Path], digest: Callable[[Path], str] | None = None) -> list[str]:
+    """The sha256 of each file (by `digest`, default: raising OSError), hashed on every core: reading and
+    hashing release the interpreter lock, so threads hash a 2 GB release about as many times faster as there
+    are cores."""
+    digest = digest or _sha256_file
+    if len(paths) < 64:
+        return [digest(path) for path in paths]
+    with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
+        return list(pool.map(digest, paths, chunksize=32))
 
 
 def _sealed(directory: Path) -> tuple[dict, dict, dict[str, str]]:
