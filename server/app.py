@@ -62,11 +62,15 @@ POST_PREFLIGHT_HEADERS = {**PREFLIGHT_HEADERS, "Access-Control-Allow-Methods": "
 def _answer_response(request: web.Request, answer: Answer) -> web.Response:
     if answer.status != 200:
         return _bytes_response(answer.status, answer.body, POST_CACHE_CONTROL)
-    not_modified, full = _get_headers(answer.etag)
+    return _not_modified(request, answer.etag) or web.Response(body=answer.body, headers=_get_headers(answer.etag)[1])
+
+
+def _not_modified(request: web.Request, etag: str) -> web.Response | None:
+    """The 304 of a 200 answer whose ETag the request's If-None-Match matches; None when it does not."""
     tags = request.headers.get("If-None-Match")
-    if tags == answer.etag or none_match(tags, answer.etag):  # a client echoing the ETag skips the list parsing
-        return web.Response(status=304, headers=not_modified)
-    return web.Response(body=answer.body, status=200, headers=full)
+    if tags is not None and (tags == etag or none_match(tags, etag)):  # a client echoing the ETag: no list parsing
+        return web.Response(status=304, headers=_get_headers(etag)[0])
+    return None
 
 
 @functools.lru_cache(maxsize=GET_HEADER_SETS)
@@ -136,10 +140,13 @@ def get_handler(operation: Operation, watch: ReleaseWatch, live: LiveCache) -> C
     async def handle(request: web.Request) -> web.Response:
         serving = watch.serving
         try:
-            answer = serving.release.answers.get(request.path_qs) if serving.release else None  # canonical: no parsing
-            if answer is None:
+            answers = serving.release.answers if serving.release else None
+            route = answers.route(request.path_qs) if answers else None  # the canonical target: no parsing
+            if route is None:
                 answer = answer_get(serving, live, operation, dict(request.match_info), list(request.query.items()))
-            return _answer_response(request, answer)
+                return _answer_response(request, answer)
+            # A precomputed 200 answers a matching If-None-Match from its name alone: a 304 sends no byte to verify.
+            return (route[0] == 200 and _not_modified(request, route[2])) or _answer_response(request, answers.answer(route))
         except ReleaseDamaged as exc:  # read and found altered: never its bytes, and no answer from it after this one
             assert serving.release is not None
             watch.drop(serving.release, str(exc))

@@ -107,16 +107,24 @@ class Answers(Mapping[str, Answer]):
     """Canonical request → Answer, the body read through the reader when asked for (routes.json in memory)."""
 
     def __init__(self, routes: Mapping[str, Mapping], reader: ReleaseReader) -> None:
-        self._routes = {key: (route["status"], route["sha256"]) for key, route in routes.items()}
+        # (status, sha256, strong ETag of those bytes), the ETag built once: a 304 needs nothing else
+        self._routes = {key: (route["status"], route["sha256"], f'"{route["sha256"]}"') for key, route in routes.items()}
         self._reader = reader
 
     def __getitem__(self, key: str) -> Answer:
-        status, sha256 = self._routes[key]
-        return Answer(status, self._reader.body(sha256), f'"{sha256}"')  # the strong ETag of those bytes
+        return self.answer(self._routes[key])
 
-    def get(self, key: str, default: Answer | None = None) -> Answer | None:  # the GET hot path: one dict lookup
+    def route(self, key: str) -> tuple[int, str, str] | None:  # the GET hot path: one dict lookup
+        return self._routes.get(key)
+
+    def answer(self, route: tuple[int, str, str]) -> Answer:
+        """The answer of a route, its body read (and verified when first read)."""
+        status, sha256, etag = route
+        return Answer(status, self._reader.body(sha256), etag)
+
+    def get(self, key: str, default: Answer | None = None) -> Answer | None:
         route = self._routes.get(key)
-        return default if route is None else Answer(route[0], self._reader.body(route[1]), f'"{route[1]}"')
+        return default if route is None else self.answer(route)
 
     def __contains__(self, key: object) -> bool:
         return key in self._routes
