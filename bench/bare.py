@@ -1,8 +1,8 @@
 """A bare aiohttp server, the reference for `ras serve`: one answer from memory, with nothing else around it.
 
-Usage: `python -m bench.bare --port N --body FILE [--etag '"…"'] [--header 'Name: value' …]`.
-Every GET or HEAD gets the body (200) or, when If-None-Match equals --etag exactly, a bodiless 304; every
-POST gets the body. Run the same way `ras serve` runs (web.run_app, no access log), so a ratio between them
+Usage: `python -m bench.bare --port N --body FILE [--etag '"…"'] [--header 'Name: value' …] [--keep Name …]`.
+Every GET or HEAD gets the body (200) or, when If-None-Match equals --etag exactly, a bodiless 304 with the
+--keep headers; every POST gets the body. Run the same way `ras serve` runs (web.run_app, no access log), so a ratio between them
 is the cost of what `ras serve` does beyond handing over bytes: routing, lookups, checks, envelopes.
 """
 
@@ -16,10 +16,14 @@ from aiohttp import web
 NOT_MODIFIED_HEADERS = ("ETag", "Cache-Control", "Vary", "X-Service-API-Version")  # what a 304 keeps
 
 
-def create_app(body: bytes, etag: str | None, headers: dict[str, str]) -> web.Application:
-    """The app: `body` with `headers` to everything, a 304 to a GET whose If-None-Match is `etag`."""
+def create_app(
+    body: bytes, etag: str | None, headers: dict[str, str], keep: tuple[str, ...] = NOT_MODIFIED_HEADERS
+) -> web.Application:
+    """The app: `body` with `headers` to everything, a 304 keeping the `keep` headers to a GET whose
+    If-None-Match is `etag`."""
     answered = {**headers, **({"ETag": etag} if etag else {})}
-    kept = {name: value for name, value in answered.items() if name in NOT_MODIFIED_HEADERS}
+    wanted = {name.lower() for name in keep}
+    kept = {name: value for name, value in answered.items() if name.lower() in wanted}
 
     async def answer(request: web.Request) -> web.Response:
         if etag and request.method in ("GET", "HEAD") and request.headers.get("If-None-Match") == etag:
@@ -45,8 +49,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--body", type=Path, required=True, help="the bytes every answer carries")
     parser.add_argument("--etag", default=None, help="the ETag of GET answers, quotes included")
     parser.add_argument("--header", type=header, action="append", default=[], help="another answer header")
+    parser.add_argument("--keep", action="append", default=None,
+                        help=f"a header a 304 keeps (repeat; default {', '.join(NOT_MODIFIED_HEADERS)})")
     args = parser.parse_args(argv)
-    app = create_app(args.body.read_bytes(), args.etag, dict(args.header))
+    keep = tuple(args.keep) if args.keep else NOT_MODIFIED_HEADERS
+    app = create_app(args.body.read_bytes(), args.etag, dict(args.header), keep)
     web.run_app(app, host=args.host, port=args.port, access_log=None, print=lambda *_: None)
     return 0
 

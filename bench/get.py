@@ -81,13 +81,17 @@ def nginx_command(out: Path) -> list[str]:
     return [nginx_binary(), "-p", str(out), "-c", "nginx-bench.conf", "-e", "stderr", "-g", "daemon off;"]
 
 
-def bare_command(work: Path, port: int, answer: tuple[int, dict[str, str], bytes]) -> list[str]:
-    """bench.bare answering the app's bytes with the app's headers and ETag."""
+def bare_command(
+    work: Path, port: int, answer: tuple[int, dict[str, str], bytes], not_modified: dict[str, str] | None = None
+) -> list[str]:
+    """bench.bare answering the app's bytes with the app's headers and ETag; 304s with the headers of the app's
+    304 (`not_modified`), when given."""
     _, headers, body = answer
     (work / "bare-body.json").write_bytes(body)
     extra = [arg for name, value in headers.items() if name not in TRANSPORT for arg in ("--header", f"{name}: {value}")]
+    keep = [arg for name in not_modified or () if name not in TRANSPORT - {"etag"} for arg in ("--keep", name)]
     return [sys.executable, "-m", "bench.bare", "--port", str(port), "--body", str(work / "bare-body.json"),
-            "--etag", headers["etag"], *extra]
+            "--etag", headers["etag"], *extra, *keep]
 
 
 def checked_targets(ports: dict[str, int], object_target: str) -> dict[str, tuple[str, str]]:
@@ -96,12 +100,15 @@ def checked_targets(ports: dict[str, int], object_target: str) -> dict[str, tupl
     answers = {name: get(port, targets[name]) for name, port in ports.items()}
     if len({answer[2] for answer in answers.values()}) != 1 or any(a[0] != 200 for a in answers.values()):
         raise SystemExit("the servers answer with different bytes; the comparison would be meaningless")
-    found = {}
+    found, kept = {}, {}
     for name, port in ports.items():
         etag = answers[name][1]["etag"]
-        if get(port, targets[name], {"If-None-Match": etag})[0] != 304:
+        status, headers, _ = get(port, targets[name], {"If-None-Match": etag})
+        if status != 304:
             raise SystemExit(f"{name} does not answer 304 to its own ETag")
-        found[name] = (targets[name], etag)
+        found[name], kept[name] = (targets[name], etag), set(headers) - {"date", "server"}
+    if kept["app"] != kept["bare"]:
+        raise SystemExit(f"the app's and bench.bare's 304s carry other headers: {sorted(kept['app'] ^ kept['bare'])}")
     return found
 
 
@@ -113,7 +120,8 @@ def compare(args: argparse.Namespace, releases: Path) -> list[dict]:
         serve = ras("serve", "--releases", str(releases), "--port", str(ports["app"]))
         stack.enter_context(server(serve, ports["app"], args.work / "get-app.log"))
         answer = get(ports["app"], LATEST)
-        stack.enter_context(server(bare_command(args.work, ports["bare"], answer), ports["bare"],
+        not_modified = get(ports["app"], LATEST, {"If-None-Match": answer[1]["etag"]})[1]
+        stack.enter_context(server(bare_command(args.work, ports["bare"], answer, not_modified), ports["bare"],
                                    args.work / "get-bare.log"))
         export, minimal = args.work / "export-get", args.work / "minimal-get"
         export_tree(releases, export, ports["export"], ports["app"])
