@@ -96,15 +96,29 @@ def median_price(rows: Sequence[HoldingRow], unit: ValueUnit) -> Fraction | None
     pairs = [(row.value, row.shares) for row in rows if row.share_type == "SH" and row.put_call is None and row.shares > 0]
     if not pairs:
         return None
-    # Exact, without comparing Fractions (most of the read phase once files come from the parse cache):
-    # int / int is correctly rounded, so float order never contradicts the exact order and the exact
-    # ratio only breaks ties between equal floats.
-    pairs.sort(key=lambda pair: (pair[0] / pair[1], Fraction(*pair)))
+    # Exact, without a Fraction per row (most of the read phase once files come from the parse cache):
+    # int / int is correctly rounded, so float order never contradicts the exact order, and only a run of
+    # equal floats around the middle needs its exact order.
+    pairs.sort(key=lambda pair: pair[0] / pair[1])
     middle = len(pairs) // 2
+    for index in {middle - 1, middle} if len(pairs) % 2 == 0 else {middle}:
+        _exact_run(pairs, index)
     median = Fraction(*pairs[middle])
     if len(pairs) % 2 == 0:
         median = (median + Fraction(*pairs[middle - 1])) / 2
     return median * _SCALE[unit]
+
+
+def _exact_run(pairs: list[tuple[int, int]], index: int) -> None:
+    """Put the run of pairs whose float ratio equals pairs[index]'s in exact order, in place."""
+    ratio = pairs[index][0] / pairs[index][1]
+    low, high = index, index + 1
+    while low > 0 and pairs[low - 1][0] / pairs[low - 1][1] == ratio:
+        low -= 1
+    while high < len(pairs) and pairs[high][0] / pairs[high][1] == ratio:
+        high += 1
+    if high - low > 1:
+        pairs[low:high] = sorted(pairs[low:high], key=lambda pair: Fraction(*pair))
 
 
 def summary_warnings(rows: Sequence[HoldingRow], summary: Summary | None, source: str) -> tuple[ScopeWarning, ...]:
