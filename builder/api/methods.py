@@ -21,7 +21,7 @@ from builder.research.methods.explain import explainer
 from builder.research.methods.policy import book_facts, evaluate_policy, policy_changes
 from builder.research.schema import validate_artifact
 from builder.research.versions import version_as_of
-from builder.research.views import DEFAULT_MODE, census, select_view, ticker_rows
+from builder.research.views import DEFAULT_MODE, Census, census, select_view, ticker_rows
 
 
 def view_of(data: ReleaseData, version: str, managers: Sequence[str], mode: str) -> dict:
@@ -46,12 +46,12 @@ def scores_of(data: ReleaseData, version: str, managers: Sequence[str], mode: st
 
 def policy_of(data: ReleaseData, version: str, managers: Sequence[str], mode: str) -> dict:
     def compute() -> dict:
-        # An older version's view is needed once, for its policy in a diff: not kept (at scale views are large).
-        latest = version == data.versions[-1]
-        if latest:
+        # An older version's policy is needed for diffs only: judged on the census's summary of its view, the
+        # rows the checks read, without building every manager's position of every row.
+        if version == data.versions[-1]:
             view = view_of(data, version, managers, mode)
         else:
-            view = select_view(data.artifacts[version], managers, mode, rows_of(data, version, managers))
+            view = census_of(data, version, managers).summary_view(mode)
         facts = data.memo(("book-facts", version), lambda: book_facts(data.artifacts[version]))
         return evaluate_policy(view, data.artifacts[version], as_of=policy_as_of(data, version), facts=facts)
 
@@ -85,9 +85,13 @@ def diff_inputs(data: ReleaseData, params: dict[str, Any]) -> list:
     return [params, *sides]
 
 
+def census_of(data: ReleaseData, version: str, managers: Sequence[str]) -> Census:
+    """The managers' census of a version: one pass over its books for the four modes' tickers and policies."""
+    return data.memo(("census", version, tuple(managers)), lambda: census(data.artifacts[version], managers))
+
+
 def view_tickers_of(data: ReleaseData, version: str, managers: Sequence[str], mode: str) -> set[str]:
-    """A view's tickers, from the managers' census of the version (one pass over its books for the four modes)."""
-    found = data.memo(("census", version, tuple(managers)), lambda: census(data.artifacts[version], managers))
+    found = census_of(data, version, managers)
     return data.memo(("view-tickers", version, tuple(managers), mode), lambda: found.tickers(mode))
 
 

@@ -33,22 +33,32 @@ def ticker_rows(artifact: dict, managers: Sequence[str]) -> list[dict]:
 
 @dataclass(frozen=True, slots=True)
 class Census:
-    """Per ticker, how many selected managers hold it, and which were bought or sold: every mode's view tickers."""
+    """Per ticker, how many selected managers hold it, its value, and whether it was bought or sold: what every
+    mode's view tickers, and the policy checks of a view, need of its rows."""
 
+    managers: list[str]  # the selected managers, sorted
     holders: dict[str, int]
+    values: dict[str, int]
     bought: set[str]
     sold: set[str]
-    selected: int  # how many managers are selected
 
     def tickers(self, mode: str) -> set[str]:
         if mode == "disagreement":
             return self.bought & self.sold
-        return {ticker for ticker, count in self.holders.items() if _holders_in_mode(count, mode, self.selected)}
+        selected = len(self.managers)
+        return {ticker for ticker, count in self.holders.items() if _holders_in_mode(count, mode, selected)}
+
+    def summary_view(self, mode: str) -> dict:
+        """select_view's answer with each row cut to its ticker, value and holderCount (what the policy reads)."""
+        rows = [{"ticker": t, "value": self.values[t], "holderCount": self.holders[t]} for t in sorted(self.tickers(mode))]
+        return {"managers": self.managers, "mode": mode, "tickerCount": len(rows), "tickers": rows}
 
 
 def census(artifact: dict, managers: Sequence[str]) -> Census:
-    chosen = set(managers or manager_ids(artifact))
+    selected = sorted(set(managers or manager_ids(artifact)))
+    chosen = set(selected)
     holders: dict[str, int] = {}
+    values: dict[str, int] = {}
     bought: set[str] = set()
     sold: set[str] = set()
     for manager in artifact["managers"]:
@@ -57,11 +67,12 @@ def census(artifact: dict, managers: Sequence[str]) -> Census:
         for entry in (*manager["positions"], *manager["exited"]):
             ticker, kind = entry["ticker"], entry["change"]["kind"]
             holders[ticker] = holders.get(ticker, 0) + (kind != "exited")
+            values[ticker] = values.get(ticker, 0) + entry.get("value", 0)
             if kind in BOUGHT:
                 bought.add(ticker)
             elif kind in SOLD:
                 sold.add(ticker)
-    return Census(holders, bought, sold, len(chosen))
+    return Census(selected, holders, values, bought, sold)
 
 
 def view_tickers(artifact: dict, managers: Sequence[str], mode: str) -> set[str]:
