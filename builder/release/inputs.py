@@ -27,7 +27,7 @@ import orjson
 
 import builder
 from builder.canonical import canonical_json, sha256_hex
-from builder.release.store import MANIFEST, ROUTES, artifact_file, sha256_files
+from builder.release.store import MANIFEST, ROUTES, artifact_file
 
 RECORD = Path(".cache") / "publish.json"  # beside the releases, in the dot-directory `ras releases` ignores
 ANSWERS = Path(".cache") / "answers"  # <release id>.json: the fingerprints of that release's answers
@@ -144,13 +144,14 @@ def _fingerprint(*inputs: object) -> str:
 
 def _tree(root: Path) -> list[tuple[str, str]]:
     """(relative path, sha256) of every file under root; links to folders are named, not followed."""
-    files, found = [], []
+    found = []
     for folder, subfolders, names in os.walk(root):
         subfolders[:] = sorted(name for name in subfolders if name not in _SKIPPED_DIRECTORIES)
-        files += [Path(folder) / name for name in names]
+        for name in sorted(names):
+            path = Path(folder) / name
+            found.append((path.relative_to(root).as_posix(), _sha256(path)))
         found += [((Path(folder) / name).relative_to(root).as_posix(), "link")
                   for name in subfolders if (Path(folder) / name).is_symlink()]
-    found += zip((path.relative_to(root).as_posix() for path in files), sha256_files(files, _sha256), strict=True)
     return sorted(found)
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -110,15 +110,13 @@ def verify_release(directory: Path) -> list[str]:
     return problems
 
 
-def sha256_files(paths: list[Path], digest: Callable[[Path], str] | None = None) -> list[str]:
-    """The sha256 of each file (by `digest`, default: raising OSError), hashed on every core: reading and
-    hashing release the interpreter lock, so threads hash a 2 GB release about as many times faster as there
-    are cores."""
-    digest = digest or _sha256_file
+def sha256_files(paths: list[Path]) -> list[str]:
+    """The sha256 of each file, on every core: reading and hashing release the interpreter lock. (A 2.2 GB
+    release: 1.8 s against 2.35 s in one thread on 2 cores; a source tree's 40 KB files hash faster in one.)"""
     if len(paths) < 64:
-        return [digest(path) for path in paths]
+        return [_sha256_file(path) for path in paths]
     with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
-        return list(pool.map(digest, paths, chunksize=32))
+        return list(pool.map(_sha256_file, paths, chunksize=32))
 
 
 def _sealed(directory: Path) -> tuple[dict, dict, dict[str, str]]:
