@@ -19,7 +19,7 @@ import sys
 from pathlib import Path
 
 from bench import report
-from bench.processes import HOST, free_port, get, measure, nginx_binary, ras, server, wrk
+from bench.processes import HOST, cpu_seconds, free_port, get, measure, nginx_binary, ras, server, wrk
 
 WORK = Path("/tmp/ras-bench")  # nginx's unprivileged workers must be able to read the export: not a private tmp dir
 LATEST = "/api/v1/packs/13f-copycat/latest"
@@ -118,16 +118,16 @@ def compare(args: argparse.Namespace, releases: Path) -> list[dict]:
     runs = []
     with contextlib.ExitStack() as stack:
         serve = ras("serve", "--releases", str(releases), "--port", str(ports["app"]))
-        stack.enter_context(server(serve, ports["app"], args.work / "get-app.log"))
+        processes = {"app": stack.enter_context(server(serve, ports["app"], args.work / "get-app.log"))}
         answer = get(ports["app"], LATEST)
         not_modified = get(ports["app"], LATEST, {"If-None-Match": answer[1]["etag"]})[1]
-        stack.enter_context(server(bare_command(args.work, ports["bare"], answer, not_modified), ports["bare"],
-                                   args.work / "get-bare.log"))
+        processes["bare"] = stack.enter_context(server(bare_command(args.work, ports["bare"], answer, not_modified),
+                                                       ports["bare"], args.work / "get-bare.log"))
         export, minimal = args.work / "export-get", args.work / "minimal-get"
         export_tree(releases, export, ports["export"], ports["app"])
         minimal_tree(export, minimal, ports["minimal"])
         for name, out in (("export", export), ("minimal", minimal)):
-            stack.enter_context(server(nginx_command(out), ports[name], args.work / f"get-{name}.log"))
+            processes[name] = stack.enter_context(server(nginx_command(out), ports[name], args.work / f"get-{name}.log"))
         targets = checked_targets(ports, f"/objects/{answer[1]['etag'].strip(chr(34))}.json")
         names = list(ports)
         for repeat in range(args.repeat):
@@ -136,9 +136,11 @@ def compare(args: argparse.Namespace, releases: Path) -> list[dict]:
                     for name in names if repeat % 2 == 0 else names[::-1]:
                         target, etag = targets[name]
                         headers = (f"If-None-Match: {etag}",) if status == 304 else ()
+                        before = cpu_seconds(processes[name].pid)
                         load = wrk(f"http://{HOST}:{ports[name]}{target}", connections, args.seconds, headers)
+                        cpu = (cpu_seconds(processes[name].pid) - before) / max(load.requests, 1)
                         runs.append({"server": name, "connections": connections, "status": status, "repeat": repeat,
-                                     **load.as_dict()})
+                                     "cpuUs": cpu * 1e6, **load.as_dict()})
     return runs
 
 
@@ -165,6 +167,7 @@ def medians(runs: list[dict]) -> dict[tuple[str, int, int], dict]:
         grouped.setdefault((run["server"], run["connections"], run["status"]), []).append(run)
     middle = lambda group, field: statistics.median(r[field] for r in group)  # noqa: E731
     return {key: {"rps": middle(group, "rps"), "p50Ms": middle(group, "p50Ms"), "p99Ms": middle(group, "p99Ms"),
+                  "cpuUs": middle(group, "cpuUs") if all("cpuUs" in r for r in group) else None,
                   "errors": sum(r["errors"] for r in group)} for key, group in grouped.items()}
 
 
@@ -191,8 +194,9 @@ def summarise(runs: list[dict], scaling: list[dict]) -> tuple[list[list], list[d
                 ratio = mine["rps"] / theirs["rps"]
                 rows.append([f"{measured} / {reference}", status, connections, f"{mine['rps']:.0f}",
                              f"{theirs['rps']:.0f}", f"{ratio:.2f}",
-                             per_run_ratios(runs, measured, reference, connections, status), latency(mine),
-                             latency(theirs), f"{mine['errors']} / {theirs['errors']}"])
+                             per_run_ratios(runs, measured, reference, connections, status),
+                             f"{mine['cpuUs']:.0f} / {theirs['cpuUs']:.0f} ({theirs['cpuUs'] / mine['cpuUs']:.2f})",
+                             latency(mine), latency(theirs), f"{mine['errors']} / {theirs['errors']}"])
                 targets.append(report.target(
                     f"{measured} ≥ {goal} × {reference} requests/s on {status}s at {connections} connections",
                     ratio >= goal, f"{ratio:.3f}×"))
@@ -223,8 +227,8 @@ def main(argv: list[str] | None = None) -> int:
     runs = compare(args, releases)
     scaling = [] if args.no_workers else workers(args, releases)
     rows, targets = summarise(runs, scaling)
-    headers = ["servers", "status", "connections", "req/s", "reference req/s", "ratio", "ratio per run", "p50 / p99 ms",
-               "reference p50 / p99 ms", "errors"]
+    headers = ["servers", "status", "connections", "req/s", "reference req/s", "ratio", "ratio per run",
+               "server CPU µs per answer: this / reference (reference ÷ this)", "p50 / p99 ms", "reference p50 / p99 ms", "errors"]
     notes = [f"GET {LATEST} (the minimal nginx: the same object file by its path); wrk -t1 -d{args.seconds}s, median "
              f"of {args.repeat} runs in alternating order; every server one worker; each ratio is to the reference "
              "of its row, measured in the same run (ratio: of the medians, which the targets use; ratio per run: "
@@ -233,6 +237,9 @@ def main(argv: list[str] | None = None) -> int:
              "location, sendfile on, no access log; bare: bench/bare.py, the same bytes and headers from memory.",
              f"--workers rows: `ras serve --workers N` alone on {os.cpu_count()} cores shared with wrk; "
              "the reference is one worker in the same run.",
+             "Server CPU per answer: user + system time of the server process (and nginx's worker) over each wrk run, "
+             "divided by the answers wrk counted (median of the repeats); the time the hypervisor steals, or other "
+             "jobs take, is not in it, so its ratio is steadier than that of req/s on a shared machine.",
              "The machine is shared with other work: its load average is in the heading; compare ratios, not req/s."]
     report.save("get", "GET serving: export vs minimal nginx, ras serve vs bare aiohttp", headers, rows, targets,
                 notes, raw={"runs": runs, "workers": scaling})
