@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import platform
+import re
 import sys
 import time
 from collections.abc import Sequence
@@ -100,9 +101,19 @@ def render(result: dict[str, Any]) -> str:
 
 
 def write_summary() -> None:
-    """bench/RESULTS.md: the latest result of every benchmark found in bench/results/."""
+    """bench/RESULTS.md: the latest result of every benchmark found in bench/results/ (which git ignores); a
+    benchmark without a result there keeps its section of the RESULTS.md in the checkout."""
     found = {path.stem: orjson.loads(path.read_bytes()) for path in sorted(RESULTS.glob("*.json"))}
+    rendered = {found[name]["title"]: render(found[name]) for name in found}
+    kept = _sections(SUMMARY.read_text()) if SUMMARY.exists() else {}
     names = [name for name in ORDER if name in found] + sorted(set(found) - set(ORDER))
+    order = [*kept, *(found[name]["title"] for name in names)]  # a section keeps its place; a new one goes last
     header = ("# Benchmark results\n\nThe latest figures of `python -m bench.<name>` (generated: edit the benchmarks, "
               "not this file). Every speed is also given as a ratio to a reference measured in the same run.\n\n")
-    SUMMARY.write_text(header + "\n".join(render(found[name]) for name in names))
+    SUMMARY.write_text(header + "\n".join(rendered.get(title) or kept[title] for title in dict.fromkeys(order)))
+
+
+def _sections(text: str) -> dict[str, str]:
+    """RESULTS.md's sections by title (each from its `## ` line to the next)."""
+    parts = re.split(r"(?m)^(?=## )", text)[1:]
+    return {part.splitlines()[0][3:]: part.rstrip("\n") + "\n" for part in parts}
