@@ -124,7 +124,7 @@ def throughput(releases: Path, args: argparse.Namespace) -> list[dict]:
     return runs
 
 
-def median_rps(runs: list[dict], name: str, field: str = "rps") -> float:
+def median_of(runs: list[dict], name: str, field: str = "rps") -> float:
     return statistics.median(run[field] for run in runs if run["server"] == name)
 
 
@@ -163,8 +163,8 @@ def main(argv: list[str] | None = None) -> int:
         rows += found_rows
         targets += found_targets
     runs = throughput(releases[list(releases)[-1]], args)
-    app, bare, two = median_rps(runs, "app"), median_rps(runs, "bare"), median_rps(runs, "workers-2")
-    cpu = {name: median_rps(runs, name, "cpuUs") for name in ("app", "bare", "workers-2")}
+    app, bare, two = median_of(runs, "app"), median_of(runs, "bare"), median_of(runs, "workers-2")
+    cpu = {name: median_of(runs, name, "cpuUs") for name in ("app", "bare", "workers-2")}
     capacity = 2 * cpu["app"] / cpu["workers-2"]  # two workers, each on a core of its own, against one
     throughput_rows = [
         ["app / bare (warm validatePolicy {})", f"{app:.0f}", f"{bare:.0f}", f"{app / bare:.2f}",
