@@ -165,9 +165,10 @@ def preview_schemas() -> dict[str, Schema]:
         for part in ("Artifact", "AgentPayload", "Methodology")
     }
     kinds = {**person_schemas(), **congress_schemas(), **social_schemas()}
-    for kind in KINDS:  # every payload says execution is disabled and carries the limitations
-        kinds[f"{kind}AgentPayload"]["properties"].update(execution_enabled=NO_EXECUTION, limitations=STRINGS)
-        kinds[f"{kind}AgentPayload"]["required"] += ["execution_enabled", "limitations"]
+    for kind in KINDS:  # every payload says execution is disabled, names its version and the calls to make next
+        kinds[f"{kind}AgentPayload"]["properties"].update(
+            execution_enabled=NO_EXECUTION, version_id=STRING, next_calls=array(ref("NextCall")))
+        kinds[f"{kind}AgentPayload"]["required"] += ["execution_enabled", "version_id", "next_calls"]
     return {**_camel_fields(kinds), **unions}
 
 
