@@ -33,7 +33,14 @@ from builder.api.wire import (
 )
 from builder.release.objects import CACHE_BYTES, Answer, ReleaseDamaged
 from server.conditional import none_match
-from server.dispatch import LiveCache, PostCache, answer_get, answer_post, error_answer, unavailable
+from server.dispatch import (
+    LiveCache,
+    PostCache,
+    answer_get,
+    answer_post,
+    error_answer,
+    unavailable,
+)
 from server.protocol import MAX_BODY_BYTES, body_too_large, run_app
 from server.watch import DAMAGED, Pace, ReleaseWatch, Serving
 

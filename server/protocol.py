@@ -17,7 +17,14 @@ from aiohttp.web_protocol import RequestHandler
 from aiohttp.web_request import BaseRequest
 from aiohttp.web_server import Server
 
-from builder.api.wire import COMMON_HEADERS, JSON_TYPE, MAX_LINE_BYTES, POST_CACHE_CONTROL, ApiError, ErrorCode
+from builder.api.wire import (
+    COMMON_HEADERS,
+    JSON_TYPE,
+    MAX_LINE_BYTES,
+    POST_CACHE_CONTROL,
+    ApiError,
+    ErrorCode,
+)
 from server.dispatch import error_answer
 
 ROUTER = "router"  # the capability of answers no operation gave

@@ -13,7 +13,14 @@ from bench import agent as agent_bench
 from builder.api.contract import BY_ID
 from builder.api.render import render
 from builder.canonical import canonical_json
-from builder.research.agent import BUDGET_BYTES, LIMITS_13F, fit, size, traded_value, trades_by_manager
+from builder.research.agent import (
+    BUDGET_BYTES,
+    LIMITS_13F,
+    fit,
+    size,
+    traded_value,
+    trades_by_manager,
+)
 from builder.research.artifact import BOUGHT, CHANGE_KINDS, SOLD
 from builder.research.previews.pack import SNAKE
 from builder.research.views import MODES

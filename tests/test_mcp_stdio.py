@@ -14,7 +14,16 @@ from mcp import ClientSession, StdioServerParameters, stdio_client
 
 from server.app import create_app
 from tests.servers import REPO
-from tests.test_mcp import PACK, TOOL_NAMES, Case, assert_same_as_rest, error_cases, reassembled, rest_answer, tool_cases
+from tests.test_mcp import (
+    PACK,
+    TOOL_NAMES,
+    Case,
+    assert_same_as_rest,
+    error_cases,
+    reassembled,
+    rest_answer,
+    tool_cases,
+)
 
 ROUND_TRIP_SECONDS = 120  # child start-up imports the SDK (seconds on a slow CI box); a hang must still fail
 

@@ -13,7 +13,13 @@ from typing import Any
 
 from jsonschema import Draft202012Validator
 
-from builder.api.contract import BY_ID, MAX_MANAGER_VALUES, TICKER_PATTERN, Operation, Param
+from builder.api.contract import (
+    BY_ID,
+    MAX_MANAGER_VALUES,
+    TICKER_PATTERN,
+    Operation,
+    Param,
+)
 from builder.api.data import ReleaseData
 from builder.api.wire import ApiError, ErrorCode, api_error
 from builder.research.artifact import PACK_ID

@@ -30,10 +30,10 @@ NEXT_CALL_MANAGERS = 50  # a next call repeats the view's managers up to this ma
 WEIGHT_DIGITS = 4
 # What a 13F cannot say, stated once (17 CFR 240.13f-1; SEC Form 13F instructions).
 LIMITS_13F = (
-    "A 13F shows long positions as of the quarter's last day and is filed up to 45 days later "
-    "(17 CFR 240.13f-1): they may have changed since.",
-    "Only long positions in Section 13(f) securities (mostly US-listed stocks): no short positions, cash, bonds or "
-    "most non-US holdings, so a book here is not a manager's whole portfolio.",
+    ("A 13F shows long positions as of the quarter's last day and is filed up to 45 days later "
+     "(17 CFR 240.13f-1): they may have changed since."),
+    ("Only long positions in Section 13(f) securities (mostly US-listed stocks): no short positions, cash, bonds "
+     "or most non-US holdings, so a book here is not a manager's whole portfolio."),
     "A 13F says nothing about why a manager traded, at what price, or when within the quarter.",
 )
 RESEARCH_ONLY = "Research only: no broker, no account, no orders. executionEnabled is always false."

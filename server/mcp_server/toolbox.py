@@ -26,7 +26,11 @@ from mcp.server import Server, ServerRequestContext
 from mcp.server.lowlevel import NotificationOptions
 from mcp.server.models import InitializationOptions
 from mcp.server.session import ServerSession
-from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, ToolsListChanged
+from mcp.server.subscriptions import (
+    InMemorySubscriptionBus,
+    ListenHandler,
+    ToolsListChanged,
+)
 from mcp.shared.exceptions import MCPError
 from mcp.types import (
     INVALID_PARAMS,
@@ -44,9 +48,14 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from builder import __version__
 from builder.api.contract import Operation
 from builder.release.objects import Answer
-from server.mcp_server.resources import Request
 from server.dispatch import LiveCache
-from server.mcp_server.results import TEMPLATES, Results, parse_resource_uri, read_result
+from server.mcp_server.resources import Request
+from server.mcp_server.results import (
+    TEMPLATES,
+    Results,
+    parse_resource_uri,
+    read_result,
+)
 from server.mcp_server.stdio import stdio_transport
 from server.mcp_server.tools import answer_call, served_document, tool_specs
 from server.watch import WATCH_INTERVAL, ReleaseWatch

@@ -1,7 +1,8 @@
 """Component schemas of the preview packs (person tracker, congress trades, social momentum).
 
-Every top-level key of a preview artifact, agent payload and methodology is typed; the artifact's long
-lists (transactions, clusters, rankings, source reports) are left as plain objects.
+Every key of a preview artifact, agent payload and methodology is typed. The items of the artifacts' long
+lists (transactions, clusters, rankings, source reports) name their fields but stay open to new ones: the
+previews grow with the sources they read.
 """
 
 from __future__ import annotations
@@ -28,10 +29,39 @@ from builder.research.previews.congress import Outcome as CongressOutcome
 from builder.research.previews.pack import camel
 from builder.research.previews.person import CONCENTRATION_TOP
 
-OBJECT = {"type": "object"}
-OBJECTS = array(OBJECT)
 KINDS = ("Person", "Congress", "Social")
 DATA_PREVIEW = {"const": "data preview"}
+
+
+def fields(properties: dict[str, Schema], optional: tuple[str, ...] = ()) -> Schema:
+    """An object with these fields (all but `optional` required), open to fields a preview adds later."""
+    return {"type": "object", "properties": properties, "required": [k for k in properties if k not in optional]}
+
+
+AMOUNT_RANGE = fields({"low": INTEGER, "high": nullable(INTEGER)})
+
+
+def _amount() -> Schema:
+    return fields({"low": INTEGER, "high": nullable(INTEGER), "text": STRING})
+
+
+def transaction() -> Schema:
+    """A disclosed transaction as read from its source row."""
+    return fields({
+        "member": STRING, "chamber": STRING, "district": STRING, "ticker": nullable(STRING),
+        "asset_description": STRING, "asset_type": STRING, "type": STRING, "owner": STRING,
+        "transaction_date": DATE, "disclosure_date": DATE, "days_to_disclose": INTEGER, "amount": _amount(),
+        "ptr_link": STRING, "flags": STRINGS, "source": STRING, "row": INTEGER,
+    })
+
+
+def source_report() -> Schema:
+    """One source file read: its rows, what was kept and excluded, and each malformed row with its reason."""
+    return fields({
+        "path": STRING, "rows": INTEGER, "kept": INTEGER, "excluded": INTEGER, "malformed": INTEGER,
+        "reasons": {"type": "object", "additionalProperties": INTEGER},
+        "issues": array(fields({"code": STRING, "message": STRING, "outcome": STRING, "row": INTEGER})),
+    })
 
 
 def _disclosure(*extra: str) -> Schema:
@@ -68,16 +98,22 @@ def person_schemas() -> dict[str, Schema]:
         "freshness": _disclosure("days_since_latest_disclosure"),
     }
     holding = closed({"ticker": STRING, "estimate": INTEGER, "low": INTEGER, "high": nullable(INTEGER), "weight": NUMBER})
+    estimated = fields({
+        "ticker": STRING, "asset_description": STRING, "estimate": INTEGER, "low": INTEGER, "high": nullable(INTEGER),
+        "weight": NUMBER, "transactions": INTEGER, "first_transaction_date": DATE, "last_transaction_date": DATE,
+        "last_disclosure_date": DATE,
+    })
     return {
         "PersonArtifact": closed({
-            **summary, "description": STRING, "holdings": OBJECTS, "closed": STRINGS, "unmatched_sales": OBJECTS,
-            "untracked": OBJECTS, "transactions": OBJECTS, "sources": OBJECTS, "caveats": STRINGS,
+            **summary, "description": STRING, "holdings": array(estimated), "closed": STRINGS,
+            "unmatched_sales": array(transaction()), "untracked": array(transaction()),
+            "transactions": array(transaction()), "sources": array(source_report()), "caveats": STRINGS,
         }),
         "PersonAgentPayload": closed({**summary, "top_holdings": array(holding), "caveats": STRINGS}),
         "PersonMethodology": closed({
             "person": STRING, "names_matched": STRINGS, "name_matching": STRING, "counted": STRING, "estimate": STRING,
             "not_estimated": STRING, "concentration": STRING, "late_disclosure_days": INTEGER,
-            "amount_categories": OBJECTS, "evaluation_date": DATE, "release_as_of": DATE, "sources": STRINGS,
+            "amount_categories": array(AMOUNT_RANGE), "evaluation_date": DATE, "release_as_of": DATE, "sources": STRINGS,
         }),
     }
 
@@ -89,7 +125,12 @@ def congress_schemas() -> dict[str, Schema]:
         "direction": {"const": "purchase"}, "counted_by": {"const": "disclosure date"},
     })
     rules = closed({"demo": rule, "strict": rule})
-    both = closed({"demo": OBJECTS, "strict": OBJECTS})
+    clusters = array(fields({
+        "ticker": STRING, "members": STRINGS, "member_count": INTEGER, "first_disclosed": DATE,
+        "last_disclosed": DATE, "trade_count": INTEGER, "amount_low_total": INTEGER,
+        "amount_high_total": nullable(INTEGER), "trades": array(transaction()),
+    }))
+    days = array(fields({"date": DATE, "tickers": STRINGS}))
     head = {"pack": {"const": CONGRESS_PACK_ID}, "label": DATA_PREVIEW, "as_of": DATE, "fixture": BOOLEAN}
     summary = {
         "outcome": enum(outcome.value for outcome in CongressOutcome),
@@ -109,8 +150,10 @@ def congress_schemas() -> dict[str, Schema]:
     })
     return {
         "CongressArtifact": closed({
-            **head, "description": STRING, **summary, "rules": rules, "signals": both, "history": both,
-            "window_trades": OBJECTS, "disclosure": _disclosure(), "sources": OBJECTS, "caveats": STRINGS,
+            **head, "description": STRING, **summary, "rules": rules,
+            "signals": closed({"demo": clusters, "strict": clusters}), "history": closed({"demo": days, "strict": days}),
+            "window_trades": array(transaction()), "disclosure": _disclosure(), "sources": array(source_report()),
+            "caveats": STRINGS,
         }),
         "CongressAgentPayload": closed({
             **head, **summary,
@@ -120,7 +163,7 @@ def congress_schemas() -> dict[str, Schema]:
         }),
         "CongressMethodology": closed({
             "cluster": STRING, "counted_by": STRING, "eligible": STRING, "headline": STRING, "rules": rules,
-            "member_identity": STRING, "late_disclosure_days": INTEGER, "amount_categories": OBJECTS,
+            "member_identity": STRING, "late_disclosure_days": INTEGER, "amount_categories": array(AMOUNT_RANGE),
             "evaluation_date": DATE, "release_as_of": DATE, "sources": STRINGS,
         }),
     }
@@ -145,10 +188,18 @@ def social_schemas() -> dict[str, Schema]:
         "ticker": STRING, "name": STRING, "mentions": INTEGER, "mentions_24h_ago": nullable(INTEGER),
         "mention_ratio": nullable(NUMBER), "rank": INTEGER, "rank_change": nullable(INTEGER),
     })
+    ranked = array(fields({
+        "ticker": STRING, "name": STRING, "mentions": INTEGER, "mentions_24h_ago": nullable(INTEGER),
+        "mention_change": nullable(INTEGER), "mention_ratio": nullable(NUMBER), "rank": INTEGER,
+        "rank_24h_ago": nullable(INTEGER), "rank_change": nullable(INTEGER), "upvotes": nullable(INTEGER),
+        "path": array(fields({"time": STRING, "rank": nullable(INTEGER), "mentions": nullable(INTEGER)})),
+    }))
     return {
         "SocialArtifact": closed({
-            **summary, "description": STRING, "movers": OBJECTS, "faders": OBJECTS, "new_entrants": OBJECTS,
-            "leaders": OBJECTS, "excluded_seen": OBJECTS, "snapshots": OBJECTS, "sources": OBJECTS, "caveats": STRINGS,
+            **summary, "description": STRING, "movers": ranked, "faders": ranked, "new_entrants": ranked,
+            "leaders": ranked, "excluded_seen": array(fields({"ticker": STRING, "mentions": INTEGER})),
+            "snapshots": array(fields({"time": STRING, "rows": INTEGER})), "sources": array(source_report()),
+            "caveats": STRINGS,
         }),
         "SocialAgentPayload": closed({
             **summary, "definition": closed(definition), "top_movers": array(brief), "new_entrants": array(brief),

@@ -9,10 +9,11 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
+import orjson
+
 from builder.api.contract import COPYCAT_FEATURES
-from builder.api.wire import API_VERSION, CONTRACT_VERSION, ErrorCode
-from builder.research.agent import BUDGET_BYTES as AGENT_BUDGET_BYTES
-from builder.research.artifact import BOUGHT, CHANGE_KINDS, PACK_ID, SOLD
+from builder.api.wire import API_PREFIX, API_VERSION, CONTRACT_VERSION, ErrorCode
+from builder.research.artifact import CHANGE_KINDS, PACK_ID
 from builder.research.schema import artifact_schema
 from builder.research.views import MODES
 
@@ -21,6 +22,12 @@ COMPONENTS = "#/components/schemas/"
 ARTIFACT_DEFS = "#/$defs/"
 PACK_LABELS = ("launch pack", "data preview", "research preview")  # contract section 1
 ARTIFACT_PREFIX = "Artifact"  # the PackArtifact's $defs become components ArtifactPosition, ArtifactFiling, …
+
+
+def unshared(node: Any) -> Any:
+    """A copy of a schema tree in which no two places share an object. copy.deepcopy keeps shared references
+    shared (STRING used by forty fields stays one dict), so describing one field would describe all of them."""
+    return orjson.loads(orjson.dumps(node))
 
 
 def ref(name: str) -> Schema:
@@ -48,8 +55,15 @@ def nullable(schema: Schema) -> Schema:
 
 
 def mapping(keys: Iterable[str], values: Schema) -> Schema:
-    """An object keyed by some of `keys` (e.g. ethos ids), every value matching `values`."""
-    return {"type": "object", "propertyNames": {"enum": list(keys)}, "additionalProperties": values}
+    """An object keyed by ids such as `keys` (ethos ids, feature names: open, more may be published), every value
+    matching `values`."""
+    return {"type": "object", "propertyNames": open_id(keys), "additionalProperties": values}
+
+
+def open_id(known: Iterable[str]) -> Schema:
+    """An id of a set that grows (ethos ids, check ids, error codes): any string, the known ones as examples, so a
+    client generated today still parses an answer that names one published later."""
+    return {"type": "string", "examples": [str(value) for value in known]}
 
 
 def enum(values: Iterable[str]) -> Schema:
@@ -88,7 +102,8 @@ def envelope_schemas() -> dict[str, Schema]:
 def error_detail(codes: Iterable[str], description: str) -> Schema:
     """The `error` object of the envelope, its code one of `codes`."""
     return closed({
-        "code": {**enum(codes), "description": "Stable machine-readable code; see info.description for the table."},
+        "code": {**open_id(codes), "description": "Stable machine-readable code (the examples are this status's "
+                 "codes today; see info.description for the table)."},
         "message": {"type": "string", "description": "For people; safe to show: never paths or stack traces."},
         "details": {"type": "object", "additionalProperties": True,
                     "description": "Which parameter, id or body path is at fault, when the code alone does not say."},
@@ -115,8 +130,32 @@ def artifact_properties(definition: str) -> dict[str, Schema]:
 
 
 def _rebase(node: Any) -> Any:
-    """`node` with every `#/$defs/x` reference pointing at the hoisted component instead."""
-    return rebased(node, ARTIFACT_DEFS, lambda name: COMPONENTS + artifact_name(name))
+    """`node` with every `#/$defs/x` reference pointing at the hoisted component instead, and every if/then/else
+    on a discriminating field made a oneOf with a discriminator (generators type if/then/else as unknown)."""
+    return discriminated(rebased(node, ARTIFACT_DEFS, lambda name: COMPONENTS + artifact_name(name)),
+                         artifact_schema()["$defs"])
+
+
+def discriminated(node: Any, defs: dict[str, Schema]) -> Any:
+    """`node` with each `{if: {properties: {p: {const: v}}}, then: A, else: B}` (A, B references) made
+    `{oneOf: [A, B], discriminator: {propertyName: p, mapping: value → reference}}`."""
+    if isinstance(node, list):
+        return [discriminated(item, defs) for item in node]
+    if not isinstance(node, dict):
+        return node
+    if "if" in node and set(node["if"].get("properties", {})) and "$ref" in node["then"] and "$ref" in node["else"]:
+        (field,) = node["if"]["properties"]
+        branches = [node["then"], node["else"]]
+        mapping = {value: branch["$ref"] for branch in branches for value in _values(branch, field, defs)}
+        return {"oneOf": branches, "discriminator": {"propertyName": field, "mapping": mapping}}
+    return {key: discriminated(value, defs) for key, value in node.items()}
+
+
+def _values(branch: Schema, field: str, defs: dict[str, Schema]) -> list[str]:
+    """The values `field` takes in the artifact definition a hoisted reference names."""
+    name = branch["$ref"].removeprefix(COMPONENTS + ARTIFACT_PREFIX)
+    definition = defs[name[0].lower() + name[1:]]["properties"][field]
+    return [definition["const"]] if "const" in definition else list(definition["enum"])
 
 
 def rebased(node: Any, source: str, target: Callable[[str], str]) -> Any:
@@ -228,78 +267,35 @@ def latest_schemas() -> dict[str, Schema]:
             "change": enum(CHANGE_KINDS),
             "shareDelta": nullable(INTEGER),
         }),
-        **agent_payload_schemas(),
     }
 
 
-def agent_payload_schemas() -> dict[str, Schema]:
-    """The 13f-copycat agent payload (builder.research.agent): bounded, whatever the number of managers."""
-    leaders = array(closed({"ticker": STRING, "score": {"type": "number", "minimum": 0, "maximum": 100}}))
-    trade = closed({
-        "ticker": STRING,
-        "kind": {**enum(sorted(BOUGHT | SOLD)), "description": "The trade: new, added, reduced or exited."},
-        "shareDelta": {**INTEGER, "description": "Shares traded: positive bought, negative sold."},
-        "tradedValue": {**INTEGER, "description": "shareDelta valued at the later quarter's price (the earlier "
-                        "price for an exit), in dollars: what ranks the trades."},
-    }, description="One trade of the quarter.")
-    call = closed({
-        "tool": STRING,
-        "arguments": {"type": "object", "additionalProperties": True,
-                      "description": "The exact arguments of the call (REST: its parameters or body)."},
-        "why": STRING,
-        "repeatManagers": {"const": True, "description": "Present when the view's managers are too many to repeat: "
-                           "pass this call's managers again."},
-    }, optional=("repeatManagers",), description="A call to make next, with its exact arguments.")
-    return {
-        "AgentPayload": closed({
-            "pack": {"const": PACK_ID},
-            "summary": STRING,
-            "versionId": STRING,
-            "quarter": DATE,
-            "previousVersionId": nullable(STRING),
-            "asOf": DATE,
-            "freshness": closed({
-                "filingDeadline": DATE, "daysSinceDeadline": INTEGER, "staleAfterDays": COUNT, "stale": BOOLEAN,
-            }, description="Days since the quarter's filing deadline (negative before it); stale past staleAfterDays, "
-                           "when the next quarter's filings are due."),
-            "view": closed({"mode": MODE, "managerCount": COUNT, "tickerCount": COUNT}),
-            "tradeCount": COUNT,
-            "managers": array(closed({
-                "id": STRING, "name": STRING, "cik": STRING, "period": DATE,
-                "filings": array(closed({"accession": STRING, "filed": DATE})),
-                "tradeCount": COUNT, "trades": array(trade),
-            }), description="The selected managers, largest books first (view.managerCount counts all)."),
-            "notTrades": {"type": "object", "additionalProperties": COUNT,
-                          "description": "Changes that are not trades, counted by kind."},
-            "undecided": array(closed({"managerId": STRING, "ticker": STRING})),
-            "headline": array(ref("AgentHolding")),
-            "ethosLeaders": {"type": "object", "additionalProperties": leaders},
-            "policy": ref("AgentPolicy"),
-            "glossary": {"type": "object", "additionalProperties": STRING},
-            "limits13F": STRINGS,
-            "caveatCount": COUNT,
-            "caveats": STRINGS,
-            "nextCalls": array(ref("NextCall")),
-            "executionEnabled": NO_EXECUTION,
-        }, description=f"What an agent reads first, at most {AGENT_BUDGET_BYTES} bytes of canonical JSON at any "
-                       "number of managers; the full view, artifact and audit are beside it."),
-        "AgentHolding": closed({
-            "ticker": STRING,
-            "issuer": STRING,
-            "value": COUNT,
-            "weight": FRACTION,
-            "holderCount": COUNT,
-            "topHolders": array(closed({
-                "managerId": STRING, "weight": {**FRACTION, "description": "Of the manager's 13F book."},
-                "change": enum(CHANGE_KINDS),
-            })),
-        }, description="A headline holding: its weight in the view's total value and its largest holders."),
-        "AgentPolicy": closed({
-            "signal": enum(("research-only", "no-signal")),
-            "blockingReasonCount": COUNT,
-            "blockingReasons": STRINGS,
-            "warningCount": COUNT,
-            "warnings": STRINGS,
-        }, description="The policy result in brief; validatePolicy gives every check."),
-        "NextCall": call,
+OPENAPI_VERSION = "3.1.0"
+
+
+def raw_document_schema() -> Schema:
+    """getOpenApiDocument's answer: this document, raw (no envelope)."""
+    operation = {"type": "object", "required": ["operationId", "responses"], "description": "An operation.",
+                 "properties": {"operationId": {"type": "string", "description": "The operation id."},
+                                "x-tool-name": {"type": "string", "description": "The MCP tool that answers it."}}}
+    text = {"type": "string", "description": "What it is."}
+    schema = {"type": "object", "description": "A JSON Schema.", "properties": {"description": text}}
+    header = {"type": "object", "description": "A header.", "required": ["schema"],
+              "properties": {"description": text, "schema": schema}}
+    document = {
+        "type": "object",
+        "required": ["openapi", "info", "paths", "components"],
+        "properties": {
+            "openapi": {"const": OPENAPI_VERSION},
+            "info": {"type": "object", "required": ["title", "version"],
+                     "properties": {"title": {"type": "string"}, "version": {"const": CONTRACT_VERSION}}},
+            "paths": {"type": "object", "propertyNames": {"pattern": "^" + API_PREFIX + "/"},
+                      "additionalProperties": {"type": "object", "propertyNames": {"enum": ["get", "post"]},
+                                               "additionalProperties": operation}},
+            "components": {"type": "object", "required": ["schemas"],
+                           "properties": {"schemas": {"type": "object", "additionalProperties": schema},
+                                          "headers": {"type": "object", "additionalProperties": header}}},
+        },
+        "description": "This OpenAPI 3.1 document, raw (no envelope).",
     }
+    return document
