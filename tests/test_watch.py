@@ -22,7 +22,7 @@ from tests.conftest import damage
 from tests.servers import run_cli, running_server
 
 LATEST = "/api/v1/packs/13f-copycat/latest"
-STATED_BOUND = 10.0  # seconds: README's promise for an in-place edit, and for a promotion to be served
+STATED_BOUND = 10.0  # seconds: docs/reliability.md's promise for an in-place edit, and for a promotion to be served
 assert DETECTION_BOUND <= STATED_BOUND
 NEVER = Pace(tick=1.0, sweep=math.inf, verify=math.inf)  # only the per-tick checks run unless a test says otherwise
 
