@@ -68,17 +68,30 @@ def split(line: str) -> tuple[str, re.Match | None]:
 
 
 def shown_lines_missing(shown: str, actual: str) -> list[str]:
-    """The lines of `shown` that are not, in order, lines of `actual` (`…` matches any text)."""
+    """The lines of `shown` that are not, in order, lines of `actual` (`…` matches any text). An HTTP answer
+    (`curl -i`) is shown whole down to its blank line: every header it carries but Date, in order."""
     lines = [line.rstrip("\r") for line in actual.splitlines()]
+    wanted = shown.splitlines()
+    if shown.startswith("HTTP/") and "" in lines and "" in wanted:
+        head = [line for line in lines[:lines.index("")] if not line.lower().startswith("date:")]
+        if len(head) != wanted.index(""):
+            return [f"every header but Date, in order: {head}"]
+        wanted = [want for want, line in zip(wanted, head) if not _pattern(want).fullmatch(line)] + wanted[len(head):]
+        lines = lines[lines.index(""):]
+        if wanted[:1] != [""]:
+            return wanted
     position, missing = 0, []
-    for want in shown.splitlines():
-        pattern = re.compile(".*".join(re.escape(part) for part in want.split("…")))
-        found = next((i for i in range(position, len(lines)) if pattern.fullmatch(lines[i])), None)
+    for want in wanted:
+        found = next((i for i in range(position, len(lines)) if _pattern(want).fullmatch(lines[i])), None)
         if found is None:
             missing.append(want)
         else:
             position = found + 1
     return missing
+
+
+def _pattern(shown: str) -> re.Pattern:
+    return re.compile(".*".join(re.escape(part) for part in shown.split("…")))
 
 
 def test_the_readme_and_the_docs_have_examples_for_the_api_and_the_cli():
@@ -90,11 +103,15 @@ def test_the_readme_and_the_docs_have_examples_for_the_api_and_the_cli():
     assert sum(example.output is not None for example in EXAMPLES) >= 4
 
 
-def test_the_output_matcher_holds_order_and_wildcards():
-    actual = "HTTP/1.1 200 OK\r\nETag: \"abc\"\r\nServer: ras\r\n\r\n{\"data\":1}"
-    assert shown_lines_missing('HTTP/1.1 200 OK\nETag: "…"\n\n{"data":…}', actual) == []
-    assert shown_lines_missing('Server: ras\nETag: "…"', actual) == ['ETag: "…"']
-    assert shown_lines_missing("HTTP/1.1 304 Not Modified", actual) == ["HTTP/1.1 304 Not Modified"]
+def test_the_output_matcher_holds_order_wildcards_and_every_header():
+    actual = "HTTP/1.1 200 OK\r\nETag: \"abc\"\r\nServer: ras\r\nDate: today\r\n\r\n{\"data\":1}\r\nmore"
+    assert shown_lines_missing('HTTP/1.1 200 OK\nETag: "…"\nServer: ras\n\n{"data":…}', actual) == []
+    assert shown_lines_missing('HTTP/1.1 200 OK\nETag: "…"\n\n{"data":…}', actual)  # a header left out
+    assert shown_lines_missing('HTTP/1.1 200 OK\nServer: ras\nETag: "…"\n\n', actual)  # out of order
+    assert shown_lines_missing('HTTP/1.1 304 Not Modified\nETag: "…"\nServer: ras\n\n', actual)
+    assert shown_lines_missing('HTTP/1.1 200 OK\nETag: "…"\nServer: ras\n\n{"error":…}', actual) == ['{"error":…}']
+    assert shown_lines_missing('{"data":…}\nmore', actual) == []
+    assert shown_lines_missing('more\n{"data":…}', actual) == ['{"data":…}']
 
 
 @pytest.fixture(scope="module")
