@@ -144,7 +144,7 @@ def get_handler(operation: Operation, watch: ReleaseWatch, live: LiveCache) -> C
         try:
             answers = serving.release.answers if serving.release else None
             route = answers.route(request.path_qs) if answers else None  # the canonical target: no parsing
-            if route is None:
+            if route is None or answers is None:
                 answer = answer_get(serving, live, operation, dict(request.match_info), list(request.query.items()))
                 return _answer_response(request, answer)
             # A precomputed 200 answers a matching If-None-Match from its name alone: a 304 sends no byte to verify.
@@ -267,7 +267,7 @@ def run(releases: Path, host: str, port: int, workers: int = 1, verify_interval:
 
     def stop(signum: int, _frame: object) -> None:
         for process in processes:  # SIGTERM either way: a worker that also got the terminal's SIGINT just exits
-            if process.is_alive():
+            if process.is_alive() and process.pid is not None:
                 os.kill(process.pid, signal.SIGTERM)
 
     signal.signal(signal.SIGTERM, stop)

@@ -76,7 +76,7 @@ def shown_lines_missing(shown: str, actual: str) -> list[str]:
         head = [line for line in lines[:lines.index("")] if not line.lower().startswith("date:")]
         if len(head) != wanted.index(""):
             return [f"every header but Date, in order: {head}"]
-        wanted = [want for want, line in zip(wanted, head) if not _pattern(want).fullmatch(line)] + wanted[len(head):]
+        wanted = [want for want, line in zip(wanted, head, strict=False) if not _pattern(want).fullmatch(line)] + wanted[len(head):]
         lines = lines[lines.index(""):]
         if wanted[:1] != [""]:
             return wanted

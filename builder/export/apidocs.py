@@ -11,7 +11,6 @@ import functools
 import importlib.util
 from pathlib import Path
 
-
 PAGE = "docs/index.html"  # answered at /docs, its assets at /docs/<name>
 ASSETS = ("swagger-ui-bundle.js", "swagger-ui.css", "favicon-32x32.png")  # of the package's static/ folder
 TYPES = {

@@ -22,8 +22,8 @@ from builder.api.wire import (
     failure,
 )
 from builder.canonical import canonical_json
-from builder.export.apidocs import PAGE, TYPES
 from builder.errors import PublishError
+from builder.export.apidocs import PAGE, TYPES
 
 TEMPLATES = Path(__file__).parent / "templates"
 DEFAULT_LISTEN = 8081  # beside `ras serve`'s 8080, which is the default upstream
@@ -128,7 +128,7 @@ def render_routes_conf(release_id: str, tree: str, routes: Sequence[Route], enco
 
 def render_headers(release_id: str, routes: Sequence[Route]) -> bytes:
     """`_headers`: the GET answer headers for every rewritten path and for the objects themselves."""
-    paths = sorted({urlsplit(route.request).path for route in routes}) + ["/objects/*"]
+    paths = [*sorted({urlsplit(route.request).path for route in routes}), "/objects/*"]
     return _render(
         "_headers.j2", release_id=release_id, paths=paths, json_type=JSON_TYPE, cache_control=GET_CACHE_CONTROL,
         base_headers=BASE_HEADERS, docs_page=f"/{PAGE}", docs_type=TYPES[".html"],
