@@ -72,7 +72,7 @@ def compiled(release) -> Path:
     try:
         (work / "openapi.json").write_bytes(orjson.dumps(release.data.openapi))
         run([node, str(bin_path("openapi-typescript")), "openapi.json", "-o", "schema.d.ts"], work)
-        ticker = release.data.openapi["paths"][f"/api/v1/packs/{{packId}}/positions/{{ticker}}/explanation"]["get"][
+        ticker = release.data.openapi["paths"]["/api/v1/packs/{packId}/positions/{ticker}/explanation"]["get"][
             "parameters"][1]["example"]
         (work / "client.ts").write_text(client_source(release.data.versions, ticker))
         (work / "tsconfig.json").write_text(json.dumps(TSCONFIG))

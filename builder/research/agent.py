@@ -237,10 +237,10 @@ def size(payload: dict) -> int:
 def fit(payload: dict, budget: int = BUDGET_BYTES, trimmable: Sequence[tuple[str, ...]] = TRIMMABLE) -> dict:
     """`payload` with the last items of its longest trimmable lists dropped until it is within `budget` bytes."""
     while size(payload) > budget:
-        lists = [(len(items), path) for path in trimmable if (items := _at(payload, path))]
+        lists = [(len(items), path, items) for path in trimmable if (items := _at(payload, path))]
         if not lists:
             raise ValueError(f"the payload's fixed part is over {budget} bytes")
-        _at(payload, max(lists)[1]).pop()
+        max(lists)[2].pop()  # the longest list (paths are unique, so the lists themselves are never compared)
     return payload
 
 

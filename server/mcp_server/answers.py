@@ -143,7 +143,7 @@ def ethos_list(data: Data, arguments: Arguments) -> dict[str, Any]:
 def ethos_comparison(data: Data, arguments: Arguments) -> dict[str, Any]:
     ranked = sorted(data["scores"], key=lambda e: (-sum(e["scores"].values()), e["ticker"]))
     overlap = data["overlap"]["tickers"]
-    body = {key: arguments[key] for key in ("managerIds", "mode") if key in arguments}
+    body: Arguments = {key: arguments[key] for key in ("managerIds", "mode") if key in arguments}
     return {
         "ethosIds": data["ethosIds"],
         "basis": {**{key: value for key, value in data["basis"].items() if key != "managers"},
