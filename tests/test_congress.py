@@ -114,9 +114,9 @@ def test_tickers_come_from_text_or_links_and_an_unreadable_one_is_reported(ticke
 
 
 def test_a_file_that_is_not_a_json_array_is_an_error_not_rows():
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="expected a JSON array"):
         parse_congress(b'{"rows": []}', "x.json")
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="Expecting property name"):
         parse_congress(b"[{", "x.json")
 
 
