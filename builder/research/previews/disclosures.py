@@ -65,7 +65,7 @@ def distinct_trades(files: Iterable[CongressFile]) -> Distinct:
     for file in files:
         keys = [disclosure_key(trade) for trade in file.trades]
         seen: Counter[tuple] = Counter()
-        for trade, key in zip(file.trades, keys):
+        for trade, key in zip(file.trades, keys, strict=True):
             seen[key] += 1
             before, holder = held.get(key, (0, file.source))
             if seen[key] <= before:

@@ -84,9 +84,14 @@ class Person:
 class Named(Protocol):
     """A row naming a person (CongressTrade)."""
 
-    chamber: str
-    member: str  # as filed
-    district: str
+    @property
+    def chamber(self) -> str: ...
+
+    @property
+    def member(self) -> str: ...  # as filed
+
+    @property
+    def district(self) -> str: ...
 
     @property
     def member_key(self) -> NameKey: ...
