@@ -21,6 +21,17 @@ RANK_CHANGE_RULE = "How the rank change is counted."
 
 # Fields only the preview artifacts' long lists have (transactions, source reports, rankings).
 PREVIEW_FIELDS: dict[str, str] = {
+    "instrument": "What was traded: stock, option, bond or other.",
+    "instrumentRule": "The rule that decided the instrument (asset type, ticker, option wording...).",
+    "state": "The member's state as filed.",
+    "spellings": "Each spelling of the name in the rows, with its row count.",
+    "spelling": "A name as the rows spell it.",
+    "chambers": "The chambers the spelling is filed under.",
+    "districts": "The districts the spelling is filed under.",
+    "instruments": "The file's rows by instrument.",
+    "instrumentRules": "The file's rows by the rule that decided their instrument.",
+    "duplicatesOf": "The files holding the counted copies of this file's dropped rows, with how many each.",
+    "withoutReportLink": "Rows with no link to their report.",
     "chamber": "house or senate: where the disclosure was filed.",
     "district": "The member's state and district as filed (empty for a senator).",
     "assetDescription": "The asset as the disclosure describes it.",
@@ -42,6 +53,9 @@ PREVIEW_FIELDS: dict[str, str] = {
     "time": "The time of the snapshot the entry is from.",
 }
 IN_CONTEXT: dict[str, str] = {
+    "CongressArtifact.sources.duplicatesDropped": "The file's rows dropped as copies of a trade another file holds.",
+    "PersonArtifact.sources.duplicatesDropped": "The file's rows dropped as copies of a trade another file holds.",
+    "SocialArtifact.sources.duplicatesDropped": "The file's rows dropped as copies of a trade another file holds.",
     "ArtifactFiling.rows": "Rows of the filing's information table.",
     "SocialArtifact.snapshots.rows": "Rankings in the snapshot.",
     "ArtifactManager.id": MANAGER_ID,

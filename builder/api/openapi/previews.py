@@ -29,6 +29,16 @@ from builder.research.previews.congress import Outcome as CongressOutcome
 from builder.research.previews.pack import camel
 from builder.research.previews.person import CONCENTRATION_TOP
 
+
+def said(schema: Schema, description: str) -> Schema:
+    """`schema` with its own description (a field the glossary does not hold, or means otherwise here)."""
+    return {**schema, "description": description}
+
+
+DUPLICATES_DROPPED = said(INTEGER, "Rows dropped because another configured file holds the same trade; per-file "
+                                   "counts and the files holding the counted rows are in sources.")
+INSTRUMENT_RULE = said(STRING, "How each trade's instrument (stock, option, bond, other) is decided.")
+DUPLICATE_RULE = said(STRING, "When a row is a copy of a trade another configured file holds.")
 KINDS = ("Person", "Congress", "Social")
 DATA_PREVIEW = {"const": "data preview"}
 
@@ -39,6 +49,9 @@ def fields(properties: dict[str, Schema], optional: tuple[str, ...] = ()) -> Sch
 
 
 AMOUNT_RANGE = fields({"low": INTEGER, "high": nullable(INTEGER)})
+SPELLING = fields({"spelling": STRING, "rows": INTEGER, "chambers": STRINGS, "districts": STRINGS})
+PERSON = fields({"person": STRING, "chamber": STRING, "state": STRING,
+                 "spellings": array(fields({"spelling": STRING, "rows": INTEGER}))})
 
 
 def _amount() -> Schema:
@@ -52,16 +65,22 @@ def transaction() -> Schema:
         "asset_description": STRING, "asset_type": STRING, "type": STRING, "owner": STRING,
         "transaction_date": DATE, "disclosure_date": DATE, "days_to_disclose": INTEGER, "amount": _amount(),
         "ptr_link": STRING, "flags": STRINGS, "source": STRING, "row": INTEGER,
+        "person": said(STRING, "The member after the identity rules: one person, one name, however the rows spell it."),
+        "instrument": STRING, "instrument_rule": STRING, "shares": nullable(INTEGER),
     })
 
 
 def source_report() -> Schema:
     """One source file read: its rows, what was kept and excluded, and each malformed row with its reason."""
+    counts = {"type": "object", "additionalProperties": INTEGER}
     return fields({
         "path": STRING, "rows": INTEGER, "kept": INTEGER, "excluded": INTEGER, "malformed": INTEGER,
-        "reasons": {"type": "object", "additionalProperties": INTEGER},
+        "reasons": counts,
         "issues": array(fields({"code": STRING, "message": STRING, "outcome": STRING, "row": INTEGER})),
-    })
+        "instruments": counts, "instrument_rules": counts, "duplicates_dropped": INTEGER,
+        "duplicates_of": array(fields({"path": STRING, "rows": INTEGER})),
+        "without_report_link": INTEGER,
+    }, optional=("instruments", "instrument_rules", "duplicates_dropped", "duplicates_of", "without_report_link"))
 
 
 def _disclosure(*extra: str) -> Schema:
@@ -106,13 +125,23 @@ def person_schemas() -> dict[str, Schema]:
     return {
         "PersonArtifact": closed({
             **summary, "description": STRING, "holdings": array(estimated), "closed": STRINGS,
-            "unmatched_sales": array(transaction()), "untracked": array(transaction()),
-            "transactions": array(transaction()), "sources": array(source_report()), "caveats": STRINGS,
+            "unmatched_sales": array(transaction()),
+            "options": said(array(transaction()), "The person's option trades (calls, puts): listed, never part of a "
+                                                  "stock position."),
+            "untracked": said(array(transaction()), "Transactions not estimated: no readable ticker, bonds and other "
+                                                    "instruments, exchanges."),
+            "transactions": array(transaction()),
+            "spellings": said(array(SPELLING), "Each spelling of the person's name in the counted rows, with its rows, "
+                                               "chambers and districts."),
+            "duplicates_dropped": said(INTEGER, "The person's rows dropped because another configured file holds "
+                                                "the same trade."),
+            "sources": array(source_report()), "caveats": STRINGS,
         }),
         "PersonAgentPayload": closed({**summary, "top_holdings": array(holding), "caveats": STRINGS}),
         "PersonMethodology": closed({
             "person": STRING, "names_matched": STRINGS, "name_matching": STRING, "counted": STRING, "estimate": STRING,
-            "not_estimated": STRING, "concentration": STRING, "late_disclosure_days": INTEGER,
+            "not_estimated": STRING, "instrument": INSTRUMENT_RULE, "duplicates": DUPLICATE_RULE,
+            "concentration": STRING, "late_disclosure_days": INTEGER,
             "amount_categories": array(AMOUNT_RANGE), "evaluation_date": DATE, "release_as_of": DATE, "sources": STRINGS,
         }),
     }
@@ -139,9 +168,15 @@ def congress_schemas() -> dict[str, Schema]:
         "produced_by": nullable(enum(("strict", "demo"))),
     }
     trade = closed({
-        "member": STRING, "transaction_date": DATE, "disclosure_date": DATE, "days_to_disclose": INTEGER,
+        "member": said(STRING, "The member's name as filed."),
+        "person": said(STRING, "The member as one person: every spelling of the name merged (methodology "
+                               "memberIdentity)."),
+        "transaction_date": DATE, "disclosure_date": DATE, "days_to_disclose": INTEGER,
         "amount": closed({"low": INTEGER, "high": nullable(INTEGER), "text": STRING}),
-        "owner": STRING, "ptr_link": STRING, "flags": STRINGS,
+        "owner": enum(("self", "spouse", "joint", "dependent", "not stated")),
+        "ptr_link": said(nullable(STRING), "Link to the periodic transaction report; null when the row carries "
+                                           "none (flagged no-report-link)."),
+        "flags": STRINGS,
     })
     cluster = closed({
         "ticker": STRING, "members": STRINGS, "member_count": INTEGER, "first_disclosed": DATE, "last_disclosed": DATE,
@@ -152,8 +187,13 @@ def congress_schemas() -> dict[str, Schema]:
         "CongressArtifact": closed({
             **head, "description": STRING, **summary, "rules": rules,
             "signals": closed({"demo": clusters, "strict": clusters}), "history": closed({"demo": days, "strict": days}),
-            "window_trades": array(transaction()), "disclosure": _disclosure(), "sources": array(source_report()),
-            "caveats": STRINGS,
+            "window_trades": array(transaction()),
+            "window_options": said(array(transaction()), "Option trades disclosed within the widest window: listed, "
+                                                         "never part of a cluster."),
+            "people": said(array(PERSON), "Members filed under more than one spelling, each spelling with its rows: "
+                                          "what the identity rule merged."),
+            "duplicates_dropped": DUPLICATES_DROPPED,
+            "disclosure": _disclosure(), "sources": array(source_report()), "caveats": STRINGS,
         }),
         "CongressAgentPayload": closed({
             **head, **summary,
@@ -163,7 +203,11 @@ def congress_schemas() -> dict[str, Schema]:
         }),
         "CongressMethodology": closed({
             "cluster": STRING, "counted_by": STRING, "eligible": STRING, "headline": STRING, "rules": rules,
-            "member_identity": STRING, "late_disclosure_days": INTEGER, "amount_categories": array(AMOUNT_RANGE),
+            "member_identity": STRING,
+            "member_aliases": said(array(STRINGS), "Configured spellings of one member that no rule merges, each "
+                                                   "group led by the name shown."),
+            "instrument": INSTRUMENT_RULE, "duplicates": DUPLICATE_RULE,
+            "late_disclosure_days": INTEGER, "amount_categories": array(AMOUNT_RANGE),
             "evaluation_date": DATE, "release_as_of": DATE, "sources": STRINGS,
         }),
     }
