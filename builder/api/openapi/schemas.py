@@ -22,6 +22,7 @@ COMPONENTS = "#/components/schemas/"
 ARTIFACT_DEFS = "#/$defs/"
 PACK_LABELS = ("launch pack", "data preview", "research preview")  # contract section 1
 ARTIFACT_PREFIX = "Artifact"  # the PackArtifact's $defs become components ArtifactPosition, ArtifactFiling, …
+DISCRIMINATOR = "kind"  # the field that tells the artifact's unions apart (a change's kind)
 
 
 def unshared(node: Any) -> Any:
@@ -137,25 +138,30 @@ def _rebase(node: Any) -> Any:
 
 
 def discriminated(node: Any, defs: dict[str, Schema]) -> Any:
-    """`node` with each `{if: {properties: {p: {const: v}}}, then: A, else: B}` (A, B references) made
-    `{oneOf: [A, B], discriminator: {propertyName: p, mapping: value → reference}}`."""
+    """`node` with each union of the artifact's definitions on their `kind` — a `oneOf` of references, or an
+    `{if: {properties: {kind: {const: v}}}, then: A, else: B}` — made a `oneOf` with a discriminator (kind value
+    → reference), which generators type as a union a `kind` check narrows."""
     if isinstance(node, list):
         return [discriminated(item, defs) for item in node]
     if not isinstance(node, dict):
         return node
-    if "if" in node and set(node["if"].get("properties", {})) and "$ref" in node["then"] and "$ref" in node["else"]:
-        (field,) = node["if"]["properties"]
-        branches = [node["then"], node["else"]]
-        mapping = {value: branch["$ref"] for branch in branches for value in _values(branch, field, defs)}
-        return {"oneOf": branches, "discriminator": {"propertyName": field, "mapping": mapping}}
+    if set(node.get("if", {}).get("properties", {})) == {DISCRIMINATOR} and "$ref" in node.get("then", {}):
+        node = {"oneOf": [node["then"], node["else"]]}
+    branches = node.get("oneOf")
+    if isinstance(branches, list) and branches and all(_kinds(branch, defs) for branch in branches):
+        mapping = {value: branch["$ref"] for branch in branches for value in _kinds(branch, defs)}
+        return {**node, "discriminator": {"propertyName": DISCRIMINATOR, "mapping": mapping}}
     return {key: discriminated(value, defs) for key, value in node.items()}
 
 
-def _values(branch: Schema, field: str, defs: dict[str, Schema]) -> list[str]:
-    """The values `field` takes in the artifact definition a hoisted reference names."""
-    name = branch["$ref"].removeprefix(COMPONENTS + ARTIFACT_PREFIX)
-    definition = defs[name[0].lower() + name[1:]]["properties"][field]
-    return [definition["const"]] if "const" in definition else list(definition["enum"])
+def _kinds(branch: Any, defs: dict[str, Schema]) -> list[str]:
+    """The `kind` values of the artifact definition a hoisted reference names ([] when it is not one)."""
+    reference = branch.get("$ref", "") if isinstance(branch, dict) else ""
+    if not reference.startswith(COMPONENTS + ARTIFACT_PREFIX):
+        return []
+    name = reference.removeprefix(COMPONENTS + ARTIFACT_PREFIX)
+    kind = defs.get(name[0].lower() + name[1:], {}).get("properties", {}).get(DISCRIMINATOR, {})
+    return [kind["const"]] if "const" in kind else list(kind.get("enum", []))
 
 
 def rebased(node: Any, source: str, target: Callable[[str], str]) -> Any:
