@@ -79,7 +79,8 @@ def agent_payload(
     as_of: str, summary: str,
 ) -> dict[str, Any]:
     """The bounded payload of `view` of `artifact`; `diff` is against the `previous` version (None for the first)."""
-    tickers = {row["ticker"] for row in view["tickers"]}
+    # The view's tickers, and those that left it: a position sold out by every selected manager is a trade too.
+    tickers = {row["ticker"] for row in view["tickers"]} | set((diff or {}).get("tickers", {}).get("left", []))
     changes = [c for c in (diff or {}).get("positions", []) if c["ticker"] in tickers]
     trades = trades_by_manager(changes)
     caveats = list(dict.fromkeys(w["message"] for w in artifact["warnings"]))
