@@ -84,7 +84,7 @@ def _unchanged(tree: SourceTree, releases: Path, as_of: date | None, checks: dic
     started = time.perf_counter()
     current = current_release(releases)
     promoted = current.name if current is not None else None
-    if promoted is None or recorded_release(releases, inputs_digest(tree, as_of, promoted, checks)) != promoted:
+    if current is None or promoted is None or recorded_release(releases, inputs_digest(tree, as_of, promoted, checks)) != promoted:
         return None
     problems = verify_release(current)
     if problems:
