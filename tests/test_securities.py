@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 
 from builder.records import Security
-from builder.sources.tables import csvfile
-from builder.sources.tables import securities as module
 from builder.sources.sec13f.document import InformationTable, parse_document
 from builder.sources.sec13f.filings import read_filing_tree
+from builder.sources.tables import csvfile
+from builder.sources.tables import securities as module
 from builder.sources.tables.securities import parse_securities, read_securities
 from tests.conftest import REALDATA, realdata
 

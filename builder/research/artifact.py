@@ -7,12 +7,12 @@ from collections.abc import Callable, Mapping, Sequence
 from datetime import date
 
 from builder.records import Amendment, Filing, ManagerConfig, ScopeWarning, Security, Sources
-from builder.research.changes.carry import Lot, legs_between
 from builder.research.changes import BOUGHT, CHANGE_KINDS, SOLD, Changes, book_changes  # noqa: F401 (re-exported)
+from builder.research.changes.carry import Lot, legs_between
+from builder.research.changes.undecided import Side
 from builder.research.coverage import quarter_coverage
 from builder.research.holdings import Holding, QuarterBook, QuarterBooks
 from builder.research.quarters import filing_deadline, previous_quarter
-from builder.research.changes.undecided import Side
 
 PACK_ID = "13f-copycat"
 ARTIFACT_SCHEMA = "pack-artifact/2.0"
@@ -32,7 +32,7 @@ def build_artifacts(sources: Sources, earlier: Callable[[list], dict | None] | N
     def book_of(key: tuple[str, date]) -> tuple[dict[str, dict], Side] | None:
         # Each book once: a quarter is one version's current book and the next version's prior one.
         if key not in positions:
-            found = books[key] if key in books else None
+            found = books.get(key)
             side = _side(found, sources.securities, alive.get(key[1], frozenset())) if found else None
             positions[key] = (_long_positions(found, sources.securities), side) if found and side else None
         return positions[key]

@@ -8,8 +8,8 @@ from decimal import Decimal
 from fractions import Fraction
 
 from builder.records import ActionKind, CorporateAction
-from builder.research.changes.carry import Lot
 from builder.research.changes import book_changes as classify
+from builder.research.changes.carry import Lot
 from builder.research.changes.undecided import Side
 from builder.research.views import entries, manager_ids, view_tickers
 

@@ -11,14 +11,14 @@ from pathlib import Path
 
 from builder.errors import SourceError
 from builder.records import Filing, ScopeWarning, SourceFile, SourceProblem, Sources
-from builder.sources.tables.corporate_actions import FILE_NAME as CORPORATE_ACTIONS
-from builder.sources.tables.corporate_actions import read_corporate_actions
 from builder.sources.identity import link_by_figi, linked_tickers
 from builder.sources.packs import read_packs_config
 from builder.sources.previews import read_previews
 from builder.sources.provenance import source_file
 from builder.sources.sec13f.cache import ParseCache
 from builder.sources.sec13f.filings import read_copycat_filings
+from builder.sources.tables.corporate_actions import FILE_NAME as CORPORATE_ACTIONS
+from builder.sources.tables.corporate_actions import read_corporate_actions
 from builder.sources.tables.securities import read_securities
 
 

@@ -83,10 +83,7 @@ def _held(key: str, cusips: list[str], earlier: Side, later: Side, carried: Carr
         residual = Fraction(0)
     carried_shares = math.floor(exact)
     delta = filed - carried_shares if residual else 0
-    if exact == 0:
-        kind = "new"
-    else:
-        kind = "added" if delta > 0 else "reduced" if delta < 0 else "unchanged"
+    kind = "new" if exact == 0 else "added" if delta > 0 else "reduced" if delta < 0 else "unchanged"
     return _change(kind, previous, carried_shares, delta, _cause(bool(delta), bool(applied)), citations)
 
 

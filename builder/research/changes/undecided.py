@@ -90,16 +90,16 @@ def candidates(earlier: Side, later: Side, carried: Carried) -> dict[str, list[d
     for after in new:
         same_key = [before for before in gone if earlier.key(before) == later.key(after)]
         for before in same_key or gone:  # a CUSIP change inside one position pairs with nothing else
-            candidate = _pair(earlier, later, before, after)
-            if candidate:
-                add((before, after), candidate)
+            paired = _pair(earlier, later, before, after)
+            if paired:
+                add((before, after), paired)
     for child in later.lots:
         for candidate in _distributions(earlier, later, carried, child):
             add((child,), candidate)
     for before in gone:
-        candidate = _cash_merger(earlier, later, before)
-        if candidate:
-            add((before,), candidate)
+        acquired = _cash_merger(earlier, later, before)
+        if acquired:
+            add((before,), acquired)
     held_after = {later.key(c) for c in later.lots}
     held_before = {later.key(c) for c in earlier.lots}
     for before in gone:
@@ -136,10 +136,9 @@ def _splits(earlier: Side, later: Side, cusip: str) -> list[dict]:
                 f"per share ×{price_move:.3f}: fits a {_ratio(factor)} split with the price ×{market:.2f} net of it "
                 f"(and {_signed(trade - 1)} shares traded beside it)")
         record = _record(later.quarter, "split", cusip, "", _ratio(factor), "", _todo(earlier, later, f"{name} split"))
-        found.append({"rule": "split", "text": text, "record": record,
-                      "_score": abs(math.log(market)) + abs(math.log(trade))})
-    found.sort(key=lambda c: c["_score"])
-    return [{k: v for k, v in c.items() if k != "_score"} for c in found]
+        score = abs(math.log(market)) + abs(math.log(trade))  # the likeliest: least market move and least trade
+        found.append((score, {"rule": "split", "text": text, "record": record}))
+    return [candidate for _, candidate in sorted(found, key=lambda entry: entry[0])]
 
 
 def _pair(earlier: Side, later: Side, before: str, after: str) -> dict | None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 import re
 from datetime import date
+from itertools import pairwise
 from pathlib import Path
 
 from builder.records import Security, SourceProblem
@@ -82,7 +83,7 @@ def _merged(entries: list[tuple[int, Security]], source: str, problems: list[Sou
             problems.append(SourceProblem(source, f"{name} maps cusip {security.cusip} again, unlike line {undated[0][0]}", line))
     dated = sorted(((line, s) for line, s in entries if s.valid_from or s.valid_to),
                    key=lambda e: (e[1].valid_from or date.min, e[0]))
-    for (first, a), (line, b) in zip(dated, dated[1:]):
+    for (first, a), (line, b) in pairwise(dated):
         if (b.valid_from or date.min) <= (a.valid_to or date.max):
             problems.append(SourceProblem(source, f"{name} gives cusip {b.cusip} dates overlapping line {first}", line))
     main = undated[0][1] if undated else dated[-1][1]
