@@ -280,3 +280,29 @@ def test_the_rules_flag_exactly_the_labelled_changes_and_precision_and_recall_ar
     assert (true, true + len(MISSED)) == RECALL
     for quarter, ticker in MISSED:  # the misses read as what the filings show, a trade
         assert entry(unrecorded, quarter, ticker, True)["change"]["kind"] == "added"
+
+
+def test_a_record_added_later_restates_only_the_versions_it_touches_and_old_ids_keep_their_content(tmp_path):
+    import orjson
+
+    from builder.release.promote import publish
+    from builder.release.store import current_release
+    from tests.conftest import quiet
+
+    root = berkshire_tree(tmp_path / "source", versions=4)  # 2019-12-31 … 2020-09-30
+    releases = tmp_path / "releases"
+    first = releases / publish(root, releases, None, quiet)
+    before = orjson.loads((first / "data" / "release.json").read_bytes())["copycat"]["versions"]
+    old_latest = (first / "artifacts" / "13f-copycat" / f"{before[-1]}.json").read_bytes()
+    apple = next(line for line in RECORDS.read_text().splitlines() if line.startswith("2020-08-31,split,037833100"))
+    (root / "corporate_actions.csv").write_text(f"{RECORDS.read_text().splitlines()[0]}\n{apple}\n")
+    publish(root, releases, None, quiet)
+    second = current_release(releases)
+    after = orjson.loads((second / "data" / "release.json").read_bytes())["copycat"]["versions"]
+    assert after == [*before[:-1], before[-1].replace("-v2.0", "-v2.1")]  # only 2020-09-30 crosses the split
+    assert (first / "artifacts" / "13f-copycat" / f"{before[-1]}.json").read_bytes() == old_latest
+    restated = orjson.loads((second / "artifacts" / "13f-copycat" / f"{after[-1]}.json").read_bytes())
+    aapl = next(p for p in restated["managers"][0]["positions"] if p["ticker"] == "AAPL")["change"]
+    assert (aapl["kind"], aapl["shareDelta"]) == ("reduced", -36_326_710)
+    ledger = [orjson.loads(line) for line in (releases / "ledger.jsonl").read_bytes().splitlines()]
+    assert {before[-1], after[-1]} <= {entry["versionId"] for entry in ledger}

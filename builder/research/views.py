@@ -105,7 +105,8 @@ def _ticker_rows(artifact: dict, selected: Sequence[str]) -> list[dict]:
 
 
 def _empty_row(entry: dict) -> dict:
-    return {"ticker": entry["ticker"], "cusip": entry["cusip"], "issuer": entry["issuer"], "managers": []}
+    return {"ticker": entry["ticker"], "tickerAsOf": entry["tickerAsOf"], "cusip": entry["cusip"], "issuer": entry["issuer"],
+            "managers": []}
 
 
 def _manager_position(manager_id: str, entry: dict, held: bool) -> dict:

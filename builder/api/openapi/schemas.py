@@ -212,6 +212,7 @@ def latest_schemas() -> dict[str, Schema]:
         "View": closed({"managers": STRINGS, "mode": MODE, "tickerCount": COUNT, "tickers": array(ref("ViewTicker"))}),
         "ViewTicker": closed({
             "ticker": STRING,
+            "tickerAsOf": enum(("quarter-end", "current", "unmapped")),
             "cusip": STRING,
             "issuer": STRING,
             "managers": array(ref("ViewPosition")),
@@ -220,7 +221,7 @@ def latest_schemas() -> dict[str, Schema]:
             "value": COUNT,
             "buyers": STRINGS,
             "sellers": STRINGS,
-        }, description="One ticker of a view: every selected manager's position or exit, holders, buyers, sellers."),
+        }, description="One ticker of a view: every selected manager's position or ended one, holders, buyers, sellers."),
         "ViewPosition": closed({
             "managerId": STRING,
             "held": BOOLEAN,
