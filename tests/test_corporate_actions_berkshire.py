@@ -306,3 +306,23 @@ def test_a_record_added_later_restates_only_the_versions_it_touches_and_old_ids_
     assert (aapl["kind"], aapl["shareDelta"]) == ("reduced", -36_326_710)
     ledger = [orjson.loads(line) for line in (releases / "ledger.jsonl").read_bytes().splitlines()]
     assert {before[-1], after[-1]} <= {entry["versionId"] for entry in ledger}
+
+
+def test_the_gate_stops_on_open_undecided_changes_and_review_gives_the_line_to_paste(tmp_path):
+    from click.testing import CliRunner
+
+    from builder.cli import main
+
+    root = berkshire_tree(tmp_path / "source", versions=2)  # 2020-06-30 and 2020-09-30
+    releases = str(tmp_path / "releases")
+    gated = CliRunner().invoke(main, ["publish", "--source", str(root), "--releases", releases, "--gate", "corporate-actions"])
+    assert gated.exit_code == 3, gated.output
+    assert "corporate-actions: 2 undecided change(s) the promoted release does not publish" in gated.output
+    assert "2020-09-30 berkshire/AAPL: AAPL: 245,155,566 shares at 2020-06-30, 944,295,554 at 2020-09-30" in gated.output
+    assert '    corporate_actions.csv: 2020-09-30,split,037833100,,4:1,,"CHECK AAPL split:' in gated.output
+    assert "2020-09-30 berkshire/COST (ended)" in gated.output
+    assert "    no record settles it (confidential treatment); a NEW HOLDINGS amendment may" in gated.output
+    built = gated.output.split("`ras promote ")[-1].split("`")[0]
+    assert CliRunner().invoke(main, ["promote", built, "--releases", releases]).exit_code == 0
+    again = CliRunner().invoke(main, ["publish", "--source", str(root), "--releases", releases, "--gate", "corporate-actions"])
+    assert again.exit_code == 0, again.output  # reviewed and promoted: no longer open
