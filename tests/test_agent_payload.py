@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import shutil
+from collections import Counter
 from datetime import date, timedelta
 from pathlib import Path
 from typing import Any
@@ -13,6 +15,7 @@ from bench import agent as agent_bench
 from builder.api.contract import BY_ID
 from builder.api.render import render
 from builder.canonical import canonical_json
+from builder.release.assemble import assemble
 from builder.research.agent import (
     BUDGET_BYTES,
     LIMITS_13F,
@@ -21,9 +24,11 @@ from builder.research.agent import (
     traded_value,
     trades_by_manager,
 )
-from builder.research.artifact import BOUGHT, CHANGE_KINDS, SOLD
+from builder.research.changes import BOUGHT, CHANGE_KINDS, SOLD
 from builder.research.previews.pack import SNAKE
 from builder.research.views import MODES
+from builder.sources.tree import read_sources
+from tests.berkshire import berkshire_tree, series
 
 PACK = "/api/v1/packs/13f-copycat"
 PREVIEWS = ("congress-trades", "jane-roe-tracker", "wsb-social-momentum")
@@ -186,3 +191,42 @@ def test_a_preview_payload_keeps_its_own_caveats_once_and_no_13f_line(release, p
     assert payload["versionId"] == latest["versionId"]
     assert {(c["tool"], orjson.dumps(c["arguments"])) for c in payload["nextCalls"]} == {
         ("export_audit_trail", orjson.dumps({"packId": pack})), ("list_pack_versions", orjson.dumps({"packId": pack}))}
+
+
+def berkshire_payload(root: Path, last_quarter: str) -> tuple[dict, dict]:
+    """Berkshire's real 13F series up to `last_quarter` with the public record of its corporate actions: the agent
+    payload of its latest version, and the diff from the version before."""
+    later = sorted({path.name[:10] for path in series().iterdir() if path.name[:10] > last_quarter})
+    tree = berkshire_tree(root, without=later, versions=2)
+    shutil.copy(Path(__file__).with_name("berkshire_corporate_actions.csv"), tree / "corporate_actions.csv")
+    data, _ = assemble(read_sources(tree)[0], [])
+    latest = orjson.loads(render(BY_ID["getLatestPack"], data, {"packId": "13f-copycat"}).body)["data"]
+    older, newer = data.versions
+    diff = orjson.loads(render(BY_ID["compareVersions"], data, {"packId": "13f-copycat", "from": older,
+                                                                 "to": newer}).body)["data"]
+    return latest["agentPayload"], diff
+
+
+def test_on_berkshires_real_filings_the_split_apple_sale_is_the_largest_trade_not_a_purchase(tmp_path):
+    # 2020-Q3: Apple split 4-for-1 on 2020-08-31 and Berkshire sold 36,326,710 of the split shares (public record,
+    # tests/berkshire_corporate_actions.csv); before corporate actions it read "added 699,139,988".
+    payload, diff = berkshire_payload(tmp_path, "2020-09-30")
+    (berkshire,) = payload["managers"]
+    assert berkshire["trades"][0]["ticker"] == "AAPL"
+    assert (berkshire["trades"][0]["kind"], berkshire["trades"][0]["shareDelta"]) == ("reduced", -36_326_710)
+    assert berkshire["tradeCount"] == sum(p["kind"] in BOUGHT | SOLD for p in diff["positions"])
+
+
+def test_on_berkshires_real_filings_a_merger_is_never_listed_as_a_trade(tmp_path):
+    # 2015-Q3: AT&T acquired DirecTV and Kraft merged with Heinz (no trade); the PSX position borders the
+    # confidentially omitted 2015-Q2 filing (undecided). None is a trade; each is counted or named as what it is.
+    payload, diff = berkshire_payload(tmp_path, "2015-09-30")
+    (berkshire,) = payload["managers"]
+    not_trades = {p["ticker"]: p["kind"] for p in diff["positions"] if p["kind"] not in BOUGHT | SOLD}
+    assert {not_trades.get(t) for t in ("DTV", "KRFT")} == {"converted"} and not_trades["PSX"] == "undecided"
+    assert not {"DTV", "KRFT", "T", "KHC", "PSX"} & {t["ticker"] for t in berkshire["trades"]}
+    assert payload["notTrades"] == dict(sorted(Counter(not_trades.values()).items()))
+    assert {"managerId": "berkshire", "ticker": "PSX"} in payload["undecided"]
+    # Viacom was sold out that quarter: no longer in the view, still one of the quarter's trades
+    trades = [p for p in diff["positions"] if p["kind"] in BOUGHT | SOLD]
+    assert ("VIAB", "exited") in {(p["ticker"], p["kind"]) for p in trades} and berkshire["tradeCount"] == len(trades)

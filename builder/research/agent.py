@@ -16,7 +16,7 @@ from datetime import date
 from typing import Any
 
 from builder.canonical import canonical_json
-from builder.research.artifact import BOUGHT, SOLD
+from builder.research.changes import BOUGHT, SOLD
 from builder.research.methods.policy import STALE_AFTER_DAYS
 
 BUDGET_BYTES = 9216  # an agent's first read, under the 10 KB a tool's text may take, at any number of managers
@@ -176,7 +176,7 @@ def headline(view: dict, artifact: dict) -> list[dict]:
 
 
 def _largest_holders(row: dict) -> list[dict]:
-    held = [p for p in row["managers"] if p["change"] != "exited"]
+    held = [p for p in row["managers"] if p["held"]]
     return sorted(held, key=lambda p: (-p["value"], p["managerId"]))[:TOP_HOLDERS]
 
 
