@@ -18,7 +18,7 @@ from tests.test_mcp import Case, rest_answer
 from tests.test_mcp_typescript import typescript_client
 
 pytestmark = pytest.mark.slow
-SCALE = synthetic.Params(managers=500, quarters=2, positions=150)  # the latest answer alone is about 36 MB
+SCALE = synthetic.Params(managers=500, quarters=2, positions=60)  # the latest answer alone is about 18 MB: 3 parts
 
 
 def rest_case(tool: str, arguments: dict[str, Any]) -> Case:
