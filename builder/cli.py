@@ -145,14 +145,22 @@ def prune_command(keep: int, releases: Path) -> None:
 @click.option("--host", default="127.0.0.1", show_default=True)
 @click.option("--port", default=8080, show_default=True, type=int)
 @click.option("--workers", default=1, show_default=True, type=click.IntRange(1, 64),
-              help="Server processes sharing the port (SO_REUSEPORT); up to the machine's cores is useful.")
+              help="Server processes sharing one listening socket; up to the machine's cores is useful.")
 @click.option("--verify-every", "verify_every", default=600.0, show_default=True, type=click.FloatRange(min=1),
               help="Seconds between full re-hashes of the served release (a stat sweep every 5 s catches edits).")
-def serve_command(releases: Path, host: str, port: int, workers: int, verify_every: float) -> None:
+@click.option("--header-timeout", "header_timeout", type=click.FloatRange(min=0.1), default=None,
+              help="Seconds a connection has to send a whole request head (server default: 10).")
+@click.option("--keepalive-timeout", "keepalive_timeout", type=click.FloatRange(min=0.1), default=None,
+              help="Seconds an idle kept-alive connection stays open (server default: 30).")
+@click.option("--max-connections", "max_connections", type=click.IntRange(1), default=None,
+              help="Open connections per worker; past it the oldest idle one is closed (server default: 1024).")
+def serve_command(releases: Path, host: str, port: int, workers: int, verify_every: float, **guard: float | None) -> None:
     """Serve the promoted release over HTTP: GETs from its bytes, the two POSTs computed live."""
-    from server.app import run
+    from server.runner import Guard, run  # the builder reaches into the server only here and in `mcp`, lazily
 
-    run(releases, host, port, workers, verify_every)
+    if not releases.is_dir():
+        raise ReleaseError(f"releases directory {releases} does not exist; run `ras publish` first")
+    run(releases, host, port, workers, verify_every, Guard(**{k: v for k, v in guard.items() if v is not None}))
 
 
 @main.command("mcp")
