@@ -8,6 +8,7 @@ import pytest
 
 from builder.records import Security
 from builder.sources import securities as module
+from builder.sources.files import Limit
 from builder.sources.sec13f.document import InformationTable, parse_document
 from builder.sources.sec13f.filings import read_filing_tree
 from builder.sources.securities import parse_securities, read_securities
@@ -88,15 +89,14 @@ def test_reading_names_the_file_relative_to_the_source_root(tmp_path: Path) -> N
         "securities.csv:3: securities.csv is not UTF-8 (byte 0xff)"
     ]
     assert [str(p) for p in read_securities(tmp_path / "missing.csv", tmp_path)[1]] == [
-        "missing.csv: missing.csv cannot be read (No such file or directory)"
+        "missing.csv: cannot be read (No such file or directory) — check that it is a readable file"
     ]
 
 
-def test_an_oversized_map_is_refused_unread(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(module, "MAX_SECURITIES_BYTES", 10)
+def test_an_oversized_map_is_refused_unread(tmp_path: Path) -> None:
     (tmp_path / "securities.csv").write_text("cusip,ticker,name\n")
-    assert [p.message for p in read_securities(tmp_path / "securities.csv", tmp_path)[1]] == [
-        "securities.csv is larger than 10 bytes"
+    assert [p.message for p in read_securities(tmp_path / "securities.csv", tmp_path, Limit(10, "file_mib"))[1]] == [
+        "18 bytes, over the 10-byte limit for this source file — remove it, or raise [limits] file_mib in packs.toml"
     ]
 
 

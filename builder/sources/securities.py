@@ -9,25 +9,21 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from builder.records import Security, SourceProblem
+from builder.sources.files import Limit, Limits, read_bounded
 
-# Every US-listed security fits in a few hundred thousand rows (a few tens of MB); 64 MiB admits any real
-# map with room and keeps a wrong file (a dump, a binary) from being read whole into memory.
-MAX_SECURITIES_BYTES = 64 * 1024 * 1024
 MAX_PROBLEMS_LISTED = 50  # past this many, one more problem counts the rest: the file is wrong as a whole
 _COLUMNS = ("cusip", "ticker", "name")
 _CUSIP = re.compile(r"[A-Z0-9]{9}")  # the nine characters of a CUSIP, as in the 13F information table
 
 
-def read_securities(path: Path, base: Path) -> tuple[dict[str, Security], tuple[SourceProblem, ...]]:
-    """The CUSIP → Security map of `path`, and every problem found, each naming the file and line."""
+def read_securities(
+    path: Path, base: Path, limit: Limit = Limits().file
+) -> tuple[dict[str, Security], tuple[SourceProblem, ...]]:
+    """The CUSIP → Security map of `path` (read up to `limit`), and every problem found, each naming the file and line."""
     source = Path(_relative(path, base)).as_posix()
-    try:
-        with path.open("rb") as handle:
-            data = handle.read(MAX_SECURITIES_BYTES + 1)
-    except OSError as exc:
-        return {}, (SourceProblem(source, f"{path.name} cannot be read ({exc.strerror})"),)
-    if len(data) > MAX_SECURITIES_BYTES:
-        return {}, (SourceProblem(source, f"{path.name} is larger than {MAX_SECURITIES_BYTES:,} bytes"),)
+    data = read_bounded(path, source, limit)
+    if isinstance(data, SourceProblem):
+        return {}, (data,)
     try:
         text = data.decode("utf-8-sig")  # spreadsheet exports often start with a byte-order mark
     except UnicodeDecodeError as exc:
