@@ -109,3 +109,23 @@ def test_an_os_fault_names_the_file_what_happened_and_what_to_do(releases_copy: 
         f"Error: {seal}: no space left on the device ({errno.errorcode[errno.ENOSPC]}) — free space on that "
         "filesystem, then run the command again"
     )
+
+
+def test_what_a_killed_run_left_is_removed_by_the_next_publish_which_names_it(releases_copy: Path, fixture_tree: Path):
+    entry_folder = next((releases_copy / ".cache" / "sec13f").glob("*/*"))
+    left = [releases_copy / ".staging-4242", releases_copy / ".cache" / ".tmp-publish.json-4242",
+            entry_folder / ".entry-abc123"]
+    left[0].mkdir()
+    for path in left[1:]:
+        path.write_bytes(b"")
+    (releases_copy / ".current-4242").symlink_to("nowhere")
+    result = CliRunner().invoke(main, ["publish", "--source", str(fixture_tree), "--releases", str(releases_copy)])
+    assert result.exit_code == 0, result.output
+    assert debris(releases_copy) == []
+    removed = [line for line in result.stderr.splitlines() if line.startswith("removed ")]
+    assert removed == [
+        "removed .current-4242 left by an interrupted publish",
+        "removed .staging-4242 left by an interrupted publish",
+        "removed .cache/.tmp-publish.json-4242 left by an interrupted publish",
+        "removed 1 half-written parse-cache entries left by an interrupted publish",
+    ]

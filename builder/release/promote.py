@@ -51,7 +51,7 @@ def clean_staging(releases: Path) -> list[str]:
     """Remove what killed publishes left behind (only called under the lock): staging directories, a new
     `current` link never renamed, temporary records and half-written parse-cache entries."""
     removed = []
-    for entry in releases.iterdir():
+    for entry in sorted(releases.iterdir()):
         if entry.name.startswith((STAGING_PREFIX, CURRENT_PREFIX)):
             shutil.rmtree(entry) if entry.is_dir() and not entry.is_symlink() else entry.unlink()
             removed.append(entry.name)
