@@ -15,7 +15,7 @@ from builder.fetch.commands import fetch_command, securities_command
 from builder.release.build import prepare_release, write_release
 from builder.release.inventory import prune, release_summaries
 from builder.release.ledger import LEDGER_FILE, verify_ledger
-from builder.release.promote import clean_staging, promote, publish, releases_lock
+from builder.release.promote import promote, publish, releases_lock, tidy
 from builder.release.store import current_release, verify_release
 from builder.review.command import gate_check, parse_gates, review_command
 from builder.sources.tree import resolve_source
@@ -127,8 +127,7 @@ def build_command(source: Path | None, fixture: bool, releases: Path, as_of, max
     """Build and write a release without promoting it; prints its id."""
     tree = _source(source, fixture)
     with releases_lock(releases):
-        for name in clean_staging(releases):
-            _progress(f"removed {name} left by an interrupted publish")
+        tidy(releases, _progress)
         prepared = prepare_release(tree, releases, _as_date(as_of), _progress, max_unmapped)
         release_id = write_release(prepared, releases, _progress)
     click.echo(release_id)
@@ -155,21 +154,20 @@ def verify_command(release_id: str | None, releases: Path, export: Path | None) 
     """Re-hash every file of a release (default: the promoted one) against its manifest, and check the ledger."""
     if export is not None:
         name, problems = verify_export(export)
-        checked = {f"export tree {name}": [f"{name}: {problem}" for problem in problems]}
+        checks = [(f"export tree {name}", name, [f"{name}: {problem}" for problem in problems])]
     else:
         directory = releases / release_id if release_id else current_release(releases)
         if directory is None or not directory.is_dir():
             raise ReleaseError(f"no release {release_id or 'promoted'} in {releases}")
-        checked = {f"release {directory.name}": [f"{directory.name}: {p}" for p in verify_release(directory)],
-                   LEDGER_FILE: verify_ledger(releases)}
-    failing = [what for what, problems in checked.items() if problems]
-    for what, problems in checked.items():
-        for problem in problems:
-            click.echo(problem, err=True)
-        if not problems:
-            click.echo(f"{what.split()[-1]}: ok")
+        name = directory.name
+        checks = [(f"release {name}", name, [f"{name}: {problem}" for problem in verify_release(directory)]),
+                  (LEDGER_FILE, LEDGER_FILE, verify_ledger(releases))]  # its lines name the file and line already
+    for _what, name, problems in checks:
+        for line in problems or [f"{name}: ok"]:
+            click.echo(line, err=bool(problems))
+    failing = [what for what, _name, problems in checks if problems]
+    count = sum(len(problems) for _what, _name, problems in checks)
     if failing:
-        count = sum(len(problems) for problems in checked.values())
         raise ReleaseError(f"{' and '.join(failing)} {'fail' if len(failing) > 1 else 'fails'} verification "
                            f"({count} problem{'s' if count > 1 else ''})")
 
@@ -219,9 +217,7 @@ def serve_command(releases: Path, host: str, port: int, workers: int, verify_eve
 @RELEASES_OPTION
 def mcp_command(releases: Path) -> None:
     """Serve the research tools to an MCP client over stdio (logs go to stderr)."""
-    from server.mcp_server import (
-        run,  # as in serve: the builder reaches into the server only here, lazily
-    )
+    from server.mcp_server import run  # as in serve: the builder reaches into the server only here, lazily
 
     if not releases.is_dir():
         raise ReleaseError(f"releases directory {releases} does not exist; run `ras publish` first")

@@ -1,4 +1,4 @@
-"""Faults injected in-process, as the kernel would return them: ENOSPC, EACCES or EIO from the Python call that
+"""Faults injected in-process, as the kernel would return them: ENOSPC, EACCES, EROFS or EIO from the Python call that
 touches a path of one step of a publish or an export, or SIGKILL at that call.
 
 Only Python's own entry points to the OS are wrapped (open, os.open, os.mkdir, os.rename, os.replace,
@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
-FAULTS = ("ENOSPC", "EACCES", "EIO", "SIGKILL")
+FAULTS = ("ENOSPC", "EACCES", "EROFS", "EIO", "SIGKILL")  # EROFS: a read-only folder (root ignores chmod)
 WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_APPEND
 
 
@@ -37,9 +37,9 @@ def _staging(call: Call, part: str) -> bool:
 
 # Each step of a publish or an export → the calls that are that step (a fault lands on the first of them).
 STEPS: dict[str, Callable[[Call, str], bool]] = {
-    # reading the sources; a full disk meets the parse cache, the only thing written while reading
+    # reading the sources; a full or read-only disk meets the parse cache, the only thing written while reading
     "read": lambda call, fault: (call.write and "/.cache/sec13f/" in call.path and call.function == "open"
-                                 if fault == "ENOSPC" else not call.write and "/sec13f/" in call.path
+                                 if fault in ("ENOSPC", "EROFS") else not call.write and "/sec13f/" in call.path
                                  and "/.cache/" not in call.path),
     "render": lambda call, fault: _staging(call, "/objects/"),  # each answer is written as it is rendered
     "stage": lambda call, fault: _staging(call, "/artifacts/") or _staging(call, "/data/"),

@@ -1,4 +1,5 @@
-"""Every step of a publish and an export × ENOSPC, EACCES, EIO and SIGKILL: the exit code and the directories agree.
+"""Every step of a publish and an export × ENOSPC, EACCES, EROFS, EIO and SIGKILL: the exit code and the directories
+agree.
 
 A non-zero exit means that nothing changed: `current` (or the export's `site`) is where it was, and nothing is
 left behind (a SIGKILL's leftovers are removed by the next run, which then completes). Exit 0 means promoted
@@ -29,7 +30,9 @@ from tests.servers import child_env
 from tests.test_reliability import changed_fixture
 
 PUBLISH_STEPS = [step for step in STEPS if step != "export"]
-EXIT_CODES = {"ENOSPC": EXIT_NO_SPACE, "EACCES": EXIT_NO_PERMISSION, "EIO": EXIT_IO}
+# A kill costs a child process and a second run: that column runs in the slow suite (`make test-slow`).
+FAULT_PARAMS = [pytest.param(fault, marks=pytest.mark.slow) if fault == "SIGKILL" else fault for fault in FAULTS]
+EXIT_CODES = {"ENOSPC": EXIT_NO_SPACE, "EACCES": EXIT_NO_PERMISSION, "EROFS": EXIT_NO_PERMISSION, "EIO": EXIT_IO}
 # What a killed or failed run may leave, by name: none of it may stay after a non-zero exit (or after the next run).
 DEBRIS = (".staging-", ".current-", ".tmp-", ".entry-", ".site-", ".nginx.conf-")
 OTHER_UPSTREAM = "http://127.0.0.1:9"  # another _redirects file: a new export tree, its objects all reused
@@ -50,12 +53,12 @@ def run(step: str, fault: str, arguments: list[str]) -> tuple[int, str, int]:
     return result.exit_code, result.stderr, len(injection.hits)
 
 
-@pytest.mark.parametrize("fault", FAULTS)
+@pytest.mark.parametrize("fault", FAULT_PARAMS)
 @pytest.mark.parametrize("step", PUBLISH_STEPS)
 def test_a_fault_at_any_step_of_a_publish_changes_nothing_or_completes_it(
     step: str, fault: str, releases_copy: Path, fixture_tree: Path, tmp_path: Path
 ):
-    if step == "read" and fault == "ENOSPC":
+    if step == "read" and fault in ("ENOSPC", "EROFS"):
         shutil.rmtree(releases_copy / ".cache" / "sec13f")  # the parse cache is what a read writes
     before = current_release(releases_copy).name
     arguments = ["publish", "--source", str(changed_fixture(fixture_tree, tmp_path)), "--releases", str(releases_copy)]
@@ -81,7 +84,7 @@ def test_a_fault_at_any_step_of_a_publish_changes_nothing_or_completes_it(
     assert debris(releases_copy) == []
 
 
-@pytest.mark.parametrize("fault", FAULTS)
+@pytest.mark.parametrize("fault", FAULT_PARAMS)
 def test_a_fault_while_an_export_writes_leaves_the_live_tree_and_no_staging(
     fault: str, published: Path, exported: Path, tmp_path: Path
 ):

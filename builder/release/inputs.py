@@ -166,7 +166,7 @@ def _fingerprint(*inputs: object) -> str:
 def _tree(root: Path, skipped: frozenset[str] = frozenset()) -> list[tuple[str, str]]:
     """(relative path, sha256) of every file the source readers may see under root: dot-names are skipped as
     they skip them, links to folders named, not followed."""
-    return sorted((relative(path, root), "link" if path.is_dir() else _sha256(path)) for path in walk(root, skipped=skipped))
+    return sorted((relative(path, root), "link" if path.is_dir() else _sha256(path)) for path in walk(root, skipped))
 
 
 def _sha256(path: Path) -> str:

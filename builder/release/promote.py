@@ -60,6 +60,16 @@ def clean_staging(releases: Path) -> list[str]:
     return removed + ([f"{entries} half-written parse-cache entries"] if entries else [])
 
 
+def tidy(releases: Path, progress: Progress) -> None:
+    """Before a publish or build writes (under the lock): remove what an interrupted one left, cut a torn last
+    line off the ledger; say what was done."""
+    for name in clean_staging(releases):
+        progress(f"removed {name} left by an interrupted publish")
+    repaired = repair_ledger(releases)
+    if repaired:
+        progress(repaired)
+
+
 def promote(releases: Path, release_id: str, replace_real: bool = False) -> list[str]:
     """Point `current` at a verified release with one atomic rename (readers see the old or the new).
 
@@ -127,11 +137,7 @@ def publish(
     `check`, given the written release's id, may raise to keep it unpromoted (the review gate).
     """
     with releases_lock(releases):
-        for name in clean_staging(releases):
-            progress(f"removed {name} left by an interrupted publish")
-        repaired = repair_ledger(releases)
-        if repaired:
-            progress(repaired)
+        tidy(releases, progress)
         refuse_fixture_over_real(releases, _source_is_fixture(source), replace_real)  # before the work, not after
         # The source tree as the publish found it, hashed once: what it is checked against now and recorded
         # against after (a file edited mid-publish then differs from the record and the next publish builds).

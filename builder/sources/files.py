@@ -90,10 +90,10 @@ def is_utf8(name: str) -> bool:
     return True
 
 
-def walk(root: Path, start: Path | None = None, skipped: frozenset[str] = frozenset()) -> Iterator[Path]:
-    """Every file (and link to a folder, not followed) under `start` (default `root`), sorted; dot-names and
-    folders named in `skipped` are left out."""
-    for folder, subfolders, names in os.walk(start or root):  # links to folders are not followed: no cycles
+def walk(directory: Path, skipped: frozenset[str] = frozenset()) -> Iterator[Path]:
+    """Every file (and link to a folder, not followed) under `directory`, sorted; dot-names and folders named in
+    `skipped` are left out."""
+    for folder, subfolders, names in os.walk(directory):  # links to folders are not followed: no cycles
         subfolders[:] = sorted(name for name in subfolders if not hidden(name) and name not in skipped)
         links = [name for name in subfolders if (Path(folder) / name).is_symlink()]
         yield from (Path(folder) / name for name in sorted([*(n for n in names if not hidden(n)), *links]))

@@ -67,7 +67,7 @@ def read_filing_tree(directory: Path, base: Path, cache: ParseCache | None = Non
         return _result([], [], [problem], [])
     files: list[SourceFile] = []
     outcomes: list[_Outcome] = []
-    for path in walk(base, directory):
+    for path in walk(directory):
         source = relative(path, base)
         data = _read(path, source, limits)
         if isinstance(data, SourceProblem):
