@@ -17,6 +17,7 @@ BENCH = Path(__file__).resolve().parent
 RESULTS = BENCH / "results"  # git-ignored: every run's raw figures
 SUMMARY = BENCH / "RESULTS.md"  # committed: the latest figures of every benchmark
 ORDER = ("publish", "read", "get", "post", "live")  # the order of the sections in RESULTS.md
+NOTEBOOK = ("Notes", "Earlier runs", "Changes behind")  # hand-written sections of RESULTS.md, kept after the tables
 CALIBRATION_LOOPS = 2_000_000  # a fixed pure-Python workload of about 0.1–0.3 s: the run's speed yardstick
 
 
@@ -107,9 +108,14 @@ def write_summary() -> None:
     rendered = {found[name]["title"]: render(found[name]) for name in found}
     kept = _sections(SUMMARY.read_text()) if SUMMARY.exists() else {}
     names = [name for name in ORDER if name in found] + sorted(set(found) - set(ORDER))
-    order = [*kept, *(found[name]["title"] for name in names)]  # a section keeps its place; a new one goes last
+    # A section keeps its place and a new one goes after the others, but before the notebook (notes, earlier
+    # runs, the changes behind the figures), which stays last.
+    current = [title for title in kept if not title.startswith(NOTEBOOK)]
+    order = [*current, *(found[name]["title"] for name in names), *(title for title in kept if title.startswith(NOTEBOOK))]
     header = ("# Benchmark results\n\nThe latest figures of `python -m bench.<name>` (generated: edit the benchmarks, "
-              "not this file). Every speed is also given as a ratio to a reference measured in the same run.\n\n")
+              "not these sections), then the notebook: notes on those runs, earlier runs and the changes behind the "
+              "figures, each with its command, machine and date. Every speed is also given as a ratio to a reference "
+              "measured in the same run.\n\n")
     SUMMARY.write_text(header + "\n".join(rendered.get(title) or kept[title] for title in dict.fromkeys(order)))
 
 

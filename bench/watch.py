@@ -33,7 +33,7 @@ QUIET_TICKS = 200
 SWEEPS = 5
 WALKS = 5
 SEED = 11  # when, within a tick, each trial's edit lands
-STATED_BOUND = 10.0  # seconds: README's promise for an in-place edit and for a promotion to be served
+STATED_BOUND = 10.0  # seconds: docs/reliability.md's promise for an in-place edit and for a promotion to be served
 
 
 def old_walk(directory: Path) -> dict[str, tuple[int, int, int]]:

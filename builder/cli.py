@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import errno
+from dataclasses import replace
 from datetime import date
 from pathlib import Path
+from typing import Any
 
 import click
 
-from builder.errors import OSFault, ReleaseError
+from builder.errors import ReleaseError, os_fault
 from builder.export.tree import export_command
 from builder.export.verify import verify_export
 from builder.fetch.commands import fetch_command, securities_command
@@ -59,7 +61,7 @@ class Commands(click.Group):
         except OSError as exc:
             if exc.errno == errno.EPIPE:  # stdout closed (`ras … | head`): click's own quiet exit
                 raise
-            raise OSFault(exc) from exc
+            raise os_fault(exc) from exc
 
 
 @click.group(cls=Commands)
@@ -204,13 +206,13 @@ def prune_command(keep: int, releases: Path) -> None:
               help="Seconds an idle kept-alive connection stays open (server default: 30).")
 @click.option("--max-connections", "max_connections", type=click.IntRange(1), default=None,
               help="Open connections per worker; past it the oldest idle one is closed (server default: 1024).")
-def serve_command(releases: Path, host: str, port: int, workers: int, verify_every: float, **guard: float | None) -> None:
+def serve_command(releases: Path, host: str, port: int, workers: int, verify_every: float, **guard: Any) -> None:
     """Serve the promoted release over HTTP: GETs from its bytes, the two POSTs computed live."""
     from server.runner import Guard, run  # the builder reaches into the server only here and in `mcp`, lazily
 
     if not releases.is_dir():
         raise ReleaseError(f"releases directory {releases} does not exist; run `ras publish` first")
-    run(releases, host, port, workers, verify_every, Guard(**{k: v for k, v in guard.items() if v is not None}))
+    run(releases, host, port, workers, verify_every, replace(Guard(), **{k: v for k, v in guard.items() if v is not None}))
 
 
 @main.command("mcp")

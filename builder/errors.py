@@ -71,7 +71,9 @@ class FixtureRefused(PublishError):
 
 
 class OSFault(PublishError):
-    """What the operating system refused (full disk, no permission, I/O error): `<path>: <what> — <what to do>`."""
+    """What the operating system refused (an I/O error, or any other): `<path>: <what> — <what to do>`."""
+
+    exit_code = EXIT_IO
 
     def __init__(self, exc: OSError) -> None:
         code = exc.errno or 0
@@ -79,8 +81,20 @@ class OSFault(PublishError):
         name = errno.errorcode.get(code, "")
         where = escaped(exc.filename) if exc.filename is not None else "(no path known)"
         super().__init__(f"{where}: {what}{f' ({name})' if name else ''} — {todo}")
-        self.exit_code = _EXIT_CODES.get(code, EXIT_IO)
-        self.errno = code
+
+
+class NoSpace(OSFault):
+    exit_code = EXIT_NO_SPACE
+
+
+class NoPermission(OSFault):
+    exit_code = EXIT_NO_PERMISSION
+
+
+def os_fault(exc: OSError) -> OSFault:
+    """The one-line error of what the operating system refused, of the class that carries its exit code."""
+    kind = {EXIT_NO_SPACE: NoSpace, EXIT_NO_PERMISSION: NoPermission}.get(_EXIT_CODES.get(exc.errno or 0, EXIT_IO), OSFault)
+    return kind(exc)
 
 
 def escaped(path: str | bytes | os.PathLike) -> str:

@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import json
 import tomllib
-from datetime import date, datetime, timedelta, timezone
+from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 FIXTURE_AS_OF = date(2026, 6, 30)  # every preview section is evaluated on this date (written as `as_of`)
-SNAPSHOT_START = datetime(2026, 6, 28, 8, 0, tzinfo=timezone.utc)  # four daily snapshots, the last after as_of
+SNAPSHOT_START = datetime(2026, 6, 28, 8, 0, tzinfo=UTC)  # four daily snapshots, the last after as_of
 HOUSE_LINK = "https://disclosures-clerk.house.gov/public_disc/ptr-pdfs/2026/fixture-{}.pdf"
 SENATE_LINK = "https://efdsearch.senate.gov/search/view/ptr/fixture-{}/"
 AVERY, BLAIR = ("Rep. Avery Fictional (fixture)", "ZZ01"), ("Rep. Blair Imaginary (fixture)", "ZZ02")

@@ -46,6 +46,7 @@ from __future__ import annotations
 import argparse
 import filecmp
 import importlib.util
+import itertools
 import random
 import shutil
 import sys
@@ -91,7 +92,7 @@ def pick(rng: random.Random, weights: dict[str, float], count: int) -> list[str]
     pool, chosen = dict(weights), []
     for _ in range(min(count, len(pool))):
         target, running = rng.random() * sum(pool.values()), 0.0
-        for cusip, weight in pool.items():
+        for cusip, weight in pool.items():  # noqa: B007 (the CUSIP the loop stops at is the one drawn)
             running += weight
             if running >= target:
                 break
@@ -118,7 +119,7 @@ def simulate_book(plan: data.ManagerPlan) -> Book:
     held = pinned + pick(rng, weights, rng.randint(*BOOK_SIZE))
     book = Book({}, {periods[0]: held})
     book.shares[periods[0]] = {cusip: _opening(plan, cusip, periods[0], rng) for cusip in held}
-    for before, period in zip(periods, periods[1:]):
+    for before, period in itertools.pairwise(periods):
         book.shares[period], book.new[period] = _turnover(plan, book.shares[before], period, rng, weights)
     return book
 

@@ -25,6 +25,8 @@ from builder.api.wire import (
     ApiError,
     ErrorCode,
 )
+from builder.canonical import strong_etag
+from builder.export.apidocs import PAGE, api_docs_files, content_type
 from builder.release.objects import CACHE_BYTES, Answer, ReleaseDamaged
 from server.conditional import none_match
 from server.dispatch import LiveCache, PostCache, answer_get, answer_post, error_answer, unavailable
@@ -132,7 +134,7 @@ def get_handler(operation: Operation, watch: ReleaseWatch, live: LiveCache) -> C
         try:
             answers = serving.release.answers if serving.release else None
             route = answers.route(request.path_qs) if answers else None  # the canonical target: no parsing
-            if route is None:
+            if route is None or answers is None:
                 answer = answer_get(serving, live, operation, dict(request.match_info), list(request.query.items()))
                 return _answer_response(request, answer)
             # A precomputed 200 answers a matching If-None-Match from its name alone: a 304 sends no byte to verify.
@@ -166,6 +168,20 @@ def other_methods(capability: str, allowed: str) -> Callable[[web.Request], Awai
         if response.status == 405:
             response.headers["Allow"] = allowed
         return response
+
+    return handle
+
+
+def docs_handler(path: str, body: bytes) -> Callable[[web.Request], Awaitable[web.Response]]:
+    """A file of the browsable API reference (builder/export/apidocs.py), with a strong ETag and its 304."""
+    etag = strong_etag(body)
+    validators = {**BASE_HEADERS, "ETag": etag, "Cache-Control": GET_CACHE_CONTROL}
+    headers = {**validators, "Content-Type": content_type(path)}
+
+    async def handle(request: web.Request) -> web.Response:
+        if none_match(request.headers.get("If-None-Match"), etag):
+            return web.Response(status=304, headers=validators)
+        return web.Response(body=body, headers=headers)
 
     return handle
 
@@ -220,6 +236,8 @@ def create_app(releases: Path, watch_interval: float | None = None, pace: Pace =
             app.router.add_post(operation.route, post_handler(operation, posts), name=operation.id)
             allowed = "POST"
         app.router.add_route("*", operation.route, other_methods(operation.id, allowed), name=operation.id)
+    for path, body in api_docs_files().items():  # /docs is the page; /docs/<name> its assets
+        app.router.add_get("/docs" if path == PAGE else f"/{path}", docs_handler(path, body))
     app.router.add_route("*", r"/{tail:[\s\S]*}", not_found)  # [\s\S]: a decoded %0A is a path too
     app.cleanup_ctx.append(lambda a: _watch_releases(a, pace.tick))
     return app

@@ -14,8 +14,7 @@ from builder.api.params import resolve, resolve_body
 from builder.api.render import render
 from builder.api.wire import ApiError, ErrorCode, failure
 from builder.canonical import canonical_json, strong_etag
-from builder.release.objects import ReleaseDamaged
-from builder.release.objects import Answer
+from builder.release.objects import Answer, ReleaseDamaged
 from builder.release.store import LoadedRelease
 from server.watch import DAMAGED, Serving
 

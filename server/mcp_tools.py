@@ -99,7 +99,7 @@ def input_schema(operation: Operation, document: Document) -> dict[str, Any]:
 
 def _argument(parameter: Document) -> dict[str, Any]:
     """A path or query parameter of the document as one property of a tool's arguments."""
-    text = ARGUMENT_DESCRIPTIONS.get(parameter["name"], parameter["description"])
+    text = ARGUMENT_DESCRIPTIONS.get(parameter["name"]) or parameter["description"]
     argument = {**parameter["schema"], "description": for_agents(text)}
     if "example" in parameter:
         argument["examples"] = [parameter["example"]]

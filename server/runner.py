@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from aiohttp import web
+from aiohttp.web_server import Server
 
 from builder.errors import EXIT_UNAVAILABLE, PublishError
 from server.app import create_app
@@ -146,9 +147,10 @@ class GuardedRunner(EnvelopeRunner):
         super().__init__(app, access_log=None, keepalive_timeout=guard.keepalive_timeout)
         self.guard = guard
 
-    async def _make_server(self) -> EnvelopeServer:
+    async def _make_server(self) -> Server:
         server = await super()._make_server()
-        server.guard = self.guard  # type: ignore[attr-defined]
+        assert isinstance(server, GuardedServer)
+        server.guard = self.guard
         return server
 
 
@@ -169,7 +171,7 @@ def run(releases: Path, host: str, port: int, workers: int = 1, verify_interval:
 
     def stop(signum: int, _frame: object) -> None:
         for process in processes:  # SIGTERM either way: a worker that also got the terminal's SIGINT just exits
-            if process.is_alive():
+            if process.is_alive() and process.pid is not None:
                 os.kill(process.pid, signal.SIGTERM)
 
     signal.signal(signal.SIGTERM, stop)

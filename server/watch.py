@@ -17,7 +17,7 @@ import logging
 import os
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -64,7 +64,7 @@ def stamp(path: str) -> Stamp | None:
     return found.st_ino, found.st_size, found.st_ctime_ns, found.st_mtime_ns
 
 
-def expected_entries(files: dict[str, str]) -> dict[str, set[str]]:
+def expected_entries(files: Mapping[str, str]) -> dict[str, set[str]]:
     """Each directory of a release (relative, "" for its root) → the names it must list, no more, no less."""
     entries: dict[str, set[str]] = {"": set()}
     for path in files:

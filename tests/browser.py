@@ -1,6 +1,6 @@
 """A real headless Chromium driven over the Chrome DevTools Protocol (aiohttp's websocket client).
 
-`open_page(path)` loads a local file and returns what a reviewer's browser saw: every network request it
+`open_page(target)` loads a local file or a URL and returns what a reader's browser saw: every network request it
 made, every console error or uncaught exception, the value of a script evaluated in the page, and a PNG
 screenshot. Missing Chromium fails the test under CI=true (.ci/run installs Debian's `chromium`) and skips
 it locally with the reason.
@@ -44,8 +44,9 @@ def chromium() -> str:
     return found
 
 
-async def open_page(path: Path, expression: str, profile: Path) -> PageVisit:
-    """Load file://`path` in a fresh headless Chromium; evaluate `expression` after load; take a screenshot."""
+async def open_page(target: Path | str, expression: str, profile: Path, ready: str | None = None) -> PageVisit:
+    """Load file://`target` (a Path) or the URL `target` in a fresh headless Chromium; wait until the `ready`
+    expression is true, if given; evaluate `expression`; take a screenshot."""
     process = subprocess.Popen(
         [chromium(), "--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run", "--remote-debugging-port=0",
          f"--user-data-dir={profile}", "--window-size=800,600", "about:blank"],
@@ -55,9 +56,10 @@ async def open_page(path: Path, expression: str, profile: Path) -> PageVisit:
         port = await asyncio.wait_for(asyncio.to_thread(_devtools_port, process), START_SECONDS)
         async with aiohttp.ClientSession() as session:
             async with session.get(f"http://127.0.0.1:{port}/json/list") as response:
-                target = next(t for t in await response.json() if t["type"] == "page")
-            async with session.ws_connect(target["webSocketDebuggerUrl"], max_msg_size=0) as socket:
-                return await _visit(_Protocol(socket), path, expression)
+                tab = next(t for t in await response.json() if t["type"] == "page")
+            async with session.ws_connect(tab["webSocketDebuggerUrl"], max_msg_size=0) as socket:
+                url = target.resolve().as_uri() if isinstance(target, Path) else target
+                return await _visit(_Protocol(socket), url, expression, ready)
     finally:
         process.terminate()
         process.wait(timeout=10)
@@ -94,11 +96,16 @@ class _Protocol:
             self.events.append(await self.socket.receive_json(timeout=START_SECONDS))
 
 
-async def _visit(protocol: _Protocol, path: Path, expression: str) -> PageVisit:
+async def _visit(protocol: _Protocol, url: str, expression: str, ready: str | None) -> PageVisit:
     for domain in ("Page", "Runtime", "Log", "Network"):
         await protocol.call(f"{domain}.enable")
-    await protocol.call("Page.navigate", url=path.resolve().as_uri())
+    await protocol.call("Page.navigate", url=url)
     await protocol.wait_for("Page.loadEventFired")
+    deadline = asyncio.get_running_loop().time() + START_SECONDS
+    while ready and not (await protocol.call("Runtime.evaluate", expression=ready, returnByValue=True))["result"].get("value"):
+        if asyncio.get_running_loop().time() > deadline:
+            raise TimeoutError(f"the page never made {ready!r} true")
+        await asyncio.sleep(0.1)
     evaluated = await protocol.call("Runtime.evaluate", expression=expression, returnByValue=True)
     shot = await protocol.call("Page.captureScreenshot", format="png")
     visit = PageVisit(value=evaluated["result"].get("value"), screenshot=base64.b64decode(shot["data"]))

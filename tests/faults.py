@@ -60,7 +60,7 @@ class Injection:
     hits: list[Call] = field(default_factory=list)  # the calls the fault landed on: a test asserts there was one
 
     def check(self, call: Call) -> None:
-        if self.hits and call.path != self.hits[0].path or not self.hits and not STEPS[self.step](call, self.fault):
+        if (self.hits and call.path != self.hits[0].path) or (not self.hits and not STEPS[self.step](call, self.fault)):
             return
         self.hits.append(call)
         if self.fault == "SIGKILL":

@@ -101,10 +101,10 @@ def test_fit_trims_the_longest_lists_until_the_payload_is_within_the_budget():
 def test_the_payload_stays_within_the_budget_as_managers_grow(tmp_path: Path):
     sizes = {managers: agent_bench.measure(managers, 2, 20, tmp_path) for managers in (5, 80)}
     for managers, rows in sizes.items():
-        for mode, payload, answer in rows:
+        for mode, payload, _answer in rows:
             assert payload <= BUDGET_BYTES, (managers, mode)
-    small = dict((mode, answer) for mode, _, answer in sizes[5])
-    large = dict((mode, answer) for mode, _, answer in sizes[80])
+    small = {mode: answer for mode, _, answer in sizes[5]}
+    large = {mode: answer for mode, _, answer in sizes[80]}
     assert large["any"] > 8 * small["any"]  # the full answer grows with the managers; the payload does not
 
 

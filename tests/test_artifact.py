@@ -117,7 +117,7 @@ def test_same_content_keeps_its_id_and_changed_content_gets_the_next_minor():
     first = artifacts_of(three_managers())
     _, ledger = assign_versions(first, [])
     changed = build_artifacts(sources([*three_managers()[:-1], filing(C, Q2, {"MSFT": 6})], MANAGERS))
-    again, ledger2 = assign_versions(first, ledger)
+    again, _ = assign_versions(first, ledger)
     assert again[0]["versionId"] == "multi-manager-2025-06-30-v1.0"
     restated, ledger3 = assign_versions(changed, ledger)
     assert restated[0]["versionId"] == "multi-manager-2025-06-30-v1.1"

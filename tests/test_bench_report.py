@@ -20,6 +20,10 @@ old publish figures
 ## POST latency and throughput
 
 post figures kept from another machine
+
+## Notes on the runs of a day
+
+a notebook entry
 """
 
 
@@ -36,6 +40,8 @@ def test_a_new_result_replaces_its_section_in_place_and_the_others_stay(tmp_path
     report.write_summary()
     text = (tmp_path / "RESULTS.md").read_text()
     titles = [line for line in text.splitlines() if line.startswith("## ")]
-    assert titles == ["## Publish scaling", "## POST latency and throughput", "## Release watcher"]
+    assert titles == ["## Publish scaling", "## POST latency and throughput", "## Release watcher",
+                      "## Notes on the runs of a day"]  # the notebook stays last
+    assert "a notebook entry" in text
     assert "new figure" in text and "old publish figures" not in text
     assert "post figures kept from another machine" in text

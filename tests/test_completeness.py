@@ -9,8 +9,8 @@ import orjson
 import pytest
 from click.testing import CliRunner
 
-from builder.cli import main
 from builder.api.methods import validate_policy
+from builder.cli import main
 from builder.release.store import current_release, load_release
 from builder.sources.tree import fixture_source
 from tests.berkshire import CIK, berkshire_tree

@@ -7,7 +7,6 @@ from datetime import date
 
 import pytest
 
-from builder.research.previews.pack import json_ready
 from builder.research.previews.congress import (
     DEMO_RULE,
     STRICT_RULE,
@@ -18,6 +17,7 @@ from builder.research.previews.congress import (
     clusters_on,
     signal_history,
 )
+from builder.research.previews.pack import json_ready
 from builder.sources.congress import RowOutcome, TradeType, name_key, parse_congress
 from tests.conftest import realdata
 
@@ -110,9 +110,9 @@ def test_tickers_come_from_text_or_links_and_an_unreadable_one_is_reported(ticke
 
 
 def test_a_file_that_is_not_a_json_array_is_an_error_not_rows():
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="expected a JSON array"):
         parse_congress(b'{"rows": []}', "x.json")
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="Expecting property name"):
         parse_congress(b"[{", "x.json")
 
 

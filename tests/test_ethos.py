@@ -1,4 +1,4 @@
-"""Ethos scores recomputed by hand from the published formulas (the worked example in the README section "Methods")."""
+"""Ethos scores recomputed by hand from the published formulas (the worked example on the docs page docs/methods.md)."""
 
 from __future__ import annotations
 

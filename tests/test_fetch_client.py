@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+import itertools
 import time
 from email.utils import formatdate
-
 
 from builder.fetch.client import MAX_RETRY_AFTER, PACE_MARGIN, Pacer, retry_after_seconds
 
@@ -29,7 +29,7 @@ async def test_the_pacer_spaces_request_starts_a_little_wider_than_the_rate():
     for _ in range(6):
         await pacer.wait()
         starts.append(time.monotonic())
-    gaps = [later - earlier for earlier, later in zip(starts, starts[1:])]
+    gaps = [later - earlier for earlier, later in itertools.pairwise(starts)]
     assert min(gaps) >= PACE_MARGIN / 20.0 - 0.002  # the event loop's clock may round a sleep by a millisecond
 
 

@@ -119,7 +119,7 @@ def test_a_tree_is_read_nested_with_paths_relative_to_base_and_every_file_hashed
     ]
     assert read.filings[0].accession == "local:sec13f/x/2021/a/primary.xml"
     assert [w.code for w in read.warnings] == ["summary-mismatch"]  # 2000 against a cover total of 1500
-    assert [(f.path, f.size) for f in read.files][0] == (
+    assert next((f.path, f.size) for f in read.files) == (
         "sec13f/x/2021/a/primary.xml",
         len(primary(period="12-31-2021", signed="02-10-2022")),
     )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import io
+import itertools
 import re
 import subprocess
 import sys
@@ -233,7 +234,7 @@ def book(docs: list[Doc], cik: str, period: date) -> dict[str, int]:
 def test_every_book_holds_25_to_60_positions_with_turnover(docs):
     for cik, periods in quarters_filed(docs).items():
         kinds = defaultdict(int)
-        for before, after in zip(sorted(periods), sorted(periods)[1:]):
+        for before, after in itertools.pairwise(sorted(periods)):
             old, new = book(docs, cik, before), book(docs, cik, after)
             assert 25 <= len(new) <= 60 and 25 <= len(old) <= 60
             kinds["exited"] += len(old.keys() - new.keys())

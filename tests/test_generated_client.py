@@ -169,7 +169,7 @@ def answers_seen(package: ModuleType, client: Any, strict: Any) -> set[tuple[str
 
 def test_the_generated_client_parses_a_503_from_every_operation(generated, tmp_path: Path):
     package, _ = generated
-    with running_server(tmp_path) as (base, _process):  # an empty releases directory: nothing is consumable
+    with running_server(tmp_path) as (base, _process):  # noqa: SIM117 (an empty releases directory: nothing is consumable)
         with package.Client(base_url=base, raise_on_unexpected_status=True) as client:
             assert_every_operation_is_unavailable(package, client)
 

@@ -304,13 +304,13 @@ def test_a_missing_releases_directory_stops_both_entry_points_with_one_line(tmp_
     assert stopped.value.code == 2 and "does not exist; run `ras publish` first" in capsys.readouterr().err
 
 
-README = Path(__file__).resolve().parents[1] / "README.md"
+MCP_PAGE = Path(__file__).resolve().parents[1] / "docs" / "mcp.md"
 
 
 def doc_examples() -> list[tuple[str, dict[str, Any], Any]]:
-    """(tool, arguments, result excerpt) of every example in the README's MCP section, one per `#### `tool``."""
-    section = README.read_text().split("### One call of each tool", 1)[1].split("\n## ", 1)[0]
-    examples = section.split("\n#### ")[1:]
+    """(tool, arguments, result excerpt) of every example on the docs' MCP page, one per `### `tool``."""
+    section = MCP_PAGE.read_text().split("## One call of each tool", 1)[1].split("\n## ", 1)[0]
+    examples = section.split("\n### ")[1:]
     found = []
     for section in examples:
         tool = section.split("`")[1]

@@ -18,8 +18,8 @@ import orjson
 import pytest
 from click.testing import CliRunner
 
-from builder.export import variants as export_variants
 from builder.api.wire import MAX_LINE_BYTES
+from builder.export import variants as export_variants
 from builder.export.routes import mode_aliases
 from builder.export.tree import export_command, export_release
 from builder.release.promote import publish
@@ -99,7 +99,7 @@ def app_port(servers: tuple[int, int]) -> int:
 def targets(release) -> dict[str, str]:
     """Every request target of routes.json plus its `mode=any` spellings → the canonical target (no POSTs)."""
     answered = {key: key for key in release.answers if key.startswith("/")}
-    return {**answered, **{alias: key for alias, key in mode_aliases(release)}}
+    return {**answered, **dict(mode_aliases(release))}
 
 
 @pytest.fixture(scope="module")

@@ -23,7 +23,7 @@ from builder.release.store import CURRENT
 from server.app import create_app
 
 DOCUMENT_URI = "urn:research-artifact-service:openapi"
-README = Path(__file__).resolve().parents[1] / "README.md"
+API_PAGE = Path(__file__).resolve().parents[1] / "docs" / "api.md"
 PACK = "/api/v1/packs/13f-copycat"
 ROUTES = [(re.compile("^" + re.sub(r"\{[^}]+\}", "[^/]+", op.route) + "$"), op) for op in OPERATIONS]
 
@@ -154,7 +154,7 @@ def test_the_pack_artifact_schema_is_the_shipped_one_with_its_defs_as_components
 def test_error_codes_are_all_documented_with_a_status_and_in_docs(document):
     assert set(ERROR_CODES) == set(ErrorCode)
     assert document["components"]["schemas"]["Error"]["properties"]["code"]["enum"] == [str(c) for c in ErrorCode]
-    text = README.read_text().split("## The OpenAPI document", 1)[1].split("\n## ", 1)[0]
+    text = API_PAGE.read_text().split("## Errors and codes", 1)[1].split("\n## ", 1)[0]
     for code, (status, _) in ERROR_CODES.items():
         assert re.search(rf"`{code}`\s*\|\s*{status}\b", text), code
 

@@ -180,7 +180,7 @@ def test_payloads_are_canonical_json_with_iso_dates_and_rounded_floats(fixture_t
             assert json.loads(orjson.dumps(payload, option=orjson.OPT_SORT_KEYS)) == payload
         assert pack.artifact["asOf"] == pack.agent_payload["asOf"] == "2026-06-30"
     assert json_ready({"x": (1 / 3, 2)}) == {"x": [0.333333, 2]}
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="non-finite number nan"):
         json_ready([math.nan])
 
 

@@ -7,8 +7,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from builder.cli import main
-from builder.cli import parse_share
+from builder.cli import main, parse_share
 from tests.conftest import realdata
 from tests.test_securities_resolve import berkshire_tree
 

@@ -1,4 +1,4 @@
-"""The README's "Operating on real data" block, run as it is against the EDGAR and OpenFIGI stand-ins."""
+"""The README's real-data walkthrough, run as it is against the EDGAR and OpenFIGI stand-ins, then served."""
 
 from __future__ import annotations
 
@@ -8,20 +8,23 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.servers import REPO
+from tests.servers import REPO, fetch, free_port, stop, wait_until_listening
 from tests.standin import serving
 from tests.standin_edgar import Edgar
 from tests.standin_openfigi import OpenFigi
 
+WALKTHROUGH = ["fetch", "securities", "build", "review", "promote", "export", "serve"]
+
 
 def real_data_block() -> str:
-    section = REPO.joinpath("README.md").read_text(encoding="utf-8").split("## Operating on real data", 1)[1]
+    section = REPO.joinpath("README.md").read_text(encoding="utf-8").split("## Real data", 1)[1]
     return re.search(r"```bash\n(.*?)```", section, flags=re.S)[1]
 
 
-def test_the_readme_takes_an_empty_folder_to_a_promoted_real_release(tmp_path: Path):
+def test_the_readme_takes_an_empty_folder_to_a_served_real_release(tmp_path: Path):
     block = real_data_block()
-    assert [line.split()[1] for line in block.splitlines() if line.startswith("ras ")] == ["fetch", "securities", "publish"]
+    assert [line.split()[1] for line in block.splitlines() if line.startswith("ras ")] == WALKTHROUGH
+    *steps, serve = block.strip().splitlines()
     edgar, openfigi = Edgar.berkshire(), OpenFigi()
     with serving(edgar.app()) as edgar_url, serving(openfigi.app()) as openfigi_url:
         env = {
@@ -30,10 +33,27 @@ def test_the_readme_takes_an_empty_folder_to_a_promoted_real_release(tmp_path: P
         }
         env.pop("RAS_SEC_USER_AGENT", None)
         env.pop("OPENFIGI_API_KEY", None)
-        result = subprocess.run(["bash", "-e", "-c", block], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+        result = subprocess.run(["bash", "-e", "-c", "\n".join(steps)], cwd=tmp_path, env=env, capture_output=True,
+                                text=True, timeout=300)
     assert result.returncode == 0, result.stderr[-3000:]
     assert {seen.user_agent for seen in edgar.log.seen} == {"Jane Doe jane.doe@example.com"}
-    release_id = result.stdout.strip().splitlines()[-1]
-    current = tmp_path / "real" / "releases" / "current"
+    real = tmp_path / "real"
+    assert len(list((real / "sec13f" / "0001067983").glob("*.txt"))) == 7  # 2019-03-31 … 2020-09-30
+    release_id = (real / "candidate.txt").read_text().strip()
+    assert f"promoted {release_id}" in result.stdout.splitlines()
+    current = real / "releases" / "current"
     assert current.is_symlink() and current.resolve().name == release_id
-    assert len(list((tmp_path / "real" / "sec13f" / "0001067983").glob("*.txt"))) == 7  # 2019-03-31 … 2020-09-30
+    assert (real / "review.html").stat().st_size > 0
+    assert (real / "dist" / "nginx.conf").is_file() and (real / "dist" / "site").is_symlink()
+
+    port = free_port()
+    log = tmp_path / "serve.log"
+    with open(log, "wb") as sink:
+        process = subprocess.Popen(["bash", "-c", "exec " + serve.replace("--port 8080", f"--port {port}")], cwd=real,
+                                   env=env, stdout=sink, stderr=sink)
+    try:
+        wait_until_listening(process, port, log)
+        health = fetch(port, "/api/v1/health")
+    finally:
+        stop(process)
+    assert health.status == 200 and release_id.encode() in health.body and b'"fixture":false' in health.body

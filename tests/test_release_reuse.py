@@ -14,9 +14,9 @@ import pytest
 
 from bench import synthetic
 from builder.errors import PublishError
+from builder.release.build import prepare_release, write_release
 from builder.release.inputs import ANSWERS
 from builder.release.objects import object_path
-from builder.release.build import prepare_release, write_release
 from builder.release.promote import publish
 from builder.release.store import INDEX, LEDGER, MANIFEST, ROUTES, current_release, verify_release
 from builder.research.views import MODES

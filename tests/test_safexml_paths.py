@@ -15,7 +15,7 @@ from tests.conftest import realdata
 
 
 def xml_files() -> list[Path]:
-    fixture = [p for p in (fixture_source() / "sec13f").rglob("*.xml")]
+    fixture = list((fixture_source() / "sec13f").rglob("*.xml"))
     return sorted(fixture) + sorted(realdata("sec13f").rglob("*.xml"))
 
 

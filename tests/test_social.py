@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from datetime import date, datetime, timezone
+from datetime import UTC, date, datetime
 
 import pytest
 
@@ -31,7 +31,7 @@ def test_a_row_keeps_negative_upvotes_unescapes_names_and_reads_zero_rank_as_unr
                             row(1, "SPY", 530, 465, name="SPDR S&amp;P 500 ETF Trust", upvotes=-20, rank_24h_ago=0)))
     mention = parsed.snapshots[0].mentions[0]
     assert (mention.name, mention.upvotes, mention.rank_24h_ago) == ("SPDR S&P 500 ETF Trust", -20, None)
-    assert parsed.snapshots[0].taken == datetime(2026, 5, 1, 7, 39, 15, 268000, tzinfo=timezone.utc)
+    assert parsed.snapshots[0].taken == datetime(2026, 5, 1, 7, 39, 15, 268000, tzinfo=UTC)
 
 
 def test_numbers_sent_as_digit_strings_are_read_as_integers():
@@ -60,9 +60,9 @@ def test_rows_of_a_snapshot_without_a_readable_time_are_excluded():
 
 
 def test_a_file_that_is_not_snapshots_is_an_error():
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="expected a snapshot"):
         parse_social(b"[1, 2]", "x.json")
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="Expecting property name"):
         parse_social(b"{", "x.json")
 
 

@@ -22,7 +22,7 @@ from tests.conftest import damage
 from tests.servers import run_cli, running_server
 
 LATEST = "/api/v1/packs/13f-copycat/latest"
-STATED_BOUND = 10.0  # seconds: README's promise for an in-place edit, and for a promotion to be served
+STATED_BOUND = 10.0  # seconds: docs/reliability.md's promise for an in-place edit, and for a promotion to be served
 assert DETECTION_BOUND <= STATED_BOUND
 NEVER = Pace(tick=1.0, sweep=math.inf, verify=math.inf)  # only the per-tick checks run unless a test says otherwise
 
@@ -77,7 +77,7 @@ def test_a_sweep_rehashes_a_touched_file_and_keeps_serving_when_its_bytes_are_in
 
 
 def test_damage_no_stat_field_shows_is_found_by_the_scrub_within_one_pass(releases_copy):
-    watch, clock = watching(releases_copy, Pace(sweep=math.inf, verify=600.0, scrub_bytes=1))
+    watch, _ = watching(releases_copy, Pace(sweep=math.inf, verify=600.0, scrub_bytes=1))
     assert watch.files is not None
     victim = damage(current_release(releases_copy), "flip")
     relative = victim.relative_to(current_release(releases_copy)).as_posix()

@@ -11,8 +11,8 @@ from typing import Any
 from builder.api import methods
 from builder.api.data import ReleaseData
 from builder.api.wire import API_PREFIX, CONTRACT_VERSION, ApiError, ErrorCode
-from builder.research.artifact import PACK_ID
 from builder.research.agent import agent_payload
+from builder.research.artifact import PACK_ID
 from builder.research.methods.ethos import ETHOS_IDS
 from builder.research.views import DEFAULT_MODE, MODES
 
@@ -105,6 +105,7 @@ def _latest_preview(data: ReleaseData, preview: dict) -> dict[str, Any]:
 
 def _pack_summary(data: ReleaseData, pack_id: str) -> dict[str, Any]:
     pack = data.pack(pack_id)
+    assert pack is not None, pack_id  # the request resolved it
     return {key: pack[key] for key in ("id", "label", "title", "status")}
 
 

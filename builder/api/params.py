@@ -109,11 +109,14 @@ def canonical_managers(data: ReleaseData, values: Sequence[str]) -> list[str]:
 @cache
 def body_validator(operation_id: str) -> Draft202012Validator:
     """The request-body validator of a POST operation, compiled once."""
-    return Draft202012Validator(BY_ID[operation_id].body)
+    body = BY_ID[operation_id].body
+    assert body is not None, operation_id  # a POST operation's
+    return Draft202012Validator(body)
 
 
 def resolve_body(operation: Operation, data: ReleaseData, body: Any) -> dict[str, Any]:
     """Validated, canonical parameters of a POST body, or ApiError (400 / 422)."""
+    assert operation.body is not None, operation.id
     error = next(iter(sorted(body_validator(operation.id).iter_errors(body), key=lambda e: list(e.absolute_path))), None)
     if error is not None:
         where = "/".join(str(part) for part in error.absolute_path) or "(body)"

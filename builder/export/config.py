@@ -23,6 +23,7 @@ from builder.api.wire import (
 )
 from builder.canonical import canonical_json
 from builder.errors import PublishError
+from builder.export.apidocs import PAGE, TYPES
 
 TEMPLATES = Path(__file__).parent / "templates"
 DEFAULT_LISTEN = 8081  # beside `ras serve`'s 8080, which is the default upstream
@@ -107,6 +108,7 @@ def render_nginx_conf(listen: int, upstream: Upstream) -> bytes:
         "nginx.conf.j2", listen=listen, upstream=upstream, json_type=JSON_TYPE, cache_control=GET_CACHE_CONTROL,
         no_store=POST_CACHE_CONTROL, base_headers=BASE_HEADERS, line_buffer=REQUEST_LINE_BUFFER, vary=GET_VARY,
         unreachable_body=unreachable_body().decode(), refusals=refusal_bodies(),
+        docs_types=[(extension.lstrip("."), content.split(";")[0]) for extension, content in TYPES.items()],
     )
 
 
@@ -126,10 +128,10 @@ def render_routes_conf(release_id: str, tree: str, routes: Sequence[Route], enco
 
 def render_headers(release_id: str, routes: Sequence[Route]) -> bytes:
     """`_headers`: the GET answer headers for every rewritten path and for the objects themselves."""
-    paths = sorted({urlsplit(route.request).path for route in routes}) + ["/objects/*"]
+    paths = [*sorted({urlsplit(route.request).path for route in routes}), "/objects/*"]
     return _render(
         "_headers.j2", release_id=release_id, paths=paths, json_type=JSON_TYPE, cache_control=GET_CACHE_CONTROL,
-        base_headers=BASE_HEADERS,
+        base_headers=BASE_HEADERS, docs_page=f"/{PAGE}", docs_type=TYPES[".html"],
     )
 
 
@@ -160,4 +162,5 @@ def redirect_rules(routes: Sequence[Route], upstream: Upstream) -> Iterable[str]
             shorter = [{name for name, _ in query} for query, _ in entries if len(query) < size]
             names = dict.fromkeys(name for query, _ in group for name, _ in query)
             yield from (f"{path}  {name}=:{name}  {app}  200" for name in names if not all(name in s for s in shorter))
+    yield f"/docs  /{PAGE}  200"  # the API reference's page; its assets are files of docs/
     yield f"/api/*  {upstream.url}/api/:splat  200"

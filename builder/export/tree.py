@@ -6,6 +6,7 @@ OUT/
     .releases/<release-id>.<digest>/
         objects/<sha256>.json      every 200 answer nginx serves itself, plus .json.gz and .json.br variants
         nginx-routes.conf          exact request target → object, coding, ETag and If-None-Match maps
+        docs/                      the browsable API reference `ras serve` answers at /docs
         _headers, _redirects       the same tree on a static host (Netlify / Cloudflare Pages style)
         export.json                {releaseId, digest, routes, encodings, files: {path: sha256}}
     logs/, tmp/                    nginx's pid, logs and temporary files
@@ -24,6 +25,7 @@ import click
 
 from builder.canonical import canonical_json, sha256_hex
 from builder.errors import PublishError, ReleaseError, at_path, escaped
+from builder.export.apidocs import api_docs_files
 from builder.export.config import (
     DEFAULT_LISTEN,
     DEFAULT_UPSTREAM,
@@ -73,6 +75,7 @@ def plan_tree(releases: Path, upstream: Upstream, previous: Path | None, progres
     if "br" not in encodings():
         progress(BROTLI_MISSING)
     files = object_files(served, previous, progress)
+    files.update(api_docs_files())  # the browsable API reference, as `ras serve` answers it at /docs
     files["_headers"] = render_headers(release.release_id, served.routes)
     files["_redirects"] = render_redirects(release.release_id, served.routes, upstream)
     # The tree is named by what it holds, and its nginx maps name the tree: hash everything else first.

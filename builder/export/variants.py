@@ -36,7 +36,7 @@ def decompresses_to(coding: str, data: bytes, body: bytes) -> bool:
         if coding == "gzip":
             return gzip.decompress(data) == body
         return brotli.decompress(data) == body
-    except failures + ((brotli.error,) if brotli is not None else ()):
+    except failures + ((brotli.error,) if brotli is not None else ()):  # noqa: B030 (a tuple of exception classes)
         return False
 
 

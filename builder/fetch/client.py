@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from email.utils import parsedate_to_datetime
+from typing import Any
 
 import aiohttp
 
@@ -87,7 +88,7 @@ class Client:
             await self._wait_for_turn(url, reason)
             try:
                 reply = await self._once(request)
-            except (aiohttp.ClientError, asyncio.TimeoutError) as exc:
+            except (TimeoutError, aiohttp.ClientError) as exc:
                 reason = _describe(exc)
                 self.pacer.hold(BACKOFF_BASE * 2**attempt)
                 continue
@@ -111,7 +112,7 @@ class Client:
             raise FetchError(f"{url}: the fetch ran out of its time limit{f' ({reason})' if reason else ''}")
         self.requests += 1
 
-    async def _once(self, request: Callable[[], Awaitable]) -> Reply:
+    async def _once(self, request: Callable[[], Any]) -> Reply:  # an aiohttp request: awaitable and a context
         async with request() as response:
             body = await response.read()
             return Reply(response.status, dict(response.headers), body)

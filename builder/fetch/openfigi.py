@@ -80,7 +80,7 @@ def choose_listing(cusip: str, listings: Sequence[dict]) -> Resolved | Unresolve
     us = [item for item in listings if isinstance(item, dict) and item.get("exchCode") == US_COMPOSITE]
     us = [item for item in us if item.get("marketSector") == "Equity"] or us  # a 13F row is an equity first
     composite = [item for item in us if item.get("figi") and item.get("figi") == item.get("compositeFIGI")]
-    chosen = (composite or us or [None])[0]
+    chosen = next(iter(composite or us), None)
     if chosen is None or not chosen.get("ticker"):
         return Unresolved(cusip, f"no US listing among {len(listings)} listings")
     figi = chosen.get("shareClassFIGI") or chosen.get("compositeFIGI") or chosen.get("figi") or ""

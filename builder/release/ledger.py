@@ -89,7 +89,8 @@ def verify_ledger(releases: Path) -> list[str]:
         data = path.read_bytes()
     except FileNotFoundError:
         return [f"{LEDGER_FILE}: missing — the next publish rebuilds it from the releases"] if names else []
-    problems, first = [], {}
+    problems: list[str] = []
+    first: dict[str, tuple[str, int]] = {}  # version id → (its first content, the line of it)
     lines = data.splitlines()
     for number, line in enumerate(lines, start=1):
         entry = _parsed(line)
@@ -140,7 +141,7 @@ def _parsed(line: bytes) -> dict | None:
         entry = orjson.loads(line)
     except orjson.JSONDecodeError:
         return None
-    return entry if isinstance(entry, dict) and KEYS <= entry.keys() else None
+    return entry if isinstance(entry, dict) and entry.keys() >= KEYS else None
 
 
 def _unlisted_artifacts(directory: Path, known: Iterable[str]) -> Iterator[dict]:
@@ -163,4 +164,4 @@ def _release_ledger(directory: Path) -> list[dict]:
         return []
     if not isinstance(entries, list):
         return []
-    return [e for e in entries if isinstance(e, dict) and KEYS <= e.keys()]
+    return [e for e in entries if isinstance(e, dict) and e.keys() >= KEYS]

@@ -78,7 +78,7 @@ def promote(releases: Path, release_id: str, replace_real: bool = False) -> list
     target = releases / release_id
     if not target.is_dir() or target.is_symlink() or release_id.startswith("."):
         raise ReleaseError(f"no release {release_id!r} in {releases}")
-    refuse_fixture_over_real(releases, _is_fixture(target), replace_real)
+    refuse_fixture_over_real(releases, _is_fixture(target) is True, replace_real)
     problems = verify_release(target)
     if problems:
         raise ReleaseError(f"release {release_id} fails verification: {problems[0]}")
@@ -164,7 +164,7 @@ def _unchanged(tree: SourceTree, releases: Path, as_of: date | None, checks: dic
     started = time.perf_counter()
     current = current_release(releases)
     promoted = current.name if current is not None else None
-    if promoted is None or recorded_release(releases, inputs_digest(tree, as_of, promoted, checks)) != promoted:
+    if current is None or promoted is None or recorded_release(releases, inputs_digest(tree, as_of, promoted, checks)) != promoted:
         return None
     problems = verify_release(current)
     if problems:

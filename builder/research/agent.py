@@ -139,10 +139,10 @@ def size(payload: dict) -> int:
 def fit(payload: dict) -> dict:
     """`payload` with the last items of its longest lists dropped until it is within BUDGET_BYTES."""
     while size(payload) > BUDGET_BYTES:
-        lists = [(len(items), path) for path in TRIMMABLE if (items := _at(payload, path))]
+        lists = [(len(items), path, items) for path in TRIMMABLE if (items := _at(payload, path))]
         if not lists:
             raise ValueError(f"the agent payload's fixed part is over {BUDGET_BYTES} bytes")
-        _at(payload, max(lists)[1]).pop()
+        max(lists)[2].pop()  # the longest list (paths are unique, so the lists themselves are never compared)
     return payload
 
 

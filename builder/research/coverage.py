@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date, timedelta
 
-from builder.records import ManagerConfig, Sources, SourceProblem
+from builder.records import ManagerConfig, SourceProblem, Sources
 from builder.research.quarters import filing_deadline, is_quarter_end, previous_quarter
 
 # 17 CFR 240.0-3: a deadline on a weekend or holiday moves to the next business day; three days covers a

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 from importlib import resources
+from typing import Any
 
 import jsonschema_rs
 import orjson
@@ -23,7 +24,7 @@ def _schema_bytes() -> bytes:
     return (resources.files("builder") / "schemas" / SCHEMA_FILE).read_bytes()
 
 
-def _inline(node: object, defs: dict) -> object:
+def _inline(node: object, defs: dict) -> Any:
     """`node` with every local `#/$defs/…` reference replaced by its definition (the schema has no cycles)."""
     if isinstance(node, list):
         return [_inline(item, defs) for item in node]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import orjson
 
@@ -117,7 +118,7 @@ def _largest_changes(candidate: Side, against: Side | None) -> list[dict]:
         return {(m["id"], p["ticker"]): p["value"] for m in artifact["managers"] for p in m["positions"]}
 
     after, before = values(_latest(candidate)), values(_latest(against))
-    moves = [{"manager": k[0], "ticker": k[1], "before": before.get(k, 0), "after": after.get(k, 0),
+    moves: list[dict[str, Any]] = [{"manager": k[0], "ticker": k[1], "before": before.get(k, 0), "after": after.get(k, 0),
               "delta": after.get(k, 0) - before.get(k, 0)} for k in after.keys() | before.keys()]
     moves = [m for m in moves if m["delta"]]
     return sorted(moves, key=lambda m: (-abs(m["delta"]), m["manager"], m["ticker"]))[:LARGEST]

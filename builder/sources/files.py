@@ -57,13 +57,14 @@ class Limits:
 
 
 LIMIT_KEYS = {"sec13f_file_mib": "sec13f", "file_mib": "file"}  # packs.toml [limits] key → Limits field
+DEFAULT_LIMITS = Limits()
 
 
 def read_limits(section: Any, name: str, problems: list[SourceProblem]) -> Limits:
     """packs.toml `[limits]` (MiB per file) as Limits; a bad value is a problem naming the key."""
     if not isinstance(section, Mapping):
         problems.append(SourceProblem(name, "[limits] must be a table"))
-        return Limits()
+        return DEFAULT_LIMITS
     values = {}
     for key, field in LIMIT_KEYS.items():
         value = section.get(key)

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from builder.records import CopycatConfig, ManagerConfig, SourceProblem
-from builder.sources.files import CONFIG_BYTES, Limits, read_limits
+from builder.sources.files import CONFIG_BYTES, DEFAULT_LIMITS, Limits, read_limits
 from builder.sources.packs_keys import unknown_keys
 
 DEFAULT_VERSIONS = 8  # DESIGN: newest 8 common quarters unless packs.toml says otherwise
@@ -25,7 +25,7 @@ class PacksConfig:
     as_of: date | None
     copycat: CopycatConfig
     sections: Mapping[str, Any]  # the whole parsed file, for the preview-pack readers
-    limits: Limits = Limits()  # [limits]: the bytes a source file may hold
+    limits: Limits = DEFAULT_LIMITS  # [limits]: the bytes a source file may hold
 
 
 def read_packs_config(path: Path, base: Path) -> tuple[PacksConfig | None, tuple[SourceProblem, ...]]:

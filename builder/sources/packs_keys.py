@@ -68,7 +68,7 @@ def _unknown(path: str, key: str) -> str:
 def _key_lines(text: str) -> dict[tuple[str, int, str], int]:
     """(table path, array index, key) → the 1-based line that defines it, headers included."""
     lines: dict[tuple[str, int, str], int] = {}
-    table, index, arrays = "", 0, {}
+    table, index, arrays = "", 0, dict[str, int]()
     for number, line in enumerate(text.splitlines(), start=1):
         header = _HEADER.match(line)
         if header:

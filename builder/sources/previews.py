@@ -43,7 +43,7 @@ from typing import Any
 
 from builder.records import SourceFile, SourceProblem
 from builder.sources.congress import CongressFile, RowOutcome, name_key, parse_congress
-from builder.sources.files import Limit, Limits, read_bounded
+from builder.sources.files import DEFAULT_LIMITS, Limit, read_bounded
 from builder.sources.provenance import source_file
 from builder.sources.social import SocialFile, parse_social
 
@@ -178,7 +178,7 @@ class _Reader:
         return tuple(_report(path, self.parsed[path, parser], self.notes[path]) for path, parser in sorted(self.parsed))
 
 
-def read_previews(root: Path, sections: Mapping[str, Any], limit: Limit = Limits().file) -> PreviewsRead:
+def read_previews(root: Path, sections: Mapping[str, Any], limit: Limit = DEFAULT_LIMITS.file) -> PreviewsRead:
     """Every configured preview pack's input (each file read up to `limit`), or the problems that stop the build."""
     reader = _Reader(root.resolve(), limit)
     source = sections.get("source")

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from builder.records import Security, SourceProblem
-from builder.sources.files import Limit, Limits, read_bounded
+from builder.sources.files import DEFAULT_LIMITS, Limit, read_bounded
 
 MAX_PROBLEMS_LISTED = 50  # past this many, one more problem counts the rest: the file is wrong as a whole
 _COLUMNS = ("cusip", "ticker", "name")
@@ -17,7 +17,7 @@ _CUSIP = re.compile(r"[A-Z0-9]{9}")  # the nine characters of a CUSIP, as in the
 
 
 def read_securities(
-    path: Path, base: Path, limit: Limit = Limits().file
+    path: Path, base: Path, limit: Limit = DEFAULT_LIMITS.file
 ) -> tuple[dict[str, Security], tuple[SourceProblem, ...]]:
     """The CUSIP → Security map of `path` (read up to `limit`), and every problem found, each naming the file and line."""
     source = Path(_relative(path, base)).as_posix()

@@ -13,7 +13,7 @@ import html
 import json
 import re
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 from builder.sources.congress import RowIssue, RowOutcome
@@ -143,4 +143,4 @@ def _time(value: Any) -> datetime | None:
         taken = datetime.fromisoformat(str(value).strip())
     except ValueError:
         return None
-    return taken.replace(tzinfo=timezone.utc) if taken.tzinfo is None else taken.astimezone(timezone.utc)
+    return taken.replace(tzinfo=UTC) if taken.tzinfo is None else taken.astimezone(UTC)

@@ -75,7 +75,7 @@ def diff_schemas() -> dict[str, Schema]:
 
 def explanation_schemas() -> dict[str, Schema]:
     """explainPosition: changes, cited evidence, ethos scores, overlap, source records, limitations."""
-    held = {"managerId": STRING, "managerName": STRING, "held": {"const": True}, "sourcesQuarter": DATE}
+    held: dict[str, Schema] = {"managerId": STRING, "managerName": STRING, "held": {"const": True}, "sourcesQuarter": DATE}
     exited = {**held, "held": {"const": False}}
     return {
         "PositionExplanation": closed({

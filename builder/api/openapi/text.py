@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from builder.api.wire import GET_CACHE_CONTROL, POST_CACHE_CONTROL, ErrorCode
 
-# Every error.code: the status it comes with and what it means (the README section "The OpenAPI document" shows the same table).
+# Every error.code: the status it comes with and what it means (docs/api.md, "Errors and codes", shows the same table).
 ERROR_CODES: dict[ErrorCode, tuple[int, str]] = {
     ErrorCode.INVALID_PARAMETER: (400, "A query parameter has an invalid value (pattern, repeated, empty manager id)."),
     ErrorCode.MALFORMED_REQUEST: (400, "Not a readable HTTP request: a request line or header field over 64 KiB."),

@@ -270,7 +270,7 @@ def _ethos_scores(definition: dict, features: dict[str, list], count: int) -> li
     normalise = NORMALISATIONS[scoring["normalisation"]["method"]][1]
     total = [0.0] * count
     for name, weight in scoring["weights"].items():
-        total = [t + weight * n for t, n in zip(total, normalise(features[name]))]
+        total = [t + weight * n for t, n in zip(total, normalise(features[name]), strict=True)]
     return [_round(100 * t, SCORE_DIGITS) for t in total]
 
 

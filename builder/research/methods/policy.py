@@ -50,7 +50,7 @@ def book_facts(artifact: dict) -> BookFacts:
     uncited, stray, unmapped = [], [], []
     for manager in artifact["managers"]:
         manager_id, filed = manager["id"], {f["accession"] for f in manager["filings"]}
-        counts[manager_id] = tickers = Counter()
+        counts[manager_id] = tickers = Counter[str]()
         for entry in (*manager["positions"], *manager["exited"]):
             ticker = entry["ticker"]
             tickers[ticker] += 1

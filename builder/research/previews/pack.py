@@ -38,11 +38,14 @@ class PreviewPack:
 
 
 class SourceRows(Protocol):
-    """A parsed source file: what the malformed-row report needs."""
+    """A parsed source file: what the malformed-row report needs (read-only, as the frozen records are)."""
 
-    source: str
-    rows: int
-    issues: tuple[RowIssue, ...]
+    @property
+    def source(self) -> str: ...
+    @property
+    def rows(self) -> int: ...
+    @property
+    def issues(self) -> tuple[RowIssue, ...]: ...
 
 
 def preview_pack(

@@ -9,6 +9,7 @@ the file is parsed again. Deleting the whole directory is always safe: it only c
 from __future__ import annotations
 
 import hashlib
+import inspect
 import os
 import tempfile
 from datetime import date
@@ -24,7 +25,7 @@ from builder.sources.sec13f.document import InformationTable, PrimaryDocument, S
 from builder.sources.sec13f.parsed import Envelope, Parsed, parse_file
 
 # What an entry's meaning depends on: the parser, the records it makes, and this file's encoding of them.
-_PARSER_FILES = (*(Path(m.__file__) for m in (records, document, submission, safexml, parsed)), Path(__file__))
+_PARSER_FILES = (*(Path(inspect.getfile(m)) for m in (records, document, submission, safexml, parsed)), Path(__file__))
 _ROW_FIELDS = attrgetter(*HoldingRow.__dataclass_fields__)
 TEMPORARY_PREFIX = ".entry-"  # an entry being written, renamed into place when whole
 
@@ -121,6 +122,7 @@ def _decoded(entry: dict) -> Parsed:
     kind = entry["kind"]
     if kind == "envelope":
         primary = None if entry["primary"] is None else _decoded(entry["primary"])
+        assert primary is None or isinstance(primary, PrimaryDocument), entry["accession"]
         return Envelope(entry["type"], entry["accession"], date.fromisoformat(entry["filed"]), primary,
                         _rows_in(entry["rows"]))
     if kind == "table":

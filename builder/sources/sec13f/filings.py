@@ -10,7 +10,7 @@ from datetime import date
 from pathlib import Path
 
 from builder.records import Filing, HoldingRow, ManagerConfig, ScopeWarning, SourceFile, SourceProblem
-from builder.sources.files import Limits, hidden, read_bounded, relative, walk
+from builder.sources.files import DEFAULT_LIMITS, Limits, hidden, read_bounded, relative, walk
 from builder.sources.sec13f.cache import ParseCache
 from builder.sources.sec13f.document import InformationTable, PrimaryDocument
 from builder.sources.sec13f.pairing import LooseDocument, Pair, pair_documents
@@ -56,7 +56,7 @@ class _Parts:
 _Outcome = _Parts | LooseDocument | ScopeWarning | SourceProblem
 
 
-def read_filing_tree(directory: Path, base: Path, cache: ParseCache | None = None, limits: Limits = Limits()) -> FilingsRead:
+def read_filing_tree(directory: Path, base: Path, cache: ParseCache | None = None, limits: Limits = DEFAULT_LIMITS) -> FilingsRead:
     """Reads every file under `directory` (nested freely, any names), paths reported relative to `base`.
 
     With a `cache`, a file whose bytes were parsed before is taken from it instead of parsed again. A file is
@@ -80,7 +80,7 @@ def read_filing_tree(directory: Path, base: Path, cache: ParseCache | None = Non
 
 
 def read_copycat_filings(
-    root: Path, managers: Sequence[ManagerConfig], cache: ParseCache | None = None, limits: Limits = Limits()
+    root: Path, managers: Sequence[ManagerConfig], cache: ParseCache | None = None, limits: Limits = DEFAULT_LIMITS
 ) -> FilingsRead:
     """Reads root/sec13f/<cik>/…: configured managers' folders, each filing's CIK checked against its folder."""
     folder = root / "sec13f"
