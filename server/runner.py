@@ -31,7 +31,7 @@ from pathlib import Path
 from aiohttp import web
 from aiohttp.web_server import Server
 
-from builder.errors import EXIT_UNAVAILABLE, PublishError
+from builder.errors import EXIT_NO_PERMISSION, EXIT_UNAVAILABLE, PublishError
 from server.app import create_app
 from server.protocol import EnvelopeRequestHandler, EnvelopeRunner, EnvelopeServer
 from server.watch import Pace
@@ -53,10 +53,27 @@ MMAP_THRESHOLD = 1024 * 1024  # bytes: a larger block (a large answer's body, it
 TRIM_THRESHOLD = 2 * MMAP_THRESHOLD  # free heap kept for reuse: smaller answers' buffers cycle without page faults
 
 
-class AddressInUse(PublishError):
-    """Another process listens on the address: nothing was started."""
+class AddressUnavailable(PublishError):
+    """The address cannot be listened on (another process has it, it is not this machine's): nothing started."""
 
     exit_code = EXIT_UNAVAILABLE
+
+
+class AddressRefused(AddressUnavailable):
+    """A port this user may not listen on."""
+
+    exit_code = EXIT_NO_PERMISSION
+
+
+# Why bind() failed → the exception and what to say after "host:port"
+_BIND_FAILURES = {
+    errno.EADDRINUSE: (AddressUnavailable, "is in use — another server listens there (`ss -ltnp 'sport = :{port}'` "
+                                           "names it): stop it, or give --port"),
+    errno.EADDRNOTAVAIL: (AddressUnavailable, "is not an address of this machine — give a --host it has "
+                                              "(127.0.0.1, or 0.0.0.0 for every interface)"),
+    errno.EACCES: (AddressRefused, "may not be listened on by this user — ports below 1024 need root or "
+                                   "CAP_NET_BIND_SERVICE: give a --port of 1024 or more"),
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,7 +86,7 @@ class Guard:
 
 
 def bind(host: str, port: int) -> socket.socket:
-    """The listening socket for host:port, bound once for every worker; AddressInUse in one line if taken."""
+    """The listening socket for host:port, bound once for every worker; AddressUnavailable in one line if taken."""
     family, kind, proto, _name, address = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM,
                                                              flags=socket.AI_PASSIVE)[0]
     listener = socket.socket(family, kind, proto)
@@ -78,11 +95,11 @@ def bind(host: str, port: int) -> socket.socket:
         listener.bind(address)
     except OSError as exc:
         listener.close()
-        if exc.errno == errno.EADDRINUSE:
-            raise AddressInUse(f"{host}:{port} is in use — another server listens there (`ss -ltnp 'sport = :{port}'` "
-                               f"names it): stop it, or give --port") from exc
-        exc.filename = f"{host}:{port}"  # the CLI's one line names the address
-        raise
+        if exc.errno not in _BIND_FAILURES:
+            exc.filename = f"{host}:{port}"  # the CLI's one line names the address
+            raise
+        failure, why = _BIND_FAILURES[exc.errno]
+        raise failure(f"{host}:{port} {why.format(port=port)}") from exc
     listener.listen(BACKLOG)
     listener.setblocking(False)
     return listener

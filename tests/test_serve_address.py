@@ -36,6 +36,7 @@ from tests.servers import (
 from tests.test_reliability import changed_fixture
 
 HALF_OPEN = 1000
+TEST_NET = "192.0.2.1"  # RFC 5737: documentation only, never an address of a real machine
 HALF_A_REQUEST_LINE = b"GET /api/v1/hea"
 HEADER_TIMEOUT = 2.0  # seconds, given to the server: short, so the test waits little
 CUT_WITHIN = HEADER_TIMEOUT * 4  # every half-open connection closed by then (a bound on a timeout, not a speed)
@@ -94,6 +95,17 @@ def test_a_port_held_by_any_other_program_is_the_same_one_line(published: Path):
                                  str(port)], env=child_env(), cwd=REPO, capture_output=True, text=True, timeout=30)
     assert result.returncode == EXIT_UNAVAILABLE and len(result.stderr.splitlines()) == 1
     assert result.stderr.startswith(f"Error: 127.0.0.1:{port} is in use")
+
+
+def test_an_address_this_machine_does_not_have_is_one_line_too(published: Path):
+    result = subprocess.run([sys.executable, "-m", "builder.cli", "serve", "--releases", str(published), "--host",
+                             TEST_NET, "--port", "8080"], env=child_env(), cwd=REPO, capture_output=True, text=True,
+                            timeout=30)
+    assert result.returncode == EXIT_UNAVAILABLE
+    assert result.stderr.splitlines() == [
+        f"Error: {TEST_NET}:8080 is not an address of this machine — give a --host it has (127.0.0.1, or 0.0.0.0 for "
+        "every interface)"
+    ]
 
 
 @pytest.fixture
