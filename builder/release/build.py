@@ -25,7 +25,7 @@ from builder.api.data import ReleaseData
 from builder.api.methods import artifact_sha256
 from builder.api.render import render
 from builder.canonical import canonical_json, sha256_hex
-from builder.errors import PublishError, SourceError
+from builder.errors import PublishError, SourceError, escaped
 from builder.records import Sources
 from builder.release.assemble import assemble, warning_lines
 from builder.release.atomic import fsync_directory, staged, sync_filesystem
@@ -80,7 +80,7 @@ def prepare_release(
     source: Path, releases: Path, as_of: date | None, progress: Progress, max_unmapped: float = DEFAULT_MAX_UNMAPPED
 ) -> Prepared:
     """Phase one: read and validate the sources and assemble the release data, all in memory."""
-    progress(f"reading sources from {source.name or source}")
+    progress(f"reading sources from {escaped(source.name or source)}")
     started = time.perf_counter()
     sources, reports = read_sources(source, as_of, ParseCache(releases / PARSE_CACHE))
     for line in reports:
