@@ -1,11 +1,15 @@
 """Write the preview packs' FICTIONAL fixture sources into an embedded source tree (no clock: fixed dates).
 
 Invented members of Congress, an invented person and invented forum counts, over real tickers, in the
-real shapes (House Stock Watcher, Senate Stock Watcher, Senate daily reports, ApeWisdom snapshots), with
-the real quirks: malformed rows, a disclosure dated before its trade, HTML tickers and entities, negative
-upvotes, unranked tickers and ticker-words. Evaluated on FIXTURE_AS_OF the congress fixture holds clusters
-under the demo thresholds (LLY, NVDA) and none under the strict ones; LLY turns strict on 2026-07-02, when
-its third buyer's disclosure arrives (a check that trades count by disclosure date).
+real shapes (House Stock Watcher, capitol-watch House rows with `source_url`, Senate Stock Watcher, Senate
+daily reports, ApeWisdom snapshots), with the real quirks: malformed rows, disclosures dated before their
+trade, HTML tickers and entities, negative upvotes, unranked tickers and ticker-words; options, an
+exercise and callable bonds described only in words; members filed under two spellings (one merged by
+the rules, one by a configured alias); a daily file repeating trades of the summary file; a row with no
+report link. Evaluated on FIXTURE_AS_OF the congress fixture holds clusters under the demo thresholds
+(LLY, NVDA) and none under the strict ones: LLY's third buyer before as_of bought puts, and AAPL and KO
+have a second buyer only by spelling. LLY turns strict on 2026-07-02, when its third stock buyer's
+disclosure arrives (a check that trades count by disclosure date).
 """
 
 from __future__ import annotations
@@ -22,6 +26,8 @@ HOUSE_LINK = "https://disclosures-clerk.house.gov/public_disc/ptr-pdfs/2026/fixt
 SENATE_LINK = "https://efdsearch.senate.gov/search/view/ptr/fixture-{}/"
 AVERY, BLAIR = ("Rep. Avery Fictional (fixture)", "ZZ01"), ("Rep. Blair Imaginary (fixture)", "ZZ02")
 CASEY, DANA = ("Rep. Casey Madeup (fixture)", "ZZ03"), ("Rep. Dana Notreal (fixture)", "ZZ04")
+BLAIR_AGAIN = ("None Blair Q. Imaginary (fixture)", "ZZ02")  # a scraper's placeholder and an initial: one person
+CASS = ("Rep. Cass Madeup (fixture)", "ZZ03")  # Casey's nickname: no rule knows it, packs.toml's alias does
 EMERY, FINLEY = "Fictional, Emery (fixture)", "Imaginary, Finley (fixture)"
 SMALL, MID, LARGE = "$1,001 - $15,000", "$15,001 - $50,000", "$50,001 - $100,000"
 
@@ -41,7 +47,26 @@ HOUSE_ROWS = (
     (DANA, "06/24/2026", "2026-02-30", "GS", "Goldman Sachs Group Inc", "purchase", MID, "self"),  # no Feb 30
     (AVERY, "06/25/2026", "2026-06-02", "--", "Fairfax County VA Municipal Bond 4.00% 2031", "purchase", MID, "joint"),
     (CASEY, "07/02/2026", "2026-06-15", "LLY", "Eli Lilly and Company", "purchase", MID, "self"),  # after as_of
+    (CASEY, "06/16/2026", "2026-06-09", "NVDA", "NVIDIA Corporation - 20 Call Opts at $150, expires 9/18",
+     "purchase", SMALL, "joint"),  # an option: no NVDA buyer
+    (DANA, "06/25/2026", "2026-06-19", "LLY", "Eli Lilly and Company - 10 PUT Options @ $700 exp 12/18/26",
+     "purchase", MID, "self"),  # a bought put: no LLY buyer (it would make LLY strict)
+    (DANA, "06/25/2026", "2026-06-19", "MSFT", "Microsoft Corp 4.20% 06/01/35 CALL 06/01/30 @ 100",
+     "purchase", MID, "self"),  # a callable bond, neither option nor stock
+    (AVERY, "06/25/2026", "2026-06-18", "AMZN", "Amazon.com, Inc. - Exercised 20 call options (2,000 shares) "
+     "@ $180", "purchase", LARGE, "joint"),  # an exercise: a stock purchase of 2,000 shares
+    (BLAIR_AGAIN, "06/26/2026", "2026-06-22", "KO", "Coca-Cola Company", "purchase", SMALL, "Dependent Child"),
+    (CASS, "06/26/2026", "2026-06-23", "AAPL", "Apple Inc.", "purchase", "$1,000 - $15,000", "spouse"),
+    (BLAIR, "06/29/2026", "2035-06-23", "PG", "Procter & Gamble Company", "sale_partial", SMALL, "self"),  # 2035
 )
+# A daily file that repeats two trades of the summary above (the same disclosure in two files: counted once).
+HOUSE_DAILY_ROWS = (HOUSE_ROWS[3], HOUSE_ROWS[4])
+# House rows in the capitol-watch shape: MM/DD/YYYY dates, "Purchase" types, the report link in `source_url`.
+CAPITOL_ROWS = (
+    (DANA, "06/24/2026", "06/15/2026", "NVDA", "NVIDIA Corporation - Common Stock", "Purchase", SMALL, "Spouse"),
+    (CASEY, "06/24/2026", "06/16/2026", "COST", "Costco Wholesale Corporation", "Sale (Partial)", SMALL, "Self"),
+)
+CAPITOL_UNLINKED = 1  # the second capitol-watch row carries no report link (`source_url` null)
 # (senator, disclosed, traded, ticker, description, asset type, type, amount, owner)
 SENATE_ROWS = (
     (EMERY, "06/15/2026", "05/28/2026", "NVDA", "NVIDIA Corp", "Stock", "Purchase", SMALL, "Spouse"),
@@ -77,6 +102,10 @@ PERSON_REPORTS = (
         ("05/05/2026", "GE", "GE Aerospace", "Stock", "Gift", SMALL, "Self"),
         ("13/45/2026", "HD", "The Home Depot, Inc.", "Stock", "Purchase", SMALL, "Self"),
     ]),
+    ("06/12/2026", [  # filed as "Roe, Jane Q.": one person by the identity rules
+        ("06/01/2026", "AAPL", "Apple Inc. Option Type: Call", "Stock Option", "Sale (Full)", SMALL, "Self"),
+        ("06/02/2026", "JNJ", "Johnson &amp; Johnson", "Stock", "Purchase", SMALL, "Dependent Child"),
+    ]),
     ("07/15/2026", [("07/01/2026", "TSLA", "Tesla, Inc.", "Stock", "Purchase", MID, "Self")]),  # after as_of
 )
 # Forum counts: ticker → (name, mentions on five consecutive days, upvotes); day 0 is only the first
@@ -107,6 +136,9 @@ def write_preview_sources(root: Path) -> None:
     if clash:
         raise ValueError(f"{config} already has preview sections: {', '.join(clash)}")
     _write_json(root / "previews" / "congress" / "house_fixture.json", [_house_row(*row) for row in HOUSE_ROWS])
+    _write_json(root / "previews" / "congress" / "house_fixture_daily_06_08_2026.json",
+                [_house_row(*row) for row in HOUSE_DAILY_ROWS])
+    _write_json(root / "previews" / "congress" / "house_capitol_watch_fixture.json", _capitol_rows())
     _write_json(root / "previews" / "congress" / "senate_fixture.json", [_senate_row(*row) for row in SENATE_ROWS])
     _write_json(root / "previews" / "person" / "jane_roe_reports_fixture.json", _person_reports())
     _write_json(root / "previews" / "social" / "apewisdom_fixture.json", _snapshots())
@@ -125,6 +157,16 @@ def _house_row(member: tuple[str, str], disclosed: str, traded: str, ticker: str
     return {"disclosure_year": disclosed[-4:], "disclosure_date": disclosed, "transaction_date": traded,
             "owner": owner, "ticker": ticker, "asset_description": description, "type": kind, "amount": amount,
             "representative": member[0], "district": member[1], "ptr_link": link, "cap_gains_over_200_usd": "False"}
+
+
+def _capitol_rows() -> list[dict]:
+    rows = []
+    for index, (member, disclosed, traded, ticker, description, kind, amount, owner) in enumerate(CAPITOL_ROWS):
+        link = HOUSE_LINK.format(f"{member[1]}-{disclosed.replace('/', '')}") if index != CAPITOL_UNLINKED else None
+        rows.append({"disclosure_date": disclosed, "transaction_date": traded, "owner": owner, "ticker": ticker,
+                     "asset_description": description, "type": kind, "amount": amount,
+                     "representative": member[0].removeprefix("Rep. "), "district": member[1], "source_url": link})
+    return rows
 
 
 def _senate_row(senator: str, disclosed: str, traded: str, ticker: str | None, description: str,
@@ -146,7 +188,8 @@ def _person_reports() -> list[dict]:
              "comment": "--"}
             for traded, ticker, description, asset_type, kind, amount, owner in rows
         ]
-        reports.append({"first_name": "Jane", "last_name": "Roe", "office": "Roe, Jane (fixture) (Senator)",
+        office = "Roe, Jane Q. (fixture) (Senator)" if received == "06/12/2026" else "Roe, Jane (fixture) (Senator)"
+        reports.append({"first_name": "Jane", "last_name": "Roe", "office": office,
                         "ptr_link": SENATE_LINK.format(f"roe-{received.replace('/', '')}"),
                         "date_recieved": received, "transactions": transactions, "bioguide": "Z000000"})
     return reports
@@ -195,6 +238,9 @@ fixture = true
 files = ["previews/congress"]
 as_of = {FIXTURE_AS_OF.isoformat()}
 fixture = true
+
+[congress.aliases]  # spellings of one member that no rule merges (a nickname)
+"Rep. Casey Madeup (fixture)" = ["Rep. Cass Madeup (fixture)"]
 
 [congress.demo]
 window_days = 30

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import tempfile
 from collections.abc import Iterator
@@ -15,44 +16,49 @@ import pytest
 from click.testing import CliRunner
 
 from builder.cli import main
+from builder.export import variants as export_variants
 from builder.export.apidocs import api_docs_files
 from tests.browser import open_page, png_colours
 from tests.servers import fetch, free_port, running_server, start_nginx, stop
 
+FAST_BROTLI = 4  # the export compresses in a fraction of the default quality's time; bytes still verified
 RENDERED = "document.querySelectorAll('.opblock').length > 0"
 OPERATION_IDS = "JSON.stringify([...document.querySelectorAll('.opblock-summary-operation-id')].map(e => e.textContent.trim()))"
 
 
-def exported(releases: Path, out: Path, upstream: str) -> Path:
-    umask = os.umask(0o022)  # the tree is meant to be world-readable, for nginx's unprivileged workers
+@pytest.fixture(scope="module")
+def export_tree(published: Path) -> Iterator[Path]:
+    """The fixture release exported once, into a directory nginx's unprivileged workers can read (pytest's own
+    tmp dirs are private to their owner), its app upstream a port where nothing listens."""
+    readable = Path(tempfile.mkdtemp(prefix="ras-docs-"))
+    readable.chmod(0o755)
+    umask = os.umask(0o022)  # the tree is meant to be world-readable
     try:
-        result = CliRunner().invoke(main, ["export", "--releases", str(releases), "--out", str(out), "--listen",
-                                           str(free_port()), "--upstream", upstream])
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(export_variants, "BROTLI_QUALITY", FAST_BROTLI)
+            result = CliRunner().invoke(main, ["export", "--releases", str(published), "--out", str(readable / "dist"),
+                                               "--listen", str(free_port()), "--upstream", f"http://127.0.0.1:{free_port()}"])
     finally:
         os.umask(umask)
     assert result.exit_code == 0, result.output
-    return out
+    yield readable / "dist"
+    shutil.rmtree(readable, ignore_errors=True)
 
 
 @pytest.fixture(params=["ras serve", "nginx export"])
-def origin(request, published: Path, tmp_path: Path) -> Iterator[str]:
+def origin(request, published: Path, export_tree: Path) -> Iterator[str]:
     """The base URL of `ras serve` over the fixture release, or of nginx over its export (with the app down:
     the page and the OpenAPI document are files of the tree)."""
     if request.param == "ras serve":
         with running_server(published) as (base, _):
             yield base
         return
-    readable = Path(tempfile.mkdtemp(prefix="ras-docs-"))  # pytest's own tmp dirs are private to their owner
-    readable.chmod(0o755)
-    out = exported(published, readable / "dist", f"http://127.0.0.1:{free_port()}")
-    port = int(next(line for line in (out / "nginx.conf").read_text().splitlines() if "listen 127.0.0.1:" in line)
-               .split(":")[1].rstrip(";"))
-    process = start_nginx(out, port)
+    port = int(re.search(r"listen 127\.0\.0\.1:(\d+);", (export_tree / "nginx.conf").read_text())[1])
+    process = start_nginx(export_tree, port)
     try:
         yield f"http://127.0.0.1:{port}"
     finally:
         stop(process)
-        shutil.rmtree(readable, ignore_errors=True)
 
 
 async def test_the_api_page_renders_every_operation_with_no_errors_and_no_request_elsewhere(origin: str, tmp_path: Path):
@@ -85,8 +91,8 @@ def test_ras_serve_answers_the_page_and_its_assets_with_strong_etags_and_304s(pu
         assert missing.status == 404 and json.loads(missing.body)["error"]["code"] == "route_not_found"
 
 
-def test_the_export_tree_holds_the_same_files_and_host_rules(published: Path, tmp_path: Path):
-    out = exported(published, tmp_path / "dist", "http://127.0.0.1:8080")
+def test_the_export_tree_holds_the_same_files_and_host_rules(export_tree: Path):
+    out = export_tree
     site = out / "site"
     for path, body in api_docs_files().items():
         assert (site / path).read_bytes() == body, path

@@ -22,6 +22,8 @@ def test_the_site_builds_strict_with_every_page_in_the_nav(tmp_path: Path):
     assert "WARNING" not in result.stderr, result.stderr[-3000:]
     built = {path.parent.name for path in (tmp_path / "site").glob("*/index.html")}
     assert {page.stem for page in USER_DOCS if page.parent.name == "docs" and page.stem != "index"} <= built
+    for page in (tmp_path / "site").rglob("*.html"):  # no font, style or script from another origin
+        assert not re.search(r"<(?:link|script)[^>]*(?:href|src)=\"https?://", page.read_text()), page
     cli = (tmp_path / "site" / "cli" / "index.html").read_text()
     for command in ("publish", "build", "review", "promote", "export", "serve", "mcp", "fetch", "securities"):
         assert f'id="ras-{command}"' in cli, command  # generated from the click commands, none left out

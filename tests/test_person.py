@@ -7,8 +7,13 @@ from datetime import date
 
 import pytest
 
-from builder.research.previews.person import build_person, concentration, estimate_holdings, person_trades
-from builder.sources.congress import parse_congress
+from builder.research.previews.person import (
+    build_person,
+    concentration,
+    estimate_holdings,
+    person_trades,
+)
+from builder.sources.congress.rows import parse_congress
 from builder.sources.previews import PersonSource
 from tests.conftest import realdata
 
@@ -47,13 +52,14 @@ def test_an_open_ended_range_counts_its_lower_bound_and_leaves_the_high_bound_op
     assert [(h.estimate, h.low, h.high) for h in held] == [(1_000_001, 1_000_001, None)]
 
 
-def test_untickered_assets_options_and_exchanges_are_untracked_not_estimated():
+def test_untickered_assets_and_exchanges_are_untracked_and_options_listed_apart_none_estimated():
     estimate = estimate_holdings(file_of(
         tx("--", "Purchase", "$1,001 - $15,000", "01/02/2026", asset_type="Municipal Security"),
         tx("AAPL", "Purchase", "$1,001 - $15,000", "01/02/2026", asset_type="Stock Option"),
         tx("RTX", "Exchange", "$1,001 - $15,000", "01/02/2026"),
     ).trades)
-    assert (estimate.held, len(estimate.untracked)) == ((), 3)
+    assert (estimate.held, len(estimate.untracked)) == ((), 2)
+    assert [(t.ticker, t.instrument.value) for t in estimate.options] == [("AAPL", "option")]
 
 
 def test_concentration_reports_top_weights_and_the_herfindahl_index():

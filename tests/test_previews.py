@@ -47,25 +47,31 @@ def read(root: Path):
 def test_every_real_file_is_read_once_with_its_sha256_and_one_report_line(realdata):
     found = read_previews(realdata, REAL_SECTIONS)
     assert found.problems == () and sorted(found.sources) == ["congress", "person", "social"]
-    assert len(found.files) == len(found.reports) == 8  # 7 congress files (one shared with person) + 1 social
+    assert len(found.files) == len(found.reports) == 10  # 9 congress files (one shared with person) + 1 social
     for file in found.files:
         data = (realdata / file.path).read_bytes()
         assert (file.sha256, file.size) == (hashlib.sha256(data).hexdigest(), len(data))
     assert found.reports == (
+        "congress/capitol_watch_house_sample.json [congress]: 60 rows read, 0 malformed (0 kept, 0 excluded), "
+        "instruments: bond 1, other 3, stock 56",
+        "congress/house_stock_watcher_options_and_names_sample.json [congress]: 1397 rows read, 1 malformed "
+        "(1 kept, 0 excluded: ticker-unreadable ×1), 2 disclosed before the trade, "
+        "instruments: bond 34, option 56, other 3, stock 1304",
         "congress/house_stock_watcher_sample.json [person: 27 rows of Alan S. Lowenthal, congress]: 400 rows read, "
-        "11 malformed (11 kept, 0 excluded: amount-truncated ×11), 1 disclosed before the trade",
+        "11 malformed (11 kept, 0 excluded: amount-truncated ×11), 1 disclosed before the trade, "
+        "instruments: bond 14, other 54, stock 332",
         "congress/senate_stock_watcher_daily/transaction_report_for_02_28_2020.json [congress]: 0 rows read, "
         "0 malformed (0 kept, 0 excluded)",
         "congress/senate_stock_watcher_daily/transaction_report_for_03_03_2020.json [congress]: 90 rows read, "
-        "0 malformed (0 kept, 0 excluded)",
+        "0 malformed (0 kept, 0 excluded), instruments: bond 4, stock 86",
         "congress/senate_stock_watcher_daily/transaction_report_for_04_01_2020.json [congress]: 14 rows read, "
-        "0 malformed (0 kept, 0 excluded)",
+        "0 malformed (0 kept, 0 excluded), instruments: other 1, stock 13",
         "congress/senate_stock_watcher_daily/transaction_report_for_05_01_2020.json [congress]: 182 rows read, "
-        "1 malformed (1 kept, 0 excluded: ticker-ambiguous ×1)",
+        "1 malformed (1 kept, 0 excluded: ticker-ambiguous ×1), instruments: option 55, stock 127",
         "congress/senate_stock_watcher_daily/transaction_report_for_12_31_2020.json [congress]: 17 rows read, "
-        "0 malformed (0 kept, 0 excluded)",
+        "0 malformed (0 kept, 0 excluded), instruments: stock 17",
         "congress/senate_transactions_2025_sample.json [congress]: 300 rows read, 1 malformed "
-        "(1 kept, 0 excluded: ticker-unreadable ×1)",
+        "(1 kept, 0 excluded: ticker-unreadable ×1), instruments: bond 40, option 31, stock 229",
         "social/apewisdom_snapshots_sample.json [social]: 3000 rows read, 0 malformed (0 kept, 0 excluded), "
         "5 snapshots",
     )
@@ -114,12 +120,17 @@ def test_the_fixture_appends_its_sections_to_packs_toml_and_reads_without_proble
     found = read(fixture_tree)
     assert found.problems == ()
     assert found.reports == (
-        "previews/congress/house_fixture.json [congress]: 14 rows read, 3 malformed (2 kept, 1 excluded: "
-        "amount-multiline ×1, amount-truncated ×1, date-unreadable ×1), 1 disclosed before the trade",
+        "previews/congress/house_capitol_watch_fixture.json [congress]: 2 rows read, 0 malformed (0 kept, "
+        "0 excluded), 1 without a report link, instruments: stock 2",
+        "previews/congress/house_fixture.json [congress]: 21 rows read, 4 malformed (3 kept, 1 excluded: "
+        "amount-multiline ×1, amount-nonstatutory ×1, amount-truncated ×1, date-unreadable ×1), 2 disclosed before "
+        "the trade, instruments: bond 2, option 2, stock 16",
+        "previews/congress/house_fixture_daily_06_08_2026.json [congress]: 2 rows read, 0 malformed (0 kept, "
+        "0 excluded), instruments: stock 2",
         "previews/congress/senate_fixture.json [congress]: 6 rows read, 2 malformed (1 kept, 1 excluded: "
-        "amount-unreadable ×1, ticker-ambiguous ×1)",
-        "previews/person/jane_roe_reports_fixture.json [person: 13 rows of Jane Roe]: 15 rows read, 2 malformed "
-        "(0 kept, 2 excluded: date-unreadable ×1, type-unknown ×1)",
+        "amount-unreadable ×1, ticker-ambiguous ×1), instruments: bond 1, option 1, stock 3",
+        "previews/person/jane_roe_reports_fixture.json [person: 15 rows of Jane Roe]: 17 rows read, 2 malformed "
+        "(0 kept, 2 excluded: date-unreadable ×1, type-unknown ×1), instruments: bond 1, option 2, stock 12",
         "previews/social/apewisdom_fixture.json [social]: 99 rows read, 2 malformed (1 kept, 1 excluded: "
         "mentions-unreadable ×1, rank_24h_ago-unreadable ×1), 4 snapshots",
     )
@@ -155,9 +166,11 @@ def test_every_fixture_pack_says_its_data_is_fictional(fixture_tree):
 def test_the_fixture_person_and_forum_packs_hold_their_expected_figures(fixture_tree):
     packs = {p.id: p for p in build_previews(read(fixture_tree).sources, as_of=date(2026, 11, 20))}
     person = packs["jane-roe-tracker"].agent_payload
+    # JNJ: $15,001–$50,000 and, filed as "Roe, Jane Q.", $1,001–$15,000 (midpoints 32,500 + 8,000); AAPL keeps
+    # its stock (32,500 bought, 8,000 sold) although Jane sold all her AAPL calls
     assert [(h["ticker"], h["estimate"]) for h in person["topHoldings"]] == [
-        ("MSFT", 75_000), ("NVDA", 40_500), ("JNJ", 32_500), ("LLY", 32_500), ("AAPL", 24_500)]
-    assert person["totals"] == {"estimate": 205_000, "low": 96_006, "high": 313_999}
+        ("MSFT", 75_000), ("JNJ", 40_500), ("NVDA", 40_500), ("LLY", 32_500), ("AAPL", 24_500)]
+    assert person["totals"] == {"estimate": 213_000, "low": 97_007, "high": 328_999}
     social = packs["wsb-social-momentum"].agent_payload
     assert [m["ticker"] for m in social["topMovers"]] == ["PLTR", "AMD", "NVDA", "SPY"]
     assert [m["ticker"] for m in social["newEntrants"]] == ["GME", "RDDT"]

@@ -7,8 +7,14 @@ from datetime import UTC, date, datetime
 
 import pytest
 
-from builder.research.previews.social import EXCLUDED_TICKER_WORDS, SocialInput, build_social, pack_id, rankings
-from builder.sources.congress import RowOutcome
+from builder.research.previews.social import (
+    EXCLUDED_TICKER_WORDS,
+    SocialInput,
+    build_social,
+    pack_id,
+    rankings,
+)
+from builder.sources.congress.rows import RowOutcome
 from builder.sources.social import parse_social
 from tests.conftest import realdata
 

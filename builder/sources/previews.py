@@ -11,6 +11,8 @@ release's as-of: no look-ahead) and `fixture` (fictional data; default `[source]
 
     [congress]
     files = ["previews/congress/house.json", "previews/congress/senate.json"]
+    [congress.aliases]                          # optional: spellings of one member no rule can merge
+    "Christopher L. Jacobs" = ["Chris Jacobs"]
     [congress.demo]                             # optional; research's defaults shown
     window_days = 30
     min_members = 2
@@ -35,6 +37,7 @@ None in the records: the research side applies its defaults (the values shown ab
 from __future__ import annotations
 
 import json
+from collections import Counter
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import date
@@ -42,7 +45,8 @@ from pathlib import Path
 from typing import Any
 
 from builder.records import SourceFile, SourceProblem
-from builder.sources.congress import CongressFile, RowOutcome, name_key, parse_congress
+from builder.sources.congress.people import NameKey, name_key
+from builder.sources.congress.rows import CongressFile, RowOutcome, parse_congress
 from builder.sources.files import DEFAULT_LIMITS, Limit, read_bounded
 from builder.sources.provenance import source_file
 from builder.sources.social import SocialFile, parse_social
@@ -62,8 +66,8 @@ class PersonSource:
     as_of: date | None = None  # evaluation date; research never evaluates later than the release's as-of
 
     @property
-    def keys(self) -> frozenset[tuple[str, ...]]:
-        """Every configured spelling as a member key (CongressTrade.member_key)."""
+    def keys(self) -> frozenset[NameKey]:
+        """Every configured spelling as a name key (builder.sources.congress.people): the rows that name this person."""
         return frozenset(name_key(name) for name in (self.name, *self.aliases))
 
 
@@ -85,6 +89,7 @@ class CongressSource:
     strict: RuleSettings = RuleSettings()
     fixture: bool = False
     as_of: date | None = None
+    aliases: tuple[tuple[str, ...], ...] = ()  # groups of spellings of one member, each led by its shown name
 
 
 @dataclass(frozen=True, slots=True)
@@ -263,7 +268,19 @@ def _person(settings: _Settings, reader: _Reader, fixture: bool) -> PersonSource
 
 def _congress(settings: _Settings, reader: _Reader, fixture: bool) -> CongressSource:
     files = _files(settings, reader, parse_congress)
-    return CongressSource(files, _rule(settings, "demo"), _rule(settings, "strict"), fixture, settings.day())
+    return CongressSource(files, _rule(settings, "demo"), _rule(settings, "strict"), fixture, settings.day(),
+                          _aliases(settings))
+
+
+def _aliases(settings: _Settings) -> tuple[tuple[str, ...], ...]:
+    """[congress.aliases] `"Shown Name" = ["other spelling", …]` as groups led by the shown name."""
+    table = settings.section.get("aliases", {})
+    if not isinstance(table, Mapping) or not all(
+            isinstance(others, list) and others and all(isinstance(o, str) and o.strip() for o in others)
+            for others in table.values()):
+        settings.fail(f'aliases must be a table of "name" = ["other spelling", …], not {table!r}')
+        return ()
+    return tuple((name.strip(), *(o.strip() for o in others)) for name, others in sorted(table.items()))
 
 
 def _social(settings: _Settings, reader: _Reader, fixture: bool) -> SocialSource:
@@ -308,4 +325,9 @@ def _report(path: str, parsed: CongressFile | SocialFile, notes: list[str]) -> s
     if isinstance(parsed, SocialFile):
         return f"{line}, {len({s.taken for s in parsed.snapshots})} snapshots"
     before = sum(trade.disclosed < trade.traded for trade in parsed.trades)
-    return f"{line}, {before} disclosed before the trade" if before else line
+    unlinked = sum(not trade.ptr_link for trade in parsed.trades)
+    instruments = Counter(trade.instrument.value for trade in parsed.trades)
+    return "".join((line, f", {before} disclosed before the trade" if before else "",
+                    f", {unlinked} without a report link" if unlinked else "",
+                    ", instruments: " + ", ".join(f"{kind} {n}" for kind, n in sorted(instruments.items()))
+                    if instruments else ""))

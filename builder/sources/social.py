@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from builder.sources.congress import RowIssue, RowOutcome
+from builder.sources.congress.rows import RowIssue, RowOutcome
 
 TICKER = re.compile(r"^[A-Z][A-Z0-9]{0,5}(?:[.\-][A-Z0-9]{1,3})?$")  # what ApeWisdom lists: SPY, BRK.B
 

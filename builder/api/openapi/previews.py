@@ -30,6 +30,17 @@ from builder.research.previews.person import CONCENTRATION_TOP
 
 OBJECT = {"type": "object"}
 OBJECTS = array(OBJECT)
+
+
+def said(schema: Schema, description: str) -> Schema:
+    """`schema` with its own description (a field the glossary does not hold, or means otherwise here)."""
+    return {**schema, "description": description}
+
+
+DUPLICATES_DROPPED = said(INTEGER, "Rows dropped because another configured file holds the same trade; per-file "
+                                   "counts and the files holding the counted rows are in sources.")
+INSTRUMENT_RULE = said(STRING, "How each trade's instrument (stock, option, bond, other) is decided.")
+DUPLICATE_RULE = said(STRING, "When a row is a copy of a trade another configured file holds.")
 KINDS = ("Person", "Congress", "Social")
 DATA_PREVIEW = {"const": "data preview"}
 
@@ -71,12 +82,22 @@ def person_schemas() -> dict[str, Schema]:
     return {
         "PersonArtifact": closed({
             **summary, "description": STRING, "holdings": OBJECTS, "closed": STRINGS, "unmatched_sales": OBJECTS,
-            "untracked": OBJECTS, "transactions": OBJECTS, "sources": OBJECTS, "caveats": STRINGS,
+            "options": said(OBJECTS, "The person's option trades (calls, puts): listed, never part of a stock "
+                                     "position."),
+            "untracked": said(OBJECTS, "Transactions not estimated: no readable ticker, bonds and other "
+                                       "instruments, exchanges."),
+            "transactions": OBJECTS,
+            "spellings": said(OBJECTS, "Each spelling of the person's name in the counted rows, with its rows, "
+                                       "chambers and districts."),
+            "duplicates_dropped": said(INTEGER, "The person's rows dropped because another configured file holds "
+                                                "the same trade."),
+            "sources": OBJECTS, "caveats": STRINGS,
         }),
         "PersonAgentPayload": closed({**summary, "top_holdings": array(holding), "caveats": STRINGS}),
         "PersonMethodology": closed({
             "person": STRING, "names_matched": STRINGS, "name_matching": STRING, "counted": STRING, "estimate": STRING,
-            "not_estimated": STRING, "concentration": STRING, "late_disclosure_days": INTEGER,
+            "not_estimated": STRING, "instrument": INSTRUMENT_RULE, "duplicates": DUPLICATE_RULE,
+            "concentration": STRING, "late_disclosure_days": INTEGER,
             "amount_categories": OBJECTS, "evaluation_date": DATE, "release_as_of": DATE, "sources": STRINGS,
         }),
     }
@@ -98,9 +119,15 @@ def congress_schemas() -> dict[str, Schema]:
         "produced_by": nullable(enum(("strict", "demo"))),
     }
     trade = closed({
-        "member": STRING, "transaction_date": DATE, "disclosure_date": DATE, "days_to_disclose": INTEGER,
+        "member": said(STRING, "The member's name as filed."),
+        "person": said(STRING, "The member as one person: every spelling of the name merged (methodology "
+                               "memberIdentity)."),
+        "transaction_date": DATE, "disclosure_date": DATE, "days_to_disclose": INTEGER,
         "amount": closed({"low": INTEGER, "high": nullable(INTEGER), "text": STRING}),
-        "owner": STRING, "ptr_link": STRING, "flags": STRINGS,
+        "owner": enum(("self", "spouse", "joint", "dependent", "not stated")),
+        "ptr_link": said(nullable(STRING), "Link to the periodic transaction report; null when the row carries "
+                                           "none (flagged no-report-link)."),
+        "flags": STRINGS,
     })
     cluster = closed({
         "ticker": STRING, "members": STRINGS, "member_count": INTEGER, "first_disclosed": DATE, "last_disclosed": DATE,
@@ -110,7 +137,13 @@ def congress_schemas() -> dict[str, Schema]:
     return {
         "CongressArtifact": closed({
             **head, "description": STRING, **summary, "rules": rules, "signals": both, "history": both,
-            "window_trades": OBJECTS, "disclosure": _disclosure(), "sources": OBJECTS, "caveats": STRINGS,
+            "window_trades": OBJECTS,
+            "window_options": said(OBJECTS, "Option trades disclosed within the widest window: listed, never "
+                                            "part of a cluster."),
+            "people": said(OBJECTS, "Members filed under more than one spelling, each spelling with its rows: "
+                                    "what the identity rule merged."),
+            "duplicates_dropped": DUPLICATES_DROPPED,
+            "disclosure": _disclosure(), "sources": OBJECTS, "caveats": STRINGS,
         }),
         "CongressAgentPayload": closed({
             **head, **summary,
@@ -120,7 +153,11 @@ def congress_schemas() -> dict[str, Schema]:
         }),
         "CongressMethodology": closed({
             "cluster": STRING, "counted_by": STRING, "eligible": STRING, "headline": STRING, "rules": rules,
-            "member_identity": STRING, "late_disclosure_days": INTEGER, "amount_categories": OBJECTS,
+            "member_identity": STRING,
+            "member_aliases": said(array(STRINGS), "Configured spellings of one member that no rule merges, each "
+                                                   "group led by the name shown."),
+            "instrument": INSTRUMENT_RULE, "duplicates": DUPLICATE_RULE,
+            "late_disclosure_days": INTEGER, "amount_categories": OBJECTS,
             "evaluation_date": DATE, "release_as_of": DATE, "sources": STRINGS,
         }),
     }

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import enum
-import statistics
 from bisect import bisect_left, bisect_right
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
@@ -11,6 +10,18 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 
 from builder.records import ScopeWarning
+from builder.research.previews.disclosures import (
+    DUPLICATE_RULE,
+    LATE_DISCLOSURE_DAYS,
+    Distinct,
+    before_trade_warnings,
+    copy_warnings,
+    days_to_disclose,
+    disclosure_sources,
+    disclosure_summary,
+    distinct_trades,
+    trade_json,
+)
 from builder.research.previews.pack import (
     RESEARCH_ONLY,
     PreviewPack,
@@ -18,13 +29,18 @@ from builder.research.previews.pack import (
     fixture_notes,
     malformed_notes,
     preview_pack,
-    source_entries,
 )
-from builder.sources.congress import AMOUNT_BRACKETS, CongressFile, CongressTrade, TradeType
+from builder.sources.congress.instrument import INSTRUMENT_RULE, Instrument
+from builder.sources.congress.people import IDENTITY_RULE, People, Person
+from builder.sources.congress.rows import (
+    AMOUNT_BRACKETS,
+    CongressFile,
+    CongressTrade,
+    TradeType,
+)
 from builder.sources.previews import CongressSource, RuleSettings
 
 PACK_ID = "congress-trades"
-LATE_DISCLOSURE_DAYS = 45  # STOCK Act §6 (Ethics in Government Act §103(l)): at most 45 days after the trade
 CAVEATS = (
     "Disclosure lag: members report trades up to 45 days after them, some much later; a trade counts here "
     "only from its disclosure date, so every signal trails the trades it describes.",
@@ -32,7 +48,10 @@ CAVEATS = (
     "Demo thresholds are relaxed to show the mechanics on small samples; only the strict thresholds are a "
     "research definition, and a strict cluster is still a correlation, not a forecast.",
     "Data preview: stock-watcher transcriptions are not reconciled with the official House Clerk and "
-    "Senate eFD reports; check the linked report before relying on any trade.",
+    "Senate eFD reports; check the linked report before relying on any trade (a trade whose row carries no "
+    "link is flagged no-report-link).",
+    "Only stock counts: option trades (calls and puts, named by the Senate's asset type or by the words of a "
+    "House description) and bonds are listed but never make a cluster; an option exercise is a trade in the stock.",
     RESEARCH_ONLY,
 )
 
@@ -40,7 +59,7 @@ CAVEATS = (
 @dataclass(frozen=True, slots=True)
 class ClusterRule:
     window_days: int  # the cluster's trades were disclosed within this many days, ending on the evaluation day
-    min_members: int  # distinct members (chamber + name) buying the ticker
+    min_members: int  # distinct members (builder.sources.congress.people: one person however spelled) buying the ticker
     min_amount: int  # dollars: lower bound of a trade's disclosed range
 
     def as_json(self) -> dict:
@@ -65,12 +84,13 @@ class CongressInput:
     strict: ClusterRule = STRICT_RULE
     fixture: bool = False
     as_of: date | None = None  # evaluation date from packs.toml; never later than the release's
+    aliases: tuple[tuple[str, ...], ...] = ()  # spellings of one member no rule merges, each group led by its name
 
 
 def congress_input(source: CongressSource) -> CongressInput:
     """The research input of a [congress] source: each rule as configured, DEMO_RULE / STRICT_RULE elsewhere."""
     return CongressInput(source.files, _rule(source.demo, DEMO_RULE), _rule(source.strict, STRICT_RULE),
-                         source.fixture, source.as_of)
+                         source.fixture, source.as_of, source.aliases)
 
 
 def _rule(settings: RuleSettings, default: ClusterRule) -> ClusterRule:
@@ -86,41 +106,46 @@ class Cluster:
     ticker: str
     window_start: date
     window_end: date
-    members: tuple[str, ...]  # as filed, sorted
+    members: tuple[str, ...]  # one name per person (builder.sources.congress.people), sorted
     trades: tuple[CongressTrade, ...]  # by disclosure date
 
 
 def eligible(trade: CongressTrade, rule: ClusterRule) -> bool:
-    """A purchase of a tickered security (not an option: a bought put is no bet on the stock) of rule size."""
+    """A purchase of a ticker's stock (not an option: a bought put is no bet on the stock; not a bond) of rule size."""
     return (trade.trade_type is TradeType.PURCHASE and trade.ticker is not None
-            and "option" not in trade.asset_type.casefold() and trade.amount.low >= rule.min_amount)
+            and trade.instrument is Instrument.STOCK and trade.amount.low >= rule.min_amount)
 
 
-def clusters_on(trades: Iterable[CongressTrade], rule: ClusterRule, day: date) -> tuple[Cluster, ...]:
-    """The clusters a reader could see on `day`: only trades disclosed on or before it count."""
+def clusters_on(trades: Iterable[CongressTrade], rule: ClusterRule, day: date,
+                people: People | None = None) -> tuple[Cluster, ...]:
+    """The clusters a reader could see on `day`: only trades disclosed on or before it count; members are
+    persons (`people`, by default the rules alone over `trades`), never spellings."""
     start = day - timedelta(days=rule.window_days - 1)
     by_ticker: dict[str, list[CongressTrade]] = defaultdict(list)
     for trade in trades:
         if start <= trade.disclosed <= day and eligible(trade, rule):
             by_ticker[str(trade.ticker)].append(trade)
+    people = people or People(t for found in by_ticker.values() for t in found)
     clusters = []
     for ticker, found in sorted(by_ticker.items()):
         found.sort(key=trade_order)
-        members = {(trade.chamber, trade.member_key): trade.member for trade in found}
+        members = {people.key(trade): people.of(trade).name for trade in found}
         if len(members) >= rule.min_members:
             clusters.append(Cluster(ticker, start, day, tuple(sorted(members.values())), tuple(found)))
     return tuple(clusters)
 
 
-def signal_history(trades: Iterable[CongressTrade], rule: ClusterRule, day: date) -> list[dict]:
+def signal_history(trades: Iterable[CongressTrade], rule: ClusterRule, day: date,
+                   people: People | None = None) -> list[dict]:
     """Every disclosure day up to `day` on which the rule found a cluster, with its tickers."""
     ordered = sorted((t for t in trades if t.disclosed <= day and eligible(t, rule)), key=lambda t: t.disclosed)
+    people = people or People(ordered)
     keys = [trade.disclosed for trade in ordered]
     history = []
     for current in sorted(set(keys)):
         start = current - timedelta(days=rule.window_days - 1)
         window = ordered[bisect_left(keys, start):bisect_right(keys, current)]
-        if found := clusters_on(window, rule, current):
+        if found := clusters_on(window, rule, current, people):
             history.append({"date": current.isoformat(), "tickers": [cluster.ticker for cluster in found]})
     return history
 
@@ -129,67 +154,23 @@ def trade_order(trade: CongressTrade) -> tuple:
     return (trade.disclosed, trade.traded, trade.member, trade.source, trade.row)
 
 
-def days_to_disclose(trade: CongressTrade) -> int:
-    return (trade.disclosed - trade.traded).days
-
-
-def trade_flags(trade: CongressTrade) -> list[str]:
-    days = days_to_disclose(trade)
-    if days < 0:
-        return ["disclosed-before-trade"]  # a filing quirk: one of the two dates is wrong; kept as filed
-    return ["late-disclosure"] if days > LATE_DISCLOSURE_DAYS else []
-
-
-def trade_json(trade: CongressTrade) -> dict:
-    return {
-        "member": trade.member, "chamber": trade.chamber, "district": trade.district, "ticker": trade.ticker,
-        "asset_description": trade.asset_description, "asset_type": trade.asset_type,
-        "type": trade.trade_type.value, "owner": trade.owner, "transaction_date": trade.traded.isoformat(),
-        "disclosure_date": trade.disclosed.isoformat(), "days_to_disclose": days_to_disclose(trade),
-        "amount": {"low": trade.amount.low, "high": trade.amount.high, "text": trade.amount.text},
-        "ptr_link": trade.ptr_link, "source": trade.source, "row": trade.row, "flags": trade_flags(trade),
-    }
-
-
-def disclosure_summary(trades: Sequence[CongressTrade]) -> dict:
-    """Days to disclose over `trades`: median, max, late and disclosed-before-trade counts."""
-    days = [days_to_disclose(trade) for trade in trades]
-    return {
-        "trades": len(trades),
-        "latest_transaction_date": max((t.traded for t in trades), default=None),
-        "latest_disclosure_date": max((t.disclosed for t in trades), default=None),
-        "median_days_to_disclose": float(statistics.median(days)) if days else None,
-        "max_days_to_disclose": max(days, default=None),
-        "late_disclosures": sum(day > LATE_DISCLOSURE_DAYS for day in days),
-        "disclosed_before_trade": sum(day < 0 for day in days),
-    }
-
-
-def before_trade_warnings(trades: Iterable[CongressTrade]) -> list[ScopeWarning]:
-    """One warning per file whose trades carry a disclosure date earlier than the trade date."""
-    rows: dict[str, list[int]] = defaultdict(list)
-    for trade in trades:
-        if days_to_disclose(trade) < 0:
-            rows[trade.source].append(trade.row)
-    return [ScopeWarning("disclosed-before-trade", f"{len(found)} trade(s) disclosed before their transaction "
-                         f"date (rows {', '.join(map(str, sorted(found)))}); kept as filed and flagged", source)
-            for source, found in sorted(rows.items())]
-
-
 def build_congress(inputs: CongressInput, *, as_of: date) -> PreviewPack:
     """The congress-trades pack as of the evaluation date: strict and demo clusters side by side."""
     day = evaluation_date(inputs.as_of, as_of)
-    visible = sorted((t for f in inputs.files for t in f.trades if t.disclosed <= day), key=trade_order)
-    demo, strict = clusters_on(visible, inputs.demo, day), clusters_on(visible, inputs.strict, day)
+    distinct = distinct_trades(inputs.files)
+    visible = sorted((t for t in distinct.trades if t.disclosed <= day), key=trade_order)
+    people = People(visible, inputs.aliases)
+    demo, strict = clusters_on(visible, inputs.demo, day, people), clusters_on(visible, inputs.strict, day, people)
     outcome = Outcome.STRICT_SIGNAL if strict else Outcome.DEMO_SIGNAL if demo else Outcome.NO_SIGNAL
     summary = {"outcome": outcome.value, "stance": _stance(outcome), "answer": _answer(outcome, demo, strict),
                "produced_by": {Outcome.STRICT_SIGNAL: "strict", Outcome.DEMO_SIGNAL: "demo"}.get(outcome)}
-    caveats, warnings = _notes(inputs, visible, outcome)
-    artifact = _artifact(inputs, visible, day, summary, (demo, strict))
+    caveats, warnings = _notes(inputs, visible, distinct, outcome)
+    artifact = _artifact(inputs, _Seen(visible, distinct, people), day, summary, (demo, strict))
     payload = {
         "pack": PACK_ID, "label": "data preview", "as_of": day.isoformat(), "fixture": inputs.fixture, **summary,
         "definition": {"direction": "purchase", "counted_by": "disclosure date", **artifact["rules"]},
-        "signal": [{**_cluster_brief(c), "trades": [_trade_brief(t) for t in c.trades]} for c in strict or demo],
+        "signal": [{**_cluster_brief(c), "trades": [_trade_brief(t, people) for t in c.trades]}
+                   for c in strict or demo],
         "strict_tickers": [c.ticker for c in strict], "demo_tickers": [c.ticker for c in demo],
         "latest_disclosure_date": artifact["disclosure"]["latest_disclosure_date"],
     }
@@ -200,35 +181,59 @@ def build_congress(inputs: CongressInput, *, as_of: date) -> PreviewPack:
     )
 
 
-def _artifact(inputs: CongressInput, visible: Sequence[CongressTrade], day: date, summary: dict,
+@dataclass(frozen=True, slots=True)
+class _Seen:
+    """What the evaluation day shows: the distinct trades disclosed by then and the persons they name."""
+
+    trades: Sequence[CongressTrade]
+    distinct: Distinct
+    people: People
+
+    def json(self, trade: CongressTrade) -> dict:
+        return trade_json(trade, self.people.of(trade).name)
+
+
+def _artifact(inputs: CongressInput, seen: _Seen, day: date, summary: dict,
               found: tuple[Sequence[Cluster], Sequence[Cluster]]) -> dict:
     widest = max(inputs.demo.window_days, inputs.strict.window_days)
-    window = [t for t in visible if t.disclosed > day - timedelta(days=widest)
-              and (eligible(t, inputs.demo) or eligible(t, inputs.strict))]
+    recent = [t for t in seen.trades if t.disclosed > day - timedelta(days=widest)]
     return {
         "pack": PACK_ID, "label": "data preview", "as_of": day.isoformat(), "fixture": inputs.fixture,
-        "description": "Several members of Congress buying one ticker within a window, counted by disclosure "
+        "description": "Several members of Congress buying one ticker's stock within a window, counted by disclosure "
                        "date; demo and strict thresholds side by side; may answer stay in cash.",
         **summary, "rules": {"demo": inputs.demo.as_json(), "strict": inputs.strict.as_json()},
-        "signals": {"demo": [_cluster_json(c) for c in found[0]], "strict": [_cluster_json(c) for c in found[1]]},
-        "history": {"demo": signal_history(visible, inputs.demo, day),
-                    "strict": signal_history(visible, inputs.strict, day)},
-        "window_trades": [trade_json(t) for t in window],
-        "disclosure": _dates_json(disclosure_summary(visible)),
-        "sources": source_entries(inputs.files),
+        "signals": {"demo": [_cluster_json(c, seen) for c in found[0]],
+                    "strict": [_cluster_json(c, seen) for c in found[1]]},
+        "history": {"demo": signal_history(seen.trades, inputs.demo, day, seen.people),
+                    "strict": signal_history(seen.trades, inputs.strict, day, seen.people)},
+        "window_trades": [seen.json(t) for t in recent if eligible(t, inputs.demo) or eligible(t, inputs.strict)],
+        "window_options": [seen.json(t) for t in recent if t.instrument is Instrument.OPTION],
+        "people": [_person_json(person) for person in seen.people.merged()],
+        "duplicates_dropped": sum(len(copies.rows) for copies in seen.distinct.copies),
+        "disclosure": _dates_json(disclosure_summary(seen.trades)),
+        "sources": disclosure_sources(inputs.files, seen.distinct),
     }
 
 
-def _notes(inputs: CongressInput, visible: Sequence[CongressTrade],
+def _person_json(person: Person) -> dict:
+    chamber, state, _, _ = person.key
+    return {"person": person.name, "chamber": chamber, "state": state,
+            "spellings": [{"spelling": spelling, "rows": rows} for spelling, rows in person.spellings]}
+
+
+def _notes(inputs: CongressInput, visible: Sequence[CongressTrade], distinct: Distinct,
            outcome: Outcome) -> tuple[list[str], list[ScopeWarning]]:
-    """Caveats and scope warnings: fixture, malformed rows, disclosures dated before the trade, relaxed rule."""
+    """Caveats and scope warnings: fixture, malformed rows, copies, disclosures dated before the trade, relaxed rule."""
     malformed_caveats, malformed_warnings = malformed_notes(inputs.files)
     fixture_caveats, fixture_warnings = fixture_notes(inputs.fixture, inputs.files[0].source if inputs.files else "")
     caveats = [*fixture_caveats, *CAVEATS, *malformed_caveats]
     if before := sum(days_to_disclose(t) < 0 for t in visible):
         caveats.append(f"{before} trade(s) carry a disclosure date before the trade date (a filing quirk); "
-                       "they are kept as filed and flagged disclosed-before-trade.")
-    warnings = [*fixture_warnings, *malformed_warnings, *before_trade_warnings(visible)]
+                       "they are kept as filed, flagged disclosed-before-trade and left out of derived dates.")
+    if copies := sum(len(c.rows) for c in distinct.copies):
+        caveats.append(f"{copies} row(s) repeat trades another configured file holds; each trade is counted once "
+                       "(per-file counts in artifact.sources).")
+    warnings = [*fixture_warnings, *malformed_warnings, *before_trade_warnings(visible), *copy_warnings(distinct)]
     if outcome is Outcome.DEMO_SIGNAL:
         warnings.append(ScopeWarning("relaxed-thresholds", "the cluster signal holds only under the relaxed demo "
                                      "thresholds; strict thresholds find no cluster", ""))
@@ -249,9 +254,9 @@ def _answer(outcome: Outcome, demo: Sequence[Cluster], strict: Sequence[Cluster]
     return "No signal: no ticker qualifies under the demo or the strict thresholds. Stay in cash."
 
 
-def _cluster_json(cluster: Cluster) -> dict:
+def _cluster_json(cluster: Cluster, seen: _Seen) -> dict:
     return {**_cluster_brief(cluster), "window_start": cluster.window_start.isoformat(),
-            "window_end": cluster.window_end.isoformat(), "trades": [trade_json(t) for t in cluster.trades]}
+            "window_end": cluster.window_end.isoformat(), "trades": [seen.json(t) for t in cluster.trades]}
 
 
 def _cluster_brief(cluster: Cluster) -> dict:
@@ -265,9 +270,10 @@ def _cluster_brief(cluster: Cluster) -> dict:
     }
 
 
-def _trade_brief(trade: CongressTrade) -> dict:
-    full = trade_json(trade)
-    keys = ("member", "transaction_date", "disclosure_date", "days_to_disclose", "amount", "owner", "ptr_link", "flags")
+def _trade_brief(trade: CongressTrade, people: People) -> dict:
+    full = trade_json(trade, people.of(trade).name)
+    keys = ("member", "person", "transaction_date", "disclosure_date", "days_to_disclose", "amount", "owner",
+            "ptr_link", "flags")
     return {key: full[key] for key in keys}
 
 
@@ -277,13 +283,17 @@ def _dates_json(summary: dict) -> dict:
 
 def _methodology(inputs: CongressInput, day: date, as_of: date) -> dict:
     return {
-        "cluster": "a ticker is a cluster on day D when at least min_members distinct members (chamber + name) "
-                   "have an eligible purchase of it disclosed in [D - window_days + 1, D]",
+        "cluster": "a ticker is a cluster on day D when at least min_members distinct members (persons, see "
+                   "member_identity) have an eligible purchase of it disclosed in [D - window_days + 1, D]",
         "counted_by": "disclosure date: a trade counts only from the day it was disclosed (no look-ahead)",
-        "eligible": "type purchase, a readable ticker, asset type not an option, range lower bound >= min_amount",
+        "eligible": "type purchase of the ticker's stock (instrument stock: not an option, not a bond), a readable "
+                    "ticker, range lower bound >= min_amount",
         "headline": "strict when it finds a cluster; else demo, labelled relaxed; else no signal (stay in cash)",
         "rules": {"demo": inputs.demo.as_json(), "strict": inputs.strict.as_json()},
-        "member_identity": "chamber plus the name's tokens, sorted, without honorifics or parentheses",
+        "member_identity": f"{IDENTITY_RULE}; merged spellings are listed in artifact.people",
+        "member_aliases": [list(group) for group in inputs.aliases],
+        "instrument": INSTRUMENT_RULE,
+        "duplicates": DUPLICATE_RULE,
         "late_disclosure_days": LATE_DISCLOSURE_DAYS,
         "amount_categories": [{"low": low, "high": high} for low, high in sorted(AMOUNT_BRACKETS.items())],
         "evaluation_date": day.isoformat(), "release_as_of": as_of.isoformat(),

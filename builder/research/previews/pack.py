@@ -11,7 +11,7 @@ from datetime import date
 from typing import Any, Protocol
 
 from builder.records import ScopeWarning
-from builder.sources.congress import RowIssue, RowOutcome
+from builder.sources.congress.rows import RowIssue, RowOutcome
 
 FLOAT_PLACES = 6  # payload floats are rounded so equal inputs give equal bytes
 SNAKE = re.compile(r"[a-z][a-z0-9]*(?:_[a-z0-9]+)+")  # a field name in snake_case

@@ -7,10 +7,16 @@ from dataclasses import dataclass, field
 from datetime import date
 
 from builder.records import ScopeWarning
-from builder.research.previews.congress import (
+from builder.research.previews.disclosures import (
+    DUPLICATE_RULE,
     LATE_DISCLOSURE_DAYS,
+    Distinct,
     before_trade_warnings,
+    copy_warnings,
+    disclosure_sources,
     disclosure_summary,
+    distinct_trades,
+    possible,
     trade_json,
 )
 from builder.research.previews.pack import (
@@ -21,9 +27,10 @@ from builder.research.previews.pack import (
     malformed_notes,
     preview_pack,
     slug,
-    source_entries,
 )
-from builder.sources.congress import AMOUNT_BRACKETS, CongressTrade, TradeType
+from builder.sources.congress.instrument import INSTRUMENT_RULE, Instrument
+from builder.sources.congress.people import IDENTITY_RULE
+from builder.sources.congress.rows import AMOUNT_BRACKETS, CongressTrade, TradeType
 from builder.sources.previews import PersonSource
 
 TOP_HOLDINGS = 10  # the agent payload's top holdings; the artifact lists every one
@@ -50,6 +57,7 @@ class _Position:
     low: int = 0
     high: int | None = 0  # None: unbounded above (an open-ended "Over $…" purchase)
     estimate: int = 0
+    exercised_shares: int = 0  # shares option exercises delivered since the position was last sold out
     trades: list[CongressTrade] = field(default_factory=list)
 
 
@@ -60,6 +68,7 @@ class Holding:
     estimate: int  # dollars at cost: purchases' midpoints minus sales'
     low: int
     high: int | None  # None: unbounded above
+    exercised_shares: int  # shares option exercises delivered since the position was last sold out
     trades: tuple[CongressTrade, ...]  # in transaction-date order
 
 
@@ -68,23 +77,37 @@ class Estimate:
     held: tuple[Holding, ...]  # estimate > 0, largest first
     closed: tuple[str, ...]  # tickers bought and sold out within the disclosed transactions
     unmatched_sales: tuple[CongressTrade, ...]  # sales of positions bought before the disclosed transactions
-    untracked: tuple[CongressTrade, ...]  # no ticker, options, exchanges: not in the equity estimate
+    options: tuple[CongressTrade, ...]  # calls and puts: listed, never part of the stock's position
+    untracked: tuple[CongressTrade, ...]  # no ticker, bonds and other instruments, exchanges: not estimated
 
 
-def person_trades(inputs: PersonSource, day: date) -> list[CongressTrade]:
-    """The person's transactions disclosed on or before `day`, in trade order."""
+def person_trades(inputs: PersonSource, day: date, distinct: Distinct | None = None) -> list[CongressTrade]:
+    """The person's transactions disclosed on or before `day`, each once across the files, in trade order.
+
+    A row is the person's when its name is one of the configured spellings' by the identity rules
+    (builder.sources.congress.people), whatever the chamber or district.
+    """
     keys = inputs.keys
-    found = (t for f in inputs.files for t in f.trades if t.member_key in keys and t.disclosed <= day)
+    trades = (distinct or distinct_trades(inputs.files)).trades
+    found = (t for t in trades if t.disclosed <= day and t.member_key in keys)
     return sorted(found, key=lambda t: (t.traded, t.disclosed, t.source, t.row))
 
 
 def estimate_holdings(trades: Iterable[CongressTrade]) -> Estimate:
-    """Replay transactions in trade order: purchases add their range, sales take it away, never below zero."""
+    """Replay transactions in trade order: purchases add their range, sales take it away, never below zero.
+
+    Only stock counts: an option is listed apart, so selling calls leaves the stock position as it was; an
+    option exercise is a trade in the stock and adds the shares it delivered.
+    """
     positions: dict[str, _Position] = {}
     unmatched: list[CongressTrade] = []
+    options: list[CongressTrade] = []
     untracked: list[CongressTrade] = []
     for trade in trades:
-        if trade.ticker is None or trade.trade_type is TradeType.EXCHANGE or "option" in trade.asset_type.casefold():
+        if trade.instrument is Instrument.OPTION:
+            options.append(trade)
+            continue
+        if trade.ticker is None or trade.trade_type is TradeType.EXCHANGE or trade.instrument is not Instrument.STOCK:
             untracked.append(trade)
             continue
         position = positions.setdefault(trade.ticker, _Position(trade.ticker, trade.asset_description))
@@ -93,10 +116,10 @@ def estimate_holdings(trades: Iterable[CongressTrade]) -> Estimate:
             continue
         position.trades.append(trade)
         _apply(position, trade)
-    held = sorted((Holding(p.ticker, p.description, p.estimate, p.low, p.high, tuple(p.trades))
+    held = sorted((Holding(p.ticker, p.description, p.estimate, p.low, p.high, p.exercised_shares, tuple(p.trades))
                    for p in positions.values() if p.estimate > 0), key=lambda h: (-h.estimate, h.ticker))
     closed = sorted(p.ticker for p in positions.values() if p.trades and p.estimate == 0)
-    return Estimate(tuple(held), tuple(closed), tuple(unmatched), tuple(untracked))
+    return Estimate(tuple(held), tuple(closed), tuple(unmatched), tuple(options), tuple(untracked))
 
 
 def _apply(position: _Position, trade: CongressTrade) -> None:
@@ -105,8 +128,9 @@ def _apply(position: _Position, trade: CongressTrade) -> None:
         position.low += amount.low
         position.high = None if position.high is None or amount.high is None else position.high + amount.high
         position.estimate += amount.midpoint
+        position.exercised_shares += trade.shares or 0
     elif trade.trade_type is TradeType.SALE_FULL:
-        position.low = position.estimate = 0
+        position.low = position.estimate = position.exercised_shares = 0
         position.high = 0
     else:  # a partial sale, or a sale not marked full or partial: take the range away, never below zero
         position.estimate = max(0, position.estimate - amount.midpoint)
@@ -130,7 +154,8 @@ def build_person(inputs: PersonSource, *, as_of: date) -> PreviewPack:
     """The <person>-tracker pack: estimated holdings, concentration and freshness as of the evaluation date."""
     day = evaluation_date(inputs.as_of, as_of)
     pack_id = f"{slug(inputs.name)}-tracker"
-    trades = person_trades(inputs, day)
+    distinct = distinct_trades(inputs.files)
+    trades = person_trades(inputs, day, distinct)
     estimate = estimate_holdings(trades)
     holdings = _holdings_json(estimate.held)
     summary = {
@@ -138,17 +163,23 @@ def build_person(inputs: PersonSource, *, as_of: date) -> PreviewPack:
         "fixture": inputs.fixture, "totals": _totals(estimate.held),
         "concentration": concentration(estimate.held), "freshness": _freshness(trades, day),
     }
+
+    def listed(found: Iterable[CongressTrade]) -> list[dict]:
+        return [trade_json(t, inputs.name) for t in found]
+
+    mine = [t for copies in distinct.copies for t in copies.trades if t.member_key in inputs.keys]
     artifact = {
         **summary, "description": f"Estimated holdings of {inputs.name} from disclosed transactions, with "
                                   "concentration and freshness; estimates keep their low/high bounds.",
-        "holdings": holdings, "closed": list(estimate.closed),
-        "unmatched_sales": [trade_json(t) for t in estimate.unmatched_sales],
-        "untracked": [trade_json(t) for t in estimate.untracked],
-        "transactions": [trade_json(t) for t in trades], "sources": source_entries(inputs.files),
+        "holdings": holdings, "closed": list(estimate.closed), "unmatched_sales": listed(estimate.unmatched_sales),
+        "options": listed(estimate.options), "untracked": listed(estimate.untracked),
+        "transactions": listed(trades), "spellings": _spellings(trades),
+        "duplicates_dropped": sum(t.disclosed <= day for t in mine),
+        "sources": disclosure_sources(inputs.files, distinct),
     }
     payload = {**summary, "top_holdings": [{key: h[key] for key in ("ticker", "estimate", "low", "high", "weight")}
                                            for h in holdings[:TOP_HOLDINGS]]}
-    caveats, warnings = _notes(inputs, trades, estimate)
+    caveats, warnings = _notes(inputs, trades, estimate, distinct)
     return preview_pack(
         pack_id=pack_id, label="data preview", title=f"{inputs.name}: estimated holdings", as_of=day,
         artifact=artifact, agent_payload=payload, caveats=caveats, warnings=warnings,
@@ -161,10 +192,26 @@ def _holdings_json(held: Sequence[Holding]) -> list[dict]:
     return [{
         "ticker": p.ticker, "asset_description": p.description, "estimate": p.estimate, "low": p.low,
         "high": p.high, "weight": p.estimate / total, "transactions": len(p.trades),
-        "first_transaction_date": p.trades[0].traded.isoformat(),
-        "last_transaction_date": p.trades[-1].traded.isoformat(),
+        "exercised_shares": p.exercised_shares, **_dates(p.trades),
         "last_disclosure_date": max(t.disclosed for t in p.trades).isoformat(),
     } for p in held]
+
+
+def _dates(trades: Sequence[CongressTrade]) -> dict:
+    """First and last transaction dates, from trades dated no later than their disclosure (null when none is)."""
+    dated = sorted(t.traded for t in trades if possible(t))
+    return {"first_transaction_date": dated[0].isoformat() if dated else None,
+            "last_transaction_date": dated[-1].isoformat() if dated else None}
+
+
+def _spellings(trades: Sequence[CongressTrade]) -> list[dict]:
+    """Each spelling of the person's name in the counted rows, with its rows, chambers and districts."""
+    found: dict[str, list[CongressTrade]] = {}
+    for trade in trades:
+        found.setdefault(trade.member, []).append(trade)
+    return [{"spelling": spelling, "rows": len(rows), "chambers": sorted({t.chamber for t in rows}),
+             "districts": sorted({t.district for t in rows if t.district})}
+            for spelling, rows in sorted(found.items(), key=lambda item: (-len(item[1]), item[0]))]
 
 
 def _totals(held: Sequence[Holding]) -> dict:
@@ -180,33 +227,48 @@ def _freshness(trades: Sequence[CongressTrade], day: date) -> dict:
     return {key: value.isoformat() if isinstance(value, date) else value for key, value in summary.items()}
 
 
-def _notes(inputs: PersonSource, trades: Sequence[CongressTrade],
-           estimate: Estimate) -> tuple[list[str], list[ScopeWarning]]:
-    source = inputs.files[0].source if inputs.files else ""
-    fixture_caveats, fixture_warnings = fixture_notes(inputs.fixture, source)
+def _notes(inputs: PersonSource, trades: Sequence[CongressTrade], estimate: Estimate,
+           distinct: Distinct) -> tuple[list[str], list[ScopeWarning]]:
+    fixture_caveats, fixture_warnings = fixture_notes(inputs.fixture, inputs.files[0].source if inputs.files else "")
     malformed_caveats, malformed_warnings = malformed_notes(inputs.files)
     caveats = [*fixture_caveats, *CAVEATS, *malformed_caveats]
-    warnings = [*fixture_warnings, *malformed_warnings, *before_trade_warnings(trades)]
+    warnings = [*fixture_warnings, *malformed_warnings, *before_trade_warnings(trades), *copy_warnings(distinct)]
     if not trades:
-        warnings.append(ScopeWarning("person-not-found", f"no disclosed transaction names {inputs.name}", source))
+        warnings.append(ScopeWarning("person-not-found", f"no disclosed transaction names {inputs.name}", ""))
+    if len(states := {t.state for t in trades if t.state}) > 1:
+        warnings.append(ScopeWarning("person-ambiguous", f"the rows matched for {inputs.name} are House rows of "
+                                     f"{len(states)} states ({', '.join(sorted(states))}): possibly several people "
+                                     "of one name; see artifact.spellings", ""))
     if estimate.unmatched_sales:
         caveats.append(f"{len(estimate.unmatched_sales)} sale(s) of positions bought before the disclosed "
                        "transactions: those positions' sizes are unknown and not estimated.")
-        warnings.append(ScopeWarning("unmatched-sales", f"{len(estimate.unmatched_sales)} sale(s) without a "
-                                     "disclosed purchase before them", source))
+        for source in sorted({t.source for t in estimate.unmatched_sales}):
+            rows = [t.row for t in estimate.unmatched_sales if t.source == source]
+            warnings.append(ScopeWarning("unmatched-sales", f"{len(rows)} sale(s) without a disclosed purchase "
+                                         f"before them (rows {', '.join(map(str, rows))})", source))
+    if estimate.options:
+        caveats.append(f"{len(estimate.options)} option trade(s) are listed apart (artifact.options) and change no "
+                       "stock position: selling calls is not selling the stock.")
     return caveats, warnings
 
 
 def _methodology(inputs: PersonSource, day: date, as_of: date) -> dict:
     return {
         "person": inputs.name, "names_matched": sorted({inputs.name, *inputs.aliases}),
-        "name_matching": "the name's tokens, sorted, without honorifics or parentheses, equal to a configured name's",
-        "counted": "transactions disclosed on or before the evaluation date, replayed in transaction-date order",
+        "name_matching": f"a row is the person's when its name equals a configured spelling's by the identity rule "
+                         f"({IDENTITY_RULE}), in any chamber or district; the spellings found are in "
+                         "artifact.spellings",
+        "counted": "transactions disclosed on or before the evaluation date, each once across the files, replayed "
+                   "in transaction-date order",
         "estimate": "purchase: + range midpoint (low + high) // 2, bounds + low / + high; full sale: 0; partial or "
                     "unspecified sale: - midpoint, low - high, high - low, never below 0; an open-ended range "
-                    "counts its lower bound and leaves high unbounded (null)",
-        "not_estimated": "rows without a ticker, options and exchanges (listed as untracked); sales of positions "
-                         "without an earlier disclosed purchase (listed as unmatched_sales)",
+                    "counts its lower bound and leaves high unbounded (null); an option exercise is a stock trade "
+                    "and adds the shares it delivered (exercised_shares, reset by a full sale)",
+        "not_estimated": "options (listed as options: they change no stock position); rows without a ticker, bonds, "
+                         "other instruments and exchanges (listed as untracked); sales of positions without an "
+                         "earlier disclosed purchase (listed as unmatched_sales)",
+        "instrument": INSTRUMENT_RULE,
+        "duplicates": DUPLICATE_RULE,
         "concentration": f"weights = estimate / total estimate; hhi = sum of squared weights; effective positions "
                          f"= 1 / hhi; top{CONCENTRATION_TOP}_weight = sum of the {CONCENTRATION_TOP} largest weights",
         "late_disclosure_days": LATE_DISCLOSURE_DAYS,

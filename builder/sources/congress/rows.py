@@ -5,7 +5,10 @@ disclosure_date MM/DD/YYYY, transaction_date YYYY-MM-DD), Senate Stock Watcher r
 dates MM/DD/YYYY) and Senate Stock Watcher daily report files (a report per filing with `office`,
 `date_recieved` [sic] and its `transactions`; tickers as HTML links). A row that cannot be read as its
 documented shape is never dropped silently: it becomes a `RowIssue`, kept with a documented repair or
-excluded, and the file's count of rows read includes it.
+excluded, and the file's count of rows read includes it; every fault of a row is reported, not only the
+first. The report link is `ptr_link`, or `source_url` in the capitol-watch House shape (MM/DD/YYYY dates,
+"Sale (Partial)" types); a row without one keeps an empty link. The instrument (stock, option, bond) is
+decided by `builder.sources.congress.instrument`.
 """
 
 from __future__ import annotations
@@ -18,18 +21,24 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Any
 
+from builder.sources.congress.instrument import Instrument, classify
+from builder.sources.congress.people import NameKey, name_key, state_of
+
 # The amount categories of the House and Senate periodic transaction reports (Ethics in Government Act
-# §102(d)(1)); they do not overlap, so a lower bound names its category.
+# §102(a)(5)(B) and §103(l), as the STOCK Act applies them; the House PTR form's categories A–K); they do not
+# overlap, so a lower bound names its category.
 AMOUNT_BRACKETS = {
     1_001: 15_000, 15_001: 50_000, 50_001: 100_000, 100_001: 250_000, 250_001: 500_000,
     500_001: 1_000_000, 1_000_001: 5_000_000, 5_000_001: 25_000_000, 25_000_001: 50_000_000,
 }
+OPEN_ENDED = (1_000_001, 50_000_001)  # "Over $1,000,000" (a spouse's or dependent's asset), "Over $50,000,000"
 YEARS = range(1990, 2100)  # a year outside is a typo (e.g. "0021-06-28"), not a date
 TICKER = re.compile(r"^[A-Z][A-Z0-9]{0,5}(?:[.\-/][A-Z0-9]{1,3})?$")  # BRK.B, BF-B, COLPAL
 NO_TICKER = {"", "--", "N/A", "NA", "NONE"}  # the asset has no exchange ticker (bonds, funds, private stock)
 NOT_STATED = {"", "--", "n/a", "na", "none"}  # the report leaves the owner column empty
-HONORIFICS = {"hon", "mr", "mrs", "ms", "dr", "sen", "senator", "rep", "representative", "the"}
-OWNERS = {"self": "self", "spouse": "spouse", "joint": "joint", "dependent": "dependent", "child": "dependent"}
+# The owner column's documented values: self, spouse, joint, dependent (a dependent child), not stated.
+OWNERS = {"self": "self", "spouse": "spouse", "sp": "spouse", "joint": "joint", "jt": "joint",
+          "dependent": "dependent", "child": "dependent", "dependent child": "dependent", "dc": "dependent"}
 TYPES = {"purchase": "purchase", "sale_full": "sale_full", "sale_partial": "sale_partial",
          "sale": "sale", "exchange": "exchange"}
 
@@ -78,9 +87,9 @@ class CongressTrade:
     source: str
     row: int
     chamber: str  # "house" or "senate"
-    member: str  # as filed, e.g. "Hon. Virginia Foxx", "Boozman, John"
+    member: str  # as filed, e.g. "Hon. Virginia Foxx", "Boozman, John" (builder.sources.congress.people: who it is)
     district: str  # House district ("NC05"), "" for the Senate
-    owner: str  # self, spouse, joint, dependent, "not stated", or the filed value lower-cased
+    owner: str  # self, spouse, joint, dependent or "not stated"
     ticker: str | None  # None: no exchange ticker, or one that could not be read (then a RowIssue says so)
     asset_description: str  # HTML removed, entities unescaped
     asset_type: str  # "" when the shape has none (House)
@@ -88,13 +97,21 @@ class CongressTrade:
     traded: date
     disclosed: date
     amount: AmountRange
-    ptr_link: str
+    ptr_link: str  # the report: `ptr_link` or `source_url`; "" when the row carries none
     comment: str
+    instrument: Instrument
+    instrument_rule: str  # which rule decided the instrument (builder.sources.congress.instrument)
+    shares: int | None  # shares an option exercise delivered
 
     @property
-    def member_key(self) -> tuple[str, ...]:
-        """The member's name as a comparable key (see name_key): one person however the report spells them."""
+    def member_key(self) -> NameKey:
+        """The member's name by the identity rules (builder.sources.congress.people): one key however spelled."""
         return name_key(self.member)
+
+    @property
+    def state(self) -> str:
+        """The House district's state ("CA53" → "CA"); "" in the Senate, whose shapes name no state."""
+        return state_of(self.district) if self.chamber == "house" else ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,13 +142,6 @@ def parse_congress(data: bytes, source: str) -> CongressFile:
     return CongressFile(source, rows, tuple(trades), tuple(issues))
 
 
-def name_key(name: str) -> tuple[str, ...]:
-    """A person's name as sorted lower-case tokens, without honorifics or parentheses: order-free."""
-    text = re.sub(r"\([^)]*\)", " ", name).casefold()
-    tokens = re.findall(r"[^\W\d_]+", text)
-    return tuple(sorted(token for token in tokens if token not in HONORIFICS))
-
-
 def _daily_row(report: dict[str, Any], transaction: Any) -> Any:
     """A daily report's transaction in the Senate row shape: member and disclosure date from its report."""
     if not isinstance(transaction, dict):
@@ -144,13 +154,16 @@ def _daily_row(report: dict[str, Any], transaction: Any) -> Any:
 
 
 def _read_row(row: Any, source: str, index: int, trades: list[CongressTrade], issues: list[RowIssue]) -> None:
-    found: list[tuple[str, str]] = []  # (code, message) of repairs on a kept row
-    try:
-        trades.append(_trade(row, source, index, found))
-    except _Unusable as exc:
-        issues.append(RowIssue(source, index, exc.code, exc.message, RowOutcome.EXCLUDED))
-        return
-    issues.extend(RowIssue(source, index, code, message, RowOutcome.KEPT) for code, message in found)
+    found: list[tuple[str, str]] = []  # (code, message) of every fault, repaired or not
+    if isinstance(row, dict):
+        trade = _trade(row, source, index, found)
+    else:
+        trade = None
+        found.append(("row-not-object", f"expected an object, found {type(row).__name__}"))
+    if trade is not None:
+        trades.append(trade)
+    outcome = RowOutcome.KEPT if trade is not None else RowOutcome.EXCLUDED
+    issues.extend(RowIssue(source, index, code, message, outcome) for code, message in found)
 
 
 class _Unusable(Exception):
@@ -159,22 +172,36 @@ class _Unusable(Exception):
         self.code, self.message = code, message
 
 
-def _trade(row: Any, source: str, index: int, found: list[tuple[str, str]]) -> CongressTrade:
-    if not isinstance(row, dict):
-        raise _Unusable("row-not-object", f"expected an object, found {type(row).__name__}")
+def _trade(row: dict, source: str, index: int, found: list[tuple[str, str]]) -> CongressTrade | None:
+    """The row as a trade, or None when a field is unusable; every fault found is appended to `found`."""
     house = "representative" in row
+
+    def read(parse: Any, *args: Any) -> Any:
+        try:
+            return parse(*args)
+        except _Unusable as exc:
+            found.append((exc.code, exc.message))
+            return None
+
     member = _text(row.get("representative" if house else "senator"))
     if not member:
-        raise _Unusable("member-missing", "no representative or senator named")
+        found.append(("member-missing", "no representative or senator named"))
+    fields = {
+        "trade_type": read(_trade_type, row.get("type")),
+        "traded": read(_date, row.get("transaction_date"), "transaction_date"),
+        "disclosed": read(_date, row.get("disclosure_date"), "disclosure_date"),
+        "amount": read(_amount, row.get("amount"), found),
+    }
+    owner, ticker = _owner(row.get("owner"), found), _ticker(row.get("ticker"), found)
+    if not member or any(value is None for value in fields.values()):
+        return None
+    description, asset_type = _text(row.get("asset_description")), _text(row.get("asset_type"))
+    kind = classify(asset_type, description, ticker)
     return CongressTrade(
         source=source, row=index, chamber="house" if house else "senate", member=member,
-        district=_text(row.get("district")), owner=_owner(row.get("owner")),
-        ticker=_ticker(row.get("ticker"), found), asset_description=_text(row.get("asset_description")),
-        asset_type=_text(row.get("asset_type")), trade_type=_trade_type(row.get("type")),
-        traded=_date(row.get("transaction_date"), "transaction_date"),
-        disclosed=_date(row.get("disclosure_date"), "disclosure_date"),
-        amount=_amount(row.get("amount"), found), ptr_link=_text(row.get("ptr_link")),
-        comment=_text(row.get("comment")),
+        district=_text(row.get("district")), owner=owner, ticker=ticker, asset_description=description,
+        asset_type=asset_type, **fields, ptr_link=_text(row.get("ptr_link") or row.get("source_url")),
+        comment=_text(row.get("comment")), instrument=kind.instrument, instrument_rule=kind.rule, shares=kind.shares,
     )
 
 
@@ -186,11 +213,15 @@ def _text(value: Any) -> str:
     return " ".join(html.unescape(text).split())
 
 
-def _owner(value: Any) -> str:
-    text = _text(value).casefold()
-    if text in NOT_STATED:
+def _owner(value: Any, found: list[tuple[str, str]]) -> str:
+    text = " ".join(re.sub(r"[^a-z]+", " ", _text(value).casefold()).split())
+    if _text(value).casefold() in NOT_STATED:
         return "not stated"
-    return OWNERS.get(text, text)
+    if text not in OWNERS:
+        found.append(("owner-unreadable", f"owner {value!r} is not self, spouse, joint or dependent; "
+                                          "kept as not stated"))
+        return "not stated"
+    return OWNERS[text]
 
 
 def _trade_type(value: Any) -> TradeType:
@@ -238,11 +269,11 @@ def _amount(value: Any, found: list[tuple[str, str]]) -> AmountRange:
         low, high = _dollars(match.group(1)), _dollars(match.group(2))
         if low > high:
             raise _Unusable("amount-unreadable", f"amount range {text!r} ends below its start")
-        return AmountRange(low, high, text)
+        return _statutory(AmountRange(low, high, text), found)
     if match := re.fullmatch(rf"(?:over|more than|above)\s+{number}", text, flags=re.I):
-        return AmountRange(_dollars(match.group(1)) + 1, None, text)
+        return _statutory(AmountRange(_dollars(match.group(1)) + 1, None, text), found)
     if match := re.fullmatch(rf"{number}\s*\+", text):
-        return AmountRange(_dollars(match.group(1)), None, text)
+        return _statutory(AmountRange(_dollars(match.group(1)), None, text), found)
     if match := re.fullmatch(rf"{number}\s*-", text):
         low = _dollars(match.group(1))
         if low not in AMOUNT_BRACKETS:
@@ -251,8 +282,22 @@ def _amount(value: Any, found: list[tuple[str, str]]) -> AmountRange:
                                           f"${low:,} - ${AMOUNT_BRACKETS[low]:,}"))
         return AmountRange(low, AMOUNT_BRACKETS[low], text)
     if match := re.fullmatch(number, text):
-        return AmountRange(_dollars(match.group(1)), _dollars(match.group(1)), text)
+        return _statutory(AmountRange(_dollars(match.group(1)), _dollars(match.group(1)), text), found)
     raise _Unusable("amount-unreadable", f"amount {value!r} is not a dollar range")
+
+
+def _statutory(amount: AmountRange, found: list[tuple[str, str]]) -> AmountRange:
+    """A statutory category as read; a range within $1 of one ("$1,000 - $15,000") is read as that category;
+    any other is kept as filed. Both are reported (amount-nonstatutory)."""
+    if amount.low in OPEN_ENDED if amount.high is None else AMOUNT_BRACKETS.get(amount.low) == amount.high:
+        return amount
+    for low, high in AMOUNT_BRACKETS.items():
+        if amount.high is not None and abs(amount.low - low) <= 1 and abs(amount.high - high) <= 1:
+            found.append(("amount-nonstatutory", f"amount {amount.text!r} is not a statutory category; read as "
+                                                 f"${low:,} - ${high:,}, the category within $1 of it"))
+            return AmountRange(low, high, amount.text)
+    found.append(("amount-nonstatutory", f"amount {amount.text!r} is not a statutory category; kept as filed"))
+    return amount
 
 
 def _dollars(text: str) -> int:

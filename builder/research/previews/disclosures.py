@@ -1,0 +1,164 @@
+"""The disclosed trades a preview pack counts: each trade once across its files, as published (pure).
+
+The same disclosure often sits in two configured files (a daily file and the all-days summary, or two
+scrapers' copies). A row is a copy when another file already holds a row of the same disclosure: the
+same person (builder.sources.congress.people), report (the link's document id), transaction and disclosure dates,
+ticker, type, instrument, amount range and owner. Within one file identical rows stay: a report may list
+one trade twice (two accounts), and the copies a second file holds are then dropped up to that count.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from builder.records import ScopeWarning
+from builder.research.previews.pack import source_entries
+from builder.sources.congress.rows import CongressFile, CongressTrade
+
+DUPLICATE_RULE = (
+    "a row is a copy when an earlier configured file holds a row of the same disclosure: same person, report (the "
+    "link's document id), transaction and disclosure dates, ticker, type, instrument, amount range and owner; "
+    "copies are dropped and counted per file (sources[].duplicatesDropped, duplicatesOf); identical rows within "
+    "one file stay"
+)
+LATE_DISCLOSURE_DAYS = 45  # STOCK Act §6 (Ethics in Government Act §103(l)): at most 45 days after the trade
+
+
+@dataclass(frozen=True, slots=True)
+class Copies:
+    """Rows of one file dropped as copies of trades another file holds."""
+
+    source: str  # the file whose rows were dropped
+    of: str  # the file holding the row counted
+    trades: tuple[CongressTrade, ...]  # the rows dropped
+
+    @property
+    def rows(self) -> tuple[int, ...]:
+        return tuple(trade.row for trade in self.trades)
+
+
+@dataclass(frozen=True, slots=True)
+class Distinct:
+    trades: tuple[CongressTrade, ...]  # file by file in configured order, each disclosure once
+    copies: tuple[Copies, ...]
+
+
+def report_id(link: str) -> str:
+    """The report a link names: its last path segment without extension (House document number, eFD id)."""
+    segment = link.strip().rstrip("/").rsplit("/", 1)[-1]
+    return segment.rsplit(".", 1)[0].casefold()
+
+
+def disclosure_key(trade: CongressTrade) -> tuple:
+    return (trade.chamber, trade.member_key, report_id(trade.ptr_link), trade.traded, trade.disclosed,
+            trade.ticker, trade.trade_type, trade.instrument, trade.amount.low, trade.amount.high, trade.owner)
+
+
+def distinct_trades(files: Iterable[CongressFile]) -> Distinct:
+    """Every trade of `files` once: a later file's rows that copy an earlier file's are dropped and listed."""
+    held: dict[tuple, tuple[int, str]] = {}  # copies counted so far, and the file they are in
+    kept: list[CongressTrade] = []
+    dropped: dict[tuple[str, str], list[CongressTrade]] = defaultdict(list)
+    for file in files:
+        keys = [disclosure_key(trade) for trade in file.trades]
+        seen: Counter[tuple] = Counter()
+        for trade, key in zip(file.trades, keys, strict=True):
+            seen[key] += 1
+            before, holder = held.get(key, (0, file.source))
+            if seen[key] <= before:
+                dropped[file.source, holder].append(trade)
+            else:
+                kept.append(trade)
+        for key, count in Counter(keys).items():
+            before, holder = held.get(key, (0, file.source))
+            held[key] = (max(before, count), holder)
+    copies = tuple(Copies(source, of, tuple(trades)) for (source, of), trades in sorted(dropped.items()))
+    return Distinct(tuple(kept), copies)
+
+
+def days_to_disclose(trade: CongressTrade) -> int:
+    return (trade.disclosed - trade.traded).days
+
+
+def possible(trade: CongressTrade) -> bool:
+    """A trade dated no later than its disclosure; the others carry an impossible date (one of the two is wrong)."""
+    return trade.traded <= trade.disclosed
+
+
+def trade_flags(trade: CongressTrade) -> list[str]:
+    days = days_to_disclose(trade)
+    flags = ["disclosed-before-trade"] if days < 0 else ["late-disclosure"] if days > LATE_DISCLOSURE_DAYS else []
+    return flags + ([] if trade.ptr_link else ["no-report-link"])
+
+
+def trade_json(trade: CongressTrade, person: str) -> dict:
+    """A trade as published: as filed, plus who it is (`person`), its instrument and why, and its flags."""
+    return {
+        "member": trade.member, "person": person, "chamber": trade.chamber, "district": trade.district,
+        "ticker": trade.ticker, "asset_description": trade.asset_description, "asset_type": trade.asset_type,
+        "instrument": trade.instrument.value, "instrument_rule": trade.instrument_rule, "shares": trade.shares,
+        "type": trade.trade_type.value, "owner": trade.owner, "transaction_date": trade.traded.isoformat(),
+        "disclosure_date": trade.disclosed.isoformat(), "days_to_disclose": days_to_disclose(trade),
+        "amount": {"low": trade.amount.low, "high": trade.amount.high, "text": trade.amount.text},
+        "ptr_link": trade.ptr_link or None, "source": trade.source, "row": trade.row, "flags": trade_flags(trade),
+    }
+
+
+def disclosure_summary(trades: Sequence[CongressTrade]) -> dict:
+    """Days to disclose over `trades`: dates and days derived only from trades dated on or before disclosure."""
+    dated = [trade for trade in trades if possible(trade)]
+    days = [days_to_disclose(trade) for trade in dated]
+    return {
+        "trades": len(trades),
+        "latest_transaction_date": max((t.traded for t in dated), default=None),
+        "latest_disclosure_date": max((t.disclosed for t in trades), default=None),
+        "median_days_to_disclose": float(statistics.median(days)) if days else None,
+        "max_days_to_disclose": max(days, default=None),
+        "late_disclosures": sum(day > LATE_DISCLOSURE_DAYS for day in days),
+        "disclosed_before_trade": len(trades) - len(dated),
+    }
+
+
+def before_trade_warnings(trades: Iterable[CongressTrade]) -> list[ScopeWarning]:
+    """One warning per file whose trades carry a disclosure date earlier than the trade date."""
+    rows: dict[str, list[int]] = defaultdict(list)
+    for trade in trades:
+        if not possible(trade):
+            rows[trade.source].append(trade.row)
+    return [ScopeWarning("disclosed-before-trade", f"{len(found)} trade(s) disclosed before their transaction date "
+                         f"(rows {', '.join(map(str, sorted(found)))}): kept as filed and flagged; their dates are "
+                         "left out of derived dates (latest transaction, days to disclose)", source)
+            for source, found in sorted(rows.items())]
+
+
+def copy_warnings(distinct: Distinct) -> list[ScopeWarning]:
+    """One warning per file with rows dropped as copies of another file's trades."""
+    return [ScopeWarning("duplicate-trades", f"{len(c.rows)} row(s) copy trades that {c.of} holds (rows "
+                         f"{_rows(c.rows)}): each trade counted once", c.source) for c in distinct.copies]
+
+
+def disclosure_sources(files: Sequence[CongressFile], distinct: Distinct) -> list[dict]:
+    """source_entries plus, per file, trades by instrument and by the rule that decided it, trades without a
+    report link, and rows dropped as copies (with the files holding the counted rows)."""
+    by_path = {file.source: file for file in files}
+    entries = source_entries(files)
+    for entry in entries:
+        trades = by_path[entry["path"]].trades
+        copies = [c for c in distinct.copies if c.source == entry["path"]]
+        entry.update({
+            "instruments": dict(sorted(Counter(t.instrument.value for t in trades).items())),
+            "instrument_rules": dict(sorted(Counter(f"{t.instrument.value}: {t.instrument_rule}"
+                                                    for t in trades).items())),
+            "without_report_link": sum(not t.ptr_link for t in trades),
+            "duplicates_dropped": sum(len(c.rows) for c in copies),
+            "duplicates_of": [{"path": c.of, "rows": len(c.rows)} for c in copies],
+        })
+    return entries
+
+
+def _rows(rows: Sequence[int], shown: int = 20) -> str:
+    listed = ", ".join(map(str, rows[:shown]))
+    return listed + (f" and {len(rows) - shown} more" if len(rows) > shown else "")
