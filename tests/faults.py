@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
-FAULTS = ("ENOSPC", "EACCES", "EROFS", "EIO", "SIGKILL")  # EROFS: a read-only folder (root ignores chmod)
+FAULTS = ("ENOSPC", "EACCES", "EIO", "SIGKILL")  # EROFS (a read-only folder: root ignores chmod) takes EACCES's path
 WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_APPEND
 
 

@@ -1,5 +1,4 @@
-"""Every step of a publish and an export × ENOSPC, EACCES, EROFS, EIO and SIGKILL: the exit code and the directories
-agree.
+"""Every step of a publish and an export × ENOSPC, EACCES, EIO and SIGKILL: the exit code and the directories agree.
 
 A non-zero exit means that nothing changed: `current` (or the export's `site`) is where it was, and nothing is
 left behind (a SIGKILL's leftovers are removed by the next run, which then completes). Exit 0 means promoted
@@ -9,7 +8,6 @@ and verified. Each fault is injected in-process at the Python call that touches 
 
 from __future__ import annotations
 
-import errno
 import shutil
 import signal
 import subprocess
@@ -103,15 +101,19 @@ def test_a_fault_while_an_export_writes_leaves_the_live_tree_and_no_staging(
     assert debris(out) == []
 
 
-def test_an_os_fault_names_the_file_what_happened_and_what_to_do(releases_copy: Path, fixture_tree: Path, tmp_path: Path):
+@pytest.mark.parametrize(("step", "fault", "line"), [
+    ("seal", "ENOSPC", "no space left on the device (ENOSPC) — free space on that filesystem, then run the command again"),
+    ("promote", "EROFS", "the filesystem is read-only (EROFS) — use a writable folder (or remount it read-write), then "
+                         "run again"),
+])
+def test_an_os_fault_names_the_file_what_happened_and_what_to_do(
+    step: str, fault: str, line: str, releases_copy: Path, fixture_tree: Path, tmp_path: Path
+):
     arguments = ["publish", "--source", str(changed_fixture(fixture_tree, tmp_path)), "--releases", str(releases_copy)]
-    with injected("seal", "ENOSPC") as injection:
+    with injected(step, fault) as injection:
         result = CliRunner().invoke(main, arguments, catch_exceptions=False)
-    seal = injection.hits[0].path
-    assert result.stderr.strip().splitlines()[-1] == (
-        f"Error: {seal}: no space left on the device ({errno.errorcode[errno.ENOSPC]}) — free space on that "
-        "filesystem, then run the command again"
-    )
+    assert result.exit_code == EXIT_CODES[fault]
+    assert result.stderr.strip().splitlines()[-1] == f"Error: {injection.hits[0].path}: {line}"
 
 
 def test_what_a_killed_run_left_is_removed_by_the_next_publish_which_names_it(releases_copy: Path, fixture_tree: Path):

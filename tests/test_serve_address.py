@@ -22,7 +22,9 @@ import orjson
 import pytest
 
 from builder.errors import EXIT_UNAVAILABLE
+from builder.release.promote import publish
 from builder.release.store import current_release
+from tests.conftest import quiet
 from tests.servers import (
     REPO,
     Reply,
@@ -56,9 +58,7 @@ def listening_sockets(port: int) -> int:
 def other_releases(fixture_tree: Path, tmp_path: Path) -> Path:
     """A releases directory whose promoted release differs from the session's."""
     releases = tmp_path / "other"
-    source = changed_fixture(fixture_tree, tmp_path)
-    subprocess.run([sys.executable, "-m", "builder.cli", "publish", "--source", str(source), "--releases", str(releases)],
-                   env=child_env(), cwd=REPO, check=True, capture_output=True)
+    publish(changed_fixture(fixture_tree, tmp_path), releases, None, quiet)
     return releases
 
 

@@ -3,6 +3,7 @@ and the fictional fixture never promoted over a release of real filings (Berkshi
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import orjson
@@ -20,15 +21,26 @@ def ras(*arguments: str):
     return CliRunner().invoke(main, list(arguments))
 
 
-@pytest.fixture
-def real(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path]:
-    """(a source tree of real filings, the current folder; releases with a release of it promoted)."""
-    tree = berkshire_tree(tmp_path / "quarterly", without=tuple(f"{year}-" for year in range(2013, 2019)), versions=4)
-    monkeypatch.chdir(tree)
-    releases = tmp_path / "releases"
-    first = ras("publish", "--releases", str(releases))  # the operator's quarterly command, with no --source
+@pytest.fixture(scope="module")
+def real_published(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """(a source tree of Berkshire's real filings; releases with a release of it promoted), published once by the
+    operator's quarterly command run in the tree, with no --source."""
+    root = tmp_path_factory.mktemp("real")
+    tree = berkshire_tree(root / "quarterly", without=tuple(f"{year}-" for year in range(2013, 2019)), versions=4)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(tree)
+        first = ras("publish", "--releases", str(root / "releases"))
     assert first.exit_code == 0, first.output
-    return tree, releases
+    return tree, root / "releases"
+
+
+@pytest.fixture
+def real(real_published: tuple[Path, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path]:
+    """The tree (the current folder) and a private copy of its releases."""
+    tree, releases = real_published
+    shutil.copytree(releases, tmp_path / "releases", symlinks=True)
+    monkeypatch.chdir(tree)
+    return tree, tmp_path / "releases"
 
 
 def fixture_flag(releases: Path) -> bool:

@@ -39,7 +39,7 @@ from builder.export.config import (
 from builder.export.routes import Served, served_routes
 from builder.export.variants import BROTLI_MISSING, compressed_variants, encodings
 from builder.export.verify import RECORD, SITE, damaged_files
-from builder.release.atomic import exclusive, fsync_directory, staged
+from builder.release.atomic import exclusive, fsync_directory, settle, staged
 from builder.release.store import current_release, load_release
 
 Progress = Callable[[str], None]
@@ -173,8 +173,9 @@ def replace_file(path: Path, body: bytes) -> None:
     fsync_directory(path.parent)
 
 
-def switch_site(out: Path, tree: Path) -> None:
-    """Point OUT/site at the tree with one atomic rename: readers see the old tree or the new, never a mix."""
+def switch_site(out: Path, tree: Path) -> list[str]:
+    """Point OUT/site at the tree with one atomic rename: readers see the old tree or the new, never a mix.
+    Raises before the rename, never after it: what fails after it is returned as warnings."""
     site = out / SITE
     if site.exists() and not site.is_symlink():
         raise PublishError(f"{escaped(site)}: exists and is not a symlink — move it away and export again")
@@ -187,7 +188,7 @@ def switch_site(out: Path, tree: Path) -> None:
     except BaseException:
         link.unlink(missing_ok=True)
         raise
-    fsync_directory(out)
+    return settle(out, f"the switch of {SITE}")
 
 
 def write_atomically(path: Path, body: bytes) -> bool:
@@ -229,9 +230,15 @@ def export_release(releases: Path, out: Path, listen: int, upstream_url: str, pr
         target = write_tree(out, tree, progress)
         for name in RUNTIME_DIRS:
             (out / name).mkdir(exist_ok=True)
-        switch_site(out, target)
-        changed = write_atomically(out / NGINX_CONF, render_nginx_conf(listen, upstream))
-        removed = prune_trees(out, target)
+        changed = write_atomically(out / NGINX_CONF, render_nginx_conf(listen, upstream))  # the same for any tree
+        warnings = switch_site(out, target)  # the last step that can fail: after it, only warnings
+        try:
+            removed = prune_trees(out, target)
+        except OSError as exc:
+            removed, warnings = [], [*warnings, f"{escaped(exc.filename or out)}: an older tree not removed "
+                                                f"({exc.strerror}); the next export tries again"]
+    for line in warnings:
+        progress(f"warning: {line}")
     progress(f"{SITE} -> {TREES}/{tree.name}; removed {len(removed)} older trees")
     progress(f"{NGINX_CONF} {'written' if changed else 'unchanged'}: 127.0.0.1:{listen}, upstream {upstream.url}")
     progress(f"start: nginx -p {out.resolve()} -c {NGINX_CONF}; after a re-export add -s reload")

@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from builder.errors import PublishError
+from builder.errors import PublishError, escaped
 
 LOCK = ".lock"
 # syncfs(2) (Linux): flush one filesystem. Absent elsewhere, where sync(2) flushes them all.
@@ -46,6 +46,16 @@ def staged(staging: Path) -> Iterator[Callable[[Path], None]]:
     except BaseException:
         shutil.rmtree(placed[0] if placed else staging, ignore_errors=True)
         raise
+
+
+def settle(directory: Path, what: str) -> list[str]:
+    """Make a rename that has already taken effect durable; a failure is a warning (returned), never an error:
+    the command has done its work, and its exit must say so."""
+    try:
+        fsync_directory(directory)
+    except OSError as exc:
+        return [f"{escaped(directory)}: {what} may not survive a power cut ({exc.strerror}); it is in place"]
+    return []
 
 
 def fsync_directory(directory: Path) -> None:

@@ -16,8 +16,8 @@ from pathlib import Path
 
 import orjson
 
-from builder.errors import FixtureRefused, ReleaseError, escaped
-from builder.release.atomic import exclusive, fsync_directory
+from builder.errors import FixtureRefused, ReleaseError
+from builder.release.atomic import exclusive, settle
 from builder.release.build import (
     DEFAULT_MAX_UNMAPPED,
     PARSE_CACHE,
@@ -91,11 +91,7 @@ def promote(releases: Path, release_id: str, replace_real: bool = False) -> list
     except BaseException:
         link.unlink(missing_ok=True)
         raise
-    try:  # `current` has moved: from here on nothing may turn the promotion into a failure
-        fsync_directory(releases)
-    except OSError as exc:
-        return [f"{escaped(releases)}: the promotion may not survive a power cut ({exc.strerror}); it is in place"]
-    return []
+    return settle(releases, "the promotion")  # `current` has moved: from here on nothing may fail it
 
 
 def refuse_fixture_over_real(releases: Path, fixture: bool, replace_real: bool) -> None:
