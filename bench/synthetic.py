@@ -95,7 +95,7 @@ def securities(params: Params) -> list[Security]:
         number = len(found) + 1
         base = issuer + "10"
         found.append(Security(base + cusip_check_digit(base), f"SYN{number:04d}",
-                              f"SYNTHETIC ISSUER {number:04d} INC", round(rng.uniform(*PRICE_RANGE), 2)))
+                              f"{issuer} SYNTHETIC ISSUER INC", round(rng.uniform(*PRICE_RANGE), 2)))
     return found
 
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass, field
 from datetime import date
+from decimal import Decimal
+from fractions import Fraction
 
 
 class Amendment(enum.Enum):
@@ -79,10 +81,51 @@ class Filing:
 
 @dataclass(frozen=True, slots=True)
 class Security:
+    """A CUSIP's ticker and name (securities.csv). A ticker belongs to a date: a row with `valid_from`/`valid_to`
+    says when the ticker was the CUSIP's; a row without them gives today's ticker, valid at no known date."""
+
     cusip: str
     ticker: str
     name: str
     figi: str = ""  # share-class FIGI (securities.csv `figi`): CUSIPs sharing one are one security
+    valid_from: date | None = None
+    valid_to: date | None = None
+    dated: tuple[Security, ...] = ()  # the CUSIP's other rows, each with its own dates
+
+    def at(self, day: date) -> tuple[Security, bool]:
+        """The row whose dates cover `day` and True; else this (today's) row and False: the ticker is the current one."""
+        for row in (self, *self.dated):
+            if (row.valid_from or row.valid_to) and (row.valid_from or date.min) <= day <= (row.valid_to or date.max):
+                return row, True
+        return self, False
+
+
+class ActionKind(enum.StrEnum):
+    """What a corporate action does to a holder's shares of `cusip` (corporate_actions.csv `kind`)."""
+
+    SPLIT = "split"  # shares multiply by the ratio (also reverse); the CUSIP may change
+    MERGER = "merger"  # shares become shares of new_cusip at the ratio, with optional cash per share
+    CASH_MERGER = "cash-merger"  # shares become cash: the position ends
+    SPIN_OFF = "spin-off"  # holders keep their shares and receive shares of new_cusip at the ratio
+    EXCHANGE = "exchange"  # shares become shares of new_cusip: renames, reclassifications, consolidations
+
+
+@dataclass(frozen=True, slots=True)
+class CorporateAction:
+    """One leg of a corporate action, one row of corporate_actions.csv. Legs with the same `cusip` and
+    `effective` are one event (a recapitalisation into three securities is three legs)."""
+
+    effective: date
+    kind: ActionKind
+    cusip: str  # the security held before; "" only for a receipt from outside the 13F book (`shares` given)
+    new_cusip: str  # the security received; "" for a split that keeps its CUSIP and for a cash merger
+    ratio: Fraction  # new shares per old share (1 for a cash merger)
+    ratio_text: str  # as written, "new:old": "4:1", "1:20", "1.892:1"
+    cash_per_share: Decimal | None
+    source: str  # where the record comes from: a filing, a press release
+    record: str  # "corporate_actions.csv:<line>"
+    cik: str = ""  # when given (10 digits), the leg concerns this manager only
+    shares: int | None = None  # a receipt: shares of new_cusip the manager received for holdings outside its book
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,3 +178,4 @@ class Sources:
     warnings: tuple[ScopeWarning, ...] = ()
     skipped: tuple[ScopeWarning, ...] = ()  # files skipped by rule (13F-NT, …), with the reason
     previews: dict[str, object] = field(default_factory=dict)  # preview pack sources (sources.previews) by section
+    corporate_actions: tuple[CorporateAction, ...] = ()  # corporate_actions.csv, in file order

@@ -35,18 +35,26 @@ def cusip(ticker: str) -> str:
     return ticker if len(ticker) == 9 else CUSIPS.get(ticker, (ticker + "XXXXXX")[:6] + "101")
 
 
+def change(kind: str, previous: int | None, delta: int | None, cause: str) -> dict:
+    """A change record with no corporate action between the quarters: carried = previous."""
+    return {"kind": kind, "previousShares": previous, "carriedShares": previous, "shareDelta": delta, "cause": cause,
+            "corporateActions": [], "candidates": []}
+
+
 def _change(before: dict[str, int] | None, ticker: str, shares: int) -> dict:
     if before is None:
-        return {"kind": "unknown", "previousShares": None, "shareDelta": None}
+        return change("unknown", None, None, "unknown")
     prior = before.get(ticker)
     if prior is None:
-        return {"kind": "new", "previousShares": 0, "shareDelta": shares}
+        return change("new", 0, shares, "trade")
     kind = "added" if shares > prior else "reduced" if shares < prior else "unchanged"
-    return {"kind": kind, "previousShares": prior, "shareDelta": shares - prior}
+    return change(kind, prior, shares - prior, "trade" if shares != prior else "none")
 
 
 def _security(ticker: str) -> dict:
-    return {"ticker": ticker, "mapped": len(ticker) != 9, "cusip": cusip(ticker), "issuer": f"{ticker} INC"}
+    mapped = len(ticker) != 9
+    return {"ticker": ticker, "mapped": mapped, "tickerAsOf": "current" if mapped else "unmapped", "cusip": cusip(ticker),
+            "issuer": f"{ticker} INC"}
 
 
 def _filing(manager_id: str, quarter: str, rows: int, value: int) -> dict:
@@ -66,7 +74,7 @@ def _filing(manager_id: str, quarter: str, rows: int, value: int) -> dict:
 
 
 def manager(manager_id: str, holdings: dict[str, tuple[int, int]], before: dict[str, int] | None, quarter: str) -> dict:
-    """One manager's entry: positions (row n = n-th ticker A–Z), exits citing last quarter's filing."""
+    """One manager's entry: positions (row n = n-th ticker A–Z), ended positions (all sold) citing last quarter's filing."""
     book = sum(value for _, value in holdings.values())
     prior = accession(manager_id, previous_quarter(date.fromisoformat(quarter)).isoformat())
     own = accession(manager_id, quarter)
@@ -76,8 +84,8 @@ def manager(manager_id: str, holdings: dict[str, tuple[int, int]], before: dict[
         for n, (t, (s, v)) in enumerate(sorted(holdings.items()), start=1)
     ]
     gone = sorted(set(before or {}) - set(holdings))
-    exited = [
-        {**_security(t), "change": {"kind": "exited", "previousShares": before[t], "shareDelta": -before[t]},
+    ended = [
+        {**_security(t), "change": change("exited", before[t], -before[t], "trade"),
          "sources": [{"accession": prior, "row": n}]}
         for n, t in enumerate(gone, start=1)
     ]
@@ -85,7 +93,7 @@ def manager(manager_id: str, holdings: dict[str, tuple[int, int]], before: dict[
         "id": manager_id, "name": f"{manager_id.title()} Capital", "cik": cik(manager_id), "fictional": True,
         "previousQuarterFiled": before is not None, "bookValue": book,
         "filings": [_filing(manager_id, quarter, len(holdings), book)],
-        "positions": positions, "exited": exited, "otherHoldings": [],
+        "positions": positions, "ended": ended, "otherHoldings": [],
     }
 
 
@@ -100,9 +108,9 @@ def make_artifact(
     books = BOOKS if books is None else books
     end = date.fromisoformat(quarter)
     return {
-        "schema": "pack-artifact/1.0",
+        "schema": "pack-artifact/2.0",
         "packId": "13f-copycat",
-        "versionId": f"multi-manager-{quarter}-v1.0",
+        "versionId": f"multi-manager-{quarter}-v2.0",
         "quarter": quarter,
         "previousQuarter": previous_quarter(end).isoformat(),
         "filingDeadline": filing_deadline(end).isoformat(),

@@ -37,15 +37,17 @@ def positions(artifact: dict, manager_id: str) -> dict[str, dict]:
 def test_only_quarters_every_manager_filed_become_versions():
     artifacts = artifacts_of(three_managers())
     assert [a["quarter"] for a in artifacts] == ["2025-06-30"]
-    assert artifacts[0]["versionId"] == "multi-manager-2025-06-30-v1.0"
+    assert artifacts[0]["versionId"] == "multi-manager-2025-06-30-v2.0"
 
 
 def test_changes_are_measured_against_the_previous_calendar_quarter():
     artifact = artifacts_of(three_managers())[0]
     alpha = positions(artifact, "alpha")
-    assert alpha["AAPL"]["change"] == {"kind": "added", "previousShares": 100, "shareDelta": 50}
-    assert alpha["GOOGL"]["change"] == {"kind": "new", "previousShares": 0, "shareDelta": 10}
-    exited = next(m for m in artifact["managers"] if m["id"] == "alpha")["exited"]
+    assert alpha["AAPL"]["change"] == {"kind": "added", "previousShares": 100, "carriedShares": 100, "shareDelta": 50,
+                                       "cause": "trade", "corporateActions": [], "candidates": []}
+    assert alpha["GOOGL"]["change"] == {"kind": "new", "previousShares": 0, "carriedShares": 0, "shareDelta": 10,
+                                        "cause": "trade", "corporateActions": [], "candidates": []}
+    exited = next(m for m in artifact["managers"] if m["id"] == "alpha")["ended"]
     assert [(e["ticker"], e["change"]["kind"], e["change"]["shareDelta"]) for e in exited] == [("MSFT", "exited", -50)]
     assert positions(artifact, "beta")["AAPL"]["change"]["kind"] == "reduced"
 
@@ -55,7 +57,7 @@ def test_a_missing_prior_quarter_makes_every_change_unknown_not_new():
     gamma = next(m for m in artifact["managers"] if m["id"] == "gamma")
     assert gamma["previousQuarterFiled"] is False
     assert {p["change"]["kind"] for p in gamma["positions"]} == {"unknown"}
-    assert gamma["exited"] == []
+    assert gamma["ended"] == []
 
 
 def test_weights_are_fractions_of_the_long_equity_book_and_unmapped_cusips_stay_keyed_by_cusip():
@@ -118,8 +120,8 @@ def test_same_content_keeps_its_id_and_changed_content_gets_the_next_minor():
     _, ledger = assign_versions(first, [])
     changed = build_artifacts(sources([*three_managers()[:-1], filing(C, Q2, {"MSFT": 6})], MANAGERS))
     again, _ = assign_versions(first, ledger)
-    assert again[0]["versionId"] == "multi-manager-2025-06-30-v1.0"
+    assert again[0]["versionId"] == "multi-manager-2025-06-30-v2.0"
     restated, ledger3 = assign_versions(changed, ledger)
-    assert restated[0]["versionId"] == "multi-manager-2025-06-30-v1.1"
+    assert restated[0]["versionId"] == "multi-manager-2025-06-30-v2.1"
     assert content_digest(restated[0]) != content_digest(first[0])
-    assert [e["versionId"] for e in ledger3] == ["multi-manager-2025-06-30-v1.0", "multi-manager-2025-06-30-v1.1"]
+    assert [e["versionId"] for e in ledger3] == ["multi-manager-2025-06-30-v2.0", "multi-manager-2025-06-30-v2.1"]

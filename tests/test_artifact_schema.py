@@ -42,7 +42,7 @@ def test_the_compiled_validator_has_every_reference_inlined():
 
 def test_every_artifact_built_by_artifact_py_is_valid():
     built = _built()
-    kinds = {p["change"]["kind"] for a in built for m in a["managers"] for p in (*m["positions"], *m["exited"])}
+    kinds = {p["change"]["kind"] for a in built for m in a["managers"] for p in (*m["positions"], *m["ended"])}
     assert {"new", "added", "reduced", "exited", "unknown"} <= kinds
     assert any(m["otherHoldings"] for a in built for m in a["managers"])
     for artifact in built:
@@ -79,7 +79,7 @@ def _broken(path: tuple, value) -> dict:
         (("managers", 0, "positions", 0, "value"), -1, "$.managers[0].positions[0].value"),
         (("managers", 0, "positions", 0, "sources"), [], "$.managers[0].positions[0].sources"),
         (("managers", 0, "bookValue"), "100000", "$.managers[0].bookValue"),
-        (("managers", 0, "exited", 0, "change", "kind"), "reduced", "$.managers[0].exited[0].change.kind"),
+        (("managers", 0, "ended", 0, "change", "kind"), "unknown", "$.managers[0].ended[0].change.carriedShares"),
         (("managers", 0, "positions", 0, "change", "shareDelta"), None, "$.managers[0].positions[0].change.shareDelta"),
         (("managers", 2, "positions", 0, "change", "previousShares"), 0, "$.managers[2].positions[0].change.previousShares"),
         (("managers", 0, "cik"), "1067983", "$.managers[0].cik"),

@@ -56,8 +56,8 @@ def test_a_broken_artifact_is_refused_before_anything_is_returned():
 def test_identity_and_release_reference_name_the_version_and_the_manifest_only():
     export = _export()
     assert export["identity"] == {
-        "packId": "13f-copycat", "versionId": "multi-manager-2024-06-30-v1.0", "quarter": "2024-06-30",
-        "schema": "pack-artifact/1.0",
+        "packId": "13f-copycat", "versionId": "multi-manager-2024-06-30-v2.0", "quarter": "2024-06-30",
+        "schema": "pack-artifact/2.0",
     }
     assert export["release"] == {"releaseId": RELEASE["releaseId"], "manifestSha256": RELEASE["manifestSha256"]}
     assert "/srv" not in canonical_json(export).decode()

@@ -50,5 +50,5 @@ def test_books_turn_over_between_quarters(tree: Path) -> None:
     sources, _ = read_sources(tree)
     data, _ = assemble(sources, [])
     kinds = {p["change"]["kind"] for artifact in data.artifacts.values() for m in artifact["managers"]
-             for p in (*m["positions"], *m["exited"])}
+             for p in (*m["positions"], *m["ended"])}
     assert {"new", "exited"} <= kinds and kinds & {"added", "reduced"}

@@ -56,7 +56,7 @@ def test_a_missing_middle_quarter_fails_unless_packs_toml_allows_it(tmp_path: Pa
     assert "berkshire: 8/9 quarters; allowed missing 2019-12-31" in result.stderr
     versions = index_of(tmp_path / "releases")["copycat"]["versions"]
     assert len(versions) == 8 and not any("2019-12-31" in v for v in versions)
-    after_gap = artifact(tmp_path / "releases", "multi-manager-2020-03-31-v1.0")["managers"][0]
+    after_gap = artifact(tmp_path / "releases", "multi-manager-2020-03-31-v2.0")["managers"][0]
     assert after_gap["previousQuarterFiled"] is False  # accepted by name in packs.toml, not in silence
 
 
@@ -64,7 +64,7 @@ def test_a_smaller_versions_keeps_a_gap_outside_the_window(tmp_path: Path):
     source = berkshire_tree(tmp_path / "source", without=("2019-12-31",), versions=3)
     result = publish(source, tmp_path / "releases")
     assert result.exit_code == 0, result.output
-    assert index_of(tmp_path / "releases")["copycat"]["versions"][0] == "multi-manager-2020-03-31-v1.0"
+    assert index_of(tmp_path / "releases")["copycat"]["versions"][0] == "multi-manager-2020-03-31-v2.0"
 
 
 def test_more_versions_than_the_filings_reach_is_one_error(tmp_path: Path):
@@ -135,9 +135,9 @@ def test_as_of_publishes_only_what_was_filed_by_then_and_judges_freshness_then(t
     assert "left out 5 filings filed after the as-of date 2019-08-14" in result.stderr
     index = index_of(tmp_path / "releases")
     assert index["asOf"] == "2019-08-14"
-    assert index["copycat"]["versions"][-1] == "multi-manager-2019-06-30-v1.0"
+    assert index["copycat"]["versions"][-1] == "multi-manager-2019-06-30-v2.0"
     assert not [f for f in index["provenance"] if f["path"].startswith(f"sec13f/{CIK}/2019-09-30")]
-    latest = artifact(tmp_path / "releases", "multi-manager-2019-06-30-v1.0")
+    latest = artifact(tmp_path / "releases", "multi-manager-2019-06-30-v2.0")
     assert latest["filingDeadline"] == "2019-08-14"
     data = load_release(current_release(tmp_path / "releases")).data
     freshness = next(c for c in validate_policy(data, {"managers": [], "mode": "any"})["checks"] if c["id"] == "freshness")

@@ -42,7 +42,7 @@ def test_held_citations_name_the_rows_the_position_came_from():
     alpha = next(s for s in explanation["evidence"]["statements"] if s["text"].startswith("Alpha"))
     change = next(c for c in explanation["changes"] if c["managerId"] == "alpha")
     assert [(c["accession"], c["row"]) for c in alpha["citations"]] == [(s["accession"], s["row"]) for s in change["sources"]]
-    assert alpha["text"] == "Alpha Capital added 20 shares (from 100 to 120), now worth $60,000, 60.00% of its 13F book."
+    assert alpha["text"] == "Alpha Capital bought 20 shares (from 100 to 120), now worth $60,000, 60.00% of its 13F book."
 
 
 def test_changes_are_the_artifacts_own_entries_for_the_selected_managers():
@@ -52,7 +52,7 @@ def test_changes_are_the_artifacts_own_entries_for_the_selected_managers():
     ]
     beta = next(m for m in artifact["managers"] if m["id"] == "beta")
     exit_change = explanation["changes"][1]
-    assert exit_change["sources"] == beta["exited"][0]["sources"] and exit_change["sourcesQuarter"] == "2024-03-31"
+    assert exit_change["sources"] == beta["ended"][0]["sources"] and exit_change["sourcesQuarter"] == "2024-03-31"
 
 
 def test_an_exit_statement_cites_this_quarters_filing_without_a_row():

@@ -6,7 +6,7 @@ from datetime import date
 
 from builder.records import Security
 from builder.sources.identity import link_by_figi, linked_tickers
-from builder.sources.securities import parse_securities
+from builder.sources.tables.securities import parse_securities
 from tests.factories import filing
 
 OLD, NEW = "891027104", "37959E102"

@@ -42,12 +42,12 @@ def test_a_restatement_after_a_rollback_gets_a_new_id_not_the_rolled_back_one(tr
     first = publish(tree, releases, None, quiet)
     restate(tree, 1000)
     second = publish(tree, releases, None, quiet)
-    assert book_value(releases, second, f"{QUARTER}-v1.1") == 202_412_166_000
+    assert book_value(releases, second, f"{QUARTER}-v2.1") == 202_412_166_000
     promote(releases, first)  # the rollback
     restate(tree, 2000)  # another restatement of the same quarter
     third = publish(tree, releases, None, quiet)
-    assert not (releases / third / "artifacts" / "13f-copycat" / f"{QUARTER}-v1.1.json").exists()
-    assert book_value(releases, third, f"{QUARTER}-v1.2") == 202_413_166_000
+    assert not (releases / third / "artifacts" / "13f-copycat" / f"{QUARTER}-v2.1.json").exists()
+    assert book_value(releases, third, f"{QUARTER}-v2.2") == 202_413_166_000
     assert all(len(contents) == 1 for contents in ids_and_contents(releases).values())
 
 
@@ -58,10 +58,10 @@ def test_the_ledger_is_rebuilt_from_the_releases_when_lost(tree: Path, tmp_path:
     publish(tree, releases, None, quiet)
     promote(releases, first)
     (releases / LEDGER_FILE).unlink()
-    assert f"{QUARTER}-v1.1" in {entry["versionId"] for entry in read_ledger(releases)}
+    assert f"{QUARTER}-v2.1" in {entry["versionId"] for entry in read_ledger(releases)}
     restate(tree, 2000)
     third = publish(tree, releases, None, quiet)
-    assert (releases / third / "artifacts" / "13f-copycat" / f"{QUARTER}-v1.2.json").exists()
+    assert (releases / third / "artifacts" / "13f-copycat" / f"{QUARTER}-v2.2.json").exists()
     assert all(len(contents) == 1 for contents in ids_and_contents(releases).values())
 
 

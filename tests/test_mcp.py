@@ -247,8 +247,8 @@ def error_cases(release: LoadedRelease) -> list[Case]:
              "/api/v1/packs/congress-trades/latest?mode=overlap"),
         Case("compare_versions", {"packId": PACK, "from": newer, "to": older},
              f"/api/v1/packs/{PACK}/versions/diff?from={newer}&to={older}"),
-        Case("compare_versions", {"packId": PACK, "from": "multi-manager-1999-12-31-v1.0", "to": older},
-             f"/api/v1/packs/{PACK}/versions/diff?from=multi-manager-1999-12-31-v1.0&to={older}"),
+        Case("compare_versions", {"packId": PACK, "from": "multi-manager-1999-12-31-v2.0", "to": older},
+             f"/api/v1/packs/{PACK}/versions/diff?from=multi-manager-1999-12-31-v2.0&to={older}"),
         Case("compare_ethos", {"packId": "congress-trades"}, "/api/v1/ethos/compare", {"packId": "congress-trades"}),
         Case("compare_ethos", {"tickers": ["ZZZZ"]}, "/api/v1/ethos/compare", {"tickers": ["ZZZZ"]}),
     ]

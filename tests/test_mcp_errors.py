@@ -16,7 +16,7 @@ from server.app import create_app
 from tests.test_mcp import connect, list_tools, tool_cases
 
 PACK = "/api/v1/packs/13f-copycat"
-OLDER, NEWER = "multi-manager-2026-06-30-v1.0", "multi-manager-2026-09-30-v1.0"
+OLDER, NEWER = "multi-manager-2026-06-30-v2.0", "multi-manager-2026-09-30-v2.0"
 INVALID_GETS = [  # every 4xx a GET route gives for its parameters
     "/api/v1/health?verbose=1",
     "/api/v1/packs?page=2",
@@ -35,7 +35,7 @@ INVALID_GETS = [  # every 4xx a GET route gives for its parameters
     f"{PACK}/versions/diff?from={OLDER}%0A&to={NEWER}",
     f"{PACK}/versions/diff?to={NEWER}",
     f"{PACK}/versions/diff?from={OLDER}",
-    f"{PACK}/versions/diff?from=multi-manager-1999-12-31-v1.0&to={NEWER}",
+    f"{PACK}/versions/diff?from=multi-manager-1999-12-31-v2.0&to={NEWER}",
     f"{PACK}/versions/diff?from={OLDER}&from={OLDER}&to={NEWER}",
     "/api/v1/packs/congress-trades/versions/diff?from=a&to=b",
     f"{PACK}/positions/NOT_A_TICKER!/explanation",

@@ -24,7 +24,7 @@ def test_a_securities_csv_with_a_header_only_is_refused_naming_the_file(tmp_path
     result = publish_cli(root, tmp_path / "releases")
     assert result.exit_code == 1
     assert result.output.splitlines()[-1] == (
-        "Error: securities.csv:1: securities.csv has no data rows: add cusip,ticker,name rows or run `ras securities`"
+        "Error: securities.csv:1: securities.csv has no data rows: add cusip,ticker rows or run `ras securities`"
     )
     assert not (tmp_path / "releases" / "current").exists()
 

@@ -109,7 +109,7 @@ def test_changed_content_of_a_published_quarter_gets_the_next_minor(releases_cop
     old_versions = orjson.loads((before / "data/release.json").read_bytes())["copycat"]["versions"]
     publish(changed_sources(fixture_tree, tmp_path), releases_copy, None, quiet)
     new_versions = orjson.loads((current_release(releases_copy) / "data/release.json").read_bytes())["copycat"]["versions"]
-    assert [v.replace("-v1.0", "-v1.1") for v in old_versions] == new_versions
+    assert [v.replace("-v2.0", "-v2.1") for v in old_versions] == new_versions
     ledger = orjson.loads((current_release(releases_copy) / "data/ledger.json").read_bytes())
     assert {e["versionId"] for e in ledger} == set(old_versions) | set(new_versions)
 

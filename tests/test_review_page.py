@@ -33,7 +33,7 @@ def page(releases_copy: Path, fixture_tree: Path, tmp_path: Path) -> Path:
     html = tmp_path / "review.html"
     result = CliRunner().invoke(main, ["review", built.stdout.strip(), "--releases", str(releases_copy), "--html", str(html)])
     assert result.exit_code == 0, result.output
-    assert "restated  multi-manager-2026-09-30-v1.0 → multi-manager-2026-09-30-v1.1" in result.stdout
+    assert "restated  multi-manager-2026-09-30-v2.0 → multi-manager-2026-09-30-v2.1" in result.stdout
     return html
 
 

@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
+from datetime import date
 from pathlib import Path
 
 import pytest
 
 from builder.records import Security
-from builder.sources import securities as module
 from builder.sources.files import Limit
 from builder.sources.sec13f.document import InformationTable, parse_document
 from builder.sources.sec13f.filings import read_filing_tree
-from builder.sources.securities import parse_securities, read_securities
+from builder.sources.tables import csvfile
+from builder.sources.tables.securities import parse_securities, read_securities
 from tests.conftest import REALDATA, realdata
 
 TABLE_ONLY = (
@@ -37,6 +38,30 @@ def test_the_header_names_the_columns_in_any_order_with_more_columns_allowed(tex
     )
 
 
+def test_a_map_of_cusip_and_ticker_alone_is_read_with_empty_names() -> None:
+    assert parse_securities("cusip,ticker\n037833100,AAPL\n", "securities.csv") == (
+        {"037833100": Security("037833100", "AAPL", "")},
+        (),
+    )
+
+
+def test_a_ticker_belongs_to_a_date_and_an_undated_row_is_todays_ticker() -> None:
+    text = (
+        "cusip,ticker,name,valid_from,valid_to\n"
+        "03073E105,ABC,AMERISOURCEBERGEN CORP,2001-08-29,2023-08-29\n"
+        "03073E105,COR,CENCORA INC,2023-08-30,\n"
+        "30303M102,META,META PLATFORMS INC,,\n"
+    )
+    securities, problems = parse_securities(text, "securities.csv")
+    assert problems == ()
+    cencora = securities["03073E105"]
+    assert (cencora.ticker, cencora.at(date(2016, 3, 31))[0].ticker, cencora.at(date(2016, 3, 31))[1]) == ("COR", "ABC", True)
+    assert (cencora.at(date(2024, 3, 31))[0].ticker, cencora.at(date(2024, 3, 31))[1]) == ("COR", True)
+    assert cencora.at(date(1999, 12, 31)) == (cencora, False)  # no row covers it: today's ticker, said to be current
+    meta = securities["30303M102"]
+    assert meta.at(date(2016, 3, 31)) == (meta, False)
+
+
 def test_a_lower_case_cusip_is_read_upper_case_as_in_the_filings() -> None:
     securities, problems = parse_securities("cusip,ticker,name\ng96629103,WTW,WILLIS TOWERS WATSON\n", "s.csv")
     assert (list(securities), problems) == (["G96629103"], ())
@@ -47,9 +72,9 @@ def test_a_lower_case_cusip_is_read_upper_case_as_in_the_filings() -> None:
     [
         (
             "ticker,name\nAAPL,APPLE\n",
-            "securities.csv:1: securities.csv header lacks cusip (it needs cusip,ticker,name)",
+            "securities.csv:1: securities.csv header lacks cusip (it needs cusip,ticker)",
         ),
-        ("", "securities.csv:1: securities.csv header lacks cusip, ticker, name (it needs cusip,ticker,name)"),
+        ("", "securities.csv:1: securities.csv header lacks cusip, ticker (it needs cusip,ticker)"),
         (
             "cusip,ticker,name\n037833100,AAPL,APPLE\n03783310,X,Y\n",
             "securities.csv:3: securities.csv has cusip '03783310', not nine letters or digits",
@@ -67,6 +92,18 @@ def test_a_lower_case_cusip_is_read_upper_case_as_in_the_filings() -> None:
             'cusip,ticker,name\n037833100,AAPL,"APPLE\n',
             "securities.csv:2: securities.csv is not valid CSV (unexpected end of data)",
         ),
+        (
+            "cusip,ticker,valid_from,valid_to\n037833100,AAPL,2020-01-01,2019-01-01\n",
+            "securities.csv:2: securities.csv has valid_to 2019-01-01 before valid_from 2020-01-01",
+        ),
+        (
+            "cusip,ticker,valid_from\n037833100,AAPL,31/12/2020\n",
+            "securities.csv:2: securities.csv has valid_from '31/12/2020', not a date YYYY-MM-DD",
+        ),
+        (
+            "cusip,ticker,valid_from,valid_to\n03073E105,ABC,2001-08-29,2023-08-29\n03073E105,COR,2023-08-01,\n",
+            "securities.csv:3: securities.csv gives cusip 03073E105 dates overlapping line 2",
+        ),
     ],
 )
 def test_a_bad_line_is_a_problem_naming_file_and_line_and_nothing_is_returned(text: str, problem: str) -> None:
@@ -76,9 +113,9 @@ def test_a_bad_line_is_a_problem_naming_file_and_line_and_nothing_is_returned(te
 
 
 def test_every_bad_line_is_reported_at_once_up_to_a_limit() -> None:
-    text = "cusip,ticker,name\n" + "bad,X,Y\n" * (module.MAX_PROBLEMS_LISTED + 5)
+    text = "cusip,ticker,name\n" + "bad,X,Y\n" * (csvfile.MAX_PROBLEMS_LISTED + 5)
     problems = parse_securities(text, "securities.csv")[1]
-    assert len(problems) == module.MAX_PROBLEMS_LISTED + 1
+    assert len(problems) == csvfile.MAX_PROBLEMS_LISTED + 1
     assert [p.line for p in problems[:3]] == [2, 3, 4]
     assert str(problems[-1]) == "securities.csv: and 5 more problems"
 
@@ -89,7 +126,7 @@ def test_reading_names_the_file_relative_to_the_source_root(tmp_path: Path) -> N
         "securities.csv:3: securities.csv is not UTF-8 (byte 0xff)"
     ]
     assert [str(p) for p in read_securities(tmp_path / "missing.csv", tmp_path)[1]] == [
-        "missing.csv: cannot be read (No such file or directory) — check that it is a readable file"
+        "missing.csv: missing.csv is missing: run `ras securities` to map the filings' CUSIPs, or write cusip,ticker rows"
     ]
 
 

@@ -114,7 +114,7 @@ async def test_diff_needs_both_versions_in_order(client, release):
     assert reversed_body["error"]["code"] == "invalid_version_order"
     _, missing = await get_json(client, f"{base}?from={versions[0]}", 400)
     assert missing["error"]["code"] == "missing_parameter"
-    _, unknown = await get_json(client, f"{base}?from={versions[0]}&to=multi-manager-1999-12-31-v1.0", 404)
+    _, unknown = await get_json(client, f"{base}?from={versions[0]}&to=multi-manager-1999-12-31-v2.0", 404)
     assert unknown["error"]["code"] == "version_not_found"
 
 

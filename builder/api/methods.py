@@ -73,16 +73,21 @@ def artifact_sha256(data: ReleaseData, version: str) -> str:
 def diff_of(data: ReleaseData, older: str, newer: str, managers: Sequence[str], mode: str) -> dict:
     """diff_versions of two versions, sharing across modes what does not depend on the mode."""
     before, after = data.artifacts[older], data.artifacts[newer]
-    book = data.memo(("book", older, newer, tuple(managers)), lambda: book_changes(before, after, managers), large=True)
+    between = [data.artifacts[v] for v in data.versions[data.versions.index(older) + 1: data.versions.index(newer) + 1]]
+    book = data.memo(("book", older, newer, tuple(managers)), lambda: book_changes(before, after, managers, between),
+                     large=True)
     tickers = (view_tickers_of(data, older, managers, mode), view_tickers_of(data, newer, managers, mode))
     return diff_versions(before, after, managers, mode, book=book, tickers=tickers)
 
 
 def diff_inputs(data: ReleaseData, params: dict[str, Any]) -> list:
-    """What compareVersions' answer is a function of, beside the code: the view, and each side's artifact and
-    as-of. A publish takes the promoted release's answer when they were the same (builder.release.inputs)."""
+    """What compareVersions' answer is a function of, beside the code: the view, each side's artifact and as-of, and
+    the artifacts between (their corporate actions and undecided changes are carried). A publish takes the promoted
+    release's answer when they were the same (builder.release.inputs)."""
     sides = [[artifact_sha256(data, v), policy_as_of(data, v).isoformat()] for v in (params["from"], params["to"])]
-    return [params, *sides]
+    versions = data.versions
+    between = versions[versions.index(params["from"]) + 1: versions.index(params["to"])]
+    return [params, *sides, [artifact_sha256(data, v) for v in between]]
 
 
 def census_of(data: ReleaseData, version: str, managers: Sequence[str]) -> Census:

@@ -72,9 +72,10 @@ class Client:
         self.requests = 0
         self.retries = 0
 
-    async def get(self, url: str, check: Callable[[Reply], None] | None = None) -> Reply:
+    async def get(self, url: str, check: Callable[[Reply], None] | None = None,
+                  headers: Mapping[str, str] | None = None) -> Reply:
         """GET `url` until a final answer; `check` may raise RetryableError to ask again."""
-        return await self._send(lambda: self.session.get(url, timeout=self._timeout()), url, check)
+        return await self._send(lambda: self.session.get(url, headers=headers, timeout=self._timeout()), url, check)
 
     async def post_json(self, url: str, body: bytes, headers: Mapping[str, str]) -> Reply:
         sent = {"Content-Type": "application/json", **headers}

@@ -12,12 +12,14 @@ import click
 from builder.errors import SourceError
 from builder.fetch.client import REQUEST_TIMEOUT, SEC_MAX_RATE, FetchError
 from builder.fetch.edgar import Hosts
-from builder.fetch.mapping import RECHECK_AFTER, append_resolved, record_unresolved, wanted_cusips
+from builder.fetch.mapping import RECHECK_AFTER, append_resolved, held_cusips, record_unresolved, wanted_cusips
 from builder.fetch.openfigi import OPENFIGI_URL, Resolved, Unresolved
-from builder.fetch.run import FetchPlan, fetch_all, resolve_all
+from builder.fetch.run import FetchPlan, fetch_all, fetch_splits, resolve_all
+from builder.fetch.splits import MASSIVE_RATE, MASSIVE_URL, append_rows, split_rows
 from builder.fetch.summary import summary_lines
-from builder.fetch.window import window_quarters
+from builder.fetch.window import previous_quarter_end, window_quarters
 from builder.sources.packs import PacksConfig, read_packs_config
+from builder.sources.tables.securities import read_securities
 
 DEFAULT_MAX_TIME = 3600.0  # seconds: a first fetch of 10 managers × 9 quarters is ~100 requests; an hour is a hang
 # SEC fair access asks for a User-Agent declaring who you are and how to reach you: we require an e-mail in it.
@@ -62,10 +64,16 @@ def user_agent_of(given: str | None, config: PacksConfig) -> str:
               help="Seconds the whole fetch may take.")
 @click.option("--timeout", type=click.FloatRange(0.1), default=REQUEST_TIMEOUT, show_default=True,
               help="Seconds one response may take before it is asked for again.")
+@click.option("--massive-url", envvar="RAS_MASSIVE_URL", default=MASSIVE_URL, show_default=True,
+              help="Base URL of Massive's reference data, for split records (a test stand-in replaces it).")
+@click.option("--massive-rate", type=click.FloatRange(0.01), default=MASSIVE_RATE, show_default=True,
+              help="Requests per second to Massive (the free plan allows 5 a minute; a paid plan more).")
 def fetch_command(
-    source: Path, since, edgar_url: str | None, user_agent: str | None, rate: float, max_time: float, timeout: float
+    source: Path, since, edgar_url: str | None, user_agent: str | None, rate: float, max_time: float, timeout: float,
+    massive_url: str, massive_rate: float,
 ) -> None:
-    """Download every manager's 13F-HR and 13F-HR/A filings of the window from SEC EDGAR into sec13f/<cik>/."""
+    """Download every manager's 13F-HR and 13F-HR/A filings of the window from SEC EDGAR into sec13f/<cik>/, then
+    the splits of the held securities into corporate_actions.csv (with MASSIVE_API_KEY set)."""
     config = read_config(source)
     agent = user_agent_of(user_agent, config)
     today = date.today()
@@ -78,6 +86,26 @@ def fetch_command(
     failed = [line for manager in result.managers for line in manager.failed]
     if failed:
         raise FetchError(f"{len(failed)} filings not fetched (listed above); run `ras fetch` again to retry them")
+    for line in splits_step(source, config, massive_url, massive_rate, previous_quarter_end(quarters[0]), today):
+        click.echo(line)
+
+
+def splits_step(source: Path, config: PacksConfig, base: str, rate: float, after: date, through: date) -> list[str]:
+    """Fill corporate_actions.csv with the window's splits of held securities; the lines to print."""
+    api_key = os.environ.get("MASSIVE_API_KEY")
+    if not api_key:
+        return ["splits: MASSIVE_API_KEY is not set, none fetched; write corporate_actions.csv by hand "
+                "(`ras review` lists the changes that look like corporate actions, each with a line to paste)"]
+    securities, problems = read_securities(source / "securities.csv", source)
+    if problems:
+        return [f"splits: not matched to CUSIPs, securities.csv cannot be read ({problems[0]}); run `ras securities`, "
+                "then `ras fetch` again"]
+    held = held_cusips(source, config.copycat.managers)
+    found, requests = fetch_splits(base, api_key, rate, after, through, source)
+    rows = split_rows(found, securities, held)
+    added = append_rows(source, rows)
+    return [f"splits: {len(found)} executed {after} … {through} ({requests} requests to Massive), {len(rows)} of held "
+            f"securities, {added} new in corporate_actions.csv"]
 
 
 @click.command("securities")

@@ -21,14 +21,19 @@ HEADER = ("cusip", "ticker", "name", "figi", "source")
 RESOLVER = "openfigi"  # the `source` of rows the resolver wrote; an operator's rows have their own or none
 
 
-def wanted_cusips(root: Path, managers: Sequence[ManagerConfig], today: date) -> tuple[list[str], list[str]]:
-    """CUSIPs of the source filings that securities.csv lacks: (to ask OpenFIGI, skipped as recently unknown)."""
+def held_cusips(root: Path, managers: Sequence[ManagerConfig]) -> set[str]:
+    """Every CUSIP the managers' filings in the source tree list."""
     filings = read_copycat_filings(root, managers)
     if filings.problems:
         raise SourceError(filings.problems)
+    return {row.cusip for filing in filings.filings for row in filing.rows}
+
+
+def wanted_cusips(root: Path, managers: Sequence[ManagerConfig], today: date) -> tuple[list[str], list[str]]:
+    """CUSIPs of the source filings that securities.csv lacks: (to ask OpenFIGI, skipped as recently unknown)."""
     known = _known(root)
     recent = {cusip for cusip, (checked, _) in read_unresolved(root).items() if today - checked < RECHECK_AFTER}
-    held = sorted({row.cusip for filing in filings.filings for row in filing.rows} - known)
+    held = sorted(held_cusips(root, managers) - known)
     return [c for c in held if c not in recent], [c for c in held if c in recent]
 
 

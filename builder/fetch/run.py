@@ -12,6 +12,7 @@ from builder.fetch.archive import download_filing, held_accessions, remove_lefto
 from builder.fetch.client import SEC_MAX_RATE, Client, FetchError, open_session
 from builder.fetch.edgar import Hosts, Listed, list_13f
 from builder.fetch.openfigi import Resolved, Unresolved, resolve_cusips
+from builder.fetch.splits import Split, list_splits
 from builder.records import ManagerConfig
 
 RESOLVER_AGENT = "research-artifact-service (ras securities)"
@@ -89,6 +90,17 @@ async def _fetch_manager(client: Client, plan: FetchPlan, manager: ManagerConfig
 
     await asyncio.gather(*(one(filing) for filing in wanted))
     return result
+
+
+def fetch_splits(base: str, api_key: str, rate: float, after: date, through: date, root: Path) -> tuple[list[Split], int]:
+    """Massive's splits executed in (after, through] and the number of requests it took."""
+    return asyncio.run(_fetch_splits(base, api_key, rate, after, through, root))
+
+
+async def _fetch_splits(base: str, api_key: str, rate: float, after: date, through: date, root: Path) -> tuple[list[Split], int]:
+    async with open_session(RESOLVER_AGENT) as session:
+        client = Client(session, rate, RESOLVE_MAX_TIME)
+        return await list_splits(client, base, api_key, after, through, root), client.requests
 
 
 def resolve_all(base: str, cusips: list[str], api_key: str | None) -> tuple[list[Resolved | Unresolved], int]:

@@ -44,6 +44,7 @@ from builder.release.store import (
     current_release,
     verify_release,
 )
+from builder.research.changes.listing import undecided_changes, undecided_lines
 from builder.research.coverage import common_problem, coverage_lines, quarter_coverage, unmapped_share
 from builder.research.previews.build import build_previews
 from builder.sources.sec13f.cache import ParseCache
@@ -95,6 +96,8 @@ def prepare_release(
         data, ledger = assemble(sources, read_ledger(releases), previews, reuse.artifact)
     _refuse_reused_ids(previous, data)
     for line in warning_lines(data.index["warnings"]):
+        progress(line)
+    for line in undecided_lines(undecided_changes(data.artifacts.values()), "undecided changes (`ras review` lists them)"):
         progress(line)
     check_unmapped(data.artifacts, max_unmapped, progress)
     taken = f", {reuse.artifacts_taken} taken unchanged from the promoted release" if reuse.artifacts_taken else ""

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from builder.canonical import canonical_json
+from builder.research.changes import BOUGHT, SOLD
 
 BUDGET_BYTES = 8192  # an agent's first read: a few thousand tokens at most, at any number of managers
 HEADLINE = 10  # holdings by value
@@ -78,7 +79,7 @@ def headline(view: dict, artifact: dict) -> list[dict]:
 
 
 def _largest_holders(row: dict) -> list[dict]:
-    held = [p for p in row["managers"] if p["change"] != "exited"]
+    held = [p for p in row["managers"] if p["held"]]
     return sorted(held, key=lambda p: (-p["value"], p["managerId"]))[:TOP_HOLDERS]
 
 
@@ -101,13 +102,17 @@ def changes(diff: dict | None) -> dict[str, Any] | None:
 
 
 def _net_moves(positions: Sequence[dict]) -> list[dict]:
-    """Per ticker: net share and value change over the selected managers, and how many made each kind of change."""
+    """Per ticker: net traded shares over the selected managers valued at the later quarter's price (the price before
+    when the position ended), and how many made each kind of change. Only trades move the net: a corporate action
+    or an undecided change is counted, not traded; a change of market value is never taken for a trade."""
     by_ticker: dict[str, dict] = {}
     for change in positions:
         move = by_ticker.setdefault(change["ticker"], {"ticker": change["ticker"], "shareDelta": 0, "valueDelta": 0,
                                                        "kinds": {}})
-        move["shareDelta"] += change["shareDelta"]
-        move["valueDelta"] += change["toValue"] - change["fromValue"]
+        if change["kind"] in BOUGHT | SOLD:
+            shares, value = (change["toShares"], change["toValue"]) if change["toShares"] else (change["fromShares"], change["fromValue"])
+            move["shareDelta"] += change["shareDelta"]
+            move["valueDelta"] += round(change["shareDelta"] * value / shares) if shares else 0
         move["kinds"][change["kind"]] = move["kinds"].get(change["kind"], 0) + 1
     return [{**move, "kinds": dict(sorted(move["kinds"].items()))} for move in by_ticker.values()]
 

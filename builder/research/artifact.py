@@ -2,22 +2,21 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 from datetime import date
 
-from builder.records import Filing, ManagerConfig, ScopeWarning, Security, Sources
+from builder.records import Amendment, Filing, ManagerConfig, ScopeWarning, Security, Sources
+from builder.research.changes import BOUGHT, CHANGE_KINDS, SOLD, Changes, book_changes  # noqa: F401 (re-exported)
+from builder.research.changes.carry import Lot, legs_between
+from builder.research.changes.undecided import Side
 from builder.research.coverage import quarter_coverage
 from builder.research.holdings import Holding, QuarterBook, QuarterBooks
 from builder.research.quarters import filing_deadline, previous_quarter
 
 PACK_ID = "13f-copycat"
-ARTIFACT_SCHEMA = "pack-artifact/1.0"
+ARTIFACT_SCHEMA = "pack-artifact/2.0"
 WEIGHT_DIGITS = 6  # weights are fractions of the book; 6 places resolve 1 dollar in a $1m book
-# The one vocabulary of change kinds: the artifact's positions and exits, views, diffs, explanations and the
-# agent payload all name a change of shares between two quarters with these words.
-CHANGE_KINDS = ("new", "added", "reduced", "unchanged", "exited", "unknown")
-BOUGHT = frozenset({"new", "added"})
-SOLD = frozenset({"reduced", "exited"})
 
 
 def build_artifacts(sources: Sources, earlier: Callable[[list], dict | None] | None = None) -> list[dict]:
@@ -27,26 +26,31 @@ def build_artifacts(sources: Sources, earlier: Callable[[list], dict | None] | N
     same code), which is then taken instead of built: after a new quarter, every quarter but the newest.
     """
     books = QuarterBooks(sources.filings)
-    positions: dict[tuple[str, date], dict[str, dict] | None] = {}
+    positions: dict[tuple[str, date], tuple[dict[str, dict], Side] | None] = {}
+    alive = filed_at(sources.filings)
 
-    def long_positions(key: tuple[str, date]) -> dict[str, dict] | None:
-        # Each book's positions once: a quarter is one version's current book and the next version's prior one.
+    def book_of(key: tuple[str, date]) -> tuple[dict[str, dict], Side] | None:
+        # Each book once: a quarter is one version's current book and the next version's prior one.
         if key not in positions:
-            positions[key] = _long_positions(books[key], sources.securities) if key in books else None
+            found = books.get(key)
+            side = _side(found, sources.securities, alive.get(key[1], frozenset())) if found else None
+            positions[key] = (_long_positions(found, sources.securities), side) if found and side else None
         return positions[key]
 
     artifacts = []
     for quarter in quarter_coverage(sources).published:
         found = earlier(artifact_inputs(quarter, sources, books)) if earlier else None
-        artifacts.append(found if found is not None else build_artifact(quarter, sources, books, long_positions))
+        artifacts.append(found if found is not None else build_artifact(quarter, sources, books, book_of))
     return artifacts
 
 
 def artifact_inputs(quarter: date, sources: Sources, books: QuarterBooks) -> list:
     """What the artifact of `quarter` is made of, as JSON: every source file that is not a 13F filing (packs.toml,
-    securities.csv, …) and the 13F files behind each manager's book of the quarter and of the one before."""
+    securities.csv, corporate_actions.csv, …) and the 13F files behind each manager's book of the quarter and of the
+    two before (the price trend of the one before the previous quarter is read by the undecided rules)."""
     sha256 = {file.path: file.sha256 for file in sources.files}
-    keys = [(m.cik, q) for m in sources.copycat.managers for q in (quarter, previous_quarter(quarter))]
+    before = previous_quarter(quarter)
+    keys = [(m.cik, q) for m in sources.copycat.managers for q in (quarter, before, previous_quarter(before))]
     filed = {path for key in keys for f in books.filings(key) for path in f.source.split(" + ")}
     others = [path for path in sha256 if not path.startswith("sec13f/")]
     return [quarter.isoformat(), sources.fixture, [[path, sha256[path]] for path in sorted({*others, *filed})]]
@@ -54,17 +58,27 @@ def artifact_inputs(quarter: date, sources: Sources, books: QuarterBooks) -> lis
 
 def build_artifact(
     quarter: date, sources: Sources, books: Mapping[tuple[str, date], QuarterBook],
-    long_positions: Callable[[tuple[str, date]], dict[str, dict] | None],
+    book_of: Callable[[tuple[str, date]], tuple[dict[str, dict], Side] | None],
 ) -> dict:
-    """One version's artifact; `versionId` is assigned by the release (it depends on what was published)."""
+    """One version's artifact; `versionId` is assigned by the release (it depends on what was published).
+
+    `book_of((cik, quarter))`: the book's long positions by key and its Side, None when the manager did not file."""
     managers = []
     for manager in sources.copycat.managers:
         key, prior = (manager.cik, quarter), (manager.cik, previous_quarter(quarter))
-        current = long_positions(key)
+        current, before = book_of(key), book_of(prior)
         assert current is not None, "every manager of a published quarter has its book"
-        entry = _manager_entry(manager, books[key], books.get(prior), current, long_positions(prior), sources.securities)
+        legs = legs_between(sources.corporate_actions, prior[1], quarter, manager.cik)
+        earlier = None
+        if before is not None:
+            trend = book_of((manager.cik, previous_quarter(prior[1])))
+            earlier = dataclasses.replace(before[1], previous=trend[1].lots if trend else {})
+        changes = book_changes(earlier, current[1], legs)
+        entry = _manager_entry(manager, books[key], books.get(prior), current[0], before[0] if before else None,
+                               changes, sources.securities)
         managers.append(entry)
-    warnings = _version_warnings(sources, [books[(m.cik, quarter)] for m in sources.copycat.managers], managers)
+    warnings = _version_warnings(sources, [books[(m.cik, quarter)] for m in sources.copycat.managers], managers,
+                                 [books.get((m.cik, previous_quarter(quarter))) for m in sources.copycat.managers])
     return {
         "schema": ARTIFACT_SCHEMA,
         "packId": PACK_ID,
@@ -78,13 +92,43 @@ def build_artifact(
     }
 
 
+def filed_at(filings: Sequence[Filing]) -> dict[date, frozenset[str]]:
+    """Per quarter end, the CUSIPs some filing of the pack lists for it: securities that were still there.
+
+    Only the quarter itself counts (not later ones), so an artifact depends on no filing beyond its quarter."""
+    by_quarter: dict[date, set[str]] = {}
+    for filing in filings:
+        by_quarter.setdefault(filing.period, set()).update(row.cusip for row in filing.rows)
+    return {quarter: frozenset(cusips) for quarter, cusips in by_quarter.items()}
+
+
+def _side(book: QuarterBook, securities: Mapping[str, Security], alive: frozenset[str]) -> Side:
+    """A quarter book as the change rules see it: long-equity lots by CUSIP, keys at its quarter end, omissions."""
+    lots = {h.cusip: Lot(h.cusip, h.shares, h.value, len(h.sources), h.issuer) for h in book.holdings if h.long_equity}
+
+    def key(cusip: str) -> str:
+        security = securities.get(cusip)
+        return security.at(book.period)[0].ticker if security else cusip
+
+    return Side(book.period, lots, key, omits_positions(book), alive=alive)
+
+
+def omits_positions(book: QuarterBook) -> bool:
+    """Whether the book's table omits positions under confidential treatment: a filing says so and no NEW HOLDINGS
+    amendment filed after it (which discloses what was omitted) is applied."""
+    omitting = [i for i, f in enumerate(book.filings) if f.confidential_omitted]
+    if not omitting:
+        return False
+    return not any(f.amendment is Amendment.NEW_HOLDINGS for f in book.filings[omitting[-1] + 1:])
+
+
 def _manager_entry(
     manager: ManagerConfig, book: QuarterBook, previous: QuarterBook | None,
-    current: dict[str, dict], prior: dict[str, dict] | None, securities: Mapping[str, Security],
+    current: dict[str, dict], prior: dict[str, dict] | None, changes: Changes, securities: Mapping[str, Security],
 ) -> dict:
     book_value = sum(p["value"] for p in current.values())
-    positions = [_with_change(p, prior, book_value) for _, p in sorted(current.items())]
-    exited = [] if prior is None else [_exit(p) for key, p in sorted(prior.items()) if key not in current]
+    positions = [_with_change(p, changes.held[key], book_value) for key, p in sorted(current.items())]
+    ended = [_ended(entry, prior or {}, previous, securities) for entry in changes.ended]
     return {
         "id": manager.id,
         "name": manager.name,
@@ -94,20 +138,21 @@ def _manager_entry(
         "bookValue": book_value,
         "filings": [_filing_entry(f) for f in book.filings],
         "positions": positions,
-        "exited": exited,
-        "otherHoldings": [_other(h, securities) for h in book.holdings if not h.long_equity],
+        "ended": ended,
+        "otherHoldings": [_other(h, securities, book.period) for h in book.holdings if not h.long_equity],
     }
 
 
 def _long_positions(book: QuarterBook, securities: Mapping[str, Security]) -> dict[str, dict]:
-    """Long-equity holdings keyed by ticker (or by CUSIP when unmapped); CUSIPs sharing a ticker are summed."""
+    """Long-equity holdings keyed by the ticker valid at the quarter end (or by CUSIP when unmapped); CUSIPs sharing
+    a ticker are summed."""
     positions: dict[str, dict] = {}
     for holding in book.holdings:
         if not holding.long_equity:
             continue
-        security = securities.get(holding.cusip)
+        security, dated = securities[holding.cusip].at(book.period) if holding.cusip in securities else (None, False)
         key = security.ticker if security else holding.cusip
-        entry = positions.setdefault(key, _position(key, holding, security))
+        entry = positions.setdefault(key, _position(key, holding, security, dated))
         if entry["cusip"] != holding.cusip:
             entry["shares"] += holding.shares
             entry["value"] += holding.value
@@ -115,10 +160,11 @@ def _long_positions(book: QuarterBook, securities: Mapping[str, Security]) -> di
     return positions
 
 
-def _position(key: str, holding: Holding, security: Security | None) -> dict:
+def _position(key: str, holding: Holding, security: Security | None, dated: bool) -> dict:
     return {
         "ticker": key,
         "mapped": security is not None,
+        "tickerAsOf": "quarter-end" if dated else "current" if security else "unmapped",
         "cusip": holding.cusip,
         "issuer": security.name if security and security.name else holding.issuer,
         "shares": holding.shares,
@@ -131,43 +177,26 @@ def _sources(holding: Holding) -> list[dict]:
     return [{"accession": s.accession, "row": s.row} for s in holding.sources]
 
 
-def _with_change(position: dict, prior: Mapping[str, dict] | None, book_value: int) -> dict:
+def _with_change(position: dict, change: dict, book_value: int) -> dict:
     weight = round(position["value"] / book_value, WEIGHT_DIGITS) if book_value else 0.0
-    if prior is None:
-        change = {"kind": "unknown", "previousShares": None, "shareDelta": None}
-    else:
-        before = prior[position["ticker"]]["shares"] if position["ticker"] in prior else None
-        change = _change(before, position["shares"])
     return {**position, "weight": weight, "change": change}
 
 
-def change_kind(before: int | None, after: int | None) -> str:
-    """The kind of a change of shares: None is 'not held' (a position opened or closed)."""
-    if before is None:
-        return "new"
-    if after is None:
-        return "exited"
-    return "added" if after > before else "reduced" if after < before else "unchanged"
+def _ended(entry, prior: Mapping[str, dict], previous: QuarterBook | None, securities: Mapping[str, Security]) -> dict:
+    """A position the book no longer holds, as the previous quarter named it; its sources are that quarter's rows."""
+    before = prior.get(entry.key)
+    if before is None:  # received through a corporate action and never filed: cite the rows it came from
+        rows = [s for h in (previous.holdings if previous else ()) if h.cusip in entry.origins and h.long_equity
+                for s in _sources(h)]
+        security = securities.get(entry.cusips[0])
+        before = {"ticker": entry.key, "mapped": security is not None, "tickerAsOf": "current" if security else "unmapped",
+                  "cusip": entry.cusips[0], "issuer": security.name if security else "", "sources": rows}
+    return {key: before[key] for key in ("ticker", "mapped", "tickerAsOf", "cusip", "issuer", "sources")} | {
+        "change": entry.change}
 
 
-def _change(before: int | None, after: int) -> dict:
-    return {"kind": change_kind(before, after), "previousShares": before or 0, "shareDelta": after - (before or 0)}
-
-
-def _exit(previous: dict) -> dict:
-    return {
-        "ticker": previous["ticker"],
-        "mapped": previous["mapped"],
-        "cusip": previous["cusip"],
-        "issuer": previous["issuer"],
-        "change": {"kind": change_kind(previous["shares"], None), "previousShares": previous["shares"],
-                   "shareDelta": -previous["shares"]},
-        "sources": previous["sources"],
-    }
-
-
-def _other(holding: Holding, securities: Mapping[str, Security]) -> dict:
-    security = securities.get(holding.cusip)
+def _other(holding: Holding, securities: Mapping[str, Security], quarter: date) -> dict:
+    security = securities[holding.cusip].at(quarter)[0] if holding.cusip in securities else None
     return {
         "ticker": security.ticker if security else holding.cusip,
         "cusip": holding.cusip,
@@ -196,11 +225,25 @@ def _filing_entry(filing: Filing) -> dict:
     }
 
 
-def _version_warnings(sources: Sources, books: Sequence[QuarterBook], managers: Sequence[dict]) -> list[dict]:
-    """Scope warnings of the filings behind this version, unmapped CUSIPs, and the fixture label."""
+def _version_warnings(
+    sources: Sources, books: Sequence[QuarterBook], managers: Sequence[dict], previous: Sequence[QuarterBook | None],
+) -> list[dict]:
+    """Scope warnings of the filings behind this version, unmapped CUSIPs, omissions of the quarter before (its new
+    positions may have been held and omitted), undecided changes, and the fixture label."""
     found: list[ScopeWarning] = [w for book in books for f in book.filings for w in f.warnings]
     found += [w for w in sources.warnings if w.code == "fixture-data"]
     unmapped = sorted({p["cusip"] for m in managers for p in m["positions"] if not p["mapped"]})
     found += [ScopeWarning("unmapped-cusip", f"CUSIP {c} is not in securities.csv; keyed by CUSIP", "securities.csv") for c in unmapped]
+    for book in previous:
+        if book is not None and omits_positions(book):
+            omitting = next(f for f in reversed(book.filings) if f.confidential_omitted)
+            message = (f"the previous quarter's filing {omitting.accession} ({book.period}) omits positions under "
+                       "confidential treatment: a position first reported this quarter may have been held then")
+            found.append(ScopeWarning("confidential-omitted-previous", message, omitting.source))
+    undecided = sum(1 for m in managers for e in (*m["positions"], *m["ended"]) if e["change"]["kind"] == "undecided")
+    if undecided:
+        message = (f"{undecided} change(s) undecided: they look like corporate actions (or border a confidential "
+                   "omission) that corporate_actions.csv does not record; none is counted as bought or sold")
+        found.append(ScopeWarning("undecided-changes", message, "corporate_actions.csv"))
     unique = {(w.code, w.source, w.message): w for w in found}
     return [{"code": w.code, "message": w.message, "source": w.source} for _, w in sorted(unique.items())]

@@ -1,21 +1,28 @@
-"""Semantic diff of two 13f-copycat versions over one view: what changed, never why."""
+"""Semantic diff of two 13f-copycat versions over one view: what changed, never why (beyond the cited records)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import date
+from decimal import Decimal
+from fractions import Fraction
 
-from builder.research.artifact import change_kind
-from builder.research.views import manager_ids, view_tickers
+from builder.records import ActionKind, CorporateAction
+from builder.research.changes import book_changes as classify
+from builder.research.changes.carry import Lot
+from builder.research.changes.undecided import Side
+from builder.research.views import entries, manager_ids, view_tickers
 
 
 def diff_versions(
     older: dict, newer: dict, managers: Sequence[str], mode: str,
-    *, book: dict | None = None, tickers: tuple[set[str], set[str]] | None = None,
+    *, book: dict | None = None, tickers: tuple[set[str], set[str]] | None = None, between: Sequence[dict] = (),
 ) -> dict:
     """Tickers that entered or left the view, per-manager position changes and source changes.
 
-    A caller diffing one pair in every mode passes what does not depend on the mode, computed once:
-    `book` = book_changes(older, newer, managers) and `tickers` = each side's view_tickers.
+    `between`: the versions after `older` up to `newer` (newer included), whose corporate actions and undecided
+    changes a diff across several quarters carries. A caller diffing one pair in every mode passes what does not
+    depend on the mode, computed once: `book` = book_changes(…) and `tickers` = each side's view_tickers.
     """
     selected = sorted(managers or manager_ids(newer))
     before_tickers, after_tickers = tickers or (view_tickers(older, managers, mode), view_tickers(newer, managers, mode))
@@ -30,45 +37,122 @@ def diff_versions(
             "left": sorted(before_tickers - after_tickers),
             "unchanged": len(after_tickers & before_tickers),
         },
-        **(book or book_changes(older, newer, managers)),
+        **(book or book_changes(older, newer, managers, between or (newer,))),
     }
 
 
-def book_changes(older: dict, newer: dict, managers: Sequence[str]) -> dict:
+def book_changes(older: dict, newer: dict, managers: Sequence[str], between: Sequence[dict]) -> dict:
     """The selected managers' position and source changes between two versions: the same in every mode."""
     selected = sorted(managers or manager_ids(newer))
-    return {"positions": _position_changes(older, newer, selected), "sources": _source_changes(older, newer, selected)}
+    return {"positions": _position_changes(older, newer, selected, between),
+            "sources": _source_changes(older, newer, selected)}
 
 
-def _holdings(manager: dict) -> dict[str, dict]:
-    return {p["ticker"]: p for p in manager["positions"]}
-
-
-def _position_changes(older: dict, newer: dict, managers: Sequence[str]) -> list[dict]:
-    changes = []
+def _position_changes(older: dict, newer: dict, managers: Sequence[str], between: Sequence[dict]) -> list[dict]:
+    """Each selected manager's changes of shares. Consecutive versions: the newer artifact's own changes. Further
+    apart: the older book carried through every corporate action the versions between cite, the later filing
+    against it, and undecided wherever a quarter between left it undecided."""
+    adjacent = len(between) == 1 and newer["previousQuarter"] == older["quarter"]
     by_id_old = {m["id"]: m for m in older["managers"]}
     by_id_new = {m["id"]: m for m in newer["managers"]}
+    changes = []
     for manager_id in managers:
-        before, after = _holdings(by_id_old[manager_id]), _holdings(by_id_new[manager_id])
-        for ticker in sorted(before.keys() | after.keys()):
-            shares_before = before[ticker]["shares"] if ticker in before else 0
-            shares_after = after[ticker]["shares"] if ticker in after else 0
-            if shares_before == shares_after:
-                continue
-            changes.append(
-                {
-                    "managerId": manager_id,
-                    "ticker": ticker,
-                    "kind": change_kind(before[ticker]["shares"] if ticker in before else None,
-                                        after[ticker]["shares"] if ticker in after else None),
-                    "fromShares": shares_before,
-                    "toShares": shares_after,
-                    "shareDelta": shares_after - shares_before,
-                    "fromValue": before[ticker]["value"] if ticker in before else 0,
-                    "toValue": after[ticker]["value"] if ticker in after else 0,
-                }
-            )
+        before, after = by_id_old[manager_id], by_id_new[manager_id]
+        found = _own(before, after) if adjacent else _carried(before, after, older, newer, manager_id, between)
+        changes += [{"managerId": manager_id, **change} for change in found if _moved(change)]
     return changes
+
+
+def _moved(change: dict) -> bool:
+    return (change["fromShares"] != change["toShares"] or change["kind"] in ("undecided", "converted")
+            or bool(change["corporateActions"]))
+
+
+def _own(before: dict, after: dict) -> list[dict]:
+    """The newer artifact's changes of one manager, as diff entries (sorted by ticker)."""
+    old = {p["ticker"]: p for p in before["positions"]}
+    found = []
+    for held, entry in entries(after):
+        record = entry["change"]
+        if record["kind"] == "unknown":
+            continue
+        from_shares = old[entry["ticker"]]["shares"] if entry["ticker"] in old else 0
+        from_value = old[entry["ticker"]]["value"] if entry["ticker"] in old else 0
+        found.append(_entry(entry["ticker"], record, from_shares, entry["shares"] if held else 0, from_value,
+                            entry["value"] if held else 0))
+    return sorted(found, key=lambda e: e["ticker"])
+
+
+def _entry(ticker: str, record: dict, from_shares: int, to_shares: int, from_value: int, to_value: int) -> dict:
+    return {
+        "ticker": ticker,
+        "kind": record["kind"],
+        "fromShares": from_shares,
+        "toShares": to_shares,
+        "carriedShares": record["carriedShares"],
+        "shareDelta": record["shareDelta"],
+        "fromValue": from_value,
+        "toValue": to_value,
+        "cause": record["cause"],
+        "corporateActions": record["corporateActions"],
+        "candidates": record["candidates"],
+    }
+
+
+def _carried(before: dict, after: dict, older: dict, newer: dict, manager_id: str, between: Sequence[dict]) -> list[dict]:
+    earlier, later = _side(before, older), _side(after, newer)
+    flagged = _flagged(manager_id, between)
+    changes = classify(earlier, later, _legs(manager_id, between), rules=lambda *_: flagged)
+    old = {p["ticker"]: p for p in before["positions"]}
+    new = {p["ticker"]: p for p in after["positions"]}
+    found = []
+    for ticker, record in changes.held.items():
+        position = new[ticker]
+        found.append(_entry(ticker, record, old[ticker]["shares"] if ticker in old else 0, position["shares"],
+                            old[ticker]["value"] if ticker in old else 0, position["value"]))
+    for ended in changes.ended:
+        found.append(_entry(ended.key, ended.change, old[ended.key]["shares"] if ended.key in old else 0, 0,
+                            old[ended.key]["value"] if ended.key in old else 0, 0))
+    return sorted(found, key=lambda e: e["ticker"])
+
+
+def _side(manager: dict, artifact: dict) -> Side:
+    """A version's book of one manager at the key level (each position one lot under its first CUSIP)."""
+    lots = {p["cusip"]: Lot(p["cusip"], p["shares"], p["value"], len(p["sources"]), p["issuer"]) for p in manager["positions"]}
+    keys = {e["cusip"]: e["ticker"] for _, e in entries(manager)}
+    # omissions need no flag here: the versions between already left what they touch undecided
+    return Side(date.fromisoformat(artifact["quarter"]), lots, lambda cusip: keys.get(cusip, cusip), False)
+
+
+def _legs(manager_id: str, between: Sequence[dict]) -> list[CorporateAction]:
+    """The corporate actions the versions between cite for the manager, as records again, in effect order."""
+    legs: dict[tuple[str, str], CorporateAction] = {}
+    for artifact in between:
+        manager = next(m for m in artifact["managers"] if m["id"] == manager_id)
+        for _, entry in entries(manager):
+            for action in entry["change"]["corporateActions"]:
+                legs.setdefault((action["record"], action["cusip"] or ""), _leg(action, manager["cik"]))
+    return sorted(legs.values(), key=lambda leg: (leg.effective, leg.record))
+
+
+def _leg(action: dict, cik: str) -> CorporateAction:
+    new, _, old = (action["ratio"] or "1:1").partition(":")
+    cash = Decimal(action["cashPerShare"]) if action["cashPerShare"] is not None else None
+    shares = action["receivedShares"]
+    return CorporateAction(date.fromisoformat(action["effective"]), ActionKind(action["kind"]), action["cusip"] or "",
+                           action["newCusip"] or "", Fraction(Decimal(new)) / Fraction(Decimal(old)), action["ratio"] or "",
+                           cash, action["source"], action["record"], cik if shares is not None else "", shares)
+
+
+def _flagged(manager_id: str, between: Sequence[dict]) -> dict[str, list[dict]]:
+    """CUSIP → the candidates of every change a version between left undecided for the manager."""
+    flagged: dict[str, list[dict]] = {}
+    for artifact in between:
+        manager = next(m for m in artifact["managers"] if m["id"] == manager_id)
+        for _, entry in entries(manager):
+            if entry["change"]["kind"] == "undecided":
+                flagged.setdefault(entry["cusip"], []).extend(entry["change"]["candidates"])
+    return flagged
 
 
 def _source_changes(older: dict, newer: dict, managers: Sequence[str]) -> list[dict]:

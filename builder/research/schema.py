@@ -9,8 +9,10 @@ from typing import Any
 import jsonschema_rs
 import orjson
 from jsonschema import Draft202012Validator
+from jsonschema.exceptions import ValidationError
 
 SCHEMA_FILE = "pack-artifact.schema.json"
+DISCRIMINATOR = "kind"  # the property that selects a change record's branch of its oneOf
 DEFS = "#/$defs/"
 
 
@@ -61,6 +63,19 @@ def validate_artifact(artifact: object) -> None:
     errors = sorted(artifact_validator().iter_errors(artifact), key=lambda e: (tuple(e.absolute_path), e.message))
     if not errors:  # the two validators disagree: still invalid, in the fast validator's words
         raise ValueError(f"PackArtifact fails its schema: {next(iter(fast_validator().iter_errors(artifact)))}")
-    first = errors[0]
+    first = _explained(errors[0])
     more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
     raise ValueError(f"PackArtifact fails its schema at {first.json_path}: {first.message}{more}")
+
+
+def _explained(error: ValidationError) -> ValidationError:
+    """A oneOf failure told by the branch its `kind` selects (a change record): the deepest path at fault, or the
+    `kind` itself when it selects no branch."""
+    if error.validator != "oneOf" or not error.context:
+        return error
+    branches: dict[object, list[ValidationError]] = {}
+    for sub in error.context:
+        branches.setdefault(sub.schema_path[0], []).append(sub)
+    selected = [errs for errs in branches.values() if not any(list(e.relative_path) == [DISCRIMINATOR] for e in errs)]
+    chosen = selected[0] if selected else [e for e in error.context if list(e.relative_path) == [DISCRIMINATOR]]
+    return _explained(min(chosen, key=lambda e: (tuple(map(str, e.absolute_path)), e.message)))

@@ -7,7 +7,7 @@ from datetime import date
 
 from builder.canonical import canonical_json, sha256_hex
 
-MAJOR = 1  # the PackArtifact schema's major version; a new schema would start a new major
+MAJOR = 2  # the PackArtifact schema's major version (pack-artifact/2.0: changes carried through corporate actions)
 
 
 def content_digest(artifact: dict) -> str:

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
-from builder.research.artifact import BOUGHT, SOLD
+from builder.research.changes import BOUGHT, SOLD
 
 MODES = ("any", "overlap", "exclusive", "disagreement")
 DEFAULT_MODE = "any"  # contract 4.3: a request without mode returns the complete dataset
@@ -27,7 +27,7 @@ def select_view(artifact: dict, managers: Sequence[str], mode: str, rows: list[d
 
 
 def ticker_rows(artifact: dict, managers: Sequence[str]) -> list[dict]:
-    """Every ticker the selected managers hold or exited, with each one's position: a view before its mode."""
+    """Every ticker the selected managers hold or no longer hold, with each one's position: a view before its mode."""
     return _ticker_rows(artifact, sorted(managers or manager_ids(artifact)))
 
 
@@ -64,15 +64,23 @@ def census(artifact: dict, managers: Sequence[str]) -> Census:
     for manager in artifact["managers"]:
         if manager["id"] not in chosen:
             continue
-        for entry in (*manager["positions"], *manager["exited"]):
+        for held, entry in entries(manager):
             ticker, kind = entry["ticker"], entry["change"]["kind"]
-            holders[ticker] = holders.get(ticker, 0) + (kind != "exited")
+            holders[ticker] = holders.get(ticker, 0) + held
             values[ticker] = values.get(ticker, 0) + entry.get("value", 0)
             if kind in BOUGHT:
                 bought.add(ticker)
             elif kind in SOLD:
                 sold.add(ticker)
     return Census(selected, holders, values, bought, sold)
+
+
+def entries(manager: dict) -> Iterator[tuple[bool, dict]]:
+    """A manager's positions (held) and then its ended entries (no longer held), each with whether it is held."""
+    for position in manager["positions"]:
+        yield True, position
+    for ended in manager["ended"]:
+        yield False, ended
 
 
 def view_tickers(artifact: dict, managers: Sequence[str], mode: str) -> set[str]:
@@ -86,34 +94,37 @@ def _ticker_rows(artifact: dict, selected: Sequence[str]) -> list[dict]:
     for manager in artifact["managers"]:
         if manager["id"] not in chosen:
             continue
-        for entry in (*manager["positions"], *manager["exited"]):
+        for held, entry in entries(manager):
             row = rows.get(entry["ticker"])
             if row is None:
                 row = rows[entry["ticker"]] = _empty_row(entry)
-            row["managers"].append(_manager_position(manager["id"], entry))
+            row["managers"].append(_manager_position(manager["id"], entry, held))
     for row in rows.values():
         _summarise(row)
     return [rows[ticker] for ticker in sorted(rows)]
 
 
 def _empty_row(entry: dict) -> dict:
-    return {"ticker": entry["ticker"], "cusip": entry["cusip"], "issuer": entry["issuer"], "managers": []}
+    return {"ticker": entry["ticker"], "tickerAsOf": entry["tickerAsOf"], "cusip": entry["cusip"], "issuer": entry["issuer"],
+            "managers": []}
 
 
-def _manager_position(manager_id: str, entry: dict) -> dict:
+def _manager_position(manager_id: str, entry: dict, held: bool) -> dict:
     return {
         "managerId": manager_id,
+        "held": held,
         "shares": entry.get("shares", 0),
         "value": entry.get("value", 0),
         "weight": entry.get("weight", 0.0),
         "change": entry["change"]["kind"],
+        "cause": entry["change"]["cause"],
         "shareDelta": entry["change"]["shareDelta"],
     }
 
 
 def _summarise(row: dict) -> None:
     positions = row["managers"]
-    row["holders"] = [p["managerId"] for p in positions if p["change"] != "exited"]
+    row["holders"] = [p["managerId"] for p in positions if p["held"]]
     row["holderCount"] = len(row["holders"])
     row["value"] = sum(p["value"] for p in positions)
     row["buyers"] = [p["managerId"] for p in positions if p["change"] in BOUGHT]

@@ -9,12 +9,13 @@ from typing import Any
 import orjson
 
 from builder.errors import ReleaseError
+from builder.research.changes.listing import undecided_changes
 from builder.research.coverage import unmapped_in
 from builder.research.versions import content_digest
 from builder.research.views import MODES, manager_ids, view_tickers
 
 LARGEST = 10  # position changes listed: enough to see the quarter's story, short enough to read
-GATES = frozenset({"new-warnings", "restatement", "shrink"})  # what `ras publish --gate` may refuse on
+GATES = frozenset({"new-warnings", "restatement", "shrink", "corporate-actions"})  # what `ras publish --gate` may refuse on
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,6 +52,7 @@ def review(candidate: Side, against: Side | None) -> dict:
         "warnings": _warnings(candidate.index, against.index if against else None),
         "unmapped": {"candidate": _unmapped_share(candidate), "against": _unmapped_share(against) if against else None},
         "changes": _largest_changes(candidate, against),
+        "undecided": _undecided(candidate, against),
         "bookValues": _book_values(candidate),
         "viewCounts": _view_counts(candidate),
     }
@@ -124,6 +126,20 @@ def _largest_changes(candidate: Side, against: Side | None) -> list[dict]:
     return sorted(moves, key=lambda m: (-abs(m["delta"]), m["manager"], m["ticker"]))[:LARGEST]
 
 
+def _undecided(candidate: Side, against: Side | None) -> dict:
+    """The candidate's undecided changes, and which of them are open: not published undecided by the release it is
+    compared with (once promoted after review, an undecided change no longer stops the corporate-actions gate)."""
+    found = undecided_changes(candidate.artifacts.values())
+    seen = {_undecided_key(u) for u in undecided_changes(against.artifacts.values())} if against else set()
+    for entry in found:
+        entry["open"] = _undecided_key(entry) not in seen
+    return {"count": len(found), "open": sum(entry["open"] for entry in found), "changes": found}
+
+
+def _undecided_key(entry: dict) -> tuple:
+    return entry["quarter"], entry["manager"], entry["ticker"], entry["held"], tuple(entry["rules"])
+
+
 def _book_values(side: Side) -> list[dict]:
     """Each manager's book value per published quarter, oldest first (one chart line each)."""
     series: dict[str, list[dict]] = {}
@@ -143,7 +159,7 @@ def _view_counts(side: Side) -> list[dict]:
 
 
 def tripped(result: dict, gates: frozenset[str]) -> list[str]:
-    """One line per named gate the review trips: new-warnings, restatement, shrink."""
+    """One line per named gate the review trips: new-warnings, restatement, shrink, corporate-actions."""
     lines = []
     if "new-warnings" in gates and result["warnings"]["new"]:
         lines.append(f"new-warnings: {len(result['warnings']['new'])} warning(s) the promoted release does not have")
@@ -155,4 +171,7 @@ def tripped(result: dict, gates: frozenset[str]) -> list[str]:
     if "shrink" in gates and (count["candidate"] < count["against"] or shrunk):
         lines.append(f"shrink: {count['candidate']} versions where the promoted release has {count['against']}"
                      + (f"; managers gone: {', '.join(shrunk)}" if shrunk else ""))
+    if "corporate-actions" in gates and result["undecided"]["open"]:
+        lines.append(f"corporate-actions: {result['undecided']['open']} undecided change(s) the promoted release does "
+                     "not publish: record them in corporate_actions.csv, or review and promote")
     return lines

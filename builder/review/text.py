@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from builder.research.changes.listing import undecided_lines
+
 
 def review_lines(result: dict) -> list[str]:
     against = result["against"] or "nothing promoted"
@@ -25,6 +27,9 @@ def review_lines(result: dict) -> list[str]:
     unmapped = result["unmapped"]
     before = "—" if unmapped["against"] is None else f"{unmapped['against']:.2%}"
     lines.append(f"unmapped share of value: {unmapped['candidate']:.2%} (promoted: {before})")
+    undecided = result["undecided"]
+    lines.append(f"undecided changes: {undecided['count']}, {undecided['open']} open (not published by the promoted release)")
+    lines += undecided_lines([u for u in undecided["changes"] if u["open"]], "  open")
     lines.append("largest position changes (latest version):")
     lines += [f"  {m['manager']}/{m['ticker']}: {m['before']:,} → {m['after']:,} ({m['delta']:+,})" for m in result["changes"]]
     return lines

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable, Mapping
 from datetime import date
 
@@ -26,7 +27,7 @@ def link_by_figi(securities: Mapping[str, Security], filings: Iterable[Filing]) 
     for members in classes.values():
         newest = max(members, key=lambda s: (last_filed.get(s.cusip, date.min), s.cusip))
         for member in members:
-            linked[member.cusip] = Security(member.cusip, newest.ticker, newest.name, member.figi)
+            linked[member.cusip] = dataclasses.replace(member, ticker=newest.ticker, name=newest.name)
     return linked
 
 

@@ -26,9 +26,11 @@ from builder.sources.previews import read_previews
 from builder.sources.provenance import source_file
 from builder.sources.sec13f.cache import ParseCache
 from builder.sources.sec13f.filings import read_copycat_filings
-from builder.sources.securities import read_securities
+from builder.sources.tables.corporate_actions import FILE_NAME as CORPORATE_ACTIONS
+from builder.sources.tables.corporate_actions import read_corporate_actions
+from builder.sources.tables.securities import read_securities
 
-SOURCE_SIGNS = ("sec13f", "securities.csv")  # what only an operator's source tree holds
+SOURCE_SIGNS = ("sec13f", "securities.csv", CORPORATE_ACTIONS)  # what only an operator's source tree holds
 
 
 def fixture_source() -> Path:
@@ -81,10 +83,11 @@ def read_sources(
     if edges:
         raise SourceError(edges)
     securities, security_problems = read_securities(root / "securities.csv", root, config.limits.file)
+    actions, action_problems = read_corporate_actions(root, config.limits.file)
     with collector_paused():
         filings = read_copycat_filings(root, config.copycat.managers, cache, config.limits)
     previews = read_previews(root, config.sections, config.limits.file)
-    problems = (*security_problems, *filings.problems, *previews.problems)
+    problems = (*security_problems, *action_problems, *filings.problems, *previews.problems)
     if problems:
         raise SourceError(problems)
     as_of = as_of or config.as_of or max(filing.filed for filing in filings.filings)
@@ -100,10 +103,11 @@ def read_sources(
         warnings=(*(w for filing in known for w in filing.warnings), *_fixture_warning(config.fixture)),
         skipped=filings.skipped,
         previews=dict(previews.sources),
+        corporate_actions=actions,
     )
     reports = (
         f"read {len(filings.filings)} filings ({sum(len(f.rows) for f in filings.filings)} rows) "
-        f"of {len(config.copycat.managers)} managers, {len(securities)} securities",
+        f"of {len(config.copycat.managers)} managers, {len(securities)} securities, {len(actions)} corporate-action legs",
         *([cache.report()] if cache is not None else []),
         *linked_tickers(mapped, securities),
         *(f"skipped {entry.source}: {entry.message}" for entry in filings.skipped),
@@ -152,7 +156,8 @@ def _later_report(later: tuple[Filing, ...], as_of: date) -> tuple[str, ...]:
 
 
 def _config_files(root: Path) -> tuple[SourceFile, ...]:
-    return tuple(source_file(root / name, root) for name in ("packs.toml", "securities.csv"))
+    names = ("packs.toml", "securities.csv", *((CORPORATE_ACTIONS,) if (root / CORPORATE_ACTIONS).exists() else ()))
+    return tuple(source_file(root / name, root) for name in names)
 
 
 def _fixture_warning(fixture: bool) -> tuple[ScopeWarning, ...]:

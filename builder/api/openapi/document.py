@@ -74,8 +74,8 @@ BODY_EXAMPLES = {
 PARAM_EXAMPLES = {  # illustrative values in the shapes the contract names (section 2.3)
     "packId": PACK_ID,
     "ticker": "AAPL",
-    "from": "multi-manager-2026-06-30-v1.0",
-    "to": "multi-manager-2026-09-30-v1.0",
+    "from": "multi-manager-2026-06-30-v2.0",
+    "to": "multi-manager-2026-09-30-v2.0",
     "mode": "overlap",
 }
 TAGS = {

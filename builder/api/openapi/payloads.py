@@ -23,7 +23,8 @@ from builder.api.openapi.schemas import (
     nullable,
     ref,
 )
-from builder.research.artifact import ARTIFACT_SCHEMA, CHANGE_KINDS, PACK_ID
+from builder.research.artifact import ARTIFACT_SCHEMA, PACK_ID
+from builder.research.changes import CAUSES, CHANGE_KINDS
 from builder.research.methods.ethos import ETHOS_IDS, FEATURES, NORMALISATIONS
 from builder.research.methods.policy import CHECK_IDS, Outcome
 
@@ -33,7 +34,7 @@ ETHOS_ID = enum(ETHOS_IDS)
 FEATURE_NAME = enum(FEATURES)
 FEATURE_VALUE = {"type": ["number", "null"], "description": "null when undefined for the ticker (normalised to 0)."}
 SCORE = {"type": "number", "minimum": 0, "maximum": 100}
-SHARE_CHANGES = [kind for kind in CHANGE_KINDS if kind not in ("unchanged", "unknown")]  # a diff lists only moves
+SHARE_CHANGES = [kind for kind in CHANGE_KINDS if kind != "unknown"]  # a diff lists moves, actions and undecided
 
 
 def diff_schemas() -> dict[str, Schema]:
@@ -55,13 +56,18 @@ def diff_schemas() -> dict[str, Schema]:
         "PositionChange": closed({
             "managerId": STRING,
             "ticker": STRING,
-            "kind": {**enum(SHARE_CHANGES), "description": "The artifact's change kinds: new (opened), added, reduced, "
-                     "exited (closed)."},
+            "kind": {**enum(SHARE_CHANGES), "description": "The trade, measured against the older book carried through "
+                     "the corporate actions between the versions: new, added, reduced, unchanged, exited; converted "
+                     "(ended through a corporate action, not sold); undecided (not counted as bought or sold)."},
             "fromShares": COUNT,
             "toShares": COUNT,
-            "shareDelta": INTEGER,
+            "carriedShares": nullable(COUNT),
+            "shareDelta": nullable(INTEGER),
             "fromValue": COUNT,
             "toValue": COUNT,
+            "cause": enum(CAUSES),
+            "corporateActions": array(ref("ArtifactCorporateAction")),
+            "candidates": array(ref("ArtifactCandidate")),
         }),
         "PolicyChange": closed({
             "id": STRING,
@@ -76,7 +82,7 @@ def diff_schemas() -> dict[str, Schema]:
 def explanation_schemas() -> dict[str, Schema]:
     """explainPosition: changes, cited evidence, ethos scores, overlap, source records, limitations."""
     held: dict[str, Schema] = {"managerId": STRING, "managerName": STRING, "held": {"const": True}, "sourcesQuarter": DATE}
-    exited = {**held, "held": {"const": False}}
+    ended = {**held, "held": {"const": False}}
     return {
         "PositionExplanation": closed({
             "ticker": STRING,
@@ -86,7 +92,7 @@ def explanation_schemas() -> dict[str, Schema]:
             "quarter": DATE,
             "view": VIEW_REF,
             "summary": closed({"holders": STRINGS, "holderCount": COUNT, "buyers": STRINGS, "sellers": STRINGS, "value": COUNT}),
-            "changes": array({"anyOf": [ref("HeldChange"), ref("ExitedChange")]}),
+            "changes": array({"anyOf": [ref("HeldChange"), ref("EndedChange")]}),
             "evidence": closed({"statements": array(ref("EvidenceStatement"))}),
             "ethos": closed({
                 "ethosIds": array(ETHOS_ID),
@@ -107,13 +113,13 @@ def explanation_schemas() -> dict[str, Schema]:
         }),
         "HeldChange": closed({**held, **artifact_properties("position")},
                              description="The artifact's position of a selected manager, with its quarter's sources."),
-        "ExitedChange": closed({**exited, **artifact_properties("exit")},
-                               description="An exit: the sources are the previous quarter's rows."),
+        "EndedChange": closed({**ended, **artifact_properties("ended")},
+                              description="A position no longer held: the sources are the previous quarter's rows."),
         "EvidenceStatement": closed({
             "text": STRING,
             "citations": array(closed({
                 "accession": STRING,
-                "row": {"type": ["integer", "null"], "minimum": 1, "description": "null for an exit (no row this quarter)."},
+                "row": {"type": ["integer", "null"], "minimum": 1, "description": "null for a position no longer held (no row this quarter)."},
                 "managerId": STRING,
             })),
         }),

@@ -12,7 +12,8 @@ from typing import Any
 from builder.api.contract import COPYCAT_FEATURES
 from builder.api.wire import API_VERSION, CONTRACT_VERSION, ErrorCode
 from builder.research.agent import BUDGET_BYTES as AGENT_BUDGET_BYTES
-from builder.research.artifact import CHANGE_KINDS, PACK_ID
+from builder.research.artifact import PACK_ID
+from builder.research.changes import CAUSES, CHANGE_KINDS
 from builder.research.schema import artifact_schema
 from builder.research.views import MODES
 
@@ -211,6 +212,7 @@ def latest_schemas() -> dict[str, Schema]:
         "View": closed({"managers": STRINGS, "mode": MODE, "tickerCount": COUNT, "tickers": array(ref("ViewTicker"))}),
         "ViewTicker": closed({
             "ticker": STRING,
+            "tickerAsOf": enum(("quarter-end", "current", "unmapped")),
             "cusip": STRING,
             "issuer": STRING,
             "managers": array(ref("ViewPosition")),
@@ -219,13 +221,15 @@ def latest_schemas() -> dict[str, Schema]:
             "value": COUNT,
             "buyers": STRINGS,
             "sellers": STRINGS,
-        }, description="One ticker of a view: every selected manager's position or exit, holders, buyers, sellers."),
+        }, description="One ticker of a view: every selected manager's position or ended one, holders, buyers, sellers."),
         "ViewPosition": closed({
             "managerId": STRING,
+            "held": BOOLEAN,
             "shares": COUNT,
             "value": COUNT,
             "weight": FRACTION,
             "change": enum(CHANGE_KINDS),
+            "cause": enum(CAUSES),
             "shareDelta": nullable(INTEGER),
         }),
         **agent_payload_schemas(),

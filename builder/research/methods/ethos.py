@@ -54,10 +54,10 @@ def _mean_weight(row: dict, ctx: _Context) -> float | None:
 
 def _net_share_change(row: dict, ctx: _Context) -> float | None:
     changes = [ctx.entries[(p["managerId"], row["ticker"])]["change"] for p in row["managers"]]
-    known = [c for c in changes if c["kind"] != "unknown"]
+    known = [c for c in changes if c["shareDelta"] is not None]  # undecided and unknown changes are left out
     if not known:
         return None
-    delta, before = sum(c["shareDelta"] for c in known), sum(c["previousShares"] for c in known)
+    delta, before = sum(c["shareDelta"] for c in known), sum(c["carriedShares"] for c in known)
     if before == 0:
         return 1.0 if delta > 0 else 0.0
     return max(-1.0, min(1.0, delta / before))
@@ -95,10 +95,12 @@ FEATURES: dict[str, _Feature] = {
         lambda row, ctx: max(_weights(row, ctx), default=None),
     ),
     "netShareChange": _Feature(
-        "clamp(sum of shareDelta_m / sum of previousShares_m, -1, +1) over the selected managers m whose change of the "
-        "ticker is known (new, added, reduced, unchanged, exited); changes of kind 'unknown' are left out",
-        "sum of previousShares_m of those managers; when it is 0 (only new positions) the value is +1 if the sum of "
-        "shareDelta_m is positive, else 0",
+        "clamp(sum of shareDelta_m / sum of carriedShares_m, -1, +1) over the selected managers m whose change of the "
+        "ticker is decided (new, added, reduced, unchanged, exited, converted); shareDelta counts traded shares only, "
+        "measured against the previous book carried through corporate actions (a split or merger trades nothing); "
+        "changes of kind 'undecided' or 'unknown' are left out",
+        "sum of carriedShares_m of those managers (the previous quarter's shares on this quarter's basis); when it is "
+        "0 (only new positions) the value is +1 if the sum of shareDelta_m is positive, else 0",
         _net_share_change,
     ),
     "heldShareOfWindow": _Feature(
@@ -110,7 +112,8 @@ FEATURES: dict[str, _Feature] = {
         _held_share_of_window,
     ),
     "newHolderShare": _Feature(
-        "newHolders / selectedManagers; newHolders = selected managers whose change of the ticker is 'new'",
+        "newHolders / selectedManagers; newHolders = selected managers whose change of the ticker is 'new' (bought "
+        "without holding it, or anything it came from through a corporate action, a quarter earlier)",
         "selectedManagers",
         lambda row, ctx: _ratio(len(_opened(row)), len(ctx.selected)),
     ),
@@ -171,7 +174,8 @@ _ETHOS: tuple[tuple[str, str, tuple[str, ...], dict[str, float], str], ...] = (
     ("accumulation", "Accumulation (net share change)", (
         "Managers buying more shares than they sell this quarter are accumulating the stock.",
         "Share counts, not dollars, so price moves do not look like buying.",
-        "A manager without a previous-quarter filing has an unknown change: left out, not guessed.",
+        "Only traded shares count: a split, merger or spin-off between the quarters moves shares without a trade.",
+        "A change the filings cannot decide (undecided, or unknown without a previous filing) is left out, not guessed.",
     ), {"netShareChange": 1.0}, "signed-absolute"),
     ("persistence", "Persistence (quarters held)", (
         "A stock held quarter after quarter is a lasting view, not a trade.",
@@ -233,7 +237,7 @@ def _context(view: dict, artifact: dict, history: Sequence[dict]) -> _Context:
     """Lookups for the view's features, over the selected managers only (the only ones a feature reads)."""
     selected = set(view["managers"])
     chosen = [m for m in artifact["managers"] if m["id"] in selected]
-    entries = {(m["id"], e["ticker"]): e for m in chosen for e in (*m["positions"], *m["exited"])}
+    entries = {(m["id"], e["ticker"]): e for m in chosen for e in (*m["positions"], *m["ended"])}
     chain, expected = [], artifact["previousQuarter"]
     older_first = sorted((h for h in history if h["quarter"] < artifact["quarter"]), key=lambda h: h["quarter"])
     for older in reversed(older_first):

@@ -6,10 +6,24 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from builder.research.errors import NotInView
+from builder.research.views import entries as manager_entries
 
 EXIT_LIMITATION = (
-    "An exit is the absence of a row in this quarter's 13F: its statement cites this quarter's filing with row null; "
-    "the previous quarter's rows are the change record's sources."
+    "A position no longer held is the absence of a row in this quarter's 13F: its statement cites this quarter's filing "
+    "with row null; the previous quarter's rows are the change record's sources."
+)
+ACTION_LIMITATION = (
+    "Shares are compared on one basis: the previous quarter's book carried through the corporate actions between the "
+    "quarter ends (cited with their source in corporateActions); only the shares traded beyond them count as bought or sold."
+)
+UNDECIDED_LIMITATION = (
+    "An undecided change looks like a corporate action that corporate_actions.csv does not record, or borders a filing "
+    "that omitted positions under confidential treatment: its candidates say what it may be; it is never counted as "
+    "bought or sold."
+)
+CURRENT_TICKER_LIMITATION = (
+    "{ticker} is the CUSIP's ticker today (securities.csv gives no dates for it): at the quarter end the security may "
+    "have traded under another ticker, and the ticker may then have belonged to another company."
 )
 
 
@@ -18,7 +32,7 @@ class _Index:
     """Lookups over one view, its artifact and scores, built once so each explanation costs its own rows only."""
 
     rows: dict[str, dict]  # ticker → view row
-    entries: dict[str, list[tuple[dict, dict]]]  # ticker → (manager, position or exit) of the selected, artifact order
+    entries: dict[str, list[tuple[dict, dict]]]  # ticker → (manager, position or ended entry, held), artifact order
     managers: dict[str, dict]  # manager id → the artifact's manager
     order: dict[str, int]  # manager id → its place in the artifact
     scores: dict[str, dict]  # ticker → its scores entry
@@ -32,8 +46,8 @@ class _Index:
         entries: dict[str, list[tuple[dict, dict]]] = {}
         for manager in artifact["managers"]:
             if manager["id"] in selected:
-                for entry in (*manager["positions"], *manager["exited"]):
-                    entries.setdefault(entry["ticker"], []).append((manager, entry))
+                for held, entry in manager_entries(manager):
+                    entries.setdefault(entry["ticker"], []).append((manager, {**entry, "held": held}))
         managers: dict[str, dict] = {}
         for manager in artifact["managers"]:
             managers.setdefault(manager["id"], manager)
@@ -54,13 +68,11 @@ def _row(ticker: str, view: dict, index: _Index) -> dict:
 
 
 def _changes(ticker: str, artifact: dict, index: _Index) -> list[dict]:
-    """The artifact's own position or exit of `ticker` for each selected manager that has one."""
+    """The artifact's own position or ended entry of `ticker` for each selected manager that has one."""
     changes = []
     for manager, entry in index.entries.get(ticker, ()):
-        exited = entry["change"]["kind"] == "exited"
-        quarter = artifact["previousQuarter"] if exited else artifact["quarter"]
-        changes.append({"managerId": manager["id"], "managerName": manager["name"], "held": not exited,
-                        "sourcesQuarter": quarter, **entry})
+        quarter = artifact["quarter"] if entry["held"] else artifact["previousQuarter"]
+        changes.append({"managerId": manager["id"], "managerName": manager["name"], "sourcesQuarter": quarter, **entry})
     return changes
 
 
@@ -73,31 +85,67 @@ def _citations(change: dict, index: _Index) -> list[dict]:
     return [{"accession": f["accession"], "row": None, "managerId": change["managerId"]} for f in manager["filings"]]
 
 
-def _held_text(change: dict) -> str:
+def _held_text(change: dict, artifact: dict) -> str:
     worth = f"worth ${change['value']:,}, {change['weight']:.2%} of its 13F book"
-    delta, before = change["change"]["shareDelta"], change["change"]["previousShares"]
-    kind, name, shares = change["change"]["kind"], change["managerName"], change["shares"]
+    record, name, shares, ticker = change["change"], change["managerName"], change["shares"], change["ticker"]
+    kind, delta, carried = record["kind"], record["shareDelta"], record["carriedShares"]
+    actions = _actions(record)
+    if kind == "unknown":
+        return f"{name} held {shares:,} shares, {worth}; the change is unknown (no previous-quarter 13F in the sources)."
+    if kind == "undecided":
+        return (f"{name} reported {shares:,} shares at {artifact['quarter']}, {_before(record)} a quarter earlier; the "
+                f"change is undecided and not counted as bought or sold: {_candidates(record)}.")
     if kind == "new":
         return f"{name} opened a position of {shares:,} shares, {worth}."
     if kind in ("added", "reduced"):
-        return f"{name} {kind} {abs(delta):,} shares (from {before:,} to {shares:,}), now {worth}."
-    if kind == "unchanged":
-        return f"{name} held {shares:,} shares, unchanged, {worth}."
-    return f"{name} held {shares:,} shares, {worth}; the change is unknown (no previous-quarter 13F in the sources)."
+        verb = "bought" if kind == "added" else "sold"
+        basis = f"{record['previousShares']:,} at {artifact['previousQuarter']} became {carried:,} by {actions}; " if actions else ""
+        return f"{name} {verb} {abs(delta):,} shares ({basis}from {carried:,} to {shares:,}), now {worth}."
+    if actions:
+        return f"{actions}; {name}'s holding is unchanged: {shares:,} {ticker} shares, {worth}."
+    return f"{name} held {shares:,} shares, unchanged, {worth}."
+
+
+def _ended_text(change: dict, artifact: dict) -> str:
+    record, name, ticker = change["change"], change["managerName"], change["ticker"]
+    previous, kind = record["previousShares"], record["kind"]
+    if kind == "converted":
+        return (f"{_actions(record)}; {name} did not sell: its {previous:,} {ticker} shares were converted, and no row "
+                f"for {ticker} is in its 13F for {artifact['quarter']}.")
+    if kind == "undecided":
+        return (f"{name} reported {previous:,} {ticker} shares at {artifact['previousQuarter']} and none at "
+                f"{artifact['quarter']}; the change is undecided and not counted as sold: {_candidates(record)}.")
+    actions = _actions(record)
+    carried = f" ({record['carriedShares']:,} after {actions})" if actions else ""
+    return (f"{name} exited: {previous:,} shares at {artifact['previousQuarter']}{carried}, no row in its 13F for "
+            f"{artifact['quarter']}.")
+
+
+def _actions(record: dict) -> str:
+    return "; ".join(action["text"] for action in record["corporateActions"])
+
+
+def _candidates(record: dict) -> str:
+    return "; ".join(candidate["text"] for candidate in record["candidates"])
+
+
+def _before(record: dict) -> str:
+    previous = record["previousShares"]
+    return "none" if not previous else f"{previous:,}"
 
 
 def _statement(change: dict, artifact: dict, index: _Index) -> dict:
-    if change["held"]:
-        text = _held_text(change)
-    else:
-        text = (f"{change['managerName']} exited: {change['change']['previousShares']:,} shares at "
-                f"{artifact['previousQuarter']}, no row in its 13F for {artifact['quarter']}.")
+    text = _held_text(change, artifact) if change["held"] else _ended_text(change, artifact)
     return {"text": text, "citations": _citations(change, index)}
 
 
 def _summary_statement(row: dict, view: dict, changes: Sequence[dict], artifact: dict, index: _Index) -> dict:
+    undecided = sum(1 for change in changes if change["change"]["kind"] == "undecided")
+    moved = sum(1 for change in changes if change["change"]["corporateActions"])
     text = (f"{row['holderCount']} of {len(view['managers'])} selected managers hold {row['ticker']} at "
-            f"{artifact['quarter']}; {len(row['buyers'])} bought and {len(row['sellers'])} sold this quarter.")
+            f"{artifact['quarter']}; {len(row['buyers'])} bought and {len(row['sellers'])} sold this quarter"
+            + (f"; {moved} changed through corporate actions" if moved else "")
+            + (f"; {undecided} undecided, counted as neither" if undecided else "") + ".")
     return {"text": text, "citations": [c for change in changes for c in _citations(change, index)]}
 
 
@@ -130,8 +178,14 @@ def _limitations(row: dict, changes: Sequence[dict], artifact: dict, policy: dic
         notes.append(f"Change unknown for {', '.join(unknown)}: the previous quarter's 13F is not in the sources.")
     if any(not c["held"] for c in changes):
         notes.append(EXIT_LIMITATION)
+    if any(c["change"]["corporateActions"] for c in changes):
+        notes.append(ACTION_LIMITATION)
+    if any(c["change"]["kind"] == "undecided" for c in changes):
+        notes.append(UNDECIDED_LIMITATION)
     if any(not c["mapped"] for c in changes):
         notes.append(f"{row['ticker']} is a CUSIP with no ticker in securities.csv.")
+    elif any(c["tickerAsOf"] == "current" for c in changes):
+        notes.append(CURRENT_TICKER_LIMITATION.format(ticker=row["ticker"]))
     if artifact["fixture"]:
         notes.append("Fixture data: the managers are fictional; the numbers are not investment data.")
     return notes + (list(policy["warnings"]) if policy else [])

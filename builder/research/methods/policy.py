@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from datetime import date
 
 from builder.research.quarters import FILING_DEADLINE_DAYS
+from builder.research.views import entries
 
 # A quarter after the filing deadline the next quarter's 13F is due (deadline + 3 months), so data older than
 # that is superseded, not merely late.
@@ -51,13 +52,13 @@ def book_facts(artifact: dict) -> BookFacts:
     for manager in artifact["managers"]:
         manager_id, filed = manager["id"], {f["accession"] for f in manager["filings"]}
         counts[manager_id] = tickers = Counter[str]()
-        for entry in (*manager["positions"], *manager["exited"]):
+        for held, entry in entries(manager):
             ticker = entry["ticker"]
             tickers[ticker] += 1
             if not entry["sources"]:
                 uncited.append((manager_id, ticker))
-            # exits cite last quarter's rows
-            elif entry["change"]["kind"] != "exited" and any(s["accession"] not in filed for s in entry["sources"]):
+            # an ended entry cites last quarter's rows
+            elif held and any(s["accession"] not in filed for s in entry["sources"]):
                 stray.append((manager_id, ticker))
             if not entry["mapped"]:
                 unmapped.append((manager_id, ticker, entry["cusip"]))

@@ -1,0 +1,7 @@
+"""Changes of shares between two quarter ends, measured on one basis: the earlier book carried through the corporate
+actions between them (`carry`), the later filing classified against it with its cause (`classify`), and the
+changes no record decides flagged with their candidate explanations (`undecided`)."""
+
+from builder.research.changes.classify import BOUGHT, CAUSES, CHANGE_KINDS, ENDED, SOLD, Changes, Ended, book_changes
+
+__all__ = ["BOUGHT", "CAUSES", "CHANGE_KINDS", "ENDED", "SOLD", "Changes", "Ended", "book_changes"]

@@ -1,0 +1,200 @@
+"""Classify a manager's change between two quarter ends: the later filing against the carried earlier book; pure.
+
+Each change says its kind (the trade: new, added, reduced, unchanged, exited; or converted, undecided,
+unknown), the shares filed, carried and traded, and its cause (a trade, a corporate action cited like a
+filing, both, none), so that only trades are ever counted as bought or sold.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+
+from builder.records import ActionKind, CorporateAction
+from builder.research.changes.carry import Applied, Carried, carry
+from builder.research.changes.undecided import Side, candidates
+
+CHANGE_KINDS = ("new", "added", "reduced", "unchanged", "exited", "converted", "undecided", "unknown")
+BOUGHT = frozenset({"new", "added"})
+SOLD = frozenset({"reduced", "exited"})
+ENDED = frozenset({"exited", "converted", "undecided"})  # kinds an ended entry (no longer held) may have
+CAUSES = ("trade", "corporate-action", "trade-and-corporate-action", "none", "undecided", "unknown")
+
+
+@dataclass(frozen=True, slots=True)
+class Ended:
+    """A position of the earlier book that the later one no longer holds, keyed as the earlier quarter named it."""
+
+    key: str
+    cusips: tuple[str, ...]  # the CUSIPs that ended (earlier ones, or ones received through a corporate action)
+    origins: tuple[str, ...]  # the earlier CUSIPs they came from, whose rows the entry cites
+    change: dict
+
+
+@dataclass(frozen=True, slots=True)
+class Changes:
+    held: dict[str, dict]  # later position key → its change
+    ended: list[Ended]
+
+
+def unknown_change() -> dict:
+    return _change("unknown", None, None, None, "unknown")
+
+
+Rules = Callable[[Side, Side, Carried], dict[str, list[dict]]]
+
+
+def book_changes(earlier: Side | None, later: Side, legs: Sequence[CorporateAction], rules: Rules = candidates) -> Changes:
+    """Every change of one manager from `earlier` to `later`; `legs` are the corporate actions between them, and
+    `rules` find the changes the data cannot decide (CUSIP → candidates)."""
+    keys = _keys(later.lots, later.key)
+    if earlier is None:
+        return Changes({key: unknown_change() for key in keys}, [])
+    carried = carry(earlier.lots, legs)
+    found = rules(earlier, later, carried)
+    held = {key: _held(key, cusips, earlier, later, carried, found) for key, cusips in keys.items()}
+    return Changes(held, _ended(earlier, later, carried, found, set(held)))
+
+
+def _keys(lots: Iterable[str], key) -> dict[str, list[str]]:
+    grouped: dict[str, list[str]] = {}
+    for cusip in sorted(lots):
+        grouped.setdefault(key(cusip), []).append(cusip)
+    return grouped
+
+
+def _held(key: str, cusips: list[str], earlier: Side, later: Side, carried: Carried, found: dict) -> dict:
+    sources = [x for x in carried.shares if later.key(x) == key]
+    filed = sum(later.lots[c].shares for c in cusips)
+    exact = sum((carried.shares[x] for x in sources), Fraction(0))
+    previous = sum(lot.shares for c, lot in earlier.lots.items() if later.key(c) == key)
+    applied = _unique(a for x in sources for a in carried.moved.get(x, ()))
+    citations = [_citation(a, earlier, later) for a in applied]
+    flagged = _unique_candidates(found.get(c, ()) for c in (*cusips, *sources))
+    if flagged:
+        return _change("undecided", previous, math.floor(exact), None, "undecided", citations, flagged)
+    residual = filed - exact
+    allowance = sum((carried.rounding(x) for x in sources), Fraction(0))
+    if applied and abs(residual) <= allowance:
+        residual = Fraction(0)
+    if residual and _received_on_parent_trades(residual, sources, later, carried):
+        residual = Fraction(0)
+    carried_shares = math.floor(exact)
+    delta = filed - carried_shares if residual else 0
+    kind = "new" if exact == 0 else "added" if delta > 0 else "reduced" if delta < 0 else "unchanged"
+    return _change(kind, previous, carried_shares, delta, _cause(bool(delta), bool(applied)), citations)
+
+
+def _received_on_parent_trades(residual: Fraction, sources: list[str], later: Side, carried: Carried) -> bool:
+    """A spin-off child beyond what the earlier parent shares give, within what the parent shares traded this
+    quarter give (bought or sold before the record date): received, not traded (Liberty Global's LiLAC 2016)."""
+    for child in sources:
+        for parent, ratio in carried.parents.get(child, ()):
+            if parent not in later.lots:
+                continue
+            traded = later.lots[parent].shares - carried.shares.get(parent, Fraction(0))
+            if traded and (traded > 0) == (residual > 0) and abs(residual) <= abs(traded * ratio) + carried.rounding(child):
+                return True
+    return False
+
+
+def _ended(earlier: Side, later: Side, carried: Carried, found: dict, held: set[str]) -> list[Ended]:
+    groups: dict[tuple[str, str], list[str]] = {}
+    for cusip in sorted(carried.ended):
+        if earlier.key(cusip) not in held and cusip in earlier.lots:
+            groups.setdefault((earlier.key(cusip), "converted"), []).append(cusip)
+    for cusip, shares in sorted(carried.shares.items()):
+        if shares >= 1 and later.key(cusip) not in held and shares > carried.rounding(cusip):
+            key = earlier.key(cusip) if cusip in earlier.lots else later.key(cusip)
+            groups.setdefault((key, "exited"), []).append(cusip)
+    return [_ended_entry(key, fate, cusips, earlier, later, carried, found) for (key, fate), cusips in sorted(groups.items())]
+
+
+def _ended_entry(key: str, fate: str, cusips: list[str], earlier: Side, later: Side, carried: Carried,
+                 found: dict) -> Ended:
+    previous = sum(earlier.lots[c].shares for c in cusips if c in earlier.lots)
+    if fate == "converted":
+        applied = _unique(a for c in cusips for a in carried.ended[c])
+        citations = [_citation(a, earlier, later) for a in applied]
+        return Ended(key, tuple(cusips), tuple(cusips), _change("converted", previous, 0, 0, "corporate-action", citations))
+    exact = sum((carried.shares[c] for c in cusips), Fraction(0))
+    applied = _unique(a for c in cusips for a in carried.moved.get(c, ()))
+    citations = [_citation(a, earlier, later) for a in applied]
+    origins = tuple(sorted({o for c in cusips for o in carried.origins.get(c, {c}) if o in earlier.lots}))
+    flagged = _unique_candidates(found.get(c, ()) for c in cusips)
+    if flagged:
+        change = _change("undecided", previous, math.floor(exact), None, "undecided", citations, flagged)
+    else:
+        carried_shares = math.floor(exact)
+        change = _change("exited", previous, carried_shares, -carried_shares, _cause(True, bool(applied)), citations)
+    return Ended(key, tuple(cusips), origins or tuple(cusips), change)
+
+
+def _cause(traded: bool, moved: bool) -> str:
+    if traded:
+        return "trade-and-corporate-action" if moved else "trade"
+    return "corporate-action" if moved else "none"
+
+
+def _change(kind: str, previous: int | None, carried: int | None, delta: int | None, cause: str,
+            citations: Sequence[dict] = (), found: Sequence[dict] = ()) -> dict:
+    return {"kind": kind, "previousShares": previous, "carriedShares": carried, "shareDelta": delta, "cause": cause,
+            "corporateActions": list(citations), "candidates": list(found)}
+
+
+def _unique(applied: Iterable[Applied]) -> list[Applied]:
+    seen: dict[tuple[str, str], Applied] = {}
+    for entry in applied:
+        seen.setdefault((entry.leg.record, entry.leg.cusip), entry)
+    return sorted(seen.values(), key=lambda a: (a.leg.effective, a.leg.record))
+
+
+def _unique_candidates(groups: Iterable[Iterable[dict]]) -> list[dict]:
+    seen: dict[tuple, dict] = {}
+    for group in groups:
+        for candidate in group:
+            seen.setdefault((candidate["rule"], candidate["text"]), candidate)
+    return list(seen.values())
+
+
+_VERBS = {ActionKind.SPLIT: "split", ActionKind.MERGER: "merger", ActionKind.CASH_MERGER: "cash merger",
+          ActionKind.SPIN_OFF: "spin-off", ActionKind.EXCHANGE: "exchange"}
+
+
+def _citation(applied: Applied, earlier: Side, later: Side) -> dict:
+    """A corporate action cited like a filing: the record, and what it did to this manager's shares."""
+    leg = applied.leg
+    return {
+        "effective": leg.effective.isoformat(),
+        "kind": leg.kind.value,
+        "cusip": leg.cusip or None,
+        "newCusip": leg.new_cusip or None,
+        "ratio": leg.ratio_text or None,
+        "cashPerShare": str(leg.cash_per_share) if leg.cash_per_share is not None else None,
+        "source": leg.source,
+        "record": leg.record,
+        "receivedShares": leg.shares,
+        "text": _citation_text(applied, earlier, later),
+    }
+
+
+def _citation_text(applied: Applied, earlier: Side, later: Side) -> str:
+    leg = applied.leg
+    before = earlier.key(leg.cusip) if leg.cusip in earlier.lots else later.key(leg.cusip) if leg.cusip else ""
+    after = later.key(leg.new_cusip or leg.cusip) if (leg.new_cusip or leg.cusip) else ""
+    out = math.floor(applied.shares_out)
+    terms = f" ({leg.ratio_text})" if leg.ratio_text else ""
+    cash = f"${leg.cash_per_share:,} a share" if leg.cash_per_share is not None else ""
+    when = f"{_VERBS[leg.kind]} effective {leg.effective}"
+    if leg.shares is not None:
+        return f"{when}: received {leg.shares:,} {after} for holdings outside the 13F book"
+    if leg.kind is ActionKind.CASH_MERGER:
+        return f"{when}: {applied.shares_in:,} {before} acquired for {cash} (${math.floor(applied.cash):,})"
+    if leg.kind is ActionKind.SPIN_OFF:
+        return f"{when}{terms}: {applied.shares_in:,} {before} received {out:,} {after}"
+    paid = f" and ${math.floor(applied.cash):,} ({cash})" if applied.cash else ""
+    if leg.kind is ActionKind.SPLIT and not leg.new_cusip:
+        return f"{when}{terms}: {applied.shares_in:,} {before} became {out:,}"
+    return f"{when}{terms}: {applied.shares_in:,} {before} became {out:,} {after}{paid}"

@@ -1,0 +1,39 @@
+"""The undecided changes of a set of versions, as an operator decides them: where, what they may be, what to paste."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from builder.research.views import entries
+
+LISTED = 50  # undecided changes printed in full on a terminal; the count (and the review page) give the rest
+
+
+def undecided_changes(artifacts: Iterable[dict]) -> list[dict]:
+    """Every undecided change of the versions, oldest first: where it is, what it may be, and the
+    corporate_actions.csv line of its best candidate (None when no record can settle it: a confidential omission)."""
+    found = []
+    for artifact in sorted(artifacts, key=lambda a: a["quarter"]):
+        for manager in artifact["managers"]:
+            for held, entry in entries(manager):
+                change = entry["change"]
+                if change["kind"] != "undecided":
+                    continue
+                record = next((c["record"] for c in change["candidates"] if c["record"]), None)
+                found.append({"quarter": artifact["quarter"], "manager": manager["id"], "ticker": entry["ticker"],
+                              "held": held, "rules": [c["rule"] for c in change["candidates"]],
+                              "text": change["candidates"][0]["text"], "record": record})
+    return found
+
+
+def undecided_lines(changes: list[dict], heading: str) -> list[str]:
+    """Terminal lines: the heading with the count, then each change (at most LISTED) with the line to paste."""
+    lines = [f"{heading}: {len(changes)}; each counts as neither bought nor sold"] if changes else []
+    for entry in changes[:LISTED]:
+        where = f"{entry['quarter']} {entry['manager']}/{entry['ticker']}{'' if entry['held'] else ' (ended)'}"
+        lines.append(f"  {where}: {entry['text']}")
+        lines.append(f"    corporate_actions.csv: {entry['record']}" if entry["record"] else
+                     "    no record settles it (confidential treatment); a NEW HOLDINGS amendment may")
+    if len(changes) > LISTED:
+        lines.append(f"  and {len(changes) - LISTED} more (`ras review --html` lists all)")
+    return lines

@@ -1,0 +1,296 @@
+"""When no record decides a change: the rules that find the corporate actions (and omissions) a change may be; pure.
+
+A change these rules flag is published as undecided with its candidate explanations, never as a trade. Each
+candidate carries a corporate_actions.csv line an operator can paste once the public record confirms it.
+The methods page states each rule, its thresholds and its measured precision on real filings.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from datetime import date
+from fractions import Fraction
+
+from builder.research.changes.carry import Carried, Lot
+
+# (a) Split: the common split ratios, a 3-for-2 among them (Torchmark 2014), and the reverse splits 1:2 … 1:20.
+SPLIT_FACTORS = tuple(sorted({Fraction(n) for n in (2, 3, 4, 5, 7, 8, 10, 20)} | {Fraction(3, 2)}
+                             | {Fraction(1, n) for n in (2, 3, 4, 5, 7, 8, 10, 20)}))
+MIN_MOVE = 1.4  # both the implied price per share and the share count moved by at least ×1.4 or ÷1.4
+MAX_MARKET_MOVE = 2.0  # net of the split, the price moved at most ×2 or ÷2 in one quarter (2020 Q1 stayed inside)
+# The split must explain at least this share of the price move (in log terms): a 50 % rally beside a halved
+# position (Liberty's Formula One stock in 2016) is not a 1:2 reverse split.
+MIN_EXPLAINED = 0.5
+# (b) Stock merger: the new position's value within ×/÷ this of the ended one's. A stock-and-cash merger pays part
+# in cash (DirecTV: AT&T stock was two thirds of the price), so the band is wide; issuer names need no band. The
+# share counts must then also stand in an exchange ratio as mergers state them (at most four decimals: 1.892,
+# 0.9042) within rounding: two unrelated positions of similar value almost never do.
+VALUE_BAND = 1.6
+RATIO_DECIMALS = 4
+# A match by arithmetic alone (an exchange ratio, a fraction of another position) counts only when chance would
+# rarely give it: small positions in round lots fit some ratio within a share or two all the time.
+MAX_CHANCE = 0.05
+SIMPLE = tuple(sorted({Fraction(n, d) for n in range(1, 21) for d in range(1, 21)}))  # 1:1, 3:2, 1:20 …
+ISSUER_NOISE = frozenset({"INC", "CORP", "CORPORATION", "CO", "COMPANY", "LTD", "PLC", "NEW", "DEL", "THE", "HLDGS",
+                          "HOLDINGS", "GROUP", "CL", "CLASS", "A", "B", "C", "SHS", "COM", "N", "V", "NV", "SA", "AG"})
+# Leading words that many unrelated issuers share (American Express, American Airlines): no evidence of one issuer.
+GENERIC_WORDS = frozenset({"AMERICAN", "FIRST", "UNITED", "GENERAL", "NATIONAL", "INTERNATIONAL", "INTL", "GLOBAL",
+                           "CITIZENS", "SOUTHERN", "NORTHERN", "WESTERN", "EASTERN", "PACIFIC", "ATLANTIC", "CENTRAL",
+                           "COMMUNITY", "PEOPLES", "UNIVERSAL", "ROYAL", "STANDARD", "BANK", "SECURITY", "CAPITAL",
+                           "HOME", "ENERGY", "ISHARES", "VANGUARD", "SPDR", "SELECT", "INVESCO", "SCHWAB", "PROSHARES",
+                           "DIREXION", "WISDOMTREE", "FIDELITY", "ALPHA", "DIGITAL", "SOUTHWEST", "NORTHWEST"})
+# (c) Distribution: the child's shares a common fraction or multiple of a position still held, within rounding.
+# Round lots (a multiple of ROUND_LOT) of another issuer match round positions by chance (20,000,000 Axalta bought
+# = 400,000,000 Coca-Cola ÷ 20), so a round child must name the parent's issuer.
+ROUND_LOT = 100
+COMMON_RATIOS = tuple(Fraction(n, d) for n, d in ((1, 20), (1, 10), (1, 8), (1, 5), (1, 4), (1, 3), (1, 2), (1, 1),
+                                                  (2, 1), (3, 1), (4, 1), (5, 1), (10, 1)))
+DISTRIBUTION_ROUNDING = 1e-5  # or one share per source row of each side, whichever is more
+
+# (d) Cash merger: a position held whole (not reduced) through its last quarter, at an implied price that moved by at
+# most this much over that quarter (a price pinned to a deal's), then absent, and filed by no manager of the pack at
+# that quarter end (an acquired security is gone for everyone): acquired for cash, or sold.
+PINNED_PRICE = 0.03
+
+RULES = ("split", "same-issuer", "same-value", "distribution", "cash-merger", "confidential-omission",
+         "received-not-reported")
+
+
+@dataclass(frozen=True, slots=True)
+class Side:
+    """One quarter end of one manager's book, as the rules see it."""
+
+    quarter: date
+    lots: Mapping[str, Lot]  # long-equity lots by CUSIP
+    key: Callable[[str], str]  # CUSIP → its position key at this quarter end (ticker, or the CUSIP when unmapped)
+    omitted: bool  # a filing of this quarter omits positions under confidential treatment (Form 13F, Special Instructions 7)
+    previous: Mapping[str, Lot] = field(default_factory=dict)  # the lots a quarter before (for a price's trend)
+    alive: frozenset[str] = frozenset()  # CUSIPs some manager of the pack files at this quarter end
+
+
+def candidates(earlier: Side, later: Side, carried: Carried) -> dict[str, list[dict]]:
+    """CUSIP (of either side) → the candidate explanations the data allows for its change; empty when none."""
+    found: dict[str, list[dict]] = {}
+
+    def add(cusips: tuple[str, ...], candidate: dict) -> None:
+        for cusip in cusips:
+            found.setdefault(cusip, []).append(candidate)
+
+    gone = [x for x, shares in carried.shares.items() if shares >= 1 and x not in later.lots]
+    new = [c for c in later.lots if carried.shares.get(c, 0) == 0]
+    for cusip in later.lots:
+        if cusip in earlier.lots and not carried.touched(cusip) and cusip in carried.shares:
+            for candidate in _splits(earlier, later, cusip):
+                add((cusip,), candidate)
+    for after in new:
+        same_key = [before for before in gone if earlier.key(before) == later.key(after)]
+        for before in same_key or gone:  # a CUSIP change inside one position pairs with nothing else
+            paired = _pair(earlier, later, before, after)
+            if paired:
+                add((before, after), paired)
+    for child in later.lots:
+        for candidate in _distributions(earlier, later, carried, child):
+            add((child,), candidate)
+    for before in gone:
+        acquired = _cash_merger(earlier, later, before)
+        if acquired:
+            add((before,), acquired)
+    held_after = {later.key(c) for c in later.lots}
+    held_before = {later.key(c) for c in earlier.lots}
+    for before in gone:
+        if later.omitted and later.key(before) not in held_after:
+            add((before,), _omission(earlier, later, before, vanished=True))
+        if before not in earlier.lots:
+            add((before,), _unreported(later, carried, before))
+    if earlier.omitted:
+        for after in new:
+            if later.key(after) not in held_before:
+                add((after,), _omission(earlier, later, after, vanished=False))
+    return found
+
+
+def _splits(earlier: Side, later: Side, cusip: str) -> list[dict]:
+    """(a) Same CUSIP, the implied price moved by about a common split ratio while the shares moved the other way."""
+    before, after = earlier.lots[cusip], later.lots[cusip]
+    if min(before.shares, after.shares, before.value, after.value) <= 0:
+        return []
+    price_move = (after.value / after.shares) / (before.value / before.shares)
+    shares_move = after.shares / before.shares
+    if 1 / MIN_MOVE < price_move < MIN_MOVE or 1 / MIN_MOVE < shares_move < MIN_MOVE:
+        return []
+    found = []
+    for factor in SPLIT_FACTORS:
+        market = price_move * float(factor)
+        if (factor > 1) != (shares_move > 1) or not 1 / MAX_MARKET_MOVE <= market <= MAX_MARKET_MOVE:
+            continue
+        if abs(math.log(market)) > (1 - MIN_EXPLAINED) * abs(math.log(price_move)):
+            continue  # the split explains too little of the price's move
+        trade = after.shares / (before.shares * float(factor))
+        name = later.key(cusip)
+        text = (f"{name}: {before.shares:,} shares at {earlier.quarter}, {after.shares:,} at {later.quarter}, the price "
+                f"per share ×{price_move:.3f}: fits a {_ratio(factor)} split with the price ×{market:.2f} net of it "
+                f"(and {_signed(trade - 1)} shares traded beside it)")
+        record = _record(later.quarter, "split", cusip, "", _ratio(factor), "", _todo(earlier, later, f"{name} split"))
+        score = abs(math.log(market)) + abs(math.log(trade))  # the likeliest: least market move and least trade
+        found.append((score, {"rule": "split", "text": text, "record": record}))
+    return [candidate for _, candidate in sorted(found, key=lambda entry: entry[0])]
+
+
+def _pair(earlier: Side, later: Side, before: str, after: str) -> dict | None:
+    """(b) In one manager's quarter a position ended and another began: of the same issuer (names match, whatever
+    the ratio), or of another issuer with about the same value (a stock merger)."""
+    old, new = earlier.lots.get(before), later.lots[after]
+    if old is None:
+        return None
+    if earlier.key(before) == later.key(after) and abs(new.shares - old.shares) <= old.rows + new.rows:
+        return None  # one position under a new CUSIP, share for share: nothing to decide
+    same_issuer = one_issuer(old, new) or earlier.key(before) == later.key(after)
+    value_ratio = new.value / old.value if old.value > 0 else 0.0
+    ratio = Fraction(new.shares, old.shares) if old.shares else Fraction(1)
+    stated = _stated_ratio(old, new)
+    if not same_issuer and (stated is None or not 1 / VALUE_BAND <= value_ratio <= VALUE_BAND):
+        return None
+    ratio = stated or ratio
+    rule = "same-issuer" if same_issuer else "same-value"
+    kind = "exchange" if same_issuer else "merger"
+    name_before, name_after = earlier.key(before), later.key(after)
+    text = (f"{name_before} ({old.issuer}, {old.shares:,} shares, ${old.value:,}) ended and {name_after} ({new.issuer}, "
+            f"{new.shares:,} shares, ${new.value:,}) began: " +
+            ("the same issuer, a rename, exchange or consolidation" if same_issuer else "about the same value, a stock merger")
+            + f" at {_ratio(ratio)}")
+    record = _record(later.quarter, kind, before, after, _ratio(ratio), "",
+                     _todo(earlier, later, f"{name_before} into {name_after}"))
+    return {"rule": rule, "text": text, "record": record}
+
+
+def _cash_merger(earlier: Side, later: Side, cusip: str) -> dict | None:
+    """(d) A position held whole through a quarter at a pinned price, then gone: acquired for cash, or sold."""
+    last, before = earlier.lots.get(cusip), earlier.previous.get(cusip)
+    if last is None or before is None or min(last.shares, before.shares, last.value, before.value) <= 0:
+        return None
+    if cusip in later.alive:  # a manager of the pack still files it: the security outlived the quarter
+        return None
+    price, earlier_price = last.value / last.shares, before.value / before.shares
+    if last.shares < before.shares or abs(price / earlier_price - 1) > PINNED_PRICE:
+        return None
+    name = earlier.key(cusip)
+    text = (f"{name}: {last.shares:,} shares held whole through {earlier.quarter} at ${earlier_price:,.2f} then "
+            f"${price:,.2f} a share (a price pinned to a deal's), none at {later.quarter}: acquired for cash, or sold")
+    record = _record(later.quarter, "cash-merger", cusip, "", "", f"{price:.2f}",
+                     _todo(earlier, later, f"{name} acquired for cash (the price is the last implied one: give the deal's)"))
+    return {"rule": "cash-merger", "text": text, "record": record}
+
+
+def _stated_ratio(old: Lot, new: Lot) -> Fraction | None:
+    """The exchange ratio the two share counts stand in, when chance would rarely give it: a simple fraction (1:1
+    for a rename), or one of four decimals as mergers state them; None when they stand in none."""
+    allowance = max(old.rows + new.rows, math.ceil(new.shares * 1e-6))
+    slots = 2 * allowance + 1
+    simple = min(SIMPLE, key=lambda f: abs(new.shares - old.shares * f))
+    if abs(new.shares - old.shares * simple) <= allowance and len(SIMPLE) * slots / new.shares <= MAX_CHANCE:
+        return simple
+    stated = Fraction(round(Fraction(new.shares, old.shares) * 10**RATIO_DECIMALS), 10**RATIO_DECIMALS)
+    if abs(new.shares - old.shares * stated) <= allowance and slots / (old.shares / 10**RATIO_DECIMALS) <= MAX_CHANCE:
+        return stated
+    return None
+
+
+def _distributions(earlier: Side, later: Side, carried: Carried, child: str) -> list[dict]:
+    """(c) A new position, or the shares added to one, a common fraction or multiple of a position the manager held."""
+    lot = later.lots[child]
+    received = lot.shares - math.floor(carried.shares.get(child, 0))
+    if received <= 0 or carried.touched(child):
+        return []
+    found = []
+    parents = sorted((set(earlier.lots) & set(later.lots)) - {child})  # holders keep the parent
+    comparisons = 2 * len(parents) * len(COMMON_RATIOS)
+    for parent in parents:
+        if later.key(parent) == later.key(child):
+            continue
+        same_issuer = one_issuer(later.lots[parent], lot)
+        chance = comparisons * (2 * (later.lots[parent].rows + lot.rows) + 1) / received
+        if not same_issuer and (received % ROUND_LOT == 0 or chance > MAX_CHANCE):
+            continue
+        for side in (earlier, later):
+            held = side.lots.get(parent)
+            if held is None or held.shares <= 0:
+                continue
+            allowance = max(held.rows + lot.rows, math.ceil(received * DISTRIBUTION_ROUNDING))
+            for ratio in COMMON_RATIOS:
+                if abs(received - held.shares * ratio) <= allowance:
+                    found.append(_distribution(earlier, later, parent, child, held, received, ratio, side))
+                    break
+            else:
+                continue
+            break
+    return found
+
+
+def _distribution(earlier: Side, later: Side, parent: str, child: str, held: Lot, received: int, ratio: Fraction,
+                  side: Side) -> dict:
+    name_parent, name_child = side.key(parent), later.key(child)
+    text = (f"{received:,} {name_child} are {_ratio(ratio)} of the {held.shares:,} {name_parent} held at {side.quarter}: "
+            "a spin-off or distribution")
+    record = _record(later.quarter, "spin-off", parent, child, _ratio(ratio), "",
+                     _todo(earlier, later, f"{name_parent} distributes {name_child}"))
+    return {"rule": "distribution", "text": text, "record": record}
+
+
+def _omission(earlier: Side, later: Side, cusip: str, *, vanished: bool) -> dict:
+    if vanished:
+        name = earlier.key(cusip) if cusip in earlier.lots else later.key(cusip)
+        text = (f"{name} is absent from the {later.quarter} filing, which omits positions under confidential treatment: "
+                "it may be one of them, not sold")
+    else:
+        name = later.key(cusip)
+        text = (f"{name} first appears at {later.quarter}, after the {earlier.quarter} filing that omitted positions under "
+                "confidential treatment: it may have been held and omitted, not bought")
+    return {"rule": "confidential-omission", "text": text, "record": None}
+
+
+def _unreported(later: Side, carried: Carried, cusip: str) -> dict:
+    shares = math.floor(carried.shares[cusip])
+    text = (f"{shares:,} shares of {later.key(cusip)} received through a recorded corporate action are absent from the "
+            f"{later.quarter} filing: they may not be a Section 13(f) security, or were sold")
+    return {"rule": "received-not-reported", "text": text, "record": None}
+
+
+def one_issuer(a: Lot, b: Lot) -> bool:
+    """Whether two lots are securities of one issuer: the same CUSIP issuer code (its first six characters: share
+    classes, tracking stocks), or names whose first distinctive word agrees (Kraft Foods Group, Kraft Heinz)."""
+    if a.cusip[:6] == b.cusip[:6]:
+        return True
+    first = _issuer_word(a.issuer)
+    return first is not None and first == _issuer_word(b.issuer)
+
+
+def _issuer_word(issuer: str) -> str | None:
+    words = [w for w in re.split(r"[^A-Z0-9&]+", issuer.upper()) if w and w not in ISSUER_NOISE]
+    return words[0] if words and len(words[0]) >= 3 and words[0] not in GENERIC_WORDS else None
+
+
+def _ratio(ratio: Fraction) -> str:
+    """new:old as corporate_actions.csv writes it: 4:1, 1:20, 3:2, 1.892:1."""
+    if ratio.denominator <= 20 and ratio.numerator <= 20:
+        return f"{ratio.numerator}:{ratio.denominator}"
+    return f"{float(ratio):.6g}:1"
+
+
+def _signed(fraction: float) -> str:
+    return f"{fraction:+.1%}"
+
+
+def _todo(earlier: Side, later: Side, what: str) -> str:
+    return f"CHECK {what}: effective date between {earlier.quarter} and {later.quarter}, cite the issuer's announcement"
+
+
+def _record(effective: date, kind: str, cusip: str, new_cusip: str, ratio: str, cash: str, source: str) -> str:
+    """One corporate_actions.csv line, quoted as the csv module quotes."""
+    buffer = io.StringIO()
+    csv.writer(buffer, lineterminator="").writerow([effective.isoformat(), kind, cusip, new_cusip, ratio, cash, source])
+    return buffer.getvalue()
