@@ -55,10 +55,12 @@ def _position_changes(older: dict, newer: dict, managers: Sequence[str], between
     adjacent = len(between) == 1 and newer["previousQuarter"] == older["quarter"]
     by_id_old = {m["id"]: m for m in older["managers"]}
     by_id_new = {m["id"]: m for m in newer["managers"]}
+    by_id_between = [] if adjacent else [{m["id"]: m for m in artifact["managers"]} for artifact in between]
     changes = []
     for manager_id in managers:
         before, after = by_id_old[manager_id], by_id_new[manager_id]
-        found = _own(before, after) if adjacent else _carried(before, after, older, newer, manager_id, between)
+        found = (_own(before, after) if adjacent else
+                 _carried(before, after, older, newer, [by_id[manager_id] for by_id in by_id_between]))
         changes += [{"managerId": manager_id, **change} for change in found if _moved(change)]
     return changes
 
@@ -99,10 +101,11 @@ def _entry(ticker: str, record: dict, from_shares: int, to_shares: int, from_val
     }
 
 
-def _carried(before: dict, after: dict, older: dict, newer: dict, manager_id: str, between: Sequence[dict]) -> list[dict]:
+def _carried(before: dict, after: dict, older: dict, newer: dict, between: Sequence[dict]) -> list[dict]:
+    """One manager's changes across several quarters; `between`: the manager's part of each version between."""
     earlier, later = _side(before, older), _side(after, newer)
-    flagged = _flagged(manager_id, between)
-    changes = classify(earlier, later, _legs(manager_id, between), rules=lambda *_: flagged)
+    flagged = _flagged(between)
+    changes = classify(earlier, later, _legs(between), rules=lambda *_: flagged)
     old = {p["ticker"]: p for p in before["positions"]}
     new = {p["ticker"]: p for p in after["positions"]}
     found = []
@@ -124,11 +127,10 @@ def _side(manager: dict, artifact: dict) -> Side:
     return Side(date.fromisoformat(artifact["quarter"]), lots, lambda cusip: keys.get(cusip, cusip), False)
 
 
-def _legs(manager_id: str, between: Sequence[dict]) -> list[CorporateAction]:
+def _legs(between: Sequence[dict]) -> list[CorporateAction]:
     """The corporate actions the versions between cite for the manager, as records again, in effect order."""
     legs: dict[tuple[str, str], CorporateAction] = {}
-    for artifact in between:
-        manager = next(m for m in artifact["managers"] if m["id"] == manager_id)
+    for manager in between:
         for _, entry in entries(manager):
             for action in entry["change"]["corporateActions"]:
                 legs.setdefault((action["record"], action["cusip"] or ""), _leg(action, manager["cik"]))
@@ -144,11 +146,10 @@ def _leg(action: dict, cik: str) -> CorporateAction:
                            cash, action["source"], action["record"], cik if shares is not None else "", shares)
 
 
-def _flagged(manager_id: str, between: Sequence[dict]) -> dict[str, list[dict]]:
+def _flagged(between: Sequence[dict]) -> dict[str, list[dict]]:
     """CUSIP → the candidates of every change a version between left undecided for the manager."""
     flagged: dict[str, list[dict]] = {}
-    for artifact in between:
-        manager = next(m for m in artifact["managers"] if m["id"] == manager_id)
+    for manager in between:
         for _, entry in entries(manager):
             if entry["change"]["kind"] == "undecided":
                 flagged.setdefault(entry["cusip"], []).extend(entry["change"]["candidates"])

@@ -73,16 +73,18 @@ def _held(cusips: list[str], sources: list[str], before: list[str], earlier: Sid
     filed = sum(later.lots[c].shares for c in cusips)
     exact = sum(carried.shares[x] for x in sources)
     previous = sum(earlier.lots[c].shares for c in before)
-    applied = _unique(a for x in sources if x in carried.moved for a in carried.moved[x])
+    # most books cross a quarter untouched by any corporate action or undecided rule: skip what cannot apply
+    applied = _unique(a for x in sources if x in carried.moved for a in carried.moved[x]) if carried.moved else []
     citations = [_citation(a, earlier, later) for a in applied]
-    flagged = _unique_candidates(found[c] for c in (*cusips, *sources) if c in found)
+    hits = [found[c] for c in (*cusips, *sources) if c in found] if found else []
+    flagged = _unique_candidates(hits) if hits else []
     if flagged:
         return _change("undecided", previous, math.floor(exact), None, "undecided", citations, flagged)
-    residual = Fraction(filed - exact)
-    if applied and abs(residual) <= sum((carried.rounding(x) for x in sources), Fraction(0)):
-        residual = Fraction(0)
-    if residual and _received_on_parent_trades(residual, sources, later, carried):
-        residual = Fraction(0)
+    residual = filed - exact
+    if applied and abs(Fraction(residual)) <= sum((carried.rounding(x) for x in sources), Fraction(0)):
+        residual = 0
+    if residual and carried.parents and _received_on_parent_trades(Fraction(residual), sources, later, carried):
+        residual = 0
     carried_shares = math.floor(exact)
     delta = filed - carried_shares if residual else 0
     kind = "new" if exact == 0 else "added" if delta > 0 else "reduced" if delta < 0 else "unchanged"
