@@ -47,13 +47,20 @@ def build_artifacts(sources: Sources, earlier: Callable[[list], dict | None] | N
 def artifact_inputs(quarter: date, sources: Sources, books: QuarterBooks) -> list:
     """What the artifact of `quarter` is made of, as JSON: every source file that is not a 13F filing (packs.toml,
     securities.csv, corporate_actions.csv, …) and the 13F files behind each manager's book of the quarter and of the
-    two before (the price trend of the one before the previous quarter is read by the undecided rules)."""
+    two before (the price trend of the one before the previous quarter is read by the undecided rules), with the
+    filing_dates.csv that dates any of them."""
     sha256 = {file.path: file.sha256 for file in sources.files}
     before = previous_quarter(quarter)
     keys = [(m.cik, q) for m in sources.copycat.managers for q in (quarter, before, previous_quarter(before))]
-    filed = {path for key in keys for f in books.filings(key) for path in f.source.split(" + ")}
+    filed = {path for key in keys for f in books.filings(key) for path in _files_behind(f)}
     others = [path for path in sha256 if not path.startswith("sec13f/")]
     return [quarter.isoformat(), sources.fixture, [[path, sha256[path]] for path in sorted({*others, *filed})]]
+
+
+def _files_behind(filing: Filing) -> list[str]:
+    """The files of a filing, and the record that dates it when one does (`filed_from` is then "<path>:<line>")."""
+    record = filing.filed_from.rpartition(":")[0]
+    return [*filing.source.split(" + "), *([record] if record else [])]
 
 
 def build_artifact(
@@ -216,6 +223,7 @@ def _filing_entry(filing: Filing) -> dict:
         "amendment": filing.amendment.value,
         "amendmentNo": filing.amendment_no,
         "filed": filing.filed.isoformat(),
+        "filedFrom": filing.filed_from,
         "source": filing.source,
         "unit": filing.unit.value,
         "unitRule": filing.unit_rule,
