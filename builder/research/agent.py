@@ -32,7 +32,7 @@ def agent_payload(
     summary: str,
 ) -> dict[str, Any]:
     """The bounded payload of `view` of `artifact`; `diff` is against the previous version (None for the first)."""
-    warnings = [w["message"] for w in artifact["warnings"]]
+    warnings = [w["message"] for w in view["warnings"]]  # the pack's and the selected managers' only
     payload = {
         "summary": summary,
         "versionId": artifact["versionId"],
