@@ -85,7 +85,7 @@ def build_artifact(
                                changes, sources.securities)
         managers.append(entry)
         previous = books.get(prior)
-        parts.append(ManagerQuarter(manager, books[key], previous, previous is not None and omits_positions(previous), entry))
+        parts.append(ManagerQuarter(books[key], previous if previous and omits_positions(previous) else None, entry))
     return {
         "schema": ARTIFACT_SCHEMA,
         "packId": PACK_ID,

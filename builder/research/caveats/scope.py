@@ -12,7 +12,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import date
 
-from builder.records import ManagerConfig, ScopeWarning, Sources
+from builder.records import ScopeWarning, Sources
 from builder.research.holdings import QuarterBook
 
 PACK_ID = "13f-copycat"
@@ -22,13 +22,12 @@ LISTED = 5  # tickers an undecided-changes warning names; its count covers the r
 
 @dataclass(frozen=True, slots=True)
 class ManagerQuarter:
-    """What one manager's warnings of a version are made from: its book of the quarter and of the one before (None when
-    not filed), whether that one omits positions, and its artifact entry (positions, ended, other holdings)."""
+    """What one manager's warnings of a version are made from: its book of the quarter, the book of the quarter before
+    when that one omits positions under confidential treatment, and its artifact entry (its id, positions, ended
+    positions, other holdings)."""
 
-    manager: ManagerConfig
     book: QuarterBook
-    previous: QuarterBook | None
-    previous_omits: bool
+    omitting: QuarterBook | None
     entry: dict
 
 
@@ -46,12 +45,11 @@ def version_warnings(sources: Sources, managers: Sequence[ManagerQuarter]) -> li
     reported now may have been held then), and its undecided changes."""
     found = [warning(w.code, w.message, w.source) for w in sources.warnings if w.code == "fixture-data"]
     for part in managers:
-        manager_id = part.manager.id
-        found += [_filing_warning(w, manager_id, part.book.period, f.accession) for f in part.book.filings for w in f.warnings]
-        found += _unmapped(part.entry, part.book.period)
-        if part.previous is not None and part.previous_omits:
-            found.append(_omission(part.previous, manager_id))
-        found += _undecided(part.entry, part.book.period)
+        manager_id, quarter = part.entry["id"], part.book.period
+        found += [_filing_warning(w, manager_id, quarter, f.accession) for f in part.book.filings for w in f.warnings]
+        found += _unmapped(part.entry, quarter)
+        found += [_omission(part.omitting, manager_id)] if part.omitting else []
+        found += _undecided(part.entry, quarter)
     return sorted({identity(w): w for w in found}.values(), key=_order)
 
 
