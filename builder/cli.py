@@ -2,20 +2,25 @@
 
 from __future__ import annotations
 
+import errno
+from dataclasses import replace
 from datetime import date
 from pathlib import Path
+from typing import Any
 
 import click
 
-from builder.errors import ReleaseError
+from builder.errors import ReleaseError, os_fault
 from builder.export.tree import export_command
+from builder.export.verify import verify_export
 from builder.fetch.commands import fetch_command, securities_command
 from builder.release.build import prepare_release, write_release
 from builder.release.inventory import by_as_of, prune, release_summaries
-from builder.release.promote import promote, publish, releases_lock
+from builder.release.ledger import LEDGER_FILE, verify_ledger
+from builder.release.promote import promote, publish, releases_lock, tidy
 from builder.release.store import current_release, verify_release
 from builder.review.command import gate_check, parse_gates, review_command
-from builder.sources.tree import fixture_source
+from builder.sources.tree import resolve_source
 
 RELEASES_OPTION = click.option(
     "--releases", "releases", type=click.Path(file_okay=False, path_type=Path), default=Path("releases"),
@@ -23,7 +28,15 @@ RELEASES_OPTION = click.option(
 )
 SOURCE_OPTION = click.option(
     "--source", type=click.Path(exists=True, file_okay=False, path_type=Path), default=None,
-    help="Source tree (packs.toml, securities.csv, sec13f/…). Default: the embedded fictional fixture.",
+    help="Source tree (packs.toml, securities.csv, sec13f/…). Default: the current folder when it holds "
+    "packs.toml, else the embedded fictional fixture.",
+)
+FIXTURE_OPTION = click.option(
+    "--fixture", "fixture", is_flag=True, help="Build the embedded fictional fixture (instead of --source).",
+)
+REPLACE_REAL_OPTION = click.option(
+    "--replace-real-with-fixture", "replace_real", is_flag=True,
+    help="Let a release of fictional fixture data replace a promoted release built from real sources.",
 )
 AS_OF_OPTION = click.option(
     "--as-of", "as_of", type=click.DateTime(["%Y-%m-%d"]), default=None,
@@ -39,7 +52,19 @@ def _as_date(value) -> date | None:
     return value.date() if value is not None else None
 
 
-@click.group()
+class Commands(click.Group):
+    """The `ras` group: what the operating system refuses anywhere below becomes one `Error: …` line."""
+
+    def invoke(self, ctx: click.Context):
+        try:
+            return super().invoke(ctx)
+        except OSError as exc:
+            if exc.errno == errno.EPIPE:  # stdout closed (`ras … | head`): click's own quiet exit
+                raise
+            raise os_fault(exc) from exc
+
+
+@click.group(cls=Commands)
 @click.version_option(package_name="research-artifact-service")
 def main() -> None:
     """Research Artifact Service: read-only, versioned research packs from public filings. Never trades."""
@@ -67,31 +92,45 @@ MAX_UNMAPPED_OPTION = click.option(
 )
 
 
+def _source(source: Path | None, fixture: bool) -> Path:
+    """The source tree to build, named on the first line of the command's output."""
+    chosen = resolve_source(source, fixture, Path.cwd())
+    _progress(f"source: {chosen.description}")
+    return chosen.path
+
+
 @main.command("publish")
 @SOURCE_OPTION
+@FIXTURE_OPTION
 @RELEASES_OPTION
 @AS_OF_OPTION
 @MAX_UNMAPPED_OPTION
 @click.option("--gate", default="", metavar="GATES",
               help="Comma-separated: new-warnings, restatement, shrink. When the review against the promoted release "
               "shows one, exit 3: the release is built and kept, not promoted.")
-def publish_command(source: Path | None, releases: Path, as_of, max_unmapped: float, gate: str) -> None:
+@REPLACE_REAL_OPTION
+def publish_command(source: Path | None, fixture: bool, releases: Path, as_of, max_unmapped: float, gate: str,
+                    replace_real: bool) -> None:
     """Build a release from the sources and promote it atomically."""
     gates = parse_gates(gate)
+    tree = _source(source, fixture)
     check = gate_check(releases, gates, _progress) if gates else None
-    release_id = publish(source or fixture_source(), releases, _as_date(as_of), _progress, max_unmapped, check)
+    release_id = publish(tree, releases, _as_date(as_of), _progress, max_unmapped, check, replace_real)
     click.echo(release_id)
 
 
 @main.command("build")
 @SOURCE_OPTION
+@FIXTURE_OPTION
 @RELEASES_OPTION
 @AS_OF_OPTION
 @MAX_UNMAPPED_OPTION
-def build_command(source: Path | None, releases: Path, as_of, max_unmapped: float) -> None:
+def build_command(source: Path | None, fixture: bool, releases: Path, as_of, max_unmapped: float) -> None:
     """Build and write a release without promoting it; prints its id."""
+    tree = _source(source, fixture)
     with releases_lock(releases):
-        prepared = prepare_release(source or fixture_source(), releases, _as_date(as_of), _progress, max_unmapped)
+        tidy(releases, _progress)
+        prepared = prepare_release(tree, releases, _as_date(as_of), _progress, max_unmapped)
         release_id = write_release(prepared, releases, _progress)
     click.echo(release_id)
 
@@ -99,27 +138,40 @@ def build_command(source: Path | None, releases: Path, as_of, max_unmapped: floa
 @main.command("promote")
 @click.argument("release_id")
 @RELEASES_OPTION
-def promote_command(release_id: str, releases: Path) -> None:
+@REPLACE_REAL_OPTION
+def promote_command(release_id: str, releases: Path, replace_real: bool) -> None:
     """Point `current` at RELEASE_ID after verifying it."""
     with releases_lock(releases):
-        promote(releases, release_id)
+        for warning in promote(releases, release_id, replace_real):
+            _progress(f"warning: {warning}")
     click.echo(f"promoted {release_id}")
 
 
 @main.command("verify")
 @click.argument("release_id", required=False)
 @RELEASES_OPTION
-def verify_command(release_id: str | None, releases: Path) -> None:
-    """Re-hash every file of a release (default: the promoted one) against its manifest."""
-    directory = releases / release_id if release_id else current_release(releases)
-    if directory is None or not directory.is_dir():
-        raise ReleaseError(f"no release {release_id or 'promoted'} in {releases}")
-    problems = verify_release(directory)
-    for problem in problems:
-        click.echo(f"{directory.name}: {problem}", err=True)
-    if problems:
-        raise ReleaseError(f"release {directory.name} fails verification ({len(problems)} problems)")
-    click.echo(f"{directory.name}: ok")
+@click.option("--export", "export", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Check the static tree `ras export` wrote into this folder instead of a release.")
+def verify_command(release_id: str | None, releases: Path, export: Path | None) -> None:
+    """Re-hash every file of a release (default: the promoted one) against its manifest, and check the ledger."""
+    if export is not None:
+        name, problems = verify_export(export)
+        checks = [(f"export tree {name}", name, [f"{name}: {problem}" for problem in problems])]
+    else:
+        directory = releases / release_id if release_id else current_release(releases)
+        if directory is None or not directory.is_dir():
+            raise ReleaseError(f"no release {release_id or 'promoted'} in {releases}")
+        name = directory.name
+        checks = [(f"release {name}", name, [f"{name}: {problem}" for problem in verify_release(directory)]),
+                  (LEDGER_FILE, LEDGER_FILE, verify_ledger(releases))]  # its lines name the file and line already
+    for _what, name, problems in checks:
+        for line in problems or [f"{name}: ok"]:
+            click.echo(line, err=bool(problems))
+    failing = [what for what, _name, problems in checks if problems]
+    count = sum(len(problems) for _what, _name, problems in checks)
+    if failing:
+        raise ReleaseError(f"{' and '.join(failing)} {'fail' if len(failing) > 1 else 'fails'} verification "
+                           f"({count} problem{'s' if count > 1 else ''})")
 
 
 @main.command("releases")
@@ -148,14 +200,22 @@ def prune_command(keep: int, releases: Path) -> None:
 @click.option("--host", default="127.0.0.1", show_default=True)
 @click.option("--port", default=8080, show_default=True, type=int)
 @click.option("--workers", default=1, show_default=True, type=click.IntRange(1, 64),
-              help="Server processes sharing the port (SO_REUSEPORT); up to the machine's cores is useful.")
+              help="Server processes sharing one listening socket; up to the machine's cores is useful.")
 @click.option("--verify-every", "verify_every", default=600.0, show_default=True, type=click.FloatRange(min=1),
               help="Seconds between full re-hashes of the served release (a stat sweep every 5 s catches edits).")
-def serve_command(releases: Path, host: str, port: int, workers: int, verify_every: float) -> None:
+@click.option("--header-timeout", "header_timeout", type=click.FloatRange(min=0.1), default=None,
+              help="Seconds a connection has to send a whole request head (server default: 10).")
+@click.option("--keepalive-timeout", "keepalive_timeout", type=click.FloatRange(min=0.1), default=None,
+              help="Seconds an idle kept-alive connection stays open (server default: 30).")
+@click.option("--max-connections", "max_connections", type=click.IntRange(1), default=None,
+              help="Open connections per worker; past it the oldest idle one is closed (server default: 1024).")
+def serve_command(releases: Path, host: str, port: int, workers: int, verify_every: float, **guard: Any) -> None:
     """Serve the promoted release over HTTP: GETs from its bytes, the two POSTs computed live."""
-    from server.app import run
+    from server.runner import Guard, run  # the builder reaches into the server only here and in `mcp`, lazily
 
-    run(releases, host, port, workers, verify_every)
+    if not releases.is_dir():
+        raise ReleaseError(f"releases directory {releases} does not exist; run `ras publish` first")
+    run(releases, host, port, workers, verify_every, replace(Guard(), **{k: v for k, v in guard.items() if v is not None}))
 
 
 @main.command("mcp")

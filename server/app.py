@@ -4,15 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import ctypes
 import dataclasses
 import functools
-import gc
 import logging
-import multiprocessing
-import multiprocessing.connection
-import os
-import signal
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 
@@ -36,7 +30,6 @@ from builder.export.apidocs import PAGE, api_docs_files, content_type
 from builder.release.objects import CACHE_BYTES, Answer, ReleaseDamaged
 from server.conditional import none_match
 from server.dispatch import LiveCache, PostCache, answer_get, answer_post, error_answer, unavailable
-from server.protocol import run_app
 from server.watch import DAMAGED, Pace, ReleaseWatch, Serving
 
 LOG = logging.getLogger("ras.server")
@@ -45,9 +38,6 @@ WATCH: web.AppKey[ReleaseWatch] = web.AppKey("watch", ReleaseWatch)
 LIVE: web.AppKey[LiveCache] = web.AppKey("live", LiveCache)
 POSTS: web.AppKey[PostCache] = web.AppKey("posts", PostCache)
 BASE_HEADERS = {**COMMON_HEADERS, "Server": "ras"}  # no server version disclosed
-M_TRIM_THRESHOLD, M_MMAP_THRESHOLD = -1, -3  # glibc's mallopt parameter numbers (malloc.h)
-MMAP_THRESHOLD = 1024 * 1024  # bytes: a larger block (a large answer's body, its send buffer) gets its own mapping
-TRIM_THRESHOLD = 2 * MMAP_THRESHOLD  # free heap kept for reuse: smaller answers' buffers cycle without page faults
 GET_HEADER_SETS = 16384  # ETags whose GET headers stay built: a 500-manager release has 11,650 answers, plus live ones
 POST_200_HEADERS = CIMultiDict({**BASE_HEADERS, "Cache-Control": POST_CACHE_CONTROL, "Content-Type": JSON_TYPE})
 PREFLIGHT_HEADERS = {
@@ -251,51 +241,3 @@ def create_app(releases: Path, watch_interval: float | None = None, pace: Pace =
     app.router.add_route("*", r"/{tail:[\s\S]*}", not_found)  # [\s\S]: a decoded %0A is a path too
     app.cleanup_ctx.append(lambda a: _watch_releases(a, pace.tick))
     return app
-
-
-def run(releases: Path, host: str, port: int, workers: int = 1, verify_interval: float | None = None) -> None:
-    """Serve until SIGTERM/SIGINT; with workers > 1, that many processes share the port (SO_REUSEPORT)."""
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
-    if workers <= 1:
-        _serve(releases, host, port, False, verify_interval)
-        return
-    context = multiprocessing.get_context("fork")  # no event loop exists yet: each worker starts its own
-    processes = [context.Process(target=_serve, args=(releases, host, port, True, verify_interval), name=f"ras-worker-{n}")
-                 for n in range(workers)]
-    for process in processes:
-        process.start()
-
-    def stop(signum: int, _frame: object) -> None:
-        for process in processes:  # SIGTERM either way: a worker that also got the terminal's SIGINT just exits
-            if process.is_alive() and process.pid is not None:
-                os.kill(process.pid, signal.SIGTERM)
-
-    signal.signal(signal.SIGTERM, stop)
-    signal.signal(signal.SIGINT, stop)
-    multiprocessing.connection.wait([process.sentinel for process in processes])  # one ends: all end
-    stop(signal.SIGTERM, None)
-    for process in processes:
-        process.join()
-    failed = [process for process in processes if process.exitcode not in (0, -signal.SIGTERM)]
-    if failed:
-        raise SystemExit(f"worker {failed[0].name} exited with {failed[0].exitcode}")
-
-
-def _unmap_large_blocks() -> None:
-    """Pin glibc's mmap threshold, which otherwise rises to the largest block freed (up to 32 MB): the body of an
-    answer too large for the cache is read per request, and must go back to the OS once sent, not stay in the
-    heap. The trim threshold is pinned beside it (as glibc's own adjustment does), so the heap is not shrunk
-    and faulted in again on every request. Not glibc: nothing to do."""
-    with contextlib.suppress(OSError, AttributeError):
-        libc = ctypes.CDLL("libc.so.6")
-        libc.mallopt(M_MMAP_THRESHOLD, MMAP_THRESHOLD)
-        libc.mallopt(M_TRIM_THRESHOLD, TRIM_THRESHOLD)
-
-
-def _serve(releases: Path, host: str, port: int, reuse_port: bool, verify_interval: float | None) -> None:
-    _unmap_large_blocks()
-    app = create_app(releases, pace=Pace() if verify_interval is None else Pace(verify=verify_interval))
-    # The loaded release is read-only: keep its millions of objects out of the collector's passes, which at
-    # 500 managers cost more than the research they interrupt (a policy check's 30 ms became 550 ms).
-    gc.freeze()
-    run_app(app, host, port, reuse_port, access_log=None)  # web.run_app, but the parser's refusals are envelopes

@@ -7,10 +7,6 @@ stable code and a message that repeats nothing the client sent.
 
 from __future__ import annotations
 
-import asyncio
-import signal
-from typing import Any
-
 from aiohttp import web
 from aiohttp.http_exceptions import LineTooLong
 from aiohttp.web_protocol import RequestHandler
@@ -49,35 +45,20 @@ class EnvelopeRequestHandler(RequestHandler):
 
 
 class EnvelopeServer(Server):
-    """A Server whose connections are EnvelopeRequestHandlers."""
+    """A Server whose connections are EnvelopeRequestHandlers (or `handler_class`, a subclass of it)."""
+
+    handler_class: type[EnvelopeRequestHandler] = EnvelopeRequestHandler
 
     def __call__(self) -> RequestHandler:
-        return EnvelopeRequestHandler(self, loop=self._loop, **self._kwargs)
+        return self.handler_class(self, loop=self._loop, **self._kwargs)
 
 
 class EnvelopeRunner(web.AppRunner):
-    """An AppRunner serving through EnvelopeServer, with the app's own handler and settings."""
+    """An AppRunner serving through EnvelopeServer (or `server_class`), with the app's own handler and settings."""
+
+    server_class: type[EnvelopeServer] = EnvelopeServer
 
     async def _make_server(self) -> Server:
         plain = await super()._make_server()  # runs the app's startup and gathers its handler_args
-        return EnvelopeServer(plain.request_handler, request_factory=plain.request_factory, loop=plain._loop,
-                              **plain._kwargs)
-
-
-def run_app(app: web.Application, host: str, port: int, reuse_port: bool, **kwargs: Any) -> None:
-    """Serve `app` on host:port until SIGTERM or SIGINT, then clean up (what web.run_app does, with envelopes)."""
-    asyncio.run(_serve(app, host, port, reuse_port, kwargs))
-
-
-async def _serve(app: web.Application, host: str, port: int, reuse_port: bool, kwargs: dict[str, Any]) -> None:
-    runner = EnvelopeRunner(app, **kwargs)
-    await runner.setup()
-    stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for signum in (signal.SIGTERM, signal.SIGINT):
-        loop.add_signal_handler(signum, stop.set)
-    try:
-        await web.TCPSite(runner, host, port, reuse_port=reuse_port or None).start()
-        await stop.wait()
-    finally:
-        await runner.cleanup()
+        return self.server_class(plain.request_handler, request_factory=plain.request_factory, loop=plain._loop,
+                                 **plain._kwargs)

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from builder.export import variants as export_variants
+from builder.export.tree import export_release
 from builder.release.promote import publish
 from builder.release.store import LoadedRelease, current_release, load_release
 from builder.sources.tree import fixture_source
@@ -44,6 +47,17 @@ def release(published: Path) -> LoadedRelease:
     directory = current_release(published)
     assert directory is not None
     return load_release(directory)
+
+
+@pytest.fixture(scope="session")
+def exported(published: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """`ras export` of the session's release (read-only: copy to change). Brotli at quality 4, not the default
+    10, costs a fraction of the time; every variant is still checked to decompress to its answer."""
+    out = tmp_path_factory.mktemp("exported") / "dist"
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(export_variants, "BROTLI_QUALITY", 4)
+        export_release(published, out, 8081, "http://127.0.0.1:8080", quiet)
+        yield out
 
 
 @pytest.fixture

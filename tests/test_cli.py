@@ -26,7 +26,7 @@ def test_publish_reports_progress_with_counts_and_prints_the_release_id(tmp_path
 def test_verify_and_releases_mark_the_promoted_release(published: Path):
     release_id = current_release(published).name
     result = run("verify", "--releases", str(published))
-    assert result.exit_code == 0 and result.stdout.strip() == f"{release_id}: ok"
+    assert result.exit_code == 0 and result.stdout.splitlines() == [f"{release_id}: ok", "ledger.jsonl: ok"]
     listing = run("releases", "--releases", str(published))
     assert listing.stdout.startswith(f"* {release_id}  as of ")
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from builder.records import ManagerConfig, ValueUnit
-from builder.sources.sec13f import filings
+from builder.sources.files import Limit, Limits
 from builder.sources.sec13f.document import InformationTable, PrimaryDocument
 from builder.sources.sec13f.filings import read_copycat_filings, read_filing_tree
 from builder.sources.sec13f.pairing import LooseDocument, common_prefix, pair_documents
@@ -151,12 +151,13 @@ def test_a_hostile_file_in_a_tree_becomes_a_problem_naming_it_never_an_exception
     assert len(read.filings) == 1  # the other files are still read, so every problem is reported at once
 
 
-def test_a_file_over_the_size_limit_is_refused_unread(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(filings, "MAX_FILE_BYTES", 100)
+def test_a_file_over_the_size_limit_is_refused_unread(tmp_path: Path) -> None:
     write(tmp_path, {"m/big.xml": table() * 2})
-    read = read_filing_tree(tmp_path / "m", tmp_path)
+    read = read_filing_tree(tmp_path / "m", tmp_path, limits=Limits(sec13f=Limit(100, "sec13f_file_mib")))
+    size = len(table() * 2)
     assert [str(p) for p in read.problems] == [
-        "m/big.xml: big.xml is larger than 100 bytes, the most a 13F file may be"
+        f"m/big.xml: {size:,} bytes, over the 100-byte limit for this source file — remove it, or raise "
+        "[limits] sec13f_file_mib in packs.toml"
     ]
     assert read.files == ()
 

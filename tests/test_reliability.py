@@ -17,7 +17,7 @@ import pytest
 
 from builder.release.promote import publish
 from builder.release.store import current_release, verify_release
-from builder.sources.sec13f.filings import MAX_FILE_BYTES
+from builder.sources.files import Limits
 from server.app import WATCH, create_app
 from server.watch import Pace
 from tests.conftest import DAMAGES, damage, quiet
@@ -242,7 +242,7 @@ def test_a_hostile_source_ends_the_publish_with_one_error_naming_the_file(releas
     target = source / relative
     if data is None:
         with open(target, "wb") as handle:
-            handle.truncate(10 * MAX_FILE_BYTES)  # sparse: ten times the limit, no disk used
+            handle.truncate(10 * Limits().sec13f.bytes)  # sparse: ten times the limit, no disk used
     else:
         target.write_bytes(data)
     before = current_release(releases_copy).name

@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 
 from builder.records import Security
+from builder.sources.files import Limit
 from builder.sources.sec13f.document import InformationTable, parse_document
 from builder.sources.sec13f.filings import read_filing_tree
 from builder.sources.tables import csvfile
-from builder.sources.tables import securities as module
 from builder.sources.tables.securities import parse_securities, read_securities
 from tests.conftest import REALDATA, realdata
 
@@ -130,11 +130,10 @@ def test_reading_names_the_file_relative_to_the_source_root(tmp_path: Path) -> N
     ]
 
 
-def test_an_oversized_map_is_refused_unread(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(module, "MAX_SECURITIES_BYTES", 10)
+def test_an_oversized_map_is_refused_unread(tmp_path: Path) -> None:
     (tmp_path / "securities.csv").write_text("cusip,ticker,name\n")
-    assert [p.message for p in read_securities(tmp_path / "securities.csv", tmp_path)[1]] == [
-        "securities.csv is larger than 10 bytes"
+    assert [p.message for p in read_securities(tmp_path / "securities.csv", tmp_path, Limit(10, "file_mib"))[1]] == [
+        "18 bytes, over the 10-byte limit for this source file — remove it, or raise [limits] file_mib in packs.toml"
     ]
 
 

@@ -22,10 +22,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import click
-import orjson
 
 from builder.canonical import canonical_json, sha256_hex
-from builder.errors import PublishError, ReleaseError
+from builder.errors import PublishError, ReleaseError, at_path, escaped
 from builder.export.apidocs import api_docs_files
 from builder.export.config import (
     DEFAULT_LISTEN,
@@ -39,14 +38,13 @@ from builder.export.config import (
 )
 from builder.export.routes import Served, served_routes
 from builder.export.variants import BROTLI_MISSING, compressed_variants, encodings
-from builder.release.atomic import exclusive, fsync_directory
+from builder.export.verify import RECORD, SITE, damaged_files
+from builder.release.atomic import exclusive, fsync_directory, settle, staged
 from builder.release.store import current_release, load_release
 
 Progress = Callable[[str], None]
 TREES = ".releases"
-SITE = "site"
 NGINX_CONF = "nginx.conf"
-RECORD = "export.json"
 ROUTES_CONF = "nginx-routes.conf"
 RUNTIME_DIRS = ("logs", "tmp")  # nginx creates tmp/* itself, but not their parent, and never logs/
 KEEP_TREES = 2  # the live tree and the one before it, which a running nginx answers from until its reload
@@ -110,72 +108,105 @@ def object_files(served: Served, previous: Path | None, progress: Progress) -> d
 
 
 def write_tree(out: Path, tree: Tree, progress: Progress) -> Path:
-    """Phase two: write a staging directory, fsync it, rename it into place; an identical tree is reused."""
+    """Phase two: write a staging directory, fsync it, rename it into place. A tree of the same name is kept,
+    but only after every file of it is hashed again: a file whose bytes differ is rewritten, one too many
+    removed (the record is what was planned, never proof of what is on disk)."""
     trees = out / TREES
     target = trees / tree.name
     if target.exists():
-        if _read_record(target).get("files") != orjson.loads(tree.files[RECORD])["files"]:
-            raise PublishError(f"{target} exists with other content; remove it and export again")
-        progress(f"tree {tree.name} already written; reusing it")
+        repaired = repair_tree(target, tree.files)
+        listed = f": {', '.join(repaired[:5])}{' …' if len(repaired) > 5 else ''}" if repaired else ""
+        progress(f"tree {tree.name} already written; every file hashed again, {len(repaired)} repaired{listed}")
         return target
     staging = trees / f"{STAGING_PREFIX}{tree.name}-{os.getpid()}"
-    directories = sorted({staging, *((staging / path).parent for path in tree.files)})
-    for directory in directories:
-        directory.mkdir(parents=True, exist_ok=True)
-    with ThreadPoolExecutor(WRITE_THREADS) as pool:
-        list(pool.map(lambda path: _write_file(staging / path, tree.files[path]), sorted(set(tree.files) - {RECORD})))
-    _write_file(staging / RECORD, tree.files[RECORD])  # last: a tree with its record is complete
-    for directory in reversed(directories):
-        fsync_directory(directory)
-    os.rename(staging, target)
-    fsync_directory(trees)
+    with staged(staging) as place:
+        directories = sorted({staging, *((staging / path).parent for path in tree.files)})
+        for directory in directories:
+            directory.mkdir(parents=True, exist_ok=True)
+        with ThreadPoolExecutor(WRITE_THREADS) as pool:
+            list(pool.map(lambda path: _write_file(staging / path, tree.files[path]), sorted(set(tree.files) - {RECORD})))
+        _write_file(staging / RECORD, tree.files[RECORD])  # last: a tree with its record is complete
+        for directory in reversed(directories):
+            fsync_directory(directory)
+        place(target)
     progress(f"wrote {len(tree.files)} files ({sum(map(len, tree.files.values()))} bytes) to {TREES}/{tree.name}")
     return target
 
 
+def repair_tree(target: Path, files: dict[str, bytes]) -> list[str]:
+    """Rewrite each file of `target` whose bytes are not `files`' (each in one rename: a server reading the
+    tree sees the old bytes or the new), remove those `files` lacks; the paths repaired."""
+    altered, extra = damaged_files(target, {path: sha256_hex(body) for path, body in files.items() if path != RECORD})
+    if sha256_hex(_read_bytes(target / RECORD)) != sha256_hex(files[RECORD]):
+        altered.append(RECORD)
+    for path in altered:
+        replace_file(target / path, files[path])
+    for path in extra:
+        (target / path).unlink()
+    return sorted([*altered, *extra])
+
+
+def _read_bytes(path: Path) -> bytes:
+    try:
+        return path.read_bytes()
+    except OSError:
+        return b""
+
+
 def _write_file(path: Path, body: bytes) -> None:
-    with open(path, "wb") as handle:
+    with at_path(path), open(path, "wb") as handle:
         handle.write(body)
         handle.flush()
         os.fsync(handle.fileno())
 
 
-def _read_record(tree: Path) -> dict:
+def replace_file(path: Path, body: bytes) -> None:
+    """Replace `path` with `body` in one rename, durable; the temporary file never stays."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = path.with_name(f".{path.name}-{os.getpid()}")
     try:
-        return orjson.loads((tree / RECORD).read_bytes())
-    except (OSError, orjson.JSONDecodeError):
-        return {}
+        _write_file(temporary, body)
+        os.replace(temporary, path)
+    except BaseException:
+        temporary.unlink(missing_ok=True)
+        raise
+    fsync_directory(path.parent)
 
 
-def switch_site(out: Path, tree: Path) -> None:
-    """Point OUT/site at the tree with one atomic rename: readers see the old tree or the new, never a mix."""
+def switch_site(out: Path, tree: Path) -> list[str]:
+    """Point OUT/site at the tree with one atomic rename: readers see the old tree or the new, never a mix.
+    Raises before the rename, never after it: what fails after it is returned as warnings."""
     site = out / SITE
     if site.exists() and not site.is_symlink():
-        raise PublishError(f"{site} exists and is not a symlink; move it away and export again")
+        raise PublishError(f"{escaped(site)}: exists and is not a symlink — move it away and export again")
     link = out / f".{SITE}-{os.getpid()}"
-    if link.is_symlink():
-        link.unlink()
-    os.symlink(f"{TREES}/{tree.name}", link)
-    os.replace(link, site)
-    fsync_directory(out)
+    try:
+        if link.is_symlink():
+            link.unlink()
+        os.symlink(f"{TREES}/{tree.name}", link)
+        os.replace(link, site)
+    except BaseException:
+        link.unlink(missing_ok=True)
+        raise
+    return settle(out, f"the switch of {SITE}")
 
 
 def write_atomically(path: Path, body: bytes) -> bool:
     """Replace a file in one rename; False when it already holds these bytes."""
     if path.is_file() and path.read_bytes() == body:
         return False
-    staging = path.with_name(f".{path.name}-{os.getpid()}")
-    staging.write_bytes(body)
-    os.replace(staging, path)
+    replace_file(path, body)
     return True
 
 
 def clean_staging(out: Path) -> list[str]:
-    """Remove what interrupted exports left behind (only called under the lock)."""
+    """Remove what interrupted exports left behind (only called under the lock): staging trees, and the
+    temporary `site` link or nginx.conf of a run killed before its rename."""
     trees = out / TREES
     leftovers = [entry for entry in trees.iterdir() if entry.name.startswith(STAGING_PREFIX)] if trees.is_dir() else []
+    leftovers += [entry for entry in out.iterdir() if entry.name.startswith((f".{SITE}-", f".{NGINX_CONF}-"))]
     for entry in leftovers:
-        shutil.rmtree(entry)
+        shutil.rmtree(entry) if entry.is_dir() and not entry.is_symlink() else entry.unlink()
     return [entry.name for entry in leftovers]
 
 
@@ -199,9 +230,15 @@ def export_release(releases: Path, out: Path, listen: int, upstream_url: str, pr
         target = write_tree(out, tree, progress)
         for name in RUNTIME_DIRS:
             (out / name).mkdir(exist_ok=True)
-        switch_site(out, target)
-        changed = write_atomically(out / NGINX_CONF, render_nginx_conf(listen, upstream))
-        removed = prune_trees(out, target)
+        changed = write_atomically(out / NGINX_CONF, render_nginx_conf(listen, upstream))  # the same for any tree
+        warnings = switch_site(out, target)  # the last step that can fail: after it, only warnings
+        try:
+            removed = prune_trees(out, target)
+        except OSError as exc:
+            removed, warnings = [], [*warnings, f"{escaped(exc.filename or out)}: an older tree not removed "
+                                                f"({exc.strerror}); the next export tries again"]
+    for line in warnings:
+        progress(f"warning: {line}")
     progress(f"{SITE} -> {TREES}/{tree.name}; removed {len(removed)} older trees")
     progress(f"{NGINX_CONF} {'written' if changed else 'unchanged'}: 127.0.0.1:{listen}, upstream {upstream.url}")
     progress(f"start: nginx -p {out.resolve()} -c {NGINX_CONF}; after a re-export add -s reload")

@@ -30,7 +30,7 @@ def _compress(coding: str, body: bytes) -> bytes:
     return brotli.compress(body, quality=BROTLI_QUALITY)
 
 
-def _decompresses_to(coding: str, data: bytes, body: bytes) -> bool:
+def decompresses_to(coding: str, data: bytes, body: bytes) -> bool:
     failures: tuple[type[Exception], ...] = (OSError, EOFError, zlib.error)
     try:
         if coding == "gzip":
@@ -55,9 +55,9 @@ def compressed_variants(sha256: str, body: bytes, previous: Path | None) -> dict
     for coding in encodings():
         name = f"objects/{sha256}.json{EXTENSIONS[coding]}"
         data = _read(previous, name)  # objects are content-addressed: same name, same answer
-        if data is None or not _decompresses_to(coding, data, body):
+        if data is None or not decompresses_to(coding, data, body):
             data = _compress(coding, body)
-            if not _decompresses_to(coding, data, body):
+            if not decompresses_to(coding, data, body):
                 raise PublishError(f"{name}: the {coding} variant does not decompress to the answer")
         variants[EXTENSIONS[coding]] = data
     return variants

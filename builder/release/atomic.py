@@ -5,11 +5,12 @@ from __future__ import annotations
 import ctypes
 import fcntl
 import os
-from collections.abc import Iterator
+import shutil
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from builder.errors import PublishError
+from builder.errors import PublishError, escaped
 
 LOCK = ".lock"
 # syncfs(2) (Linux): flush one filesystem. Absent elsewhere, where sync(2) flushes them all.
@@ -26,6 +27,35 @@ def exclusive(directory: Path, what: str) -> Iterator[None]:
         except BlockingIOError as exc:
             raise PublishError(f"another {what} is writing to {directory}") from exc
         yield
+
+
+@contextmanager
+def staged(staging: Path) -> Iterator[Callable[[Path], None]]:
+    """A directory filled inside the block and renamed into place by the `place(target)` it yields (the rename
+    made durable). If anything inside fails, what was made (the staging directory, or the target it became)
+    is removed: the block leaves a whole directory in place or nothing."""
+    placed: list[Path] = []
+
+    def place(target: Path) -> None:
+        os.rename(staging, target)
+        placed.append(target)
+        fsync_directory(target.parent)
+
+    try:
+        yield place
+    except BaseException:
+        shutil.rmtree(placed[0] if placed else staging, ignore_errors=True)
+        raise
+
+
+def settle(directory: Path, what: str) -> list[str]:
+    """Make a rename that has already taken effect durable; a failure is a warning (returned), never an error:
+    the command has done its work, and its exit must say so."""
+    try:
+        fsync_directory(directory)
+    except OSError as exc:
+        return [f"{escaped(directory)}: {what} may not survive a power cut ({exc.strerror}); it is in place"]
+    return []
 
 
 def fsync_directory(directory: Path) -> None:

@@ -25,10 +25,10 @@ from builder.api.data import ReleaseData
 from builder.api.methods import artifact_sha256
 from builder.api.render import render
 from builder.canonical import canonical_json, sha256_hex
-from builder.errors import PublishError, SourceError
+from builder.errors import PublishError, SourceError, escaped
 from builder.records import Sources
 from builder.release.assemble import assemble, warning_lines
-from builder.release.atomic import fsync_directory, sync_filesystem
+from builder.release.atomic import fsync_directory, staged, sync_filesystem
 from builder.release.inputs import Reuse
 from builder.release.ledger import read_ledger, record_ledger
 from builder.release.objects import object_path
@@ -81,7 +81,7 @@ def prepare_release(
     source: Path, releases: Path, as_of: date | None, progress: Progress, max_unmapped: float = DEFAULT_MAX_UNMAPPED
 ) -> Prepared:
     """Phase one: read and validate the sources and assemble the release data, all in memory."""
-    progress(f"reading sources from {source.name or source}")
+    progress(f"reading sources from {escaped(source.name or source)}")
     started = time.perf_counter()
     sources, reports = read_sources(source, as_of, ParseCache(releases / PARSE_CACHE))
     for line in reports:
@@ -107,28 +107,30 @@ def prepare_release(
 
 
 def write_release(prepared: Prepared, releases: Path, progress: Progress) -> str:
-    """Phase two: render every answer into a staging directory, seal it and rename it into place; its id."""
+    """Phase two: render every answer into a staging directory, seal it and rename it into place; its id.
+
+    A failure anywhere removes the staging directory (and the release, if this call renamed it into place):
+    what stays is the promoted release as it was, the append-only ledger and caches that are only a saving.
+    """
     staging = releases / f"{STAGING_PREFIX}{os.getpid()}"
-    staging.mkdir()
-    try:
+    with staged(staging) as place:
+        staging.mkdir()
         release_id, writer = _fill(prepared, StagingWriter(staging, prepared.previous), progress)
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
-    started = time.perf_counter()
-    sync_filesystem(staging)  # every file durable before the directory may become a release
-    fsync_directory(staging)
-    record_ledger(releases, prepared.ledger)  # durable before any release holding the new ids is in place
-    prepared.reuse.record(release_id, prepared.data.versions)
-    target = releases / release_id
-    if target.exists():
-        shutil.rmtree(staging)
-        if verify_release(target):
-            raise PublishError(f"release {release_id} exists but fails verification; remove it and publish again")
-        progress(f"release {release_id} already written; reusing it ({len(writer.hashes)} files)")
-        return release_id
-    os.rename(staging, target)
-    fsync_directory(releases)
+        started = time.perf_counter()
+        sync_filesystem(staging)  # every file durable before the directory may become a release
+        fsync_directory(staging)
+        record_ledger(releases, prepared.ledger)  # durable before any release holding the new ids is in place
+        warning = prepared.reuse.record(release_id, prepared.data.versions)
+        if warning:
+            progress(f"warning: {warning}")
+        target = releases / release_id
+        if target.exists():
+            shutil.rmtree(staging)
+            if verify_release(target):
+                raise PublishError(f"release {release_id} exists but fails verification; remove it and publish again")
+            progress(f"release {release_id} already written; reusing it ({len(writer.hashes)} files)")
+            return release_id
+        place(target)
     progress(f"wrote {len(writer.hashes)} files ({writer.reused} reused from the previous release) to release "
              f"{release_id} in {seconds(started)}")
     return release_id

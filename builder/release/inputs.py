@@ -27,12 +27,15 @@ import orjson
 
 import builder
 from builder.canonical import canonical_json, sha256_hex
+from builder.errors import at_path, escaped
 from builder.release.store import MANIFEST, ROUTES, artifact_file
+from builder.sources.files import relative, walk
 
+TEMPORARY_PREFIX = ".tmp-"  # a record being written: `.tmp-<name>-<pid>`, removed by the next publish if left
 RECORD = Path(".cache") / "publish.json"  # beside the releases, in the dot-directory `ras releases` ignores
 ANSWERS = Path(".cache") / "answers"  # <release id>.json: the fingerprints of that release's answers
 _CODE = Path(builder.__file__).parent
-_SKIPPED_DIRECTORIES = {"__pycache__"}
+_SKIPPED_DIRECTORIES = frozenset({"__pycache__"})
 
 
 SourceTree = list[tuple[str, str]]  # (relative path, sha256) of every file of a source tree, sorted
@@ -48,8 +51,8 @@ def inputs_digest(tree: SourceTree, as_of: date | None, promoted: str | None, ch
     digest = hashlib.sha256()
     digest.update(orjson.dumps({"asOf": as_of and as_of.isoformat(), "promoted": promoted, "checks": dict(checks),
                                 "code": code_digest()}))
-    for relative, sha256 in tree:
-        digest.update(f"source\0{relative}\0{sha256}\n".encode())
+    for name, sha256 in tree:  # a name that is not UTF-8 still counts (the build then refuses it)
+        digest.update(f"source\0{name}\0{sha256}\n".encode("utf-8", "surrogateescape"))
     return digest.hexdigest()
 
 
@@ -65,25 +68,42 @@ def recorded_release(releases: Path, digest: str) -> str | None:
     return release_id if isinstance(release_id, str) else None
 
 
-def record_inputs(releases: Path, digest: str, release_id: str) -> None:
-    """Keep the digest of the inputs that build `release_id` when it is the promoted release."""
-    _write_record(releases / RECORD, {"inputs": digest, "releaseId": release_id})
+def record_inputs(releases: Path, digest: str, release_id: str) -> str:
+    """Keep the digest of the inputs that build `release_id` when it is the promoted release; a warning ("" if
+    none): the record only saves the next publish its work, so failing to write it fails nothing."""
+    return write_record(releases / RECORD, {"inputs": digest, "releaseId": release_id})
 
 
-def _write_record(path: Path, record: dict) -> None:
-    """Replace a record beside the releases atomically: a reader sees the old one or the new one."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_name(f".{path.name}-{os.getpid()}")
-    temporary.write_bytes(orjson.dumps(record))
-    os.replace(temporary, path)
+def write_record(path: Path, record: dict) -> str:
+    """Replace a cache record beside the releases atomically (a reader sees the old one or the new one); a
+    warning naming the file when it cannot be written ("" when written). Its temporary file never stays."""
+    temporary = path.with_name(f"{TEMPORARY_PREFIX}{path.name}-{os.getpid()}")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with at_path(temporary):
+            temporary.write_bytes(orjson.dumps(record))
+        os.replace(temporary, path)
+    except OSError as exc:
+        temporary.unlink(missing_ok=True)
+        return f"{escaped(path)}: not written ({exc.strerror}); the next publish only works longer"
+    return ""
+
+
+def remove_temporaries(releases: Path) -> list[str]:
+    """Remove the records' temporary files a killed publish left (under the releases lock)."""
+    found = [path for folder in (releases / RECORD.parent, releases / ANSWERS)
+             for path in (folder.glob(f"{TEMPORARY_PREFIX}*") if folder.is_dir() else ())]
+    for path in found:
+        path.unlink(missing_ok=True)
+    return [path.relative_to(releases).as_posix() for path in found]
 
 
 @functools.cache
 def code_digest() -> str:
     """sha256 over the builder's files: an answer computed by other code is never taken for this code's."""
     digest = hashlib.sha256()
-    for relative, sha256 in _tree(_CODE):
-        digest.update(f"{relative}\0{sha256}\n".encode())
+    for name, sha256 in _tree(_CODE, _SKIPPED_DIRECTORIES):
+        digest.update(f"{name}\0{sha256}\n".encode())
     return digest.hexdigest()
 
 
@@ -131,28 +151,22 @@ class Reuse:
         self.artifacts_taken += 1
         return {**orjson.loads(body), "versionId": ""}  # the release assigns ids: the same content, the same id
 
-    def record(self, release_id: str, versions: list[str]) -> None:
-        """Keep the fingerprints of `release_id`'s answers and artifacts for the next publish (only a cache)."""
+    def record(self, release_id: str, versions: list[str]) -> str:
+        """Keep the fingerprints of `release_id`'s answers and artifacts for the next publish (only a cache: a
+        warning, "" when written)."""
         artifacts = dict(zip(self.artifacts, versions, strict=True))
         record = {"releaseId": release_id, "code": code_digest(), "answers": self.answers, "artifacts": artifacts}
-        _write_record(self.releases / ANSWERS / f"{release_id}.json", record)
+        return write_record(self.releases / ANSWERS / f"{release_id}.json", record)
 
 
 def _fingerprint(*inputs: object) -> str:
     return sha256_hex(canonical_json([code_digest(), *inputs]))
 
 
-def _tree(root: Path) -> list[tuple[str, str]]:
-    """(relative path, sha256) of every file under root; links to folders are named, not followed."""
-    found = []
-    for folder, subfolders, names in os.walk(root):
-        subfolders[:] = sorted(name for name in subfolders if name not in _SKIPPED_DIRECTORIES)
-        for name in sorted(names):
-            path = Path(folder) / name
-            found.append((path.relative_to(root).as_posix(), _sha256(path)))
-        found += [((Path(folder) / name).relative_to(root).as_posix(), "link")
-                  for name in subfolders if (Path(folder) / name).is_symlink()]
-    return sorted(found)
+def _tree(root: Path, skipped: frozenset[str] = frozenset()) -> list[tuple[str, str]]:
+    """(relative path, sha256) of every file the source readers may see under root: dot-names are skipped as
+    they skip them, links to folders named, not followed."""
+    return sorted((relative(path, root), "link" if path.is_dir() else _sha256(path)) for path in walk(root, skipped))
 
 
 def _sha256(path: Path) -> str:

@@ -6,6 +6,10 @@ ever holds an id the ledger does not know. It is never rewritten, only appended 
 what every release still present vouches for (its own data/ledger.json, and the digest of any artifact no
 ledger lists), which rebuilds a lost or truncated ledger and keeps ids unique across releases written
 before the ledger existed.
+
+A line a crash cut short (the last one, without its newline) is cut off by the next publish, which says so;
+`ras verify` checks the whole file: every line parses, no id names two contents, and every entry a release
+records of itself (its data/ledger.json) is in the ledger with the same content.
 """
 
 from __future__ import annotations
@@ -16,11 +20,13 @@ from pathlib import Path
 
 import orjson
 
+from builder.errors import at_path
 from builder.release.atomic import fsync_directory
 from builder.release.store import ARTIFACTS, LEDGER, list_releases
 from builder.research.versions import content_digest
 
 LEDGER_FILE = "ledger.jsonl"
+KEYS = frozenset({"versionId", "quarter", "contentSha256"})
 
 
 def read_ledger(releases: Path) -> list[dict]:
@@ -43,7 +49,7 @@ def record_ledger(releases: Path, entries: Iterable[dict]) -> int:
         return 0
     path = releases / LEDGER_FILE
     created = not path.exists()
-    with open(path, "ab") as handle:
+    with at_path(path), open(path, "ab") as handle:
         if handle.tell() and not _ends_with_newline(path):
             handle.write(b"\n")  # a line cut short by a crash stays alone, never glued to the next one
         handle.write(b"".join(orjson.dumps(entry, option=orjson.OPT_SORT_KEYS) + b"\n" for entry in missing))
@@ -52,6 +58,59 @@ def record_ledger(releases: Path, entries: Iterable[dict]) -> int:
     if created:
         fsync_directory(releases)
     return len(missing)
+
+
+def repair_ledger(releases: Path) -> str:
+    """Cut off a last line a crash left without its newline (an entry of a release that never landed: the
+    append precedes the rename); what was done, for the console ("" when the ledger is whole)."""
+    path = releases / LEDGER_FILE
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        return ""
+    if not data or data.endswith(b"\n"):
+        return ""
+    whole = data.rfind(b"\n") + 1
+    with at_path(path), open(path, "r+b") as handle:
+        handle.truncate(whole)
+        handle.flush()
+        os.fsync(handle.fileno())
+    line = data.count(b"\n") + 1
+    return (f"{LEDGER_FILE}: removed line {line}, cut short by an interrupted publish ({len(data) - whole} bytes, "
+            f"an entry of a release that never landed)")
+
+
+def verify_ledger(releases: Path) -> list[str]:
+    """Every problem of the ledger: a line that does not parse, an id with two contents, an entry a release
+    records that the ledger lacks or gives other content."""
+    path = releases / LEDGER_FILE
+    names = list_releases(releases)
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        return [f"{LEDGER_FILE}: missing — the next publish rebuilds it from the releases"] if names else []
+    problems: list[str] = []
+    first: dict[str, tuple[str, int]] = {}  # version id → (its first content, the line of it)
+    lines = data.splitlines()
+    for number, line in enumerate(lines, start=1):
+        entry = _parsed(line)
+        if number == len(lines) and not data.endswith(b"\n"):
+            problems.append(f"{LEDGER_FILE}:{number}: cut short by an interrupted publish — the next publish removes it")
+        elif entry is None:
+            problems.append(f"{LEDGER_FILE}:{number}: not a ledger entry ({line[:60].decode('utf-8', 'replace')!r})")
+        elif first.setdefault(entry["versionId"], (entry["contentSha256"], number))[0] != entry["contentSha256"]:
+            problems.append(f"{LEDGER_FILE}:{number}: {entry['versionId']} names other content than line "
+                            f"{first[entry['versionId']][1]}")
+    for name in names:
+        for entry in _release_ledger(releases / name):
+            known = first.get(entry["versionId"])
+            if known is None:
+                problems.append(f"{LEDGER_FILE}: lacks {entry['versionId']}, which release {name} records — the next "
+                                f"publish appends it")
+            elif known[0] != entry["contentSha256"]:
+                problems.append(f"{LEDGER_FILE}:{known[1]}: {entry['versionId']} names other content than release "
+                                f"{name} records")
+    return problems
 
 
 def _entry(entry: dict) -> dict:
@@ -71,12 +130,18 @@ def _ledger_lines(path: Path) -> Iterator[dict]:
     except FileNotFoundError:
         return
     for line in data.splitlines():
-        try:
-            entry = orjson.loads(line)
-        except orjson.JSONDecodeError:
-            continue
-        if isinstance(entry, dict) and {"versionId", "quarter", "contentSha256"} <= entry.keys():
+        entry = _parsed(line)
+        if entry is not None:
             yield entry
+
+
+def _parsed(line: bytes) -> dict | None:
+    """A ledger entry, or None for a line that is not one."""
+    try:
+        entry = orjson.loads(line)
+    except orjson.JSONDecodeError:
+        return None
+    return entry if isinstance(entry, dict) and entry.keys() >= KEYS else None
 
 
 def _unlisted_artifacts(directory: Path, known: Iterable[str]) -> Iterator[dict]:
@@ -99,4 +164,4 @@ def _release_ledger(directory: Path) -> list[dict]:
         return []
     if not isinstance(entries, list):
         return []
-    return [e for e in entries if isinstance(e, dict) and {"versionId", "quarter", "contentSha256"} <= e.keys()]
+    return [e for e in entries if isinstance(e, dict) and e.keys() >= KEYS]

@@ -1,4 +1,9 @@
-"""Promote a release with one atomic rename, one writer at a time; `publish` is build, write, promote."""
+"""Promote a release with one atomic rename, one writer at a time; `publish` is build, write, promote.
+
+Promotion is the last thing that can fail: everything a publish records is written before `current` moves,
+and what follows the move (making the rename durable, the progress line) can only warn. So a non-zero exit
+always means that `current` did not move.
+"""
 
 from __future__ import annotations
 
@@ -9,11 +14,32 @@ from collections.abc import Callable
 from datetime import date
 from pathlib import Path
 
-from builder.errors import ReleaseError
-from builder.release.atomic import exclusive, fsync_directory
-from builder.release.build import DEFAULT_MAX_UNMAPPED, Progress, prepare_release, seconds, write_release
-from builder.release.inputs import SourceTree, inputs_digest, record_inputs, recorded_release, source_tree
-from builder.release.store import CURRENT, STAGING_PREFIX, current_release, verify_release
+import orjson
+
+from builder.errors import FixtureRefused, ReleaseError
+from builder.release.atomic import exclusive, settle
+from builder.release.build import (
+    DEFAULT_MAX_UNMAPPED,
+    PARSE_CACHE,
+    Progress,
+    prepare_release,
+    seconds,
+    write_release,
+)
+from builder.release.inputs import (
+    SourceTree,
+    inputs_digest,
+    record_inputs,
+    recorded_release,
+    remove_temporaries,
+    source_tree,
+)
+from builder.release.ledger import repair_ledger
+from builder.release.store import CURRENT, INDEX, STAGING_PREFIX, current_release, verify_release
+from builder.sources.packs import read_packs_config
+from builder.sources.sec13f.cache import remove_temporaries as remove_cache_temporaries
+
+CURRENT_PREFIX = ".current-"  # the new link, made beside `current` and renamed over it
 
 
 def releases_lock(releases: Path):
@@ -22,29 +48,75 @@ def releases_lock(releases: Path):
 
 
 def clean_staging(releases: Path) -> list[str]:
-    """Remove what killed publishes left behind (only called under the lock)."""
+    """Remove what killed publishes left behind (only called under the lock): staging directories, a new
+    `current` link never renamed, temporary records and half-written parse-cache entries."""
     removed = []
-    for entry in releases.iterdir():
-        if entry.name.startswith(STAGING_PREFIX) or entry.name.startswith(".current-"):
+    for entry in sorted(releases.iterdir()):
+        if entry.name.startswith((STAGING_PREFIX, CURRENT_PREFIX)):
             shutil.rmtree(entry) if entry.is_dir() and not entry.is_symlink() else entry.unlink()
             removed.append(entry.name)
-    return removed
+    removed += remove_temporaries(releases)
+    entries = remove_cache_temporaries(releases / PARSE_CACHE)
+    return removed + ([f"{entries} half-written parse-cache entries"] if entries else [])
 
 
-def promote(releases: Path, release_id: str) -> None:
-    """Point `current` at a verified release with one atomic rename (readers see the old or the new)."""
+def tidy(releases: Path, progress: Progress) -> None:
+    """Before a publish or build writes (under the lock): remove what an interrupted one left, cut a torn last
+    line off the ledger; say what was done."""
+    for name in clean_staging(releases):
+        progress(f"removed {name} left by an interrupted publish")
+    repaired = repair_ledger(releases)
+    if repaired:
+        progress(repaired)
+
+
+def promote(releases: Path, release_id: str, replace_real: bool = False) -> list[str]:
+    """Point `current` at a verified release with one atomic rename (readers see the old or the new).
+
+    Raises before the rename, never after it: what fails after it is returned as warnings.
+    """
     target = releases / release_id
     if not target.is_dir() or target.is_symlink() or release_id.startswith("."):
         raise ReleaseError(f"no release {release_id!r} in {releases}")
+    refuse_fixture_over_real(releases, _is_fixture(target) is True, replace_real)
     problems = verify_release(target)
     if problems:
         raise ReleaseError(f"release {release_id} fails verification: {problems[0]}")
-    link = releases / f".current-{os.getpid()}"
-    if link.is_symlink():
-        link.unlink()
-    os.symlink(release_id, link)
-    os.replace(link, releases / CURRENT)
-    fsync_directory(releases)
+    link = releases / f"{CURRENT_PREFIX}{os.getpid()}"
+    try:
+        if link.is_symlink():
+            link.unlink()
+        os.symlink(release_id, link)
+        os.replace(link, releases / CURRENT)
+    except BaseException:
+        link.unlink(missing_ok=True)
+        raise
+    return settle(releases, "the promotion")  # `current` has moved: from here on nothing may fail it
+
+
+def refuse_fixture_over_real(releases: Path, fixture: bool, replace_real: bool) -> None:
+    """FixtureRefused when a release of fixture data would replace a promoted one built from real sources."""
+    current = current_release(releases)
+    if not fixture or replace_real or current is None or _is_fixture(current) is not False:
+        return
+    raise FixtureRefused(
+        f"the promoted release {current.name} is built from real sources and this one from the fictional fixture: "
+        f"not replaced — give --source DIR for real filings (or --replace-real-with-fixture if that is meant)"
+    )
+
+
+def _is_fixture(directory: Path) -> bool | None:
+    """Whether a release was built from fixture data; None when its index cannot be read."""
+    try:
+        return bool(orjson.loads((directory / INDEX).read_bytes())["fixture"])
+    except (OSError, orjson.JSONDecodeError, KeyError, TypeError):
+        return None
+
+
+def _source_is_fixture(source: Path) -> bool:
+    """Whether packs.toml marks the tree as fixture data (False when it cannot be read: the build says why)."""
+    config, _problems = read_packs_config(source.resolve() / "packs.toml", source.resolve())
+    return config is not None and config.fixture
 
 
 def publish(
@@ -54,14 +126,15 @@ def publish(
     progress: Progress,
     max_unmapped: float = DEFAULT_MAX_UNMAPPED,
     check: Callable[[str], None] | None = None,
+    replace_real: bool = False,
 ) -> str:
     """Build, write and promote; a failure anywhere leaves `current` on the previous complete release.
 
     `check`, given the written release's id, may raise to keep it unpromoted (the review gate).
     """
     with releases_lock(releases):
-        for name in clean_staging(releases):
-            progress(f"removed {name} left by an interrupted publish")
+        tidy(releases, progress)
+        refuse_fixture_over_real(releases, _source_is_fixture(source), replace_real)  # before the work, not after
         # The source tree as the publish found it, hashed once: what it is checked against now and recorded
         # against after (a file edited mid-publish then differs from the record and the next publish builds).
         tree = source_tree(source)
@@ -73,8 +146,11 @@ def publish(
         if check is not None:
             check(release_id)
         started = time.perf_counter()
-        promote(releases, release_id)
-        record_inputs(releases, inputs_digest(tree, as_of, release_id, checks), release_id)
+        warning = record_inputs(releases, inputs_digest(tree, as_of, release_id, checks), release_id)
+        warnings = [warning] if warning else []
+        warnings += promote(releases, release_id, replace_real)
+    for line in warnings:
+        progress(f"warning: {line}")
     progress(f"verified and promoted {release_id} in {seconds(started)}")
     return release_id
 

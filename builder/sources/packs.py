@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from builder.records import CopycatConfig, ManagerConfig, SourceProblem
+from builder.sources.files import CONFIG_BYTES, DEFAULT_LIMITS, Limits, read_limits
 from builder.sources.packs_keys import unknown_keys
 
 DEFAULT_VERSIONS = 8  # DESIGN: newest 8 common quarters unless packs.toml says otherwise
@@ -24,16 +25,23 @@ class PacksConfig:
     as_of: date | None
     copycat: CopycatConfig
     sections: Mapping[str, Any]  # the whole parsed file, for the preview-pack readers
+    limits: Limits = DEFAULT_LIMITS  # [limits]: the bytes a source file may hold
 
 
 def read_packs_config(path: Path, base: Path) -> tuple[PacksConfig | None, tuple[SourceProblem, ...]]:
     """Parse packs.toml; every problem names the file (and the key)."""
     name = path.relative_to(base).as_posix()
     try:
-        text = path.read_text(encoding="utf-8")
+        with path.open("rb") as handle:
+            data = handle.read(CONFIG_BYTES + 1)
+        if len(data) > CONFIG_BYTES:
+            return None, (SourceProblem(name, f"larger than {CONFIG_BYTES:,} bytes: not a packs.toml"),)
+        text = data.decode("utf-8")
         sections = tomllib.loads(text)
     except FileNotFoundError:
         return None, (SourceProblem(name, "missing: every source tree needs a packs.toml"),)
+    except OSError as exc:
+        return None, (SourceProblem(name, f"cannot be read ({exc.strerror}) — check that it is a readable file"),)
     except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         line = _toml_error_line(exc)
         return None, (SourceProblem(name, f"not valid TOML: {exc}", line),)
@@ -41,9 +49,10 @@ def read_packs_config(path: Path, base: Path) -> tuple[PacksConfig | None, tuple
     source = sections.get("source", {})
     as_of = _as_of(source.get("as_of"), name, problems)
     copycat = _copycat(sections.get("copycat", {}), name, problems)
+    limits = read_limits(sections.get("limits", {}), name, problems)
     if problems:
         return None, tuple(problems)
-    return PacksConfig(bool(source.get("fixture", False)), as_of, copycat, sections), ()
+    return PacksConfig(bool(source.get("fixture", False)), as_of, copycat, sections, limits), ()
 
 
 def _copycat(section: Any, name: str, problems: list[SourceProblem]) -> CopycatConfig:

@@ -12,11 +12,13 @@ from collections.abc import Mapping
 from typing import Any
 
 from builder.records import SourceProblem
+from builder.sources.files import LIMIT_KEYS
 
 _RULE = frozenset({"window_days", "min_members", "min_amount"})
 _PREVIEW = frozenset({"files", "as_of", "fixture"})
 KNOWN: dict[str, frozenset[str]] = {  # table path → its keys (subtables are listed as keys too)
-    "": frozenset({"source", "copycat", "person", "congress", "social"}),
+    "": frozenset({"source", "copycat", "person", "congress", "social", "limits"}),
+    "limits": frozenset(LIMIT_KEYS),
     "source": frozenset({"fixture", "as_of", "user_agent"}),
     "copycat": frozenset({"versions", "managers"}),
     "copycat.managers": frozenset({"id", "name", "cik", "fictional", "allow_missing"}),

@@ -47,11 +47,11 @@ from typing import Any
 from builder.records import SourceFile, SourceProblem
 from builder.sources.congress.people import NameKey, name_key
 from builder.sources.congress.rows import CongressFile, RowOutcome, parse_congress
+from builder.sources.files import DEFAULT_LIMITS, Limit, read_bounded
 from builder.sources.provenance import source_file
 from builder.sources.social import SocialFile, parse_social
 
 CONFIG = "packs.toml"
-MAX_FILE_BYTES = 256 * 1024 * 1024  # House Stock Watcher's whole history is ~15 MB; far larger is no source
 MAX_MEMBERS = 535  # seats in Congress: a cluster cannot need more distinct members
 
 
@@ -118,8 +118,9 @@ class PreviewsRead:
 class _Reader:
     """Reads each configured file once, collecting problems, provenance and report lines."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, limit: Limit) -> None:
         self.root = root
+        self.limit = limit  # the bytes one file may hold
         self.problems: list[SourceProblem] = []
         self.files: dict[str, SourceFile] = {}
         self.parsed: dict[tuple[str, str], CongressFile | SocialFile] = {}  # by path and parser
@@ -162,11 +163,11 @@ class _Reader:
         if key in self.parsed or key in self.unreadable:
             return self.parsed.get(key)
         full = self.root / path
-        if full.stat().st_size > MAX_FILE_BYTES:
+        data = read_bounded(full, path, self.limit)
+        if isinstance(data, SourceProblem):
             self.unreadable.add(key)
-            self.problem(f"larger than {MAX_FILE_BYTES} bytes: not a disclosure or snapshot file", path)
+            self.problems.append(data)
             return None
-        data = full.read_bytes()
         self.files[path] = source_file(full, self.root, data)
         try:
             self.parsed[key] = parse(data, path)
@@ -182,9 +183,9 @@ class _Reader:
         return tuple(_report(path, self.parsed[path, parser], self.notes[path]) for path, parser in sorted(self.parsed))
 
 
-def read_previews(root: Path, sections: Mapping[str, Any]) -> PreviewsRead:
-    """Every configured preview pack's input, or the problems that stop the build."""
-    reader = _Reader(root.resolve())
+def read_previews(root: Path, sections: Mapping[str, Any], limit: Limit = DEFAULT_LIMITS.file) -> PreviewsRead:
+    """Every configured preview pack's input (each file read up to `limit`), or the problems that stop the build."""
+    reader = _Reader(root.resolve(), limit)
     source = sections.get("source")
     default_fixture = bool(source.get("fixture", False)) if isinstance(source, Mapping) else False
     found: dict[str, object] = {}

@@ -1,16 +1,25 @@
-"""Read a whole source tree (packs.toml, securities.csv, sec13f/, previews) into validated records."""
+"""Which source tree a build reads, and reading it whole (packs.toml, securities.csv, sec13f/, previews) into
+validated records.
+
+The source is never a surprise: `--source DIR` is that tree; without it, a current folder holding packs.toml
+is the source. The embedded fictional fixture is built only when asked for by name (`--fixture`) or when the
+current folder holds no source at all; a folder holding filings or a securities map without packs.toml is an
+error, never a reason to fall back to invented data. The command's first line names the tree it chose.
+"""
 
 from __future__ import annotations
 
 import gc
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from datetime import date
 from importlib import resources
 from pathlib import Path
 
-from builder.errors import SourceError
+from builder.errors import PublishError, SourceError, escaped
 from builder.records import Filing, ScopeWarning, SourceFile, SourceProblem, Sources
+from builder.sources.files import tree_problems
 from builder.sources.identity import link_by_figi, linked_tickers
 from builder.sources.packs import read_packs_config
 from builder.sources.previews import read_previews
@@ -21,10 +30,40 @@ from builder.sources.tables.corporate_actions import FILE_NAME as CORPORATE_ACTI
 from builder.sources.tables.corporate_actions import read_corporate_actions
 from builder.sources.tables.securities import read_securities
 
+SOURCE_SIGNS = ("sec13f", "securities.csv", CORPORATE_ACTIONS)  # what only an operator's source tree holds
+
 
 def fixture_source() -> Path:
     """The embedded fictional source tree shipped inside the package."""
     return Path(str(resources.files("builder") / "fixture" / "source"))
+
+
+@dataclass(frozen=True, slots=True)
+class ChosenSource:
+    path: Path
+    description: str  # the first line of the command's output: which tree, and why that one
+
+
+def resolve_source(source: Path | None, fixture: bool, here: Path) -> ChosenSource:
+    """The tree to build from `--source`, `--fixture` and the current folder `here`; PublishError when unclear."""
+    if source is not None and fixture:
+        raise PublishError("--source and --fixture name two source trees: give one")
+    if source is not None:
+        return ChosenSource(source, f"{escaped(source.resolve())} (--source)")
+    if fixture:
+        return ChosenSource(fixture_source(), "the embedded fictional fixture (--fixture)")
+    if (here / "packs.toml").is_file():
+        return ChosenSource(here, f"{escaped(here.resolve())} (packs.toml in the current folder)")
+    signs = [name for name in SOURCE_SIGNS if (here / name).exists()]
+    if signs:
+        raise PublishError(
+            f"{escaped(here.resolve())}: holds {' and '.join(signs)} but no packs.toml — add packs.toml to publish this "
+            f"folder, or give --source DIR (or --fixture for the fictional demo data)"
+        )
+    return ChosenSource(
+        fixture_source(),
+        f"the embedded fictional fixture (no packs.toml in {escaped(here.resolve())}; --source DIR builds real filings)",
+    )
 
 
 def read_sources(
@@ -40,11 +79,14 @@ def read_sources(
     config, problems = read_packs_config(root / "packs.toml", root)
     if config is None:
         raise SourceError(problems)
-    securities, security_problems = read_securities(root / "securities.csv", root)
-    actions, action_problems = read_corporate_actions(root)
+    edges = tree_problems(root, config.limits)  # names, links and sizes, for every kind of file at once
+    if edges:
+        raise SourceError(edges)
+    securities, security_problems = read_securities(root / "securities.csv", root, config.limits.file)
+    actions, action_problems = read_corporate_actions(root, config.limits.file)
     with collector_paused():
-        filings = read_copycat_filings(root, config.copycat.managers, cache)
-    previews = read_previews(root, config.sections)
+        filings = read_copycat_filings(root, config.copycat.managers, cache, config.limits)
+    previews = read_previews(root, config.sections, config.limits.file)
     problems = (*security_problems, *action_problems, *filings.problems, *previews.problems)
     if problems:
         raise SourceError(problems)

@@ -27,6 +27,7 @@ from builder.sources.sec13f.parsed import Envelope, Parsed, parse_file
 # What an entry's meaning depends on: the parser, the records it makes, and this file's encoding of them.
 _PARSER_FILES = (*(Path(inspect.getfile(m)) for m in (records, document, submission, safexml, parsed)), Path(__file__))
 _ROW_FIELDS = attrgetter(*HoldingRow.__dataclass_fields__)
+TEMPORARY_PREFIX = ".entry-"  # an entry being written, renamed into place when whole
 
 
 def parser_digest() -> str:
@@ -75,16 +76,28 @@ def _read_entry(path: Path) -> Parsed | None:
         return None
 
 
+def remove_temporaries(root: Path) -> int:
+    """Remove the entries a killed run left half-written under the cache `root` (one writer holds the releases
+    lock); how many."""
+    found = list(root.glob(f"*/*/{TEMPORARY_PREFIX}*")) if root.is_dir() else []
+    for path in found:
+        path.unlink(missing_ok=True)
+    return len(found)
+
+
 def _write_entry(path: Path, payload: bytes) -> None:
-    """Write atomically (a reader sees a whole entry or none); a cache that cannot be written is only slower."""
+    """Write atomically (a reader sees a whole entry or none); a cache that cannot be written is only slower,
+    and its temporary file never stays."""
+    temporary = None
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=".entry-")
+        handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=TEMPORARY_PREFIX)
         with os.fdopen(handle, "wb") as sink:
             sink.write(hashlib.sha256(payload).hexdigest().encode() + b"\n" + payload)
         os.replace(temporary, path)
     except OSError:
-        return
+        if temporary is not None:
+            Path(temporary).unlink(missing_ok=True)
 
 
 def _encoded(result: Parsed) -> dict:

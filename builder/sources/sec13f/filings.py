@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import hashlib
-import os
 import posixpath
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
 
 from builder.records import Filing, HoldingRow, ManagerConfig, ScopeWarning, SourceFile, SourceProblem
+from builder.sources.files import DEFAULT_LIMITS, Limits, hidden, read_bounded, relative, walk
 from builder.sources.sec13f.cache import ParseCache
 from builder.sources.sec13f.document import InformationTable, PrimaryDocument
 from builder.sources.sec13f.filing_dates import FILE_NAME as DATES_FILE
@@ -21,9 +21,6 @@ from builder.sources.sec13f.rules import build_filing, subject
 from builder.sources.sec13f.safexml import DocumentError
 from builder.sources.sec13f.submission import accession_in
 
-# eis_13FDocument.xsd allows 250,000 rows; the largest real tables (tens of thousands of rows) are tens of MB.
-# 128 MiB admits them with room and bounds the memory one hostile file can claim (the whole tree is held).
-MAX_FILE_BYTES = 128 * 1024 * 1024
 # Forms skipped by rule, with why: a notice has no holdings of its own; a confidential treatment request is
 # not public, its holdings are published later by a 13F-HR/A NEW HOLDINGS amendment (read like any other).
 _SKIPPED_FORMS = {
@@ -61,20 +58,21 @@ class _Parts:
 _Outcome = _Parts | LooseDocument | ScopeWarning | SourceProblem
 
 
-def read_filing_tree(directory: Path, base: Path, cache: ParseCache | None = None) -> FilingsRead:
+def read_filing_tree(directory: Path, base: Path, cache: ParseCache | None = None, limits: Limits = DEFAULT_LIMITS) -> FilingsRead:
     """Reads every file under `directory` (nested freely, any names), paths reported relative to `base`.
 
-    With a `cache`, a file whose bytes were parsed before is taken from it instead of parsed again.
+    With a `cache`, a file whose bytes were parsed before is taken from it instead of parsed again. A file is
+    read only up to its limit (`limits`, by its path from `base`).
     """
     if not directory.is_dir():
-        problem = SourceProblem(_relative(directory, base), f"{directory.name} is not a directory of filings")
+        problem = SourceProblem(relative(directory, base), f"{directory.name} is not a directory of filings")
         return _result([], [], [problem], [])
     files: list[SourceFile] = []
     outcomes: list[_Outcome] = []
     recorded: dict[str, RecordedDate] = {}
-    for path in _walk(directory):
-        source = _relative(path, base)
-        data = _read(path, source)
+    for path in walk(directory):
+        source = relative(path, base)
+        data = _read(path, source, limits)
         if isinstance(data, SourceProblem):
             outcomes.append(data)
             continue
@@ -88,7 +86,9 @@ def read_filing_tree(directory: Path, base: Path, cache: ParseCache | None = Non
     return _gathered(outcomes, files, recorded)
 
 
-def read_copycat_filings(root: Path, managers: Sequence[ManagerConfig], cache: ParseCache | None = None) -> FilingsRead:
+def read_copycat_filings(
+    root: Path, managers: Sequence[ManagerConfig], cache: ParseCache | None = None, limits: Limits = DEFAULT_LIMITS
+) -> FilingsRead:
     """Reads root/sec13f/<cik>/…: configured managers' folders, each filing's CIK checked against its folder."""
     folder = root / "sec13f"
     if not folder.is_dir():
@@ -100,9 +100,9 @@ def read_copycat_filings(root: Path, managers: Sequence[ManagerConfig], cache: P
     skipped: list[ScopeWarning] = []
     problems: list[SourceProblem] = []
     for entry in sorted(folder.iterdir()):
-        if _hidden(entry.name):
+        if hidden(entry.name):
             continue
-        source, cik = _relative(entry, root), _folder_cik(entry)
+        source, cik = relative(entry, root), _folder_cik(entry)
         if cik is None:
             what = "folder is not named by a CIK" if entry.is_dir() else "is not in a manager's folder sec13f/<cik>/"
             problems.append(SourceProblem(source, f"{entry.name} {what}"))
@@ -110,7 +110,7 @@ def read_copycat_filings(root: Path, managers: Sequence[ManagerConfig], cache: P
             message = f"{entry.name}/ holds CIK {cik}, which is no manager of packs.toml: not read"
             skipped.append(ScopeWarning("skipped-unconfigured-manager", message, source))
         else:
-            read = read_filing_tree(entry, root, cache)
+            read = read_filing_tree(entry, root, cache, limits)
             folders.setdefault(cik, source)
             problems += [_foreign(filing, cik) for filing in read.filings if filing.cik != cik]
             filings += [filing for filing in read.filings if filing.cik == cik]
@@ -121,34 +121,10 @@ def read_copycat_filings(root: Path, managers: Sequence[ManagerConfig], cache: P
     return _result(filings, skipped, problems, [file for read in reads for file in read.files])
 
 
-def _hidden(name: str) -> bool:
-    """A dot-file or dot-folder (.DS_Store, .git, an editor's swap file): not the operator's filings, not read."""
-    return name.startswith(".")
-
-
-def _walk(directory: Path) -> Iterator[Path]:
-    for folder, subfolders, names in os.walk(directory):  # links to folders are not followed: no cycles
-        subfolders[:] = sorted(name for name in subfolders if not _hidden(name))
-        names = [name for name in names if not _hidden(name)]
-        links = [name for name in subfolders if (Path(folder) / name).is_symlink()]
-        yield from (Path(folder) / name for name in sorted([*names, *links]))
-
-
-def _relative(path: Path, base: Path) -> str:
-    return Path(os.path.relpath(path, base)).as_posix()
-
-
-def _read(path: Path, source: str) -> bytes | SourceProblem:
+def _read(path: Path, source: str, limits: Limits) -> bytes | SourceProblem:
     if path.is_dir():
         return SourceProblem(source, f"{path.name} is a link to a folder, not followed: copy its files in instead")
-    try:
-        with path.open("rb") as handle:
-            data = handle.read(MAX_FILE_BYTES + 1)  # never more than the limit into memory
-    except OSError as exc:
-        return SourceProblem(source, f"{path.name} cannot be read ({exc.strerror})")
-    if len(data) > MAX_FILE_BYTES:
-        return SourceProblem(source, f"{path.name} is larger than {MAX_FILE_BYTES:,} bytes, the most a 13F file may be")
-    return data
+    return read_bounded(path, source, limits.sec13f)
 
 
 def _outcome(source: str, data: bytes, sha256: str, cache: ParseCache | None) -> _Outcome:

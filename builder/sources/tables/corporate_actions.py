@@ -10,12 +10,10 @@ from fractions import Fraction
 from pathlib import Path
 
 from builder.records import ActionKind, CorporateAction, SourceProblem
+from builder.sources.files import DEFAULT_LIMITS, Limit
 from builder.sources.tables.csvfile import capped, csv_records, read_csv_text
 
-FILE_NAME = "corporate_actions.csv"
-# A record per leg of every corporate action the books ever cross: a few thousand rows for hundreds of managers
-# over decades. 16 MiB admits any such file and keeps a wrong one (a dump) from being read whole.
-MAX_BYTES = 16 * 1024 * 1024
+FILE_NAME = "corporate_actions.csv"  # a record per leg: a few thousand rows for hundreds of managers over decades
 COLUMNS = ("effective", "kind", "cusip", "new_cusip", "ratio", "cash_per_share", "source")
 OPTIONAL = ("cik", "shares")
 _CUSIP = re.compile(r"[0-9A-Z]{8}[0-9]")
@@ -32,12 +30,15 @@ _RULES: dict[ActionKind, tuple[str, bool, bool]] = {
 }
 
 
-def read_corporate_actions(root: Path) -> tuple[tuple[CorporateAction, ...], tuple[SourceProblem, ...]]:
-    """The legs of `root`/corporate_actions.csv in file order (none when the file is absent), or its problems."""
+def read_corporate_actions(
+    root: Path, limit: Limit = DEFAULT_LIMITS.file
+) -> tuple[tuple[CorporateAction, ...], tuple[SourceProblem, ...]]:
+    """The legs of `root`/corporate_actions.csv in file order (none when the file is absent; read up to `limit`, a
+    source file's limit like any other), or its problems."""
     path = root / FILE_NAME
     if not path.exists():
         return (), ()
-    text, problems = read_csv_text(path, FILE_NAME, MAX_BYTES)
+    text, problems = read_csv_text(path, FILE_NAME, limit)
     if text is None:
         return (), problems
     return parse_corporate_actions(text, FILE_NAME)

@@ -9,19 +9,16 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from builder.records import SourceProblem
+from builder.sources.files import Limit, read_bounded
 
 MAX_PROBLEMS_LISTED = 50  # past this many, one more problem counts the rest: the file is wrong as a whole
 
 
-def read_csv_text(path: Path, source: str, limit: int) -> tuple[str | None, tuple[SourceProblem, ...]]:
-    """The text of the CSV file at `path` (at most `limit` bytes, UTF-8 with an optional byte-order mark)."""
-    try:
-        with path.open("rb") as handle:
-            data = handle.read(limit + 1)
-    except OSError as exc:
-        return None, (SourceProblem(source, f"{path.name} cannot be read ({exc.strerror})"),)
-    if len(data) > limit:
-        return None, (SourceProblem(source, f"{path.name} is larger than {limit:,} bytes"),)
+def read_csv_text(path: Path, source: str, limit: Limit) -> tuple[str | None, tuple[SourceProblem, ...]]:
+    """The text of the CSV file at `path` (read up to `limit`, UTF-8 with an optional byte-order mark)."""
+    data = read_bounded(path, source, limit)
+    if isinstance(data, SourceProblem):
+        return None, (data,)
     try:
         return data.decode("utf-8-sig"), ()  # spreadsheet exports often start with a byte-order mark
     except UnicodeDecodeError as exc:

@@ -10,23 +10,23 @@ from itertools import pairwise
 from pathlib import Path
 
 from builder.records import Security, SourceProblem
+from builder.sources.files import DEFAULT_LIMITS, Limit
 from builder.sources.tables.csvfile import capped, csv_records, read_csv_text
 
-# Every US-listed security fits in a few hundred thousand rows (a few tens of MB); 64 MiB admits any real
-# map with room and keeps a wrong file (a dump, a binary) from being read whole into memory.
-MAX_SECURITIES_BYTES = 64 * 1024 * 1024
 COLUMNS = ("cusip", "ticker")
 OPTIONAL = ("name", "figi", "valid_from", "valid_to")
 _CUSIP = re.compile(r"[A-Z0-9]{9}")  # the nine characters of a CUSIP, as in the 13F information table
 
 
-def read_securities(path: Path, base: Path) -> tuple[dict[str, Security], tuple[SourceProblem, ...]]:
-    """The CUSIP → Security map of `path`, and every problem found, each naming the file and line."""
+def read_securities(
+    path: Path, base: Path, limit: Limit = DEFAULT_LIMITS.file
+) -> tuple[dict[str, Security], tuple[SourceProblem, ...]]:
+    """The CUSIP → Security map of `path` (read up to `limit`), and every problem found, each naming the file and line."""
     source = _relative(path, base)
     if not path.exists():
         message = f"{path.name} is missing: run `ras securities` to map the filings' CUSIPs, or write cusip,ticker rows"
         return {}, (SourceProblem(source, message),)
-    text, problems = read_csv_text(path, source, MAX_SECURITIES_BYTES)
+    text, problems = read_csv_text(path, source, limit)
     return ({}, problems) if text is None else parse_securities(text, source)
 
 
