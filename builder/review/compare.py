@@ -154,8 +154,8 @@ def _book_values(side: Side) -> list[dict]:
 
 
 def _view_counts(side: Side) -> list[dict]:
-    """How many tickers each view mode holds in the latest version over all managers: none with one manager, whose
-    modes all hold the same tickers but exclusive (all of them) and disagreement (none)."""
+    """How many tickers each view mode holds in the latest version over all managers; nothing with one manager, whose
+    modes cannot tell tickers apart."""
     latest = _latest(side)
     if latest is None or len(latest["managers"]) < MODES_NEED:
         return []
