@@ -30,10 +30,10 @@ from builder.export.apidocs import PAGE, api_docs_files, content_type
 from builder.release.objects import CACHE_BYTES, Answer, ReleaseDamaged
 from server.conditional import none_match
 from server.dispatch import LiveCache, PostCache, answer_get, answer_post, error_answer, unavailable
+from server.protocol import MAX_BODY_BYTES, body_too_large
 from server.watch import DAMAGED, Pace, ReleaseWatch, Serving
 
 LOG = logging.getLogger("ras.server")
-MAX_BODY_BYTES = 64 * 1024  # a ResearchRequest with every manager and ticker is a few kB; more is not a request
 WATCH: web.AppKey[ReleaseWatch] = web.AppKey("watch", ReleaseWatch)
 LIVE: web.AppKey[LiveCache] = web.AppKey("live", LiveCache)
 POSTS: web.AppKey[PostCache] = web.AppKey("posts", PostCache)
@@ -116,7 +116,7 @@ async def _raw_body(request: web.Request) -> bytes:
     try:
         return await request.read()  # bounded by client_max_size
     except web.HTTPRequestEntityTooLarge as exc:
-        raise ApiError(413, ErrorCode.PAYLOAD_TOO_LARGE, f"request body over {MAX_BODY_BYTES} bytes") from exc
+        raise body_too_large() from exc
 
 
 def _json(raw: bytes) -> object:

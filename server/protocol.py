@@ -13,17 +13,34 @@ from aiohttp.web_protocol import RequestHandler
 from aiohttp.web_request import BaseRequest
 from aiohttp.web_server import Server
 
-from builder.api.wire import COMMON_HEADERS, JSON_TYPE, MAX_LINE_BYTES, POST_CACHE_CONTROL, ApiError, ErrorCode
+from builder.api.wire import (
+    COMMON_HEADERS,
+    JSON_TYPE,
+    MAX_LINE_BYTES,
+    POST_CACHE_CONTROL,
+    ApiError,
+    ErrorCode,
+)
 from server.dispatch import error_answer
 
 ROUTER = "router"  # the capability of answers no operation gave
+MAX_BODY_BYTES = 64 * 1024  # a ResearchRequest with every manager and ticker is a few kB; more is not a request
+
+
+def line_too_long() -> ApiError:
+    """A request line or header field over the limit (MCP: the request line a tool call stands for)."""
+    return ApiError(400, ErrorCode.MALFORMED_REQUEST, f"the request line or a header field is over {MAX_LINE_BYTES} bytes")
+
+
+def body_too_large() -> ApiError:
+    """A POST body over the limit (MCP: the body a tool call's arguments stand for)."""
+    return ApiError(413, ErrorCode.PAYLOAD_TOO_LARGE, f"request body over {MAX_BODY_BYTES} bytes")
 
 
 def protocol_error(status: int, exc: BaseException | None) -> ApiError:
     """The envelope's error for what the HTTP layer refused: 400 for an unreadable request, else 500."""
     if status == 400 and isinstance(exc, LineTooLong):
-        return ApiError(400, ErrorCode.MALFORMED_REQUEST,
-                        f"the request line or a header field is over {MAX_LINE_BYTES} bytes")
+        return line_too_long()
     if status == 400:
         return ApiError(400, ErrorCode.MALFORMED_REQUEST, "the request is not valid HTTP/1.1")
     return ApiError(500, ErrorCode.INTERNAL_ERROR, "internal error")

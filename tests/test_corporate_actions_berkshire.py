@@ -237,13 +237,14 @@ def test_ethos_features_score_no_accumulation_and_no_new_money_for_a_merger(reco
 
 
 def test_the_agent_payload_ranks_only_trades(recorded: ReleaseData):
-    moved = handlers.get_latest_pack(as_latest(recorded, "2015-09-30"), {"packId": "13f-copycat"})["agentPayload"]["changes"]
-    listed = {m["ticker"] for m in (*moved["largestIncreases"], *moved["largestDecreases"])}
+    payload = handlers.get_latest_pack(as_latest(recorded, "2015-09-30"), {"packId": "13f-copycat"})["agentPayload"]
+    listed = {trade["ticker"] for manager in payload["managers"] for trade in manager["trades"]}
     assert not listed & {"KHC", "T", "DTV", "KRFT", "LILA", "LILAK", "PSX"}
-    apple = handlers.get_latest_pack(as_latest(recorded, "2020-09-30"), {"packId": "13f-copycat"})["agentPayload"]["changes"]
-    assert {"ticker": "AAPL", "shareDelta": -36_326_710} in [
-        {"ticker": m["ticker"], "shareDelta": m["shareDelta"]} for m in apple["largestDecreases"]]
-    assert "AAPL" not in {m["ticker"] for m in apple["largestIncreases"]}
+    assert {"managerId": "berkshire", "ticker": "PSX"} in payload["undecided"]
+    apple = handlers.get_latest_pack(as_latest(recorded, "2020-09-30"), {"packId": "13f-copycat"})["agentPayload"]
+    trades = [{"ticker": t["ticker"], "kind": t["kind"], "shareDelta": t["shareDelta"]}
+              for manager in apple["managers"] for t in manager["trades"]]
+    assert {"ticker": "AAPL", "kind": "reduced", "shareDelta": -36_326_710} in trades
 
 
 @pytest.mark.parametrize(("quarter", "ticker", "held", "fragment"), TRUE_CANDIDATES,

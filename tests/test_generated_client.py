@@ -162,7 +162,7 @@ def answers_seen(package: ModuleType, client: Any, strict: Any) -> set[tuple[str
         arguments = next(make(package) for op_id, make, status in calls() if op_id == operation.id and status == 200)
         response = call(package, strict, operation.id, arguments)
         assert response.status_code == 400 and type(response.parsed).__name__ == "Error400", operation.id
-        assert response.parsed.error.code.value == "unknown_parameter"
+        assert response.parsed.error.code == "unknown_parameter"  # an open string: new codes still parse
         seen.add((operation.id, 400))
     return seen
 
@@ -179,7 +179,7 @@ def assert_every_operation_is_unavailable(package: ModuleType, client: Any) -> N
         arguments = next(make(package) for op_id, make, status in calls() if op_id == operation.id and status == 200)
         response = call(package, client, operation.id, arguments)
         assert response.status_code == 503 and type(response.parsed).__name__ == "Error503", operation.id
-        assert response.parsed.error.code.value == "release_unavailable"
+        assert response.parsed.error.code == "release_unavailable"
 
 
 def test_the_generated_client_sends_if_none_match_and_gets_a_304(generated):

@@ -1,4 +1,5 @@
-"""The MCP tools in memory: generated from the operation table, answering with the REST route's bytes."""
+"""The MCP tools in memory: generated from the operation table, each answer the compact form of the REST route's,
+the REST bytes themselves linked as resources, an error the REST error envelope."""
 
 from __future__ import annotations
 
@@ -20,7 +21,8 @@ from builder.sources.tree import fixture_source
 from server import mcp_server
 from server.app import create_app
 from server.mcp_server import create_server
-from server.mcp_tools import for_agents
+from server.mcp_server.answers import compact
+from server.mcp_server.tools import WHEN
 from tests.conftest import quiet
 
 PACK = "13f-copycat"
@@ -80,12 +82,29 @@ async def rest_answer(rest, case: Case) -> tuple[int, bytes]:
     return response.status, await response.read()
 
 
-def assert_same_as_rest(result, status: int, body: bytes) -> None:
-    """The tool result carries the REST bytes as text and parsed, and is an error exactly when not 200."""
+async def reassembled(client, result) -> bytes:
+    """The REST bytes a success links: the text of its resource parts, read and joined in order."""
+    links = [content for content in result.content if content.type == "resource_link"]
+    texts = []
+    for number, link in enumerate(links, 1):
+        read = await client.read_resource(link.uri)
+        assert f"/part/{number}/of/{len(links)}?" in link.uri and read.contents[0].uri == link.uri
+        texts.append(read.contents[0].text)
+    return "".join(texts).encode()
+
+
+async def assert_same_as_rest(client, case: Case, result, status: int, body: bytes) -> None:
+    """An error: the REST error envelope as the only (text) block, no structured content. A success: the compact
+    answer of the REST data as text and as structured content, and links whose parts join into the REST bytes."""
     assert result.is_error is (status != 200)
-    assert [content.type for content in result.content] == ["text"]
-    assert result.content[0].text.encode() == body
-    assert result.structured_content == orjson.loads(body)
+    if status != 200:
+        assert [content.type for content in result.content] == ["text"] and result.structured_content is None
+        assert result.content[0].text.encode() == body
+        return
+    assert result.content[0].type == "text" and {c.type for c in result.content[1:]} == {"resource_link"}
+    expected = compact(TOOLS[case.tool].id, orjson.loads(body)["data"], case.arguments)
+    assert orjson.loads(result.content[0].text) == result.structured_content == expected
+    assert await reassembled(client, result) == body
 
 
 def connect(releases: Path) -> Client:
@@ -110,12 +129,11 @@ async def test_the_tools_are_the_ten_of_the_contract_generated_from_the_operatio
     assert [tool.name for tool in listed] == [operation.tool for operation in OPERATIONS if operation.tool]
 
 
-async def test_every_tool_is_read_only_idempotent_non_destructive_and_closed_world(published):
+async def test_every_tool_is_read_only_and_closed_world_with_a_title(published):
     for tool in await list_tools(published):
         hints = tool.annotations
-        assert (hints.read_only_hint, hints.idempotent_hint, hints.destructive_hint, hints.open_world_hint) == (
-            True, True, False, False), tool.name
-        assert hints.title == tool.title == TOOLS[tool.name].summary
+        assert (hints.read_only_hint, hints.open_world_hint) == (True, False), tool.name
+        assert tool.title == TOOLS[tool.name].summary
 
 
 async def test_get_tool_schemas_are_the_route_parameters_with_path_and_required_query_required(published):
@@ -137,50 +155,40 @@ def without_descriptions(schema: Any) -> Any:
     return [without_descriptions(item) for item in schema] if isinstance(schema, list) else schema
 
 
-async def test_post_tool_schemas_are_the_request_body_schemas_of_the_served_document(published, release):
+async def test_post_tool_schemas_are_the_request_body_schemas_without_defaults(published, release):
     schemas = {tool.name: tool.input_schema for tool in await list_tools(published)}
     components = release.data.openapi["components"]["schemas"]
     for name, body, component in (("compare_ethos", RESEARCH_REQUEST, "ResearchRequest"),
                                   ("validate_policy", VIEW_REQUEST, "ViewRequest")):
-        content = release.data.openapi["paths"][TOOLS[name].route]["post"]["requestBody"]["content"]
-        example = content["application/json"]["example"]
-        assert without_descriptions(schemas[name]) == without_descriptions({**components[component], "examples": [example]})
-        assert set(schemas[name]["properties"]) == set(body["properties"])
+        document = components[component]["properties"]
+        assert set(schemas[name]["properties"]) == set(body["properties"]) == set(document)
+        assert schemas[name]["additionalProperties"] is False
+        for field, argument in schemas[name]["properties"].items():
+            assert "default" not in argument and argument["type"] == document[field]["type"], (name, field)
+            assert argument.get("maxItems") == document[field].get("maxItems"), (name, field)
     ethos_ids = schemas["compare_ethos"]["properties"]["ethosIds"]
     assert ethos_ids["description"] == "Ethos ids from list_ethos; omitted: all."
 
 
-async def test_tool_schemas_enumerate_the_served_release_ids_with_the_rest_documents_examples(published, release):
+async def test_ids_that_grow_with_a_release_are_patterns_and_fixed_sets_are_enums(published, release):
     schemas = {tool.name: tool.input_schema for tool in await list_tools(published)}
-    managers = [manager["id"] for manager in release.data.index["copycat"]["managers"]]
     packs = [pack["id"] for pack in release.data.index["packs"] if pack["status"] == "available"]
-    latest = schemas["get_latest_pack"]["properties"]
-    assert latest["managers"]["items"]["enum"] == managers and latest["packId"]["enum"] == packs
-    assert schemas["compare_ethos"]["properties"]["managerIds"]["items"]["enum"] == managers
-    diff = schemas["compare_versions"]["properties"]
-    assert diff["from"]["enum"] == diff["to"]["enum"] == release.data.versions
+    latest, diff = schemas["get_latest_pack"]["properties"], schemas["compare_versions"]["properties"]
+    for argument in (latest["managers"]["items"], schemas["compare_ethos"]["properties"]["managerIds"]["items"],
+                     diff["from"], diff["to"]):
+        assert "enum" not in argument and argument["pattern"].startswith("^")
+    assert latest["packId"]["enum"] == packs
     assert schemas["explain_position"]["properties"]["packId"]["enum"] == [PACK]  # the one pack that explains
     ethos = orjson.loads(release.answers["/api/v1/ethos"].body)["data"]
     assert schemas["compare_ethos"]["properties"]["ethosIds"]["items"]["enum"] == [e["id"] for e in ethos["ethos"]]
-    for operation in OPERATIONS:  # every GET argument: the document's parameter schema and example
-        if operation.tool is None or operation.method != "GET":
-            continue
-        parameters = release.data.openapi["paths"][operation.route]["get"]["parameters"]
-        for parameter in parameters:
-            if parameter["in"] != "header":
-                argument = schemas[operation.tool]["properties"][parameter["name"]]
-                examples = {"examples": [parameter["example"]]} if "example" in parameter else {}
-                expected = {**parameter["schema"], **examples}
-                assert without_descriptions(argument) == without_descriptions(expected), (operation.tool, parameter["name"])
+    assert latest["mode"]["enum"] == ["any", "overlap", "exclusive", "disagreement"] and "default" not in latest["mode"]
 
 
-async def test_descriptions_say_what_an_agent_gets_and_that_execution_is_disabled(published):
+async def test_descriptions_say_when_to_call_the_tool_and_name_tools_not_operations(published):
     for tool in await list_tools(published):
         operation = TOOLS[tool.name]
-        assert tool.description.startswith(f"{operation.summary}. {for_agents(operation.description)}")
-        assert f"{operation.method} {operation.route}" in tool.description
-        assert "limitations stay attached" in tool.description
-        assert "executionEnabled is always false" in tool.description
+        assert tool.description.startswith(WHEN[tool.name] + " ") and len(tool.description.encode()) < 2048
+        assert f"{operation.method} {operation.route}" in tool.description and "isError" in tool.description
         text = tool.description + orjson.dumps(tool.input_schema).decode()
         assert not [operation.id for operation in OPERATIONS if operation.id in text], tool.name
 
@@ -198,15 +206,15 @@ async def test_each_tool_answers_with_the_rest_bytes_for_the_same_request(publis
     assert status == 200, body
     async with connect(published) as tools:
         result = await tools.call_tool(case.tool, case.arguments)
-    assert_same_as_rest(result, status, body)
+        await assert_same_as_rest(tools, case, result, status, body)
 
 
 async def test_a_canonical_call_is_answered_with_the_precomputed_bytes(published, release):
     older, newer = release.data.versions[:2]
     async with connect(published) as tools:
         result = await tools.call_tool("compare_versions", {"packId": PACK, "from": older, "to": newer, "mode": "any"})
-    key = f"/api/v1/packs/{PACK}/versions/diff?from={older}&to={newer}"
-    assert result.content[0].text.encode() == release.answers[key].body
+        body = await reassembled(tools, result)
+    assert body == release.answers[f"/api/v1/packs/{PACK}/versions/diff?from={older}&to={newer}"].body
 
 
 async def test_a_managers_array_is_the_same_view_in_any_order_with_repeats(published):
@@ -226,12 +234,11 @@ INVALID_ARGUMENTS = [  # what a URL cannot say: the path arguments left out
 async def test_a_missing_path_argument_is_a_400_missing_parameter_envelope(published, name, arguments, missing):
     async with connect(published) as tools:
         result = await tools.call_tool(name, arguments)
-    assert result.is_error
-    envelope = result.structured_content
+    assert result.is_error and result.structured_content is None and len(result.content) == 1
+    envelope = orjson.loads(result.content[0].text)
     assert envelope["error"]["code"] == "missing_parameter" and envelope["error"]["details"] == {"parameter": missing}
     assert envelope["meta"] == {"apiVersion": "v1", "contractVersion": "0.1.0", "capability": TOOLS[name].id,
                                 "deprecated": False}
-    assert orjson.loads(result.content[0].text) == envelope
 
 
 def error_cases(release: LoadedRelease) -> list[Case]:
@@ -260,7 +267,7 @@ async def test_non_200_answers_are_error_results_with_the_rest_envelope(publishe
         for case in error_cases(release):
             status, body = await rest_answer(rest, case)
             statuses.append(status)
-            assert_same_as_rest(await tools.call_tool(case.tool, case.arguments), status, body)
+            await assert_same_as_rest(tools, case, await tools.call_tool(case.tool, case.arguments), status, body)
     assert statuses == [422, 404, 400, 400, 400, 404, 422, 404]
 
 
@@ -273,18 +280,24 @@ async def test_an_unknown_tool_is_a_protocol_error(published):
 async def test_without_a_promoted_release_health_is_a_503_error_result(tmp_path: Path):
     async with connect(tmp_path) as client:
         result = await client.call_tool("get_health", {})
-    assert result.is_error and result.structured_content["error"]["code"] == "release_unavailable"
+    assert result.is_error and error_code(result) == "release_unavailable"
+
+
+def error_code(result) -> str:
+    """The error.code of an error result: in its one text block, the REST error envelope."""
+    assert result.is_error and result.structured_content is None
+    return orjson.loads(result.content[0].text)["error"]["code"]
 
 
 async def test_a_promotion_is_picked_up_before_the_next_call(releases_copy: Path):
     async with connect(releases_copy) as client:
-        before = (await client.call_tool("get_health", {})).structured_content["data"]["releaseId"]
+        before = (await client.call_tool("get_health", {})).structured_content["releaseId"]
         after_id = publish(fixture_source(), releases_copy, date(2026, 10, 1), quiet)
-        after = (await client.call_tool("get_health", {})).structured_content["data"]["releaseId"]
+        after = (await client.call_tool("get_health", {})).structured_content["releaseId"]
         (releases_copy / "current").unlink()
         gone = await client.call_tool("get_health", {})
     assert before != after == after_id
-    assert gone.is_error and gone.structured_content["error"]["code"] == "release_unavailable"
+    assert error_code(gone) == "release_unavailable"
 
 
 async def test_the_2026_protocol_gets_the_same_tools_and_answers(published: Path, release):
@@ -292,7 +305,8 @@ async def test_the_2026_protocol_gets_the_same_tools_and_answers(published: Path
         assert client.protocol_version == "2026-07-28"
         assert [tool.name for tool in (await client.list_tools()).tools] == TOOL_NAMES
         result = await client.call_tool("get_latest_pack", {"packId": PACK, "mode": "overlap"})
-    assert result.content[0].text.encode() == release.answers[f"/api/v1/packs/{PACK}/latest?mode=overlap"].body
+        body = await reassembled(client, result)
+    assert body == release.answers[f"/api/v1/packs/{PACK}/latest?mode=overlap"].body
 
 
 def test_a_missing_releases_directory_stops_both_entry_points_with_one_line(tmp_path: Path, capsys):
@@ -336,4 +350,5 @@ async def test_every_example_in_docs_mcp_is_an_excerpt_of_the_real_result(publis
         for tool, arguments, excerpt in examples:
             result = await tools.call_tool(tool, arguments)
             assert result.is_error is ("error" in excerpt), (tool, arguments)
-            assert is_excerpt(excerpt, result.structured_content), (tool, arguments)
+            shown = orjson.loads(result.content[0].text) if result.is_error else result.structured_content
+            assert is_excerpt(excerpt, shown), (tool, arguments)

@@ -1,15 +1,18 @@
 """The tools' input schemas follow the promoted release, and a promotion that changes them is announced.
 
-Two real releases of the fictional fixture: the promoted one and a rebuild in which the manager `juniper` is
-called `hazel`. `ras mcp` runs as a child over stdio with the official SDK client, and `ras promote` switches.
+Two real releases of the fictional fixture: the promoted one and a rebuild without the person-tracker preview,
+so the pack ids the tools take change (manager and version ids grow with every release and are left open in
+the schemas). `ras mcp` runs as a child over stdio with the official SDK client, and `ras promote` switches.
 """
 
 from __future__ import annotations
 
+import re
 import shutil
 from pathlib import Path
 
 import anyio
+import orjson
 import pytest
 from click.testing import CliRunner
 from mcp import Client, ClientSession, stdio_client
@@ -22,6 +25,7 @@ from server.mcp_server import create_server
 from tests.test_mcp import PACK, Case, assert_same_as_rest, rest_answer
 from tests.test_mcp_stdio import ROUND_TRIP_SECONDS, child
 
+GONE = "jane-roe-tracker"  # the preview pack the rebuild leaves out
 NOTICE_SECONDS = 30  # the server looks every second; a notice that never comes must still fail the test
 
 
@@ -33,13 +37,13 @@ def run(*args: str) -> str:
 
 @pytest.fixture(scope="module")
 def two_releases(published: Path, fixture_tree: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
-    """A releases directory with the fixture promoted and, unpromoted beside it, a rebuild that renames a manager."""
+    """A releases directory with the fixture promoted and, unpromoted beside it, a rebuild without a preview pack."""
     work = tmp_path_factory.mktemp("two-releases")
     releases, source = work / "releases", work / "renamed"
     shutil.copytree(published, releases, symlinks=True)
     shutil.copytree(fixture_tree, source)
     packs = (source / "packs.toml").read_text()
-    (source / "packs.toml").write_text(packs.replace('id = "juniper"', 'id = "hazel"'))
+    (source / "packs.toml").write_text(re.sub(r"\n\[person\]\n(?:[^\[].*\n)*", "\n", packs))
     return releases, run("build", "--source", str(source), "--releases", str(releases))
 
 
@@ -64,21 +68,21 @@ class Notices:
             self.arrived.set()
 
 
-def manager_enum(tools) -> list[str]:
+def pack_enum(tools) -> list[str]:
     schemas = {tool.name: tool.input_schema for tool in tools}
-    latest = schemas["get_latest_pack"]["properties"]["managers"]["items"]["enum"]
-    assert schemas["compare_ethos"]["properties"]["managerIds"]["items"]["enum"] == latest
+    latest = schemas["get_latest_pack"]["properties"]["packId"]["enum"]
+    assert schemas["export_audit_trail"]["properties"]["packId"]["enum"] == latest
     return latest
 
 
-def served_managers(releases: Path) -> list[str]:
+def served_packs(releases: Path) -> list[str]:
     release = load_release(current_release(releases))
-    return [manager["id"] for manager in release.data.index["copycat"]["managers"]]
+    return [pack["id"] for pack in release.data.index["packs"] if pack["status"] == "available"]
 
 
-async def test_a_promotion_that_renames_a_manager_is_announced_and_listed_over_stdio(releases, aiohttp_client):
+async def test_a_promotion_that_drops_a_pack_is_announced_and_listed_over_stdio(releases, aiohttp_client):
     directory, renamed = releases
-    before_ids = served_managers(directory)
+    before_ids = served_packs(directory)
     notices = Notices()
 
     with anyio.fail_after(ROUND_TRIP_SECONDS):
@@ -87,20 +91,19 @@ async def test_a_promotion_that_renames_a_manager_is_announced_and_listed_over_s
             ClientSession(read, write, message_handler=notices) as session,
         ):
             initialized = await session.initialize()
-            before = manager_enum((await session.list_tools()).tools)
+            before = pack_enum((await session.list_tools()).tools)
             run("promote", renamed, "--releases", str(directory))
             with anyio.fail_after(NOTICE_SECONDS):
                 await notices.arrived.wait()  # no call made: the server's own tick noticed the promotion
-            after = manager_enum((await session.list_tools()).tools)
-            stale = Case("get_latest_pack", {"packId": PACK, "managers": ["juniper"]},
-                         f"/api/v1/packs/{PACK}/latest?managers=juniper")
+            after = pack_enum((await session.list_tools()).tools)
+            stale = Case("get_latest_pack", {"packId": GONE}, f"/api/v1/packs/{GONE}/latest")
             result = await session.call_tool(stale.tool, stale.arguments)
+            status, body = await rest_answer(await aiohttp_client(create_app(directory)), stale)
+            await assert_same_as_rest(session, stale, result, status, body)
     assert initialized.capabilities.tools.list_changed is True
-    assert before == before_ids and "juniper" in before and "hazel" not in before
-    assert after == served_managers(directory) and "hazel" in after and "juniper" not in after
-    status, body = await rest_answer(await aiohttp_client(create_app(directory)), stale)
-    assert status == 400 and result.structured_content["error"]["code"] == "unknown_manager"
-    assert_same_as_rest(result, status, body)
+    assert before == before_ids and GONE in before and PACK in before
+    assert after == served_packs(directory) and GONE not in after and PACK in after
+    assert status == 404 and orjson.loads(result.content[0].text)["error"]["code"] == "pack_not_found"
 
 
 async def test_a_promotion_that_keeps_the_schemas_is_not_announced(releases):
@@ -121,14 +124,14 @@ async def test_a_2026_client_hears_of_the_change_on_its_listen_stream(releases):
     directory, renamed = releases
     async with Client(create_server(directory)) as client:
         assert client.protocol_version == "2026-07-28"
-        before = manager_enum((await client.list_tools()).tools)
+        before = pack_enum((await client.list_tools()).tools)
         async with client.listen(tools_list_changed=True) as subscription:
             run("promote", renamed, "--releases", str(directory))
             with anyio.fail_after(NOTICE_SECONDS):
                 event = await anext(aiter(subscription))
-        after = manager_enum((await client.list_tools()).tools)
+        after = pack_enum((await client.list_tools()).tools)
     assert type(event).__name__ == "ToolsListChanged"
-    assert "juniper" in before and "hazel" in after and "juniper" not in after
+    assert GONE in before and GONE not in after
 
 
 async def test_without_a_release_the_schemas_have_no_release_ids_until_one_is_promoted(releases):
@@ -139,8 +142,8 @@ async def test_without_a_release_the_schemas_have_no_release_ids_until_one_is_pr
     async with Client(create_server(directory), mode="legacy", message_handler=notices) as client:
         empty = {tool.name: tool.input_schema for tool in (await client.list_tools()).tools}
         run("promote", renamed, "--releases", str(directory))
-        promoted = manager_enum((await client.list_tools()).tools)
+        promoted = pack_enum((await client.list_tools()).tools)
     latest = empty["get_latest_pack"]["properties"]
     assert "enum" not in latest["managers"]["items"] and "enum" not in latest["packId"]
     assert "enum" not in empty["compare_versions"]["properties"]["from"]
-    assert promoted == served_managers(directory) and len(notices.received) == 1
+    assert promoted == served_packs(directory) and len(notices.received) == 1

@@ -96,11 +96,12 @@ MODE_PARAM = Param(
     "one selected manager bought (new/added) and at least one sold (reduced/exited).",
 )
 VIEW_PARAMS = (MANAGERS_PARAM, MODE_PARAM)
-_VIEW_BODY = {
-    "packId": {"type": "string", "default": PACK_ID, "description": "Only 13f-copycat supports recalculation."},
+_VIEW_BODY = {  # no `default` keywords: generated clients make a field with a default required; the text says it
+    "packId": {"type": "string", "description": f"Omitted: {PACK_ID}, the only pack that supports recalculation."},
     "managerIds": {"type": "array", "items": MANAGER_ID_SCHEMA, "maxItems": MAX_MANAGER_VALUES,
                    "description": "Manager ids to include; empty or omitted: all managers."},
-    "mode": {"type": "string", "enum": list(MODES), "default": DEFAULT_MODE},
+    "mode": {"type": "string", "enum": list(MODES), "description": f"The view mode; omitted: {DEFAULT_MODE}. "
+             + MODE_PARAM.description},
 }
 VIEW_REQUEST = {"type": "object", "additionalProperties": False, "properties": _VIEW_BODY}
 RESEARCH_REQUEST = {

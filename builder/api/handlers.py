@@ -11,21 +11,22 @@ from typing import Any
 from builder.api import methods
 from builder.api.data import ReleaseData
 from builder.api.wire import API_PREFIX, CONTRACT_VERSION, ApiError, ErrorCode
-from builder.research.agent import agent_payload
+from builder.research.agent import LIMITS_13F, RESEARCH_ONLY, agent_payload
 from builder.research.artifact import PACK_ID
 from builder.research.methods.ethos import ETHOS_IDS
 from builder.research.views import DEFAULT_MODE, MODES
 
-RESEARCH_ONLY = "Research only: no broker, no account, no orders. executionEnabled is always false."
 COPYCAT_LIMITATIONS = (
-    "Form 13F lists long positions in Section 13(f) securities only: short positions, cash, bonds and most "
-    "non-US holdings are absent, so a book here is not a manager's whole portfolio.",
-    "Holdings are as of quarter end and filed up to 45 days later (17 CFR 240.13f-1); they may have changed since.",
+    *LIMITS_13F,
     "Option rows are reported at the underlying's notional value; they are kept apart from long-equity positions.",
     "A change is measured against the manager's previous calendar quarter; without that filing it is 'unknown'.",
     RESEARCH_ONLY,
 )
 FIXTURE_LIMITATION = "Fixture data: the managers and holdings are fictional, over real securities. Not investment data."
+PREVIEW_NEXT = (  # a preview answers latest, versions and audit only
+    ("export_audit_trail", "the preview's sources with their sha256 and its methodology"),
+    ("list_pack_versions", "the preview's version"),
+)
 
 
 def _pack_links(pack_id: str) -> dict[str, str]:
@@ -93,14 +94,17 @@ def get_latest_pack(data: ReleaseData, params: dict[str, Any]) -> dict[str, Any]
 
 
 def _latest_preview(data: ReleaseData, preview: dict) -> dict[str, Any]:
-    limitations = [*preview["caveats"], FIXTURE_LIMITATION if data.index["fixture"] else RESEARCH_ONLY]
+    """A preview's latest: its own caveats once (they carry its fixture and research-only lines), next calls."""
+    caveats = list(dict.fromkeys(preview["caveats"]))
+    payload = {key: value for key, value in preview["agentPayload"].items() if key != "limitations"}
+    next_calls = [{"tool": tool, "arguments": {"packId": preview["id"]}, "why": why} for tool, why in PREVIEW_NEXT]
     return {
         "pack": _pack_summary(data, preview["id"]),
         "versionId": preview["version"],
         "artifact": preview["artifact"],
-        "agentPayload": {**preview["agentPayload"], "limitations": limitations},  # as every pack's payload has
-        "caveats": preview["caveats"],
-        "limitations": limitations,
+        "agentPayload": {**payload, "caveats": caveats, "versionId": preview["version"], "nextCalls": next_calls},
+        "caveats": caveats,
+        "limitations": caveats,
     }
 
 
@@ -115,7 +119,7 @@ def _limitations(fixture: bool) -> list[str]:
 
 
 def _agent_payload(data: ReleaseData, view: dict, managers: list[str], mode: str) -> dict[str, Any]:
-    """The bounded agent payload of the latest version's view, with the change since the version before it."""
+    """The bounded agent payload of the latest version's view, with the trades since the version before it."""
     artifact, fixture = data.latest, data.index["fixture"]
     version = artifact["versionId"]
     previous = data.versions[-2] if len(data.versions) > 1 else None
@@ -125,10 +129,11 @@ def _agent_payload(data: ReleaseData, view: dict, managers: list[str], mode: str
     )
     return agent_payload(
         view, artifact,
+        previous=previous,
         diff=methods.diff_of(data, previous, version, managers, mode) if previous else None,
         scores=methods.scores_of(data, version, managers, mode, ETHOS_IDS),
         policy=methods.policy_of(data, version, managers, mode),
-        limitations=_limitations(fixture),
+        as_of=data.index["asOf"],
         summary=summary,
     )
 

@@ -13,13 +13,23 @@ from typing import Any
 
 from jsonschema import Draft202012Validator
 
-from builder.api.contract import BY_ID, MAX_MANAGER_VALUES, TICKER_PATTERN, Operation, Param
+from builder.api.contract import (
+    BY_ID,
+    MAX_MANAGER_VALUES,
+    TICKER_PATTERN,
+    Operation,
+    Param,
+)
 from builder.api.data import ReleaseData
 from builder.api.wire import ApiError, ErrorCode, api_error
 from builder.research.artifact import PACK_ID
 from builder.research.errors import UnknownEthos
 from builder.research.methods.ethos import canonical_ethos_ids
 from builder.research.views import DEFAULT_MODE, MODES
+
+# A request body's schemas nest two levels (an object of arrays of strings); deeper is not a request, and a
+# bound keeps the schema validator's recursion far from Python's limit (1,000 levels answered 500 before).
+MAX_DEPTH = 16
 
 
 def resolve(
@@ -114,9 +124,22 @@ def body_validator(operation_id: str) -> Draft202012Validator:
     return Draft202012Validator(body)
 
 
+def check_depth(value: Any, limit: int = MAX_DEPTH) -> None:
+    """ApiError 400 nesting_too_deep when `value` nests arrays or objects more than `limit` levels deep."""
+    level, todo = 0, [value]
+    while todo:
+        todo = [item for node in todo if isinstance(node, (dict, list))
+                for item in (node.values() if isinstance(node, dict) else node)]
+        level += 1
+        if level >= limit and any(isinstance(node, (dict, list)) for node in todo):
+            raise ApiError(400, ErrorCode.NESTING_TOO_DEEP, f"arrays and objects nested deeper than {limit} levels",
+                           {"limit": limit})
+
+
 def resolve_body(operation: Operation, data: ReleaseData, body: Any) -> dict[str, Any]:
     """Validated, canonical parameters of a POST body, or ApiError (400 / 422)."""
     assert operation.body is not None, operation.id
+    check_depth(body)
     error = next(iter(sorted(body_validator(operation.id).iter_errors(body), key=lambda e: list(e.absolute_path))), None)
     if error is not None:
         where = "/".join(str(part) for part in error.absolute_path) or "(body)"

@@ -44,6 +44,7 @@ class ErrorCode(enum.StrEnum):
     INVALID_TICKER = "invalid_ticker"
     MALFORMED_JSON = "malformed_json"
     INVALID_BODY = "invalid_body"
+    NESTING_TOO_DEEP = "nesting_too_deep"
     UNSUPPORTED_MEDIA_TYPE = "unsupported_media_type"
     UNKNOWN_ETHOS = "unknown_ethos"
     PACK_NOT_FOUND = "pack_not_found"

@@ -1,65 +1,165 @@
 """The agent payload: what an agent reads first about a 13F view, within a fixed budget of canonical JSON bytes.
 
-It condenses what the rest of the answer holds in full: the headline holdings with their weights and
-largest holders (each citing the accession number of its filing), what changed since the previous version,
-the ethos leaders, the policy status with its blocking reasons, the limitations, and executionEnabled:
-false. Every list is capped, so its size does not grow with the number of managers; `fit` then trims the
-longest lists until the canonical bytes are within BUDGET_BYTES, whatever the names and texts hold.
+It answers what an agent asks first: which filings (managers with name, CIK, period, filing date and
+accession), as of when and how fresh, what each manager traded (the largest trades, ranked by the shares
+traded valued at the later quarter's price, never by the change of market value, which mixes in price
+moves), the headline holdings, the ethos leaders and the policy status; what the words mean, what a 13F
+cannot say (stated once), the pack's own caveats, and the next calls with their exact arguments. Every list
+is capped, so its size does not grow with the number of managers; `fit` then trims the longest lists until
+the canonical bytes are within BUDGET_BYTES, whatever the names and texts hold.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import date
 from typing import Any
 
 from builder.canonical import canonical_json
 from builder.research.changes import BOUGHT, SOLD
+from builder.research.methods.policy import STALE_AFTER_DAYS
 
-BUDGET_BYTES = 8192  # an agent's first read: a few thousand tokens at most, at any number of managers
-HEADLINE = 10  # holdings by value
+BUDGET_BYTES = 9216  # an agent's first read, under the 10 KB a tool's text may take, at any number of managers
+MANAGERS = 8  # managers listed (largest books first) with their trades; view.managerCount counts all
+TRADES = 3  # largest trades listed per manager; tradeCount counts all
+HEADLINE = 5  # holdings by value
 TOP_HOLDERS = 3  # largest holders shown per headline holding
-LISTED = 10  # tickers listed as entered or left; the counts cover all
-MOVES = 5  # largest increases and decreases
 LEADERS = 3  # top tickers per ethos
-REASONS = 5  # blocking reasons and warnings listed; the counts cover all
+LISTED = 5  # blocking reasons, warnings, caveats and undecided changes listed; the counts cover all
+NEXT_CALL_MANAGERS = 50  # a next call repeats the view's managers up to this many ids, else says to repeat them
 WEIGHT_DIGITS = 4
-TRIMMABLE = (("headline",), ("changes", "entered"), ("changes", "left"), ("changes", "largestIncreases"),
-             ("changes", "largestDecreases"), ("warnings",), ("policy", "warnings"), ("policy", "blockingReasons"))
+# What a 13F cannot say, stated once (17 CFR 240.13f-1; SEC Form 13F instructions).
+LIMITS_13F = (
+    ("A 13F shows long positions as of the quarter's last day and is filed up to 45 days later "
+     "(17 CFR 240.13f-1): they may have changed since."),
+    ("Only long positions in Section 13(f) securities (mostly US-listed stocks): no short positions, cash, bonds "
+     "or most non-US holdings, so a book here is not a manager's whole portfolio."),
+    "A 13F says nothing about why a manager traded, at what price, or when within the quarter.",
+)
+RESEARCH_ONLY = "Research only: no broker, no account, no orders. executionEnabled is always false."
+GLOSSARY = {
+    "researchOnly": "Evidence from public filings, not advice: there is no brokerage, account or order access and "
+    "executionEnabled is always false.",
+    "new": "A trade: opened a position not held a quarter earlier.",
+    "added": "A trade: bought more shares of a position held a quarter earlier.",
+    "reduced": "A trade: sold part of a position.",
+    "exited": "A trade: sold the whole position.",
+    "unchanged": "Held the same shares: no trade.",
+    "converted": "The position ended or changed through a corporate action (merger, exchange): not a trade.",
+    "undecided": "The filings cannot tell a trade from an unrecorded corporate action: not counted as bought or sold.",
+    "unknown": "No filing a quarter earlier to compare with: no change is claimed.",
+    "tradedValue": "Shares traded times the later quarter's price (value over shares as filed; the earlier price "
+    "for an exit): ranks trades without the price moves that change market value.",
+    "signal": "research-only when no policy check blocks; no-signal when one does (stay in cash).",
+    "ethos": "A scoring methodology over filing data, 0-100 per ticker; list_ethos defines each.",
+}
+TRIMMABLE = (("managers",), ("headline",), ("undecided",), ("caveats",), ("policy", "warnings"),
+             ("policy", "blockingReasons"))
+
+
+def is_trade(kind: str) -> bool:
+    """The one trade test: only a new, added, reduced or exited position was bought or sold."""
+    return kind in BOUGHT or kind in SOLD
+
+
+def traded_value(change: dict) -> int:
+    """A diff's position change valued at the later quarter's price: shares traded × value / shares as filed.
+
+    A position that ended has no later price: the earlier quarter's price per share (carried through
+    corporate actions when the change says how) stands in.
+    """
+    if change["toShares"]:
+        return round(change["shareDelta"] * change["toValue"] / change["toShares"])
+    earlier = change.get("carriedShares") or change["fromShares"]
+    return round(change["shareDelta"] * change["fromValue"] / earlier) if earlier else 0
 
 
 def agent_payload(
-    view: dict, artifact: dict, *, diff: dict | None, scores: dict, policy: dict, limitations: Sequence[str],
-    summary: str,
+    view: dict, artifact: dict, *, previous: str | None, diff: dict | None, scores: dict, policy: dict,
+    as_of: str, summary: str,
 ) -> dict[str, Any]:
-    """The bounded payload of `view` of `artifact`; `diff` is against the previous version (None for the first)."""
-    warnings = [w["message"] for w in view["warnings"]]  # the pack's and the selected managers' only
+    """The bounded payload of `view` of `artifact`; `diff` is against the `previous` version (None for the first)."""
+    # The view's tickers, and those that left it: a position sold out by every selected manager is a trade too.
+    tickers = {row["ticker"] for row in view["tickers"]} | set((diff or {}).get("tickers", {}).get("left", []))
+    changes = [c for c in (diff or {}).get("positions", []) if c["ticker"] in tickers]
+    trades = trades_by_manager(changes)
+    caveats = list(dict.fromkeys(w["message"] for w in view["warnings"]))  # the pack's and the selected managers' only
+    undecided = [{"managerId": c["managerId"], "ticker": c["ticker"]} for c in changes if c["kind"] == "undecided"]
     payload = {
+        "pack": artifact["packId"],
         "summary": summary,
         "versionId": artifact["versionId"],
         "quarter": artifact["quarter"],
+        "previousVersionId": previous,
+        "asOf": as_of,
+        "freshness": freshness(artifact, as_of),
         "view": {"mode": view["mode"], "managerCount": len(view["managers"]), "tickerCount": view["tickerCount"]},
+        "tradeCount": sum(len(listed) for listed in trades.values()),
+        "managers": manager_entries(artifact, view["managers"], trades),
+        "notTrades": dict(sorted(_counts(c["kind"] for c in changes if not is_trade(c["kind"])).items())),
+        "undecided": undecided,
         "headline": headline(view, artifact),
-        "changes": changes(diff),
         "ethosLeaders": ethos_leaders(scores),
         "policy": policy_status(policy),
-        "warningCount": len(warnings),
-        "warnings": warnings[:REASONS],
-        "limitations": list(limitations),
+        "glossary": GLOSSARY,
+        "limits13F": list(LIMITS_13F),
+        "caveatCount": len(caveats),
+        "caveats": caveats,
+        "nextCalls": next_calls(artifact, view, previous, trades),
         "executionEnabled": False,
     }
     return fit(payload)
 
 
-def _accessions(artifact: dict) -> dict[tuple[str, str], str]:
-    """(manager id, ticker) → the accession number of the filing its position comes from."""
-    return {(m["id"], p["ticker"]): p["sources"][0]["accession"]
-            for m in artifact["managers"] for p in m["positions"] if p["sources"]}
+def _counts(kinds: Any) -> dict[str, int]:
+    counted: dict[str, int] = {}
+    for kind in kinds:
+        counted[kind] = counted.get(kind, 0) + 1
+    return counted
+
+
+def trades_by_manager(changes: Sequence[dict]) -> dict[str, list[dict]]:
+    """Each manager's trades, largest traded value first (ties by ticker)."""
+    found: dict[str, list[dict]] = {}
+    for change in changes:
+        if is_trade(change["kind"]):
+            trade = {"ticker": change["ticker"], "kind": change["kind"], "shareDelta": change["shareDelta"],
+                     "tradedValue": traded_value(change)}
+            found.setdefault(change["managerId"], []).append(trade)
+    for listed in found.values():
+        listed.sort(key=lambda trade: (-abs(trade["tradedValue"]), trade["ticker"]))
+    return found
+
+
+def manager_entries(artifact: dict, selected: Sequence[str], trades: dict[str, list[dict]]) -> list[dict]:
+    """The selected managers, largest books first: who filed what and when, and their largest trades."""
+    chosen = set(selected)
+    managers = sorted((m for m in artifact["managers"] if m["id"] in chosen), key=lambda m: (-m["bookValue"], m["id"]))
+    return [
+        {
+            "id": m["id"],
+            "name": m["name"],
+            "cik": m["cik"],
+            "period": artifact["quarter"],
+            "filings": [{"accession": f["accession"], "filed": f["filed"]} for f in m["filings"]],
+            "tradeCount": len(trades.get(m["id"], [])),
+            "trades": trades.get(m["id"], [])[:TRADES],
+        }
+        for m in managers[:MANAGERS]
+    ]
+
+
+def freshness(artifact: dict, as_of: str) -> dict[str, Any]:
+    """Days since the quarter's filing deadline; stale once the next quarter's filings are due."""
+    deadline = date.fromisoformat(artifact["filingDeadline"])
+    days = (date.fromisoformat(as_of) - deadline).days
+    return {"filingDeadline": deadline.isoformat(), "daysSinceDeadline": days, "staleAfterDays": STALE_AFTER_DAYS,
+            "stale": days > STALE_AFTER_DAYS}
 
 
 def headline(view: dict, artifact: dict) -> list[dict]:
     """The view's largest holdings by value: weight in the view, holder count and the largest holders."""
     total = sum(row["value"] for row in view["tickers"])
-    accession = _accessions(artifact)
     rows = sorted(view["tickers"], key=lambda row: (-row["value"], row["ticker"]))[:HEADLINE]
     return [
         {
@@ -68,11 +168,8 @@ def headline(view: dict, artifact: dict) -> list[dict]:
             "value": row["value"],
             "weight": round(row["value"] / total, WEIGHT_DIGITS) if total else 0.0,
             "holderCount": row["holderCount"],
-            "topHolders": [
-                {"managerId": p["managerId"], "weight": round(p["weight"], WEIGHT_DIGITS), "change": p["change"],
-                 "accession": accession.get((p["managerId"], row["ticker"]))}
-                for p in _largest_holders(row)
-            ],
+            "topHolders": [{"managerId": p["managerId"], "weight": round(p["weight"], WEIGHT_DIGITS),
+                            "change": p["change"]} for p in _largest_holders(row)],
         }
         for row in rows
     ]
@@ -81,40 +178,6 @@ def headline(view: dict, artifact: dict) -> list[dict]:
 def _largest_holders(row: dict) -> list[dict]:
     held = [p for p in row["managers"] if p["held"]]
     return sorted(held, key=lambda p: (-p["value"], p["managerId"]))[:TOP_HOLDERS]
-
-
-def changes(diff: dict | None) -> dict[str, Any] | None:
-    """Since the previous version: tickers that entered and left the view, largest net increases and decreases."""
-    if diff is None:
-        return None
-    moves = _net_moves(diff["positions"])
-    increases = sorted((m for m in moves if m["shareDelta"] > 0), key=lambda m: (-m["valueDelta"], m["ticker"]))
-    decreases = sorted((m for m in moves if m["shareDelta"] < 0), key=lambda m: (m["valueDelta"], m["ticker"]))
-    return {
-        "fromVersionId": diff["from"],
-        "enteredCount": len(diff["tickers"]["entered"]),
-        "entered": diff["tickers"]["entered"][:LISTED],
-        "leftCount": len(diff["tickers"]["left"]),
-        "left": diff["tickers"]["left"][:LISTED],
-        "largestIncreases": increases[:MOVES],
-        "largestDecreases": decreases[:MOVES],
-    }
-
-
-def _net_moves(positions: Sequence[dict]) -> list[dict]:
-    """Per ticker: net traded shares over the selected managers valued at the later quarter's price (the price before
-    when the position ended), and how many made each kind of change. Only trades move the net: a corporate action
-    or an undecided change is counted, not traded; a change of market value is never taken for a trade."""
-    by_ticker: dict[str, dict] = {}
-    for change in positions:
-        move = by_ticker.setdefault(change["ticker"], {"ticker": change["ticker"], "shareDelta": 0, "valueDelta": 0,
-                                                       "kinds": {}})
-        if change["kind"] in BOUGHT | SOLD:
-            shares, value = (change["toShares"], change["toValue"]) if change["toShares"] else (change["fromShares"], change["fromValue"])
-            move["shareDelta"] += change["shareDelta"]
-            move["valueDelta"] += round(change["shareDelta"] * value / shares) if shares else 0
-        move["kinds"][change["kind"]] = move["kinds"].get(change["kind"], 0) + 1
-    return [{**move, "kinds": dict(sorted(move["kinds"].items()))} for move in by_ticker.values()]
 
 
 def ethos_leaders(scores: dict) -> dict[str, list[dict]]:
@@ -130,23 +193,54 @@ def policy_status(policy: dict) -> dict[str, Any]:
     return {
         "signal": policy["signal"],
         "blockingReasonCount": len(policy["blockingReasons"]),
-        "blockingReasons": policy["blockingReasons"][:REASONS],
+        "blockingReasons": policy["blockingReasons"][:LISTED],
         "warningCount": len(policy["warnings"]),
-        "warnings": policy["warnings"][:REASONS],
-        "executionEnabled": False,
+        "warnings": policy["warnings"][:LISTED],
     }
+
+
+def view_arguments(view: dict, every: int) -> dict[str, Any]:
+    """The view as tool arguments: the managers when a subset of `every` is selected, the mode unless `any`."""
+    arguments: dict[str, Any] = {}
+    if len(view["managers"]) < every:
+        arguments["managers"] = view["managers"]
+    if view["mode"] != "any":
+        arguments["mode"] = view["mode"]
+    return arguments
+
+
+def next_calls(artifact: dict, view: dict, previous: str | None, trades: dict[str, list[dict]]) -> list[dict]:
+    """The calls that take an agent deeper, with their exact arguments: the largest trades' tickers explained,
+    the diff from the previous version, the policy checks. A subset of more than NEXT_CALL_MANAGERS managers
+    is not repeated in every call: `repeatManagers` asks the agent to pass this call's managers again."""
+    largest = sorted((t for listed in trades.values() for t in listed),
+                     key=lambda trade: (-abs(trade["tradedValue"]), trade["ticker"]))
+    tickers = list(dict.fromkeys(trade["ticker"] for trade in largest))[:2]
+    pack_id, view_args = artifact["packId"], view_arguments(view, len(artifact["managers"]))
+    repeat = len(view_args.get("managers", ())) > NEXT_CALL_MANAGERS
+    if repeat:
+        del view_args["managers"]
+    body_args = {("managerIds" if key == "managers" else key): value for key, value in view_args.items()}
+    calls = [("explain_position", {"packId": pack_id, "ticker": t, **view_args},
+              f"who traded {t}, with the filing rows behind each number") for t in tickers]
+    if previous is not None:
+        calls.append(("compare_versions", {"packId": pack_id, "from": previous, "to": artifact["versionId"], **view_args},
+                      "every change since the previous version, with source and policy changes"))
+    calls.append(("validate_policy", body_args, "every research policy check of this view"))
+    return [{"tool": tool, "arguments": arguments, "why": why, **({"repeatManagers": True} if repeat else {})}
+            for tool, arguments, why in calls]
 
 
 def size(payload: dict) -> int:
     return len(canonical_json(payload))
 
 
-def fit(payload: dict) -> dict:
-    """`payload` with the last items of its longest lists dropped until it is within BUDGET_BYTES."""
-    while size(payload) > BUDGET_BYTES:
-        lists = [(len(items), path, items) for path in TRIMMABLE if (items := _at(payload, path))]
+def fit(payload: dict, budget: int = BUDGET_BYTES, trimmable: Sequence[tuple[str, ...]] = TRIMMABLE) -> dict:
+    """`payload` with the last items of its longest trimmable lists dropped until it is within `budget` bytes."""
+    while size(payload) > budget:
+        lists = [(len(items), path, items) for path in trimmable if (items := _at(payload, path))]
         if not lists:
-            raise ValueError(f"the agent payload's fixed part is over {BUDGET_BYTES} bytes")
+            raise ValueError(f"the payload's fixed part is over {budget} bytes")
         max(lists)[2].pop()  # the longest list (paths are unique, so the lists themselves are never compared)
     return payload
 

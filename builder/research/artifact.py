@@ -113,9 +113,13 @@ def _side(book: QuarterBook, securities: Mapping[str, Security], alive: frozense
     """A quarter book as the change rules see it: long-equity lots by CUSIP, keys at its quarter end, omissions."""
     lots = {h.cusip: Lot(h.cusip, h.shares, h.value, len(h.sources), h.issuer) for h in book.holdings if h.long_equity}
 
+    keys: dict[str, str] = {}
+
     def key(cusip: str) -> str:
-        security = securities.get(cusip)
-        return security.at(book.period)[0].ticker if security else cusip
+        if cusip not in keys:  # asked for every pair the rules weigh: looked up once
+            security = securities.get(cusip)
+            keys[cusip] = security.at(book.period)[0].ticker if security else cusip
+        return keys[cusip]
 
     return Side(book.period, lots, key, omits_positions(book), alive=alive)
 

@@ -7,23 +7,32 @@ built from constants only, so its bytes (and ETag) change only when the code doe
 
 from __future__ import annotations
 
-import copy
 from typing import Any
 
-from builder.api.contract import OPERATIONS, RESEARCH_REQUEST, VIEW_REQUEST, Operation, Param
+from builder.api.contract import (
+    OPERATIONS,
+    RESEARCH_REQUEST,
+    VIEW_REQUEST,
+    Operation,
+    Param,
+)
 from builder.api.data import ReleaseData
+from builder.api.openapi.agent import agent_payload_schemas
 from builder.api.openapi.glossary import describe
 from builder.api.openapi.payloads import payload_schemas
 from builder.api.openapi.previews import preview_schemas
 from builder.api.openapi.schemas import (
+    OPENAPI_VERSION,
     Schema,
     artifact_schemas,
     closed,
     envelope_schemas,
     error_detail,
     latest_schemas,
+    raw_document_schema,
     ref,
     release_schemas,
+    unshared,
 )
 from builder.api.openapi.text import (
     BODY_CODES,
@@ -36,11 +45,23 @@ from builder.api.openapi.text import (
     UNAVAILABLE_NOTE,
     URL_CODES,
 )
-from builder.api.openapi.values import ReleaseValues, body_schema, parameter_example, parameter_schema, release_values
-from builder.api.wire import API_PREFIX, CONTRACT_VERSION, GET_CACHE_CONTROL, JSON_TYPE, POST_CACHE_CONTROL, ErrorCode
+from builder.api.openapi.values import (
+    ReleaseValues,
+    body_schema,
+    parameter_example,
+    parameter_schema,
+    release_values,
+)
+from builder.api.wire import (
+    API_PREFIX,
+    CONTRACT_VERSION,
+    GET_CACHE_CONTROL,
+    JSON_TYPE,
+    POST_CACHE_CONTROL,
+    ErrorCode,
+)
 from builder.research.artifact import PACK_ID
 
-OPENAPI_VERSION = "3.1.0"
 # The API root relative to this document (served at <root>/api/v1/openapi.json): a client resolving it against
 # the document's own URL reaches the server it read the document from, behind any host or path prefix.
 SERVERS = [{"url": "../..", "description": "The server this document was read from."}]
@@ -115,7 +136,7 @@ def openapi_document(data: ReleaseData | None = None) -> dict[str, Any]:
             },
         },
     }
-    return copy.deepcopy(document)  # the schema builders share constant dicts (STRING, DATE…) between places
+    return unshared(document)  # a fresh copy for the caller, with no object shared between two places
 
 
 def _tag(operation: Operation) -> str:
@@ -211,19 +232,19 @@ def envelope_name(operation: Operation) -> str:
 
 def component_schemas() -> dict[str, Schema]:
     """Every schema the document names; two modules defining one name is a programming error."""
-    parts = [envelope_schemas(), artifact_schemas(), release_schemas(), latest_schemas(), payload_schemas(),
-             preview_schemas(), _envelopes(), _errors()]
+    parts = [envelope_schemas(), artifact_schemas(), release_schemas(), latest_schemas(), agent_payload_schemas(),
+             payload_schemas(), preview_schemas(), _envelopes(), _errors()]
     schemas: dict[str, Schema] = {}
     for part in parts:
         clash = schemas.keys() & part.keys()
         assert not clash, f"component schemas defined twice: {sorted(clash)}"
         schemas.update(part)
-    # A deep copy first: the builders share constant dicts (STRING, DATE…) that must not take one field's text.
-    return describe(copy.deepcopy(dict(sorted(schemas.items()))))
+    # Unshared first: the builders share constant dicts (STRING, DATE…) that must not take one field's text.
+    return describe(unshared(dict(sorted(schemas.items()))))
 
 
 def _request_schemas(values: ReleaseValues | None) -> dict[str, Schema]:
-    return {name: body_schema(copy.deepcopy(schema), values) for name, schema in BODIES}
+    return {name: body_schema(unshared(schema), values) for name, schema in BODIES}
 
 
 def _envelopes() -> dict[str, Schema]:
@@ -236,14 +257,7 @@ def _envelopes() -> dict[str, Schema]:
         for op in OPERATIONS
         if op.envelope
     }
-    document = {
-        "type": "object",
-        "required": ["openapi", "info", "paths", "components"],
-        "properties": {"openapi": {"const": OPENAPI_VERSION}, "info": {"type": "object"}, "paths": {"type": "object"},
-                       "components": {"type": "object"}},
-        "description": "This OpenAPI 3.1 document, raw (no envelope).",
-    }
-    return {**envelopes, "OpenApiDocument": document}
+    return {**envelopes, "OpenApiDocument": raw_document_schema()}
 
 
 def _errors() -> dict[str, Schema]:
@@ -267,7 +281,7 @@ def _parameter(param: Param, operation: Operation, values: ReleaseValues | None)
         "in": param.location,
         "required": param.required,
         "description": param.description,
-        "schema": copy.deepcopy(parameter_schema(param, operation, values)),
+        "schema": unshared(parameter_schema(param, operation, values)),
     }
     if param.schema.get("type") == "array":  # ?managers=a&managers=b; the server also splits a,b on commas
         entry.update(style="form", explode=True)

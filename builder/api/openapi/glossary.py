@@ -9,7 +9,29 @@ from __future__ import annotations
 
 from typing import Any
 
+from builder.api.openapi.contexts import (
+    IN_CONTEXT,
+    PREVIEW_FIELDS,
+    component_description,
+)
+
 FIELDS: dict[str, str] = {
+    "version": "The contract version of this document.",
+    "schemas": "The component schemas, by name.",
+    "headers": "The response headers, by name.",
+    "previousVersionId": "The version before this one, which the trades are measured from; null for the first version.",
+    "undecided": "Changes the filings cannot decide (a corporate action with no record, or a confidential omission): neither bought nor sold.",
+    "glossary": "What the payload's words mean: the change kinds, tradedValue, the signal, research only.",
+    "limits13F": "What a 13F cannot say, stated once.",
+    "caveatCount": "How many caveats there are (the list may be cut to fit the payload's budget).",
+    "nextCalls": "The calls to make next, with their exact arguments.",
+    "filingDeadline": "The quarter's 13F filing deadline: quarter end + 45 days (17 CFR 240.13f-1).",
+    "daysSinceDeadline": "Days from the filing deadline to the as-of date (negative before the deadline).",
+    "stale": "True once the next quarter's filings are due: more than staleAfterDays past the deadline.",
+    "period": "The period of report: the quarter end the filing covers.",
+    "filed": "The date the filing was filed with the SEC.",
+    "tool": "The MCP tool to call; the REST operation with that x-tool-name takes the same arguments.",
+    "why": "What the call answers.",
     "a": "The first ethos id of the pair.",
     "accession": "SEC accession number of the filing (NNNNNNNNNN-YY-NNNNNN).",
     "agreement": "Jaccard agreement of the two top sets: shared tickers over tickers in either.",
@@ -275,68 +297,34 @@ FIELDS: dict[str, str] = {
     "windowDays": "Days of the window.",
     "windowTrades": "Trades disclosed within the widest window.",
 }
-COMPONENTS: dict[str, str] = {
-    "ResearchRequest": "The body of compareEthos: the view, the ethos and the tickers to score.",
-    "ViewRequest": "The body of validatePolicy: the view to check.",
-    "ApiMeta": "Meta of every envelope: API and contract version, the operation that answered.",
-    "AuditExport": "The audit export of a pack: 13f-copycat's, or a preview pack's.",
-    "EthosComparison": "Per-ticker scores of the selected ethos over the view, their top sets and overlap.",
-    "EthosDefinition": "One ethos: id, name, principles and the scoring configuration.",
-    "EthosList": "Every ethos definition.",
-    "Health": "Health of the promoted release.",
-    "LatestPack": "The latest artifact of a pack: 13f-copycat's, or a preview pack's.",
-    "PackCatalog": "Available and planned packs.",
-    "PackSummary": "The pack's id, label, title and status.",
-    "PolicyConfig": "The policy checks and their thresholds.",
-    "PolicyResult": "Policy checks over a view; executionEnabled is always false.",
-    "PositionChange": "One manager's change in one ticker between two versions.",
-    "PositionExplanation": "One ticker of the view explained.",
-    "PreviewAgentPayload": "A preview pack's agent payload.",
-    "PreviewArtifact": "A preview pack's artifact.",
-    "PreviewAuditExport": "A preview pack's audit export.",
-    "PreviewMethodology": "A preview pack's methodology.",
-    "EvidenceStatement": "A short statement citing the source rows it rests on.",
-    "VersionCatalog": "The versions of a pack.",
-    "View": "The selected view: managers, mode and its tickers.",
-    "ViewPosition": "A selected manager's position (or exit) in a ticker of the view.",
-}
-KIND_SUFFIXES = {"AgentPayload": "agent payload", "Artifact": "artifact", "Methodology": "methodology"}
-PACK_KINDS = {"Person": "person tracker", "Congress": "congress-trades", "Social": "social momentum"}
-
-
-def component_description(name: str) -> str | None:
-    """The description of a component that has none of its own."""
-    if name in COMPONENTS:
-        return COMPONENTS[name]
-    for kind, pack in PACK_KINDS.items():
-        for suffix, part in KIND_SUFFIXES.items():
-            if name == kind + suffix:
-                return f"The {pack} preview's {part}."
-    if name.startswith("Artifact"):
-        return f"PackArtifact part: {name.removeprefix('Artifact')}."
-    if name.endswith("VersionReference"):
-        return "A version of the pack."
-    return None
-
-
 def describe(schemas: dict[str, Any]) -> dict[str, Any]:
-    """`schemas` with a description on every component and every property that lacks one."""
+    """`schemas` with a description on every component and every property that lacks one: the text of the
+    field where it is (contexts.IN_CONTEXT), else of its name (FIELDS). The schemas must share no object."""
     for name, schema in schemas.items():
         if "description" not in schema and (text := component_description(name)):
             schema["description"] = text
-        _describe_properties(schema)
+        _describe_properties(schema, (name,))
     return schemas
 
 
-def _describe_properties(node: Any) -> None:
+def field_description(path: tuple[str, ...]) -> str | None:
+    """The description of the field at `path` (component, then property names): the most specific one known."""
+    return IN_CONTEXT.get(".".join(path)) or FIELDS.get(path[-1]) or PREVIEW_FIELDS.get(path[-1])
+
+
+def _describe_properties(node: Any, path: tuple[str, ...]) -> None:
     if isinstance(node, list):
         for item in node:
-            _describe_properties(item)
+            _describe_properties(item, path)
         return
     if not isinstance(node, dict):
         return
-    for name, schema in (node.get("properties") or {}).items():
-        if isinstance(schema, dict) and "description" not in schema and "$ref" not in schema and name in FIELDS:
-            schema["description"] = FIELDS[name]
-    for value in node.values():
-        _describe_properties(value)
+    properties = node.get("properties") or {}
+    for name, schema in properties.items():
+        text = field_description((*path, name))
+        if isinstance(schema, dict) and "description" not in schema and "$ref" not in schema and text:
+            schema["description"] = text
+        _describe_properties(schema, (*path, name))
+    for key, value in node.items():
+        if key != "properties":
+            _describe_properties(value, path)

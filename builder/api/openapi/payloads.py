@@ -21,6 +21,7 @@ from builder.api.openapi.schemas import (
     enum,
     mapping,
     nullable,
+    open_id,
     ref,
 )
 from builder.research.artifact import ARTIFACT_SCHEMA, PACK_ID
@@ -30,8 +31,8 @@ from builder.research.methods.policy import CHECK_IDS, Outcome
 
 OUTCOME = enum(Outcome)
 SIGNAL = {**enum(("research-only", "no-signal")), "description": "no-signal when any check blocks: stay in cash."}
-ETHOS_ID = enum(ETHOS_IDS)
-FEATURE_NAME = enum(FEATURES)
+ETHOS_ID = open_id(ETHOS_IDS)
+FEATURE_NAME = open_id(FEATURES)
 FEATURE_VALUE = {"type": ["number", "null"], "description": "null when undefined for the ticker (normalised to 0)."}
 SCORE = {"type": "number", "minimum": 0, "maximum": 100}
 SHARE_CHANGES = [kind for kind in CHANGE_KINDS if kind != "unknown"]  # a diff lists moves, actions and undecided
@@ -179,7 +180,7 @@ def policy_schemas() -> dict[str, Schema]:
         "PolicyResult": closed({
             "versionId": STRING,
             "asOf": DATE,
-            "checks": array(closed({"id": enum(CHECK_IDS), "name": STRING, "outcome": OUTCOME, "reason": STRING})),
+            "checks": array(closed({"id": open_id(CHECK_IDS), "name": STRING, "outcome": OUTCOME, "reason": STRING})),
             "blockingReasons": STRINGS,
             "warnings": STRINGS,
             "executionEnabled": NO_EXECUTION,
@@ -194,7 +195,7 @@ def policy_schemas() -> dict[str, Schema]:
             "scopeWarningsCoveredElsewhere": STRINGS,
             "signal": STRING,
             "asOf": STRING,
-            "checks": array(closed({"id": enum(CHECK_IDS), "name": STRING, "rule": STRING})),
+            "checks": array(closed({"id": open_id(CHECK_IDS), "name": STRING, "rule": STRING})),
         }),
     }
 

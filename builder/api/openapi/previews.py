@@ -1,7 +1,8 @@
 """Component schemas of the preview packs (person tracker, congress trades, social momentum).
 
-Every top-level key of a preview artifact, agent payload and methodology is typed; the artifact's long
-lists (transactions, clusters, rankings, source reports) are left as plain objects.
+Every key of a preview artifact, agent payload and methodology is typed. The items of the artifacts' long
+lists (transactions, clusters, rankings, source reports) name their fields but stay open to new ones: the
+previews grow with the sources they read.
 """
 
 from __future__ import annotations
@@ -28,9 +29,6 @@ from builder.research.previews.congress import Outcome as CongressOutcome
 from builder.research.previews.pack import camel
 from builder.research.previews.person import CONCENTRATION_TOP
 
-OBJECT = {"type": "object"}
-OBJECTS = array(OBJECT)
-
 
 def said(schema: Schema, description: str) -> Schema:
     """`schema` with its own description (a field the glossary does not hold, or means otherwise here)."""
@@ -43,6 +41,46 @@ INSTRUMENT_RULE = said(STRING, "How each trade's instrument (stock, option, bond
 DUPLICATE_RULE = said(STRING, "When a row is a copy of a trade another configured file holds.")
 KINDS = ("Person", "Congress", "Social")
 DATA_PREVIEW = {"const": "data preview"}
+
+
+def fields(properties: dict[str, Schema], optional: tuple[str, ...] = ()) -> Schema:
+    """An object with these fields (all but `optional` required), open to fields a preview adds later."""
+    return {"type": "object", "properties": properties, "required": [k for k in properties if k not in optional]}
+
+
+AMOUNT_RANGE = fields({"low": INTEGER, "high": nullable(INTEGER)})
+SPELLING = fields({"spelling": STRING, "rows": INTEGER, "chambers": STRINGS, "districts": STRINGS})
+PERSON = fields({"person": STRING, "chamber": STRING, "state": STRING,
+                 "spellings": array(fields({"spelling": STRING, "rows": INTEGER}))})
+
+
+def _amount() -> Schema:
+    return fields({"low": INTEGER, "high": nullable(INTEGER), "text": STRING})
+
+
+def transaction() -> Schema:
+    """A disclosed transaction as read from its source row."""
+    return fields({
+        "member": STRING, "chamber": STRING, "district": STRING, "ticker": nullable(STRING),
+        "asset_description": STRING, "asset_type": STRING, "type": STRING, "owner": STRING,
+        "transaction_date": DATE, "disclosure_date": DATE, "days_to_disclose": INTEGER, "amount": _amount(),
+        "ptr_link": STRING, "flags": STRINGS, "source": STRING, "row": INTEGER,
+        "person": said(STRING, "The member after the identity rules: one person, one name, however the rows spell it."),
+        "instrument": STRING, "instrument_rule": STRING, "shares": nullable(INTEGER),
+    })
+
+
+def source_report() -> Schema:
+    """One source file read: its rows, what was kept and excluded, and each malformed row with its reason."""
+    counts = {"type": "object", "additionalProperties": INTEGER}
+    return fields({
+        "path": STRING, "rows": INTEGER, "kept": INTEGER, "excluded": INTEGER, "malformed": INTEGER,
+        "reasons": counts,
+        "issues": array(fields({"code": STRING, "message": STRING, "outcome": STRING, "row": INTEGER})),
+        "instruments": counts, "instrument_rules": counts, "duplicates_dropped": INTEGER,
+        "duplicates_of": array(fields({"path": STRING, "rows": INTEGER})),
+        "without_report_link": INTEGER,
+    }, optional=("instruments", "instrument_rules", "duplicates_dropped", "duplicates_of", "without_report_link"))
 
 
 def _disclosure(*extra: str) -> Schema:
@@ -79,26 +117,32 @@ def person_schemas() -> dict[str, Schema]:
         "freshness": _disclosure("days_since_latest_disclosure"),
     }
     holding = closed({"ticker": STRING, "estimate": INTEGER, "low": INTEGER, "high": nullable(INTEGER), "weight": NUMBER})
+    estimated = fields({
+        "ticker": STRING, "asset_description": STRING, "estimate": INTEGER, "low": INTEGER, "high": nullable(INTEGER),
+        "weight": NUMBER, "transactions": INTEGER, "first_transaction_date": DATE, "last_transaction_date": DATE,
+        "last_disclosure_date": DATE,
+    })
     return {
         "PersonArtifact": closed({
-            **summary, "description": STRING, "holdings": OBJECTS, "closed": STRINGS, "unmatched_sales": OBJECTS,
-            "options": said(OBJECTS, "The person's option trades (calls, puts): listed, never part of a stock "
-                                     "position."),
-            "untracked": said(OBJECTS, "Transactions not estimated: no readable ticker, bonds and other "
-                                       "instruments, exchanges."),
-            "transactions": OBJECTS,
-            "spellings": said(OBJECTS, "Each spelling of the person's name in the counted rows, with its rows, "
-                                       "chambers and districts."),
+            **summary, "description": STRING, "holdings": array(estimated), "closed": STRINGS,
+            "unmatched_sales": array(transaction()),
+            "options": said(array(transaction()), "The person's option trades (calls, puts): listed, never part of a "
+                                                  "stock position."),
+            "untracked": said(array(transaction()), "Transactions not estimated: no readable ticker, bonds and other "
+                                                    "instruments, exchanges."),
+            "transactions": array(transaction()),
+            "spellings": said(array(SPELLING), "Each spelling of the person's name in the counted rows, with its rows, "
+                                               "chambers and districts."),
             "duplicates_dropped": said(INTEGER, "The person's rows dropped because another configured file holds "
                                                 "the same trade."),
-            "sources": OBJECTS, "caveats": STRINGS,
+            "sources": array(source_report()), "caveats": STRINGS,
         }),
         "PersonAgentPayload": closed({**summary, "top_holdings": array(holding), "caveats": STRINGS}),
         "PersonMethodology": closed({
             "person": STRING, "names_matched": STRINGS, "name_matching": STRING, "counted": STRING, "estimate": STRING,
             "not_estimated": STRING, "instrument": INSTRUMENT_RULE, "duplicates": DUPLICATE_RULE,
             "concentration": STRING, "late_disclosure_days": INTEGER,
-            "amount_categories": OBJECTS, "evaluation_date": DATE, "release_as_of": DATE, "sources": STRINGS,
+            "amount_categories": array(AMOUNT_RANGE), "evaluation_date": DATE, "release_as_of": DATE, "sources": STRINGS,
         }),
     }
 
@@ -110,7 +154,12 @@ def congress_schemas() -> dict[str, Schema]:
         "direction": {"const": "purchase"}, "counted_by": {"const": "disclosure date"},
     })
     rules = closed({"demo": rule, "strict": rule})
-    both = closed({"demo": OBJECTS, "strict": OBJECTS})
+    clusters = array(fields({
+        "ticker": STRING, "members": STRINGS, "member_count": INTEGER, "first_disclosed": DATE,
+        "last_disclosed": DATE, "trade_count": INTEGER, "amount_low_total": INTEGER,
+        "amount_high_total": nullable(INTEGER), "trades": array(transaction()),
+    }))
+    days = array(fields({"date": DATE, "tickers": STRINGS}))
     head = {"pack": {"const": CONGRESS_PACK_ID}, "label": DATA_PREVIEW, "as_of": DATE, "fixture": BOOLEAN}
     summary = {
         "outcome": enum(outcome.value for outcome in CongressOutcome),
@@ -136,14 +185,15 @@ def congress_schemas() -> dict[str, Schema]:
     })
     return {
         "CongressArtifact": closed({
-            **head, "description": STRING, **summary, "rules": rules, "signals": both, "history": both,
-            "window_trades": OBJECTS,
-            "window_options": said(OBJECTS, "Option trades disclosed within the widest window: listed, never "
-                                            "part of a cluster."),
-            "people": said(OBJECTS, "Members filed under more than one spelling, each spelling with its rows: "
-                                    "what the identity rule merged."),
+            **head, "description": STRING, **summary, "rules": rules,
+            "signals": closed({"demo": clusters, "strict": clusters}), "history": closed({"demo": days, "strict": days}),
+            "window_trades": array(transaction()),
+            "window_options": said(array(transaction()), "Option trades disclosed within the widest window: listed, "
+                                                         "never part of a cluster."),
+            "people": said(array(PERSON), "Members filed under more than one spelling, each spelling with its rows: "
+                                          "what the identity rule merged."),
             "duplicates_dropped": DUPLICATES_DROPPED,
-            "disclosure": _disclosure(), "sources": OBJECTS, "caveats": STRINGS,
+            "disclosure": _disclosure(), "sources": array(source_report()), "caveats": STRINGS,
         }),
         "CongressAgentPayload": closed({
             **head, **summary,
@@ -157,7 +207,7 @@ def congress_schemas() -> dict[str, Schema]:
             "member_aliases": said(array(STRINGS), "Configured spellings of one member that no rule merges, each "
                                                    "group led by the name shown."),
             "instrument": INSTRUMENT_RULE, "duplicates": DUPLICATE_RULE,
-            "late_disclosure_days": INTEGER, "amount_categories": OBJECTS,
+            "late_disclosure_days": INTEGER, "amount_categories": array(AMOUNT_RANGE),
             "evaluation_date": DATE, "release_as_of": DATE, "sources": STRINGS,
         }),
     }
@@ -182,10 +232,18 @@ def social_schemas() -> dict[str, Schema]:
         "ticker": STRING, "name": STRING, "mentions": INTEGER, "mentions_24h_ago": nullable(INTEGER),
         "mention_ratio": nullable(NUMBER), "rank": INTEGER, "rank_change": nullable(INTEGER),
     })
+    ranked = array(fields({
+        "ticker": STRING, "name": STRING, "mentions": INTEGER, "mentions_24h_ago": nullable(INTEGER),
+        "mention_change": nullable(INTEGER), "mention_ratio": nullable(NUMBER), "rank": INTEGER,
+        "rank_24h_ago": nullable(INTEGER), "rank_change": nullable(INTEGER), "upvotes": nullable(INTEGER),
+        "path": array(fields({"time": STRING, "rank": nullable(INTEGER), "mentions": nullable(INTEGER)})),
+    }))
     return {
         "SocialArtifact": closed({
-            **summary, "description": STRING, "movers": OBJECTS, "faders": OBJECTS, "new_entrants": OBJECTS,
-            "leaders": OBJECTS, "excluded_seen": OBJECTS, "snapshots": OBJECTS, "sources": OBJECTS, "caveats": STRINGS,
+            **summary, "description": STRING, "movers": ranked, "faders": ranked, "new_entrants": ranked,
+            "leaders": ranked, "excluded_seen": array(fields({"ticker": STRING, "mentions": INTEGER})),
+            "snapshots": array(fields({"time": STRING, "rows": INTEGER})), "sources": array(source_report()),
+            "caveats": STRINGS,
         }),
         "SocialAgentPayload": closed({
             **summary, "definition": closed(definition), "top_movers": array(brief), "new_entrants": array(brief),
@@ -202,9 +260,10 @@ def preview_schemas() -> dict[str, Schema]:
         for part in ("Artifact", "AgentPayload", "Methodology")
     }
     kinds = {**person_schemas(), **congress_schemas(), **social_schemas()}
-    for kind in KINDS:  # every payload says execution is disabled and carries the limitations
-        kinds[f"{kind}AgentPayload"]["properties"].update(execution_enabled=NO_EXECUTION, limitations=STRINGS)
-        kinds[f"{kind}AgentPayload"]["required"] += ["execution_enabled", "limitations"]
+    for kind in KINDS:  # every payload says execution is disabled, names its version and the calls to make next
+        kinds[f"{kind}AgentPayload"]["properties"].update(
+            execution_enabled=NO_EXECUTION, version_id=STRING, next_calls=array(ref("NextCall")))
+        kinds[f"{kind}AgentPayload"]["required"] += ["execution_enabled", "version_id", "next_calls"]
     return {**_camel_fields(kinds), **unions}
 
 

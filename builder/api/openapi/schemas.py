@@ -9,9 +9,10 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
+import orjson
+
 from builder.api.contract import COPYCAT_FEATURES
-from builder.api.wire import API_VERSION, CONTRACT_VERSION, ErrorCode
-from builder.research.agent import BUDGET_BYTES as AGENT_BUDGET_BYTES
+from builder.api.wire import API_PREFIX, API_VERSION, CONTRACT_VERSION, ErrorCode
 from builder.research.artifact import PACK_ID
 from builder.research.changes import CAUSES, CHANGE_KINDS
 from builder.research.schema import artifact_schema
@@ -22,6 +23,13 @@ COMPONENTS = "#/components/schemas/"
 ARTIFACT_DEFS = "#/$defs/"
 PACK_LABELS = ("launch pack", "data preview", "research preview")  # contract section 1
 ARTIFACT_PREFIX = "Artifact"  # the PackArtifact's $defs become components ArtifactPosition, ArtifactFiling, …
+DISCRIMINATOR = "kind"  # the field that tells the artifact's unions apart (a change's kind)
+
+
+def unshared(node: Any) -> Any:
+    """A copy of a schema tree in which no two places share an object. copy.deepcopy keeps shared references
+    shared (STRING used by forty fields stays one dict), so describing one field would describe all of them."""
+    return orjson.loads(orjson.dumps(node))
 
 
 def ref(name: str) -> Schema:
@@ -49,8 +57,15 @@ def nullable(schema: Schema) -> Schema:
 
 
 def mapping(keys: Iterable[str], values: Schema) -> Schema:
-    """An object keyed by some of `keys` (e.g. ethos ids), every value matching `values`."""
-    return {"type": "object", "propertyNames": {"enum": list(keys)}, "additionalProperties": values}
+    """An object keyed by ids such as `keys` (ethos ids, feature names: open, more may be published), every value
+    matching `values`."""
+    return {"type": "object", "propertyNames": open_id(keys), "additionalProperties": values}
+
+
+def open_id(known: Iterable[str]) -> Schema:
+    """An id of a set that grows (ethos ids, check ids, error codes): any string, the known ones as examples, so a
+    client generated today still parses an answer that names one published later."""
+    return {"type": "string", "examples": [str(value) for value in known]}
 
 
 def enum(values: Iterable[str]) -> Schema:
@@ -89,7 +104,8 @@ def envelope_schemas() -> dict[str, Schema]:
 def error_detail(codes: Iterable[str], description: str) -> Schema:
     """The `error` object of the envelope, its code one of `codes`."""
     return closed({
-        "code": {**enum(codes), "description": "Stable machine-readable code; see info.description for the table."},
+        "code": {**open_id(codes), "description": "Stable machine-readable code (the examples are this status's "
+                 "codes today; see info.description for the table)."},
         "message": {"type": "string", "description": "For people; safe to show: never paths or stack traces."},
         "details": {"type": "object", "additionalProperties": True,
                     "description": "Which parameter, id or body path is at fault, when the code alone does not say."},
@@ -116,8 +132,37 @@ def artifact_properties(definition: str) -> dict[str, Schema]:
 
 
 def _rebase(node: Any) -> Any:
-    """`node` with every `#/$defs/x` reference pointing at the hoisted component instead."""
-    return rebased(node, ARTIFACT_DEFS, lambda name: COMPONENTS + artifact_name(name))
+    """`node` with every `#/$defs/x` reference pointing at the hoisted component instead, and every if/then/else
+    on a discriminating field made a oneOf with a discriminator (generators type if/then/else as unknown)."""
+    return discriminated(rebased(node, ARTIFACT_DEFS, lambda name: COMPONENTS + artifact_name(name)),
+                         artifact_schema()["$defs"])
+
+
+def discriminated(node: Any, defs: dict[str, Schema]) -> Any:
+    """`node` with each union of the artifact's definitions on their `kind` — a `oneOf` of references, or an
+    `{if: {properties: {kind: {const: v}}}, then: A, else: B}` — made a `oneOf` with a discriminator (kind value
+    → reference), which generators type as a union a `kind` check narrows."""
+    if isinstance(node, list):
+        return [discriminated(item, defs) for item in node]
+    if not isinstance(node, dict):
+        return node
+    if set(node.get("if", {}).get("properties", {})) == {DISCRIMINATOR} and "$ref" in node.get("then", {}):
+        node = {"oneOf": [node["then"], node["else"]]}
+    branches = node.get("oneOf")
+    if isinstance(branches, list) and branches and all(_kinds(branch, defs) for branch in branches):
+        mapping = {value: branch["$ref"] for branch in branches for value in _kinds(branch, defs)}
+        return {**node, "discriminator": {"propertyName": DISCRIMINATOR, "mapping": mapping}}
+    return {key: discriminated(value, defs) for key, value in node.items()}
+
+
+def _kinds(branch: Any, defs: dict[str, Schema]) -> list[str]:
+    """The `kind` values of the artifact definition a hoisted reference names ([] when it is not one)."""
+    reference = branch.get("$ref", "") if isinstance(branch, dict) else ""
+    if not reference.startswith(COMPONENTS + ARTIFACT_PREFIX):
+        return []
+    name = reference.removeprefix(COMPONENTS + ARTIFACT_PREFIX)
+    kind = defs.get(name[0].lower() + name[1:], {}).get("properties", {}).get(DISCRIMINATOR, {})
+    return [kind["const"]] if "const" in kind else list(kind.get("enum", []))
 
 
 def rebased(node: Any, source: str, target: Callable[[str], str]) -> Any:
@@ -234,62 +279,35 @@ def latest_schemas() -> dict[str, Schema]:
             "cause": enum(CAUSES),
             "shareDelta": nullable(INTEGER),
         }),
-        **agent_payload_schemas(),
     }
 
 
-def agent_payload_schemas() -> dict[str, Schema]:
-    """The 13f-copycat agent payload (builder.research.agent): bounded, whatever the number of managers."""
-    leaders = array(closed({"ticker": STRING, "score": {"type": "number", "minimum": 0, "maximum": 100}}))
-    move = closed({
-        "ticker": STRING,
-        "shareDelta": INTEGER,
-        "valueDelta": INTEGER,
-        "kinds": mapping(CHANGE_KINDS, COUNT),
-    }, description="A ticker's net change over the selected managers, and how many made each kind of change.")
-    return {
-        "AgentPayload": closed({
-            "summary": STRING,
-            "versionId": STRING,
-            "quarter": DATE,
-            "view": closed({"mode": MODE, "managerCount": COUNT, "tickerCount": COUNT}),
-            "headline": array(ref("AgentHolding")),
-            "changes": nullable(ref("AgentChanges")),
-            "ethosLeaders": {"type": "object", "additionalProperties": leaders},
-            "policy": ref("AgentPolicy"),
-            "warningCount": COUNT,
-            "warnings": STRINGS,
-            "limitations": STRINGS,
-            "executionEnabled": NO_EXECUTION,
-        }, description=f"What an agent reads first, at most {AGENT_BUDGET_BYTES} bytes of canonical JSON at any "
-                       "number of managers; the full view, artifact and audit are beside it."),
-        "AgentHolding": closed({
-            "ticker": STRING,
-            "issuer": STRING,
-            "value": COUNT,
-            "weight": FRACTION,
-            "holderCount": COUNT,
-            "topHolders": array(closed({
-                "managerId": STRING, "weight": {**FRACTION, "description": "Of the manager's 13F book."},
-                "change": enum(CHANGE_KINDS),
-                "accession": nullable(STRING),
-            })),
-        }, description="A headline holding: its weight in the view's total value and its largest holders."),
-        "AgentChanges": closed({
-            "fromVersionId": STRING,
-            "enteredCount": COUNT,
-            "entered": STRINGS,
-            "leftCount": COUNT,
-            "left": STRINGS,
-            "largestIncreases": array(move),
-            "largestDecreases": array(move),
-        }, description="Since the previous version, over the same view."),
-        "AgentPolicy": closed({
-            "signal": enum(("research-only", "no-signal")),
-            "blockingReasonCount": COUNT,
-            "blockingReasons": STRINGS,
-            "warningCount": COUNT,
-            "warnings": STRINGS,
-            "executionEnabled": NO_EXECUTION,
-        }, description="The policy result in brief; validatePolicy gives every check."),
+OPENAPI_VERSION = "3.1.0"
+
+
+def raw_document_schema() -> Schema:
+    """getOpenApiDocument's answer: this document, raw (no envelope)."""
+    operation = {"type": "object", "required": ["operationId", "responses"], "description": "An operation.",
+                 "properties": {"operationId": {"type": "string", "description": "The operation id."},
+                                "x-tool-name": {"type": "string", "description": "The MCP tool that answers it."}}}
+    text = {"type": "string", "description": "What it is."}
+    schema = {"type": "object", "description": "A JSON Schema.", "properties": {"description": text}}
+    header = {"type": "object", "description": "A header.", "required": ["schema"],
+              "properties": {"description": text, "schema": schema}}
+    document = {
+        "type": "object",
+        "required": ["openapi", "info", "paths", "components"],
+        "properties": {
+            "openapi": {"const": OPENAPI_VERSION},
+            "info": {"type": "object", "required": ["title", "version"],
+                     "properties": {"title": {"type": "string"}, "version": {"const": CONTRACT_VERSION}}},
+            "paths": {"type": "object", "propertyNames": {"pattern": "^" + API_PREFIX + "/"},
+                      "additionalProperties": {"type": "object", "propertyNames": {"enum": ["get", "post"]},
+                                               "additionalProperties": operation}},
+            "components": {"type": "object", "required": ["schemas"],
+                           "properties": {"schemas": {"type": "object", "additionalProperties": schema},
+                                          "headers": {"type": "object", "additionalProperties": header}}},
+        },
+        "description": "This OpenAPI 3.1 document, raw (no envelope).",
     }
+    return document

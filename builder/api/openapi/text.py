@@ -17,6 +17,7 @@ ERROR_CODES: dict[ErrorCode, tuple[int, str]] = {
     ErrorCode.INVALID_TICKER: (400, "The ticker is not 1–12 letters, digits, '.' or '-'."),
     ErrorCode.MALFORMED_JSON: (400, "The POST body is not valid JSON."),
     ErrorCode.INVALID_BODY: (400, "The POST body breaks its schema (details.path says where)."),
+    ErrorCode.NESTING_TOO_DEEP: (400, "The POST body nests arrays and objects deeper than details.limit levels."),
     ErrorCode.UNSUPPORTED_MEDIA_TYPE: (400, "The POST body is not sent as application/json."),
     ErrorCode.UNKNOWN_ETHOS: (400, "An ethosIds entry that listEthos does not list."),
     ErrorCode.PACK_NOT_FOUND: (404, "No available pack with this id (planned packs included)."),
@@ -31,7 +32,7 @@ ERROR_CODES: dict[ErrorCode, tuple[int, str]] = {
 }
 # Codes only a request body can cause, and codes only a query string or path can cause.
 BODY_CODES = frozenset({ErrorCode.MALFORMED_JSON, ErrorCode.INVALID_BODY, ErrorCode.UNSUPPORTED_MEDIA_TYPE,
-                        ErrorCode.UNKNOWN_ETHOS})
+                        ErrorCode.UNKNOWN_ETHOS, ErrorCode.NESTING_TOO_DEEP})
 URL_CODES = frozenset({ErrorCode.INVALID_PARAMETER, ErrorCode.UNKNOWN_PARAMETER, ErrorCode.MISSING_PARAMETER,
                        ErrorCode.INVALID_MODE, ErrorCode.VIEW_NOT_SUPPORTED, ErrorCode.INVALID_VERSION_ORDER,
                        ErrorCode.INVALID_TICKER, ErrorCode.PACK_NOT_FOUND, ErrorCode.VERSION_NOT_FOUND,

@@ -48,7 +48,7 @@ class Applied:
 class Carried:
     """The earlier book on the later quarter's basis."""
 
-    shares: dict[str, Fraction] = field(default_factory=dict)  # CUSIP → shares carried
+    shares: dict[str, Fraction | int] = field(default_factory=dict)  # CUSIP → shares carried
     allowance: dict[str, Fraction] = field(default_factory=dict)  # CUSIP → shares that may be lost to rounding
     moved: dict[str, list[Applied]] = field(default_factory=dict)  # CUSIP → the legs that moved shares into it
     ended: dict[str, list[Applied]] = field(default_factory=dict)  # earlier CUSIP → the legs that took all of it away
@@ -76,7 +76,7 @@ def carry(book: Mapping[str, Lot], legs: Sequence[CorporateAction]) -> Carried:
     carried = Carried()
     rows: dict[str, int] = {}
     for cusip, lot in book.items():
-        carried.shares[cusip] = Fraction(lot.shares)
+        carried.shares[cusip] = lot.shares  # whole until a leg makes it a fraction
         carried.origins[cusip] = {cusip}
         rows[cusip] = lot.rows
     for event in _events(legs):

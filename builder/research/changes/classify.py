@@ -54,7 +54,9 @@ def book_changes(earlier: Side | None, later: Side, legs: Sequence[CorporateActi
         return Changes({key: unknown_change() for key in keys}, [])
     carried = carry(earlier.lots, legs)
     found = rules(earlier, later, carried)
-    held = {key: _held(key, cusips, earlier, later, carried, found) for key, cusips in keys.items()}
+    sources, previous = _keys(carried.shares, later.key), _keys(earlier.lots, later.key)
+    held = {key: _held(cusips, sources.get(key, []), previous.get(key, []), earlier, later, carried, found)
+            for key, cusips in keys.items()}
     return Changes(held, _ended(earlier, later, carried, found, set(held)))
 
 
@@ -65,19 +67,19 @@ def _keys(lots: Iterable[str], key) -> dict[str, list[str]]:
     return grouped
 
 
-def _held(key: str, cusips: list[str], earlier: Side, later: Side, carried: Carried, found: dict) -> dict:
-    sources = [x for x in carried.shares if later.key(x) == key]
+def _held(cusips: list[str], sources: list[str], before: list[str], earlier: Side, later: Side, carried: Carried,
+          found: dict) -> dict:
+    """The change of one later position: its CUSIPs as filed, the carried CUSIPs under its key, the earlier ones."""
     filed = sum(later.lots[c].shares for c in cusips)
-    exact = sum((carried.shares[x] for x in sources), Fraction(0))
-    previous = sum(lot.shares for c, lot in earlier.lots.items() if later.key(c) == key)
-    applied = _unique(a for x in sources for a in carried.moved.get(x, ()))
+    exact = sum(carried.shares[x] for x in sources)
+    previous = sum(earlier.lots[c].shares for c in before)
+    applied = _unique(a for x in sources if x in carried.moved for a in carried.moved[x])
     citations = [_citation(a, earlier, later) for a in applied]
-    flagged = _unique_candidates(found.get(c, ()) for c in (*cusips, *sources))
+    flagged = _unique_candidates(found[c] for c in (*cusips, *sources) if c in found)
     if flagged:
         return _change("undecided", previous, math.floor(exact), None, "undecided", citations, flagged)
-    residual = filed - exact
-    allowance = sum((carried.rounding(x) for x in sources), Fraction(0))
-    if applied and abs(residual) <= allowance:
+    residual = Fraction(filed - exact)
+    if applied and abs(residual) <= sum((carried.rounding(x) for x in sources), Fraction(0)):
         residual = Fraction(0)
     if residual and _received_on_parent_trades(residual, sources, later, carried):
         residual = Fraction(0)
@@ -94,7 +96,7 @@ def _received_on_parent_trades(residual: Fraction, sources: list[str], later: Si
         for parent, ratio in carried.parents.get(child, ()):
             if parent not in later.lots:
                 continue
-            traded = later.lots[parent].shares - carried.shares.get(parent, Fraction(0))
+            traded = Fraction(later.lots[parent].shares - carried.shares.get(parent, 0))
             if traded and (traded > 0) == (residual > 0) and abs(residual) <= abs(traded * ratio) + carried.rounding(child):
                 return True
     return False
@@ -145,6 +147,9 @@ def _change(kind: str, previous: int | None, carried: int | None, delta: int | N
 
 
 def _unique(applied: Iterable[Applied]) -> list[Applied]:
+    applied = list(applied)
+    if not applied:  # most changes: no corporate action touched them
+        return []
     seen: dict[tuple[str, str], Applied] = {}
     for entry in applied:
         seen.setdefault((entry.leg.record, entry.leg.cusip), entry)

@@ -8,9 +8,11 @@ The methods page states each rule, its thresholds and its measured precision on 
 from __future__ import annotations
 
 import csv
+import functools
 import io
 import math
 import re
+from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import date
@@ -35,7 +37,8 @@ RATIO_DECIMALS = 4
 # A match by arithmetic alone (an exchange ratio, a fraction of another position) counts only when chance would
 # rarely give it: small positions in round lots fit some ratio within a share or two all the time.
 MAX_CHANCE = 0.05
-SIMPLE = tuple(sorted({Fraction(n, d) for n in range(1, 21) for d in range(1, 21)}))  # 1:1, 3:2, 1:20 …
+SIMPLE_TERMS = 20  # a simple ratio n:d has both terms up to this: 1:1, 3:2, 1:20 …
+SIMPLE = tuple(sorted({Fraction(n, d) for n in range(1, SIMPLE_TERMS + 1) for d in range(1, SIMPLE_TERMS + 1)}))
 ISSUER_NOISE = frozenset({"INC", "CORP", "CORPORATION", "CO", "COMPANY", "LTD", "PLC", "NEW", "DEL", "THE", "HLDGS",
                           "HOLDINGS", "GROUP", "CL", "CLASS", "A", "B", "C", "SHS", "COM", "N", "V", "NV", "SA", "AG"})
 # Leading words that many unrelated issuers share (American Express, American Airlines): no evidence of one issuer.
@@ -50,6 +53,7 @@ GENERIC_WORDS = frozenset({"AMERICAN", "FIRST", "UNITED", "GENERAL", "NATIONAL",
 ROUND_LOT = 100
 COMMON_RATIOS = tuple(Fraction(n, d) for n, d in ((1, 20), (1, 10), (1, 8), (1, 5), (1, 4), (1, 3), (1, 2), (1, 1),
                                                   (2, 1), (3, 1), (4, 1), (5, 1), (10, 1)))
+RATIO_FLOATS = tuple(float(ratio) for ratio in COMMON_RATIOS)
 DISTRIBUTION_ROUNDING = 1e-5  # or one share per source row of each side, whichever is more
 
 # (d) Cash merger: a position held whole (not reduced) through its last quarter, at an implied price that moved by at
@@ -93,8 +97,9 @@ def candidates(earlier: Side, later: Side, carried: Carried) -> dict[str, list[d
             paired = _pair(earlier, later, before, after)
             if paired:
                 add((before, after), paired)
+    parents = _Parents.of(earlier, later)
     for child in later.lots:
-        for candidate in _distributions(earlier, later, carried, child):
+        for candidate in _distributions(earlier, later, carried, child, parents):
             add((child,), candidate)
     for before in gone:
         acquired = _cash_merger(earlier, later, before)
@@ -151,11 +156,12 @@ def _pair(earlier: Side, later: Side, before: str, after: str) -> dict | None:
         return None  # one position under a new CUSIP, share for share: nothing to decide
     same_issuer = one_issuer(old, new) or earlier.key(before) == later.key(after)
     value_ratio = new.value / old.value if old.value > 0 else 0.0
-    ratio = Fraction(new.shares, old.shares) if old.shares else Fraction(1)
-    stated = _stated_ratio(old, new)
-    if not same_issuer and (stated is None or not 1 / VALUE_BAND <= value_ratio <= VALUE_BAND):
+    if not same_issuer and not 1 / VALUE_BAND <= value_ratio <= VALUE_BAND:
         return None
-    ratio = stated or ratio
+    stated = _stated_ratio(old, new)
+    if not same_issuer and stated is None:
+        return None
+    ratio = stated or (Fraction(new.shares, old.shares) if old.shares else Fraction(1))
     rule = "same-issuer" if same_issuer else "same-value"
     kind = "exchange" if same_issuer else "merger"
     name_before, name_after = earlier.key(before), later.key(after)
@@ -191,43 +197,74 @@ def _stated_ratio(old: Lot, new: Lot) -> Fraction | None:
     for a rename), or one of four decimals as mergers state them; None when they stand in none."""
     allowance = max(old.rows + new.rows, math.ceil(new.shares * 1e-6))
     slots = 2 * allowance + 1
-    simple = min(SIMPLE, key=lambda f: abs(new.shares - old.shares * f))
-    if abs(new.shares - old.shares * simple) <= allowance and len(SIMPLE) * slots / new.shares <= MAX_CHANCE:
-        return simple
-    stated = Fraction(round(Fraction(new.shares, old.shares) * 10**RATIO_DECIMALS), 10**RATIO_DECIMALS)
-    if abs(new.shares - old.shares * stated) <= allowance and slots / (old.shares / 10**RATIO_DECIMALS) <= MAX_CHANCE:
-        return stated
+    if len(SIMPLE) * slots / new.shares <= MAX_CHANCE:
+        for old_part in range(1, SIMPLE_TERMS + 1):  # the nearest n:d for each d, checked in whole numbers
+            new_part = round(new.shares * old_part / old.shares)
+            if 1 <= new_part <= SIMPLE_TERMS and abs(new.shares * old_part - old.shares * new_part) <= allowance * old_part:
+                return Fraction(new_part, old_part)
+    scale = 10**RATIO_DECIMALS
+    if slots * scale / old.shares > MAX_CHANCE:
+        return None
+    stated = (2 * new.shares * scale + old.shares) // (2 * old.shares)  # the nearest ratio of four decimals, × scale
+    if abs(new.shares * scale - old.shares * stated) <= allowance * scale:
+        return Fraction(stated, scale)
     return None
 
 
-def _distributions(earlier: Side, later: Side, carried: Carried, child: str) -> list[dict]:
-    """(c) A new position, or the shares added to one, a common fraction or multiple of a position the manager held."""
+@dataclass(frozen=True, slots=True)
+class _Parents:
+    """The positions held at both quarter ends (holders keep a spin-off's parent), indexed by share count."""
+
+    cusips: frozenset[str]
+    sides: tuple[tuple[Side, list[int], list[str]], ...]  # per side: sorted share counts and their CUSIPs
+    most_rows: int
+    issuers: frozenset[str]  # the parents' issuer marks (see _marks): a child sharing none has no kin among them
+
+    @classmethod
+    def of(cls, earlier: Side, later: Side) -> _Parents:
+        cusips = frozenset(earlier.lots) & frozenset(later.lots)
+        sides = []
+        for side in (earlier, later):
+            ordered = sorted((side.lots[c].shares, c) for c in cusips if side.lots[c].shares > 0)
+            sides.append((side, [shares for shares, _ in ordered], [c for _, c in ordered]))
+        marks = frozenset(mark for c in cusips for mark in _marks(later.lots[c]))
+        return cls(cusips, tuple(sides), max((later.lots[c].rows for c in cusips), default=0), marks)
+
+    def near(self, side: int, low: float, high: float) -> list[str]:
+        _, shares, cusips = self.sides[side]
+        return cusips[bisect_left(shares, low):bisect_right(shares, high)]
+
+
+def _distributions(earlier: Side, later: Side, carried: Carried, child: str, parents: _Parents) -> list[dict]:
+    """(c) A new position whose shares are a common fraction or multiple of a position the manager held."""
     lot = later.lots[child]
-    received = lot.shares - math.floor(carried.shares.get(child, 0))
-    if received <= 0 or carried.touched(child):
+    received = lot.shares
+    if carried.shares.get(child, 0) or carried.touched(child) or received <= 0:
         return []
+    comparisons = 2 * len(parents.cusips) * len(COMMON_RATIOS)
+    widest = max(parents.most_rows + lot.rows, math.ceil(received * DISTRIBUTION_ROUNDING))
+    unlikely = received % ROUND_LOT == 0 or comparisons * (2 * (1 + lot.rows) + 1) / received > MAX_CHANCE
+    if unlikely and not parents.issuers & _marks(lot):  # only the issuer's own classes could match: it has none
+        return []
+    matches: dict[str, tuple[Lot, Fraction, Side]] = {}
+    for index, (side, _, _) in enumerate(parents.sides):
+        for ratio, approximate in zip(COMMON_RATIOS, RATIO_FLOATS, strict=True):
+            # |received - held × ratio| ≤ allowance, so held lies within (received ± allowance) / ratio
+            low, high = (received - widest) / approximate - 1, (received + widest) / approximate + 1
+            for parent in parents.near(index, low, high):  # floats to search, exact fractions to decide
+                held = side.lots[parent]
+                allowance = max(held.rows + lot.rows, math.ceil(received * DISTRIBUTION_ROUNDING))
+                if parent not in matches and abs(received - held.shares * ratio) <= allowance:
+                    matches[parent] = (held, ratio, side)
     found = []
-    parents = sorted((set(earlier.lots) & set(later.lots)) - {child})  # holders keep the parent
-    comparisons = 2 * len(parents) * len(COMMON_RATIOS)
-    for parent in parents:
-        if later.key(parent) == later.key(child):
+    for parent, (held, ratio, side) in sorted(matches.items()):
+        if later.key(parent) == later.key(child) or parent == child:
             continue
         same_issuer = one_issuer(later.lots[parent], lot)
         chance = comparisons * (2 * (later.lots[parent].rows + lot.rows) + 1) / received
         if not same_issuer and (received % ROUND_LOT == 0 or chance > MAX_CHANCE):
             continue
-        for side in (earlier, later):
-            held = side.lots.get(parent)
-            if held is None or held.shares <= 0:
-                continue
-            allowance = max(held.rows + lot.rows, math.ceil(received * DISTRIBUTION_ROUNDING))
-            for ratio in COMMON_RATIOS:
-                if abs(received - held.shares * ratio) <= allowance:
-                    found.append(_distribution(earlier, later, parent, child, held, received, ratio, side))
-                    break
-            else:
-                continue
-            break
+        found.append(_distribution(earlier, later, parent, child, held, received, ratio, side))
     return found
 
 
@@ -260,6 +297,12 @@ def _unreported(later: Side, carried: Carried, cusip: str) -> dict:
     return {"rule": "received-not-reported", "text": text, "record": None}
 
 
+def _marks(lot: Lot) -> frozenset[str]:
+    """What identifies a lot's issuer: its CUSIP issuer code, and its name's first distinctive word."""
+    word = _issuer_word(lot.issuer)
+    return frozenset((f"code:{lot.cusip[:6]}", *((f"word:{word}",) if word else ())))
+
+
 def one_issuer(a: Lot, b: Lot) -> bool:
     """Whether two lots are securities of one issuer: the same CUSIP issuer code (its first six characters: share
     classes, tracking stocks), or names whose first distinctive word agrees (Kraft Foods Group, Kraft Heinz)."""
@@ -269,6 +312,7 @@ def one_issuer(a: Lot, b: Lot) -> bool:
     return first is not None and first == _issuer_word(b.issuer)
 
 
+@functools.lru_cache(maxsize=65536)
 def _issuer_word(issuer: str) -> str | None:
     words = [w for w in re.split(r"[^A-Z0-9&]+", issuer.upper()) if w and w not in ISSUER_NOISE]
     return words[0] if words and len(words[0]) >= 3 and words[0] not in GENERIC_WORDS else None

@@ -1,10 +1,11 @@
-"""`ras mcp`: the research tools over stdio, on the official MCP SDK's low-level Server.
+"""The MCP server: the ten tools and the resources behind their results, over one release watch.
 
 stdout carries the protocol, so everything else (logs included) goes to stderr. Run it as
 `python -m server.mcp_server --releases DIR` or `ras mcp --releases DIR`.
 
-The tools' input schemas come from the served release's OpenAPI document, so a promotion can change them (new
-manager or version ids). The release is checked before every call and every WATCH_INTERVAL; when the tool list
+Each result carries a compact answer and links the full REST answer as resources (server.mcp_server.results),
+read with resources/read in parts of at most 8 MiB. The tools' input schemas come from the served release's
+OpenAPI document, so a promotion can change them (pack and ethos ids). The release is checked before every call and every WATCH_INTERVAL; when the tool list
 changes, clients are told: `notifications/tools/list_changed` to a handshake-era client that has listed or
 called the tools, and a tools-list-changed event on the `subscriptions/listen` streams of 2026-era clients.
 """
@@ -25,24 +26,47 @@ from mcp.server import Server, ServerRequestContext
 from mcp.server.lowlevel import NotificationOptions
 from mcp.server.models import InitializationOptions
 from mcp.server.session import ServerSession
-from mcp.server.stdio import stdio_server
-from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, ToolsListChanged
+from mcp.server.subscriptions import (
+    InMemorySubscriptionBus,
+    ListenHandler,
+    ToolsListChanged,
+)
 from mcp.shared.exceptions import MCPError
-from mcp.types import INVALID_PARAMS, CallToolRequestParams, CallToolResult, ListToolsResult, PaginatedRequestParams
+from mcp.types import (
+    INVALID_PARAMS,
+    CallToolRequestParams,
+    CallToolResult,
+    ListResourcesResult,
+    ListResourceTemplatesResult,
+    ListToolsResult,
+    PaginatedRequestParams,
+    ReadResourceRequestParams,
+    ReadResourceResult,
+)
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from builder import __version__
+from builder.api.contract import Operation
 from builder.release.objects import Answer
 from server.dispatch import LiveCache
-from server.mcp_tools import ToolSpec, answer_call, served_document, tool_result, tool_specs
+from server.mcp_server.resources import Request
+from server.mcp_server.results import (
+    TEMPLATES,
+    Results,
+    parse_resource_uri,
+    read_result,
+)
+from server.mcp_server.stdio import stdio_transport
+from server.mcp_server.tools import answer_call, served_document, tool_specs
 from server.watch import WATCH_INTERVAL, ReleaseWatch
 
 LOG = logging.getLogger("ras.mcp")
 SERVER_NAME = "research-artifact-service"
 INSTRUCTIONS = (
     "Read-only research artifacts about public investment filings (13F packs and data previews). Start with "
-    "list_packs and get_latest_pack; every answer is the REST envelope {data, meta} with its caveats and "
-    "limitations attached. Research only: no brokerage, account or order access; execution is always disabled."
+    "list_packs and get_latest_pack; every answer is compact JSON with the next calls to make, and links the full "
+    "REST answer ({data, meta}) as resources. Research only: no brokerage, account or order access; execution is "
+    "always disabled."
 )
 
 
@@ -53,6 +77,7 @@ class ToolBox:
         self.watch = ReleaseWatch(releases)
         self.watch.refresh()
         self.cache = LiveCache()
+        self.results = Results()
         self.document = served_document(self.watch.serving.release)
         self.specs = tool_specs(self.document)
         self.bus = InMemorySubscriptionBus()  # 2026-era clients hear of a new tool list on their listen streams
@@ -74,13 +99,40 @@ class ToolBox:
             raise MCPError(INVALID_PARAMS, f"unknown tool {params.name!r}; see tools/list")
         self._remember(ctx)
         await self.follow()  # picks up a promotion before every call
+        operation, arguments = self.specs[params.name].operation, params.arguments or {}
         async with self._lock:
-            answer = await anyio.to_thread.run_sync(self._answer, self.specs[params.name], params.arguments or {})
+            answer = await anyio.to_thread.run_sync(self._answer, operation, arguments)
+            result = await anyio.to_thread.run_sync(self.results.tool_result, answer, operation, arguments)
         LOG.info("%s -> %d", params.name, answer.status)
-        return tool_result(answer)
+        return result
 
-    def _answer(self, spec: ToolSpec, arguments: dict[str, Any]) -> Answer:
-        return answer_call(self.watch.serving, self.cache, spec, arguments)
+    def _answer(self, operation: Operation, arguments: dict[str, Any]) -> Answer:
+        return answer_call(self.watch.serving, self.cache, operation, arguments)
+
+    async def list_resources(self, ctx: ServerRequestContext[Any], _params: PaginatedRequestParams | None
+                             ) -> ListResourcesResult:
+        """No fixed resources: every one is the answer of a tool call, linked by its result (see the template)."""
+        return ListResourcesResult(resources=[])
+
+    async def list_templates(self, ctx: ServerRequestContext[Any], _params: PaginatedRequestParams | None
+                             ) -> ListResourceTemplatesResult:
+        return ListResourceTemplatesResult(resource_templates=TEMPLATES)
+
+    async def read_resource(self, ctx: ServerRequestContext[Any], params: ReadResourceRequestParams
+                            ) -> ReadResourceResult:
+        """A part of a REST answer: held, in the promoted release, or answered again from the call in its URI."""
+        request = parse_resource_uri(params.uri)
+        async with self._lock:
+            body = await anyio.to_thread.run_sync(self._body, request)
+            return await anyio.to_thread.run_sync(read_result, params.uri, request, body)
+
+    def _body(self, request: Request) -> bytes | None:
+        body = self.results.body(request, self.watch.serving.release)
+        spec = self.specs.get(request.tool or "")
+        if body is None and spec is not None:
+            answer = answer_call(self.watch.serving, self.cache, spec.operation, request.arguments)
+            body = answer.body if answer.status == 200 else None
+        return body
 
     def _remember(self, ctx: ServerRequestContext[Any]) -> None:
         """Keep a handshake-era client's session to notify; 2026-era clients hear on their listen streams."""
@@ -160,13 +212,16 @@ def create_server(releases: Path) -> Server[Any]:
         lifespan=box.watching,
         on_list_tools=box.list_tools,
         on_call_tool=box.call_tool,
+        on_list_resources=box.list_resources,
+        on_list_resource_templates=box.list_templates,
+        on_read_resource=box.read_resource,
         on_subscriptions_listen=ListenHandler(box.bus),
     )
 
 
 async def serve_stdio(server: Server[Any]) -> None:
     """Serve one client over this process's stdin and stdout until it closes stdin."""
-    async with stdio_server() as (read_stream, write_stream):
+    async with stdio_transport() as (read_stream, write_stream):
         await server.run(read_stream, write_stream, server.create_initialization_options())
 
 
@@ -184,7 +239,3 @@ def main(argv: list[str] | None = None) -> None:
         run(arguments.releases)
     except FileNotFoundError as exc:
         parser.exit(2, f"error: {exc}\n")
-
-
-if __name__ == "__main__":
-    main()

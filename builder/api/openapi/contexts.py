@@ -1,0 +1,205 @@
+"""Descriptions by place: components by name, and field names that mean different things in different places.
+
+A key is `Component.path.name` (the property names from the component down to the field); describe() tries
+the longest key first, then the plain name in glossary.FIELDS, so each field's text is written for it.
+"""
+
+from __future__ import annotations
+
+MANAGER_ID = "The manager's id in this pack."
+PACK_ID = "The pack id."
+PACK_STATUS = "available (its routes answer) or planned (they answer 404)."
+CHECK_ID = "The policy check's id (new checks may be published)."
+ROWS_CITED = "The information-table rows (accession number and row) the position comes from."
+SELECTED = "The selected manager ids, sorted."
+PREVIEW_SOURCES = "Each source file read: its rows, how many were kept, excluded and malformed, and why."
+PACK_FEATURES = "What the pack answers: views, diff, explain, ethos, policy (none for a preview)."
+FEATURE_VALUES = "The ticker's raw feature values by feature name (null when undefined)."
+WARNING_CODE = "The warning's stable code (e.g. fixture-data, unmapped-cusip; new codes may appear)."
+WARNING_TEXT = "The warning in words."
+RANK_CHANGE_RULE = "How the rank change is counted."
+
+# Fields only the preview artifacts' long lists have (transactions, source reports, rankings).
+PREVIEW_FIELDS: dict[str, str] = {
+    "instrument": "What was traded: stock, option, bond or other.",
+    "instrumentRule": "The rule that decided the instrument (asset type, ticker, option wording...).",
+    "state": "The member's state as filed.",
+    "spellings": "Each spelling of the name in the rows, with its row count.",
+    "spelling": "A name as the rows spell it.",
+    "chambers": "The chambers the spelling is filed under.",
+    "districts": "The districts the spelling is filed under.",
+    "instruments": "The file's rows by instrument.",
+    "instrumentRules": "The file's rows by the rule that decided their instrument.",
+    "duplicatesOf": "The files holding the counted copies of this file's dropped rows, with how many each.",
+    "withoutReportLink": "Rows with no link to their report.",
+    "chamber": "house or senate: where the disclosure was filed.",
+    "district": "The member's state and district as filed (empty for a senator).",
+    "assetDescription": "The asset as the disclosure describes it.",
+    "assetType": "The asset type as filed (empty when the source has none).",
+    "type": "The transaction type as read: purchase, sale_full, sale_partial or exchange.",
+    "date": "The evaluation day.",
+    "rows": "Rows read.",
+    "kept": "Malformed rows kept, repaired by a documented rule or with the field left empty.",
+    "excluded": "Malformed rows left out.",
+    "malformed": "Rows with at least one fault.",
+    "reasons": "Malformed rows by fault code.",
+    "issues": "Each malformed row: its fault, what was done, its row number.",
+    "firstTransactionDate": "The first transaction date behind the estimate.",
+    "lastTransactionDate": "The last transaction date behind the estimate.",
+    "lastDisclosureDate": "The last disclosure date behind the estimate.",
+    "mentionChange": "Mentions now minus mentions 24 hours earlier; null without a baseline.",
+    "rank24hAgo": "Rank 24 hours earlier; null when not ranked then.",
+    "upvotes": "Upvotes of the mentions, as published.",
+    "time": "The time of the snapshot the entry is from.",
+}
+IN_CONTEXT: dict[str, str] = {
+    "CongressArtifact.sources.duplicatesDropped": "The file's rows dropped as copies of a trade another file holds.",
+    "PersonArtifact.sources.duplicatesDropped": "The file's rows dropped as copies of a trade another file holds.",
+    "SocialArtifact.sources.duplicatesDropped": "The file's rows dropped as copies of a trade another file holds.",
+    "ArtifactFiling.rows": "Rows of the filing's information table.",
+    "SocialArtifact.snapshots.rows": "Rankings in the snapshot.",
+    "ArtifactManager.id": MANAGER_ID,
+    "AgentPayload.managers.id": MANAGER_ID,
+    "CopycatLatestPack.managers.id": MANAGER_ID,
+    "AvailablePack.id": PACK_ID,
+    "PlannedPack.id": PACK_ID,
+    "PackSummary.id": PACK_ID,
+    "Health.packs.id": PACK_ID,
+    "EthosDefinition.id": "The ethos id (new ethos may be published).",
+    "CopycatAuditExport.methodology.ethos.id": "The ethos id.",
+    "PolicyChange.id": CHECK_ID,
+    "PolicyConfig.checks.id": CHECK_ID,
+    "PolicyResult.checks.id": CHECK_ID,
+    "ArtifactManager.name": "The manager's name, as packs.toml gives it.",
+    "AgentPayload.managers.name": "The manager's name.",
+    "CopycatLatestPack.managers.name": "The manager's name.",
+    "EthosDefinition.name": "The ethos's public name.",
+    "CopycatAuditExport.methodology.ethos.name": "The ethos's public name.",
+    "EthosScoring.features.name": "The feature's name.",
+    "PolicyConfig.checks.name": "The check's name in words.",
+    "PolicyResult.checks.name": "The check's name in words.",
+    "AvailablePack.status": PACK_STATUS,
+    "PlannedPack.status": PACK_STATUS,
+    "PackSummary.status": PACK_STATUS,
+    "Health.packs.status": "available: only available packs are listed.",
+    "VersionDiff.from": "The earlier version id.",
+    "VersionDiff.to": "The later version id.",
+    "PolicyChange.from": "The check's outcome in the earlier version; null when the check did not exist then.",
+    "PolicyChange.to": "The check's outcome in the later version; null when the check no longer exists.",
+    "AvailablePack.links.latest": "Path of the pack's latest-artifact route.",
+    "AvailablePack.links.versions": "Path of the pack's version-catalog route.",
+    "CopycatVersionReference.latest": "True for the current latest version.",
+    "PreviewVersionReference.latest": "True for the current latest version.",
+    "AvailablePack.features": PACK_FEATURES,
+    "PlannedPack.features": PACK_FEATURES,
+    "EthosComparison.scores.features": FEATURE_VALUES,
+    "PositionExplanation.ethos.features": FEATURE_VALUES,
+    "EthosScoring.features": "The features the score combines, each with its formula and denominator.",
+    "PackArtifact.managers": "Every manager's book for the quarter.",
+    "CopycatLatestPack.managers": "Every manager of the pack: id, name, CIK, whether it is fictional.",
+    "ViewTicker.managers": "Each selected manager's position in the ticker, or its exit.",
+    "View.managers": SELECTED,
+    "VersionDiff.view.managers": SELECTED,
+    "PositionExplanation.view.managers": SELECTED,
+    "EthosComparison.basis.managers": SELECTED,
+    "CopycatAuditExport.methodology.view.managers": SELECTED,
+    "CopycatAuditExport.methodology.policy": "The policy configuration: its checks and thresholds.",
+    "CopycatAuditExport.policy": "The policy result of the view.",
+    "PositionExplanation.policy": "The view's policy result in brief.",
+    "VersionDiff.policy": "The policy checks whose outcome differs between the two versions.",
+    "PersonArtifact.concentration.positions": "How many estimated holdings there are.",
+    "PersonAgentPayload.concentration.positions": "How many estimated holdings there are.",
+    "VersionDiff.positions": "Each selected manager's position changes between the two versions.",
+    "PolicyConfig.signal": "How the signal follows from the checks.",
+    "CongressAgentPayload.signal": "The clusters behind the headline signal.",
+    "SocialAgentPayload.signal": "attention momentum, or no momentum signal.",
+    "SocialArtifact.signal": "attention momentum, or no momentum signal.",
+    "CongressAgentPayload.outcome": "The preview's outcome: a strict signal, a demo signal or no signal.",
+    "CongressArtifact.outcome": "The preview's outcome: a strict signal, a demo signal or no signal.",
+    "PolicyResult.checks.outcome": "pass, warn or block.",
+    "ArtifactPosition.sources": ROWS_CITED,
+    "ArtifactExit.sources": "The previous quarter's information-table rows of the position.",
+    "ArtifactOtherHolding.sources": ROWS_CITED,
+    "HeldChange.sources": ROWS_CITED,
+    "ExitedChange.sources": "The previous quarter's information-table rows of the position.",
+    "VersionDiff.sources": "Each selected manager's filings in the two versions, amendments named.",
+    "CongressArtifact.sources": PREVIEW_SOURCES,
+    "PersonArtifact.sources": PREVIEW_SOURCES,
+    "SocialArtifact.sources": PREVIEW_SOURCES,
+    "CongressMethodology.sources": "The source files the pack reads.",
+    "PersonMethodology.sources": "The source files the pack reads.",
+    "SocialMethodology.sources": "The source files the pack reads.",
+    "PositionChange.shareDelta": "toShares minus fromShares.",
+    "ViewPosition.shareDelta": "Shares traded against the previous quarter (the artifact's change); null when unknown.",
+    "EthosScoring.normalisation.rule": "The normalisation as an equation, with its rule for ties.",
+    "PolicyConfig.checks.rule": "The check's rule, as computed.",
+    "AgentPayload.ethosLeaders.score": "The ticker's 0–100 score.",
+    "EthosScoring.score": "How the 0–100 score is computed from the features.",
+    "ArtifactWarning.code": WARNING_CODE,
+    "Health.warnings.code": WARNING_CODE,
+    "ArtifactWarning.message": WARNING_TEXT,
+    "Health.warnings.message": WARNING_TEXT,
+    "ArtifactFiling.source": "The filing's files in the source tree.",
+    "ArtifactWarning.source": "The source the warning is about.",
+    "Health.warnings.pack": "The pack the warning belongs to.",
+    "CopycatAuditExport.contentHash.value": "The sha256 digest, hexadecimal.",
+    "PreviewAuditExport.contentHash.value": "The sha256 digest, hexadecimal.",
+    "PositionExplanation.summary": "The ticker in the view: holders, buyers, sellers and value.",
+    "CongressMethodology.headline": "How the headline signal is chosen.",
+    "SocialAgentPayload.definition.newEntrants": "What a new entrant is.",
+    "SocialMethodology.newEntrants": "What a new entrant is.",
+    "SocialAgentPayload.definition.rankChange": RANK_CHANGE_RULE,
+    "SocialMethodology.rankChange": RANK_CHANGE_RULE,
+    "PersonMethodology.estimate": "How an estimate is made from a disclosed range.",
+    "PersonMethodology.concentration": "How concentration is measured.",
+    "SocialAgentPayload.topMovers": "The tickers whose mentions rose most, in brief.",
+    "AgentPayload.tradeCount": "Trades of the selected managers in the view's tickers this quarter.",
+    "AgentPayload.managers.tradeCount": "The manager's trades in the view's tickers this quarter.",
+    "AgentPayload.managers.trades": "The manager's largest trades, largest traded value first.",
+    "AgentPayload.managers.filings": "The manager's filings behind this version, with their filing dates.",
+    "AgentPayload.caveats": "The pack's own caveats (its warnings), each once.",
+}
+
+
+COMPONENTS: dict[str, str] = {
+    "ResearchRequest": "The body of compareEthos: the view, the ethos and the tickers to score.",
+    "ViewRequest": "The body of validatePolicy: the view to check.",
+    "ApiMeta": "Meta of every envelope: API and contract version, the operation that answered.",
+    "AuditExport": "The audit export of a pack: 13f-copycat's, or a preview pack's.",
+    "EthosComparison": "Per-ticker scores of the selected ethos over the view, their top sets and overlap.",
+    "EthosDefinition": "One ethos: id, name, principles and the scoring configuration.",
+    "EthosList": "Every ethos definition.",
+    "Health": "Health of the promoted release.",
+    "LatestPack": "The latest artifact of a pack: 13f-copycat's, or a preview pack's.",
+    "PackCatalog": "Available and planned packs.",
+    "PackSummary": "The pack's id, label, title and status.",
+    "PolicyConfig": "The policy checks and their thresholds.",
+    "PolicyResult": "Policy checks over a view; executionEnabled is always false.",
+    "PositionChange": "One manager's change in one ticker between two versions.",
+    "PositionExplanation": "One ticker of the view explained.",
+    "PreviewAgentPayload": "A preview pack's agent payload.",
+    "PreviewArtifact": "A preview pack's artifact.",
+    "PreviewAuditExport": "A preview pack's audit export.",
+    "PreviewMethodology": "A preview pack's methodology.",
+    "EvidenceStatement": "A short statement citing the source rows it rests on.",
+    "VersionCatalog": "The versions of a pack.",
+    "View": "The selected view: managers, mode and its tickers.",
+    "ViewPosition": "A selected manager's position (or exit) in a ticker of the view.",
+}
+KIND_SUFFIXES = {"AgentPayload": "agent payload", "Artifact": "artifact", "Methodology": "methodology"}
+PACK_KINDS = {"Person": "person tracker", "Congress": "congress-trades", "Social": "social momentum"}
+
+
+def component_description(name: str) -> str | None:
+    """The description of a component that has none of its own."""
+    if name in COMPONENTS:
+        return COMPONENTS[name]
+    for kind, pack in PACK_KINDS.items():
+        for suffix, part in KIND_SUFFIXES.items():
+            if name == kind + suffix:
+                return f"The {pack} preview's {part}."
+    if name.startswith("Artifact"):
+        return f"PackArtifact part: {name.removeprefix('Artifact')}."
+    if name.endswith("VersionReference"):
+        return "A version of the pack."
+    return None

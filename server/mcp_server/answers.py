@@ -1,0 +1,227 @@
+"""The compact answer of each tool: what an agent reads from a call, bounded at any number of managers.
+
+Each is a pure function of the REST answer's `data` (and the call's arguments, for the next calls it
+proposes): the agent payload for get_latest_pack, and for every other tool the same shape of answer —
+the facts first, lists capped with their counts beside them, then `nextCalls` with exact arguments.
+The full REST envelope stays reachable as the resources the result links (server.mcp_server.resources).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from builder.research.agent import fit, is_trade, traded_value
+
+TOOL_BUDGET = 15 * 1024  # bytes of one compact answer: under the 16 KB a tool's text may take, with its links
+LISTED = 10  # items of a long list (tickers, trades, changes, scores); its count covers all
+SHORT = 5  # items of a list of sentences (warnings, reasons)
+Data = dict[str, Any]
+Arguments = dict[str, Any]
+
+
+def call(tool: str, arguments: Arguments, why: str) -> dict[str, Any]:
+    return {"tool": tool, "arguments": arguments, "why": why}
+
+
+def view_arguments(arguments: Arguments) -> Arguments:
+    """The view arguments of a GET call (managers, mode) as the call gave them."""
+    return {key: arguments[key] for key in ("managers", "mode") if key in arguments}
+
+
+def health(data: Data, arguments: Arguments) -> dict[str, Any]:
+    return {
+        "status": data["status"],
+        "releaseId": data["releaseId"],
+        "asOf": data["asOf"],
+        "fixture": data["fixture"],
+        "packs": data["packs"],
+        "warningCount": data["warningCount"],
+        "warnings": data["warnings"][:SHORT],
+        "executionEnabled": False,
+        "nextCalls": [call("list_packs", {}, "the packs and what each answers")],
+    }
+
+
+def packs(data: Data, arguments: Arguments) -> dict[str, Any]:
+    fields = ("id", "label", "title", "status", "latestVersion", "asOf", "features")
+    listed = [{key: pack[key] for key in fields} for pack in data["packs"]]
+    return {
+        "packs": listed,
+        "nextCalls": [call("get_latest_pack", {"packId": pack["id"]}, f"the latest {pack['id']} in brief")
+                      for pack in data["packs"] if pack["status"] == "available"],
+    }
+
+
+def latest(data: Data, arguments: Arguments) -> dict[str, Any]:
+    return data["agentPayload"]
+
+
+def versions(data: Data, arguments: Arguments) -> dict[str, Any]:
+    entries = [{key: value for key, value in entry.items() if key != "artifactSha256"} for entry in data["versions"]]
+    ids = [entry["versionId"] for entry in data["versions"]]
+    pack = data["packId"]
+    next_calls = [call("compare_versions", {"packId": pack, "from": ids[1], "to": ids[0]}, "what changed in the latest "
+                       "quarter")] if len(ids) > 1 and pack == "13f-copycat" else []
+    return {"packId": pack, "latestVersion": data["latestVersion"], "versionCount": len(entries),
+            "versions": entries[:LISTED], "nextCalls": [*next_calls, call("get_latest_pack", {"packId": pack},
+                                                                            "the latest version in brief")]}
+
+
+def _largest_trades(positions: Iterable[dict]) -> list[dict]:
+    trades = [{"managerId": p["managerId"], "ticker": p["ticker"], "kind": p["kind"], "shareDelta": p["shareDelta"],
+               "tradedValue": traded_value(p)} for p in positions if is_trade(p["kind"])]
+    return sorted(trades, key=lambda t: (-abs(t["tradedValue"]), t["ticker"], t["managerId"]))
+
+
+def diff(data: Data, arguments: Arguments) -> dict[str, Any]:
+    trades = _largest_trades(data["positions"])
+    others = [p for p in data["positions"] if not is_trade(p["kind"])]
+    tickers = data["tickers"]
+    explained = list(dict.fromkeys(t["ticker"] for t in trades))[:2]
+    pack = arguments.get("packId", "13f-copycat")
+    return {
+        "from": data["from"], "to": data["to"], "fromQuarter": data["fromQuarter"], "toQuarter": data["toQuarter"],
+        "view": {"mode": data["view"]["mode"], "managerCount": len(data["view"]["managers"])},
+        "tickers": {"enteredCount": len(tickers["entered"]), "entered": tickers["entered"][:LISTED],
+                    "leftCount": len(tickers["left"]), "left": tickers["left"][:LISTED],
+                    "unchanged": tickers["unchanged"]},
+        "tradeCount": len(trades),
+        "largestTrades": trades[:LISTED],
+        "notTrades": [{"managerId": p["managerId"], "ticker": p["ticker"], "kind": p["kind"]} for p in others][:LISTED],
+        "notTradeCount": len(others),
+        "amendments": sorted({a for s in data["sources"] for a in s["amendments"]})[:LISTED],
+        "policyChanges": data["policy"][:LISTED],
+        "nextCalls": [call("explain_position", {"packId": pack, "ticker": t, **view_arguments(arguments)},
+                           f"who traded {t}, with the filing rows") for t in explained],
+    }
+
+
+def explanation(data: Data, arguments: Arguments) -> dict[str, Any]:
+    changes = sorted(data["changes"], key=lambda c: (-c.get("value", 0), c["managerId"]))
+    summary = data["summary"]
+    return {
+        "ticker": data["ticker"], "issuer": data["issuer"], "cusip": data["cusip"],
+        "versionId": data["versionId"], "quarter": data["quarter"],
+        "view": {"mode": data["view"]["mode"], "managerCount": len(data["view"]["managers"])},
+        "summary": {"holderCount": summary["holderCount"], "value": summary["value"],
+                    "buyerCount": len(summary["buyers"]), "buyers": summary["buyers"][:LISTED],
+                    "sellerCount": len(summary["sellers"]), "sellers": summary["sellers"][:LISTED]},
+        "changeCount": len(changes),
+        "changes": [_held(change) for change in changes[:LISTED]],
+        "evidence": data["evidence"]["statements"][:SHORT],
+        "ethosScores": data["ethos"]["scores"],
+        "overlap": data["overlap"],
+        "policy": data["policy"],
+        "limitations": data["limitations"],
+        "nextCalls": [call("compare_ethos", {"tickers": [data["ticker"]], **_body_view(arguments)},
+                           "its score under every ethos, beside the view's top sets")],
+        "executionEnabled": False,
+    }
+
+
+def _held(change: dict) -> dict[str, Any]:
+    """One manager's position (or exit) in brief: the trade, the shares and value after it, the first source."""
+    fields = ("managerId", "managerName", "held", "shares", "value", "weight")
+    return {**{key: change[key] for key in fields if key in change}, "change": change["change"],
+            "accession": change["sources"][0]["accession"] if change["sources"] else None}
+
+
+def _body_view(arguments: Arguments) -> Arguments:
+    """A GET call's view as a POST body's fields."""
+    view = view_arguments(arguments)
+    return {("managerIds" if key == "managers" else key): value for key, value in view.items()}
+
+
+def ethos_list(data: Data, arguments: Arguments) -> dict[str, Any]:
+    listed = [{"id": e["id"], "name": e["name"], "principles": e["principles"],
+               "features": [f["name"] for f in e["scoring"]["features"]], "weights": e["scoring"]["weights"],
+               "topSetSize": e["scoring"]["topSetSize"]} for e in data["ethos"]]
+    return {"ethos": listed, "nextCalls": [call("compare_ethos", {}, "every ethos's scores over all managers")]}
+
+
+def ethos_comparison(data: Data, arguments: Arguments) -> dict[str, Any]:
+    ranked = sorted(data["scores"], key=lambda e: (-sum(e["scores"].values()), e["ticker"]))
+    overlap = data["overlap"]["tickers"]
+    body: Arguments = {key: arguments[key] for key in ("managerIds", "mode") if key in arguments}
+    return {
+        "ethosIds": data["ethosIds"],
+        "basis": {**{key: value for key, value in data["basis"].items() if key != "managers"},
+                  "managerCount": len(data["basis"]["managers"])},
+        "topSets": data["topSets"],
+        "overlap": data["overlap"],
+        "scoreCount": len(ranked),
+        "scores": [{"ticker": e["ticker"], "scores": e["scores"]} for e in ranked[:LISTED]],
+        "nextCalls": [call("explain_position", {"packId": "13f-copycat", "ticker": t, **_get_view(body)},
+                           f"why {t} is in every top set") for t in overlap[:2]],
+    }
+
+
+def _get_view(body: Arguments) -> Arguments:
+    """A POST body's view as a GET call's arguments."""
+    return {("managers" if key == "managerIds" else key): value for key, value in body.items() if value}
+
+
+def policy(data: Data, arguments: Arguments) -> dict[str, Any]:
+    return {
+        "versionId": data["versionId"], "asOf": data["asOf"], "signal": data["signal"],
+        "checks": [{key: check[key] for key in ("id", "outcome", "reason")} for check in data["checks"]],
+        "blockingReasonCount": len(data["blockingReasons"]), "blockingReasons": data["blockingReasons"][:SHORT],
+        "warningCount": len(data["warnings"]), "warnings": data["warnings"][:SHORT],
+        "executionEnabled": False,
+        "nextCalls": [call("get_latest_pack", {"packId": "13f-copycat", **_get_view(arguments)}, "the view in brief")],
+    }
+
+
+def audit(data: Data, arguments: Arguments) -> dict[str, Any]:
+    policy_result = data["policy"]
+    return {
+        "identity": data["identity"], "release": data["release"], "contentHash": data["contentHash"],
+        "provenance": {"fileCount": len(data["provenance"]), "bytes": sum(f["size"] for f in data["provenance"]),
+                       "files": data["provenance"][:SHORT]},
+        "methodology": _methodology(data["methodology"]),
+        "policy": None if policy_result is None else {"signal": policy_result["signal"],
+                                                      "blockingReasons": policy_result["blockingReasons"][:SHORT]},
+        "events": data["events"],
+        "caveats": data.get("caveats", []),
+        "executionEnabled": False,
+        "nextCalls": [call("get_latest_pack", {"packId": data["identity"]["packId"], **view_arguments(arguments)},
+                           "the artifact in brief")],
+    }
+
+
+def _methodology(methodology: dict) -> dict[str, Any]:
+    """13f-copycat's methodology with each ethos named by id (list_ethos has the rest); a preview's as it is."""
+    if "ethos" not in methodology:
+        return methodology
+    return {"view": methodology["view"], "ethosIds": [e["id"] for e in methodology["ethos"]],
+            "policy": methodology["policy"]}
+
+
+COMPACT: dict[str, Callable[[Data, Arguments], dict[str, Any]]] = {
+    "getHealth": health,
+    "listPacks": packs,
+    "getLatestPack": latest,
+    "listPackVersions": versions,
+    "compareVersions": diff,
+    "explainPosition": explanation,
+    "listEthos": ethos_list,
+    "compareEthos": ethos_comparison,
+    "validatePolicy": policy,
+    "exportAuditTrail": audit,
+}
+
+
+def compact(operation_id: str, data: Data, arguments: Arguments) -> dict[str, Any]:
+    """The compact answer of an operation, its longest lists trimmed until it is within TOOL_BUDGET bytes."""
+    answer = COMPACT[operation_id](data, arguments)
+    return fit(answer, TOOL_BUDGET, list_paths(answer))
+
+
+def list_paths(node: Any, path: tuple[str, ...] = ()) -> list[tuple[str, ...]]:
+    """The key paths of every list in `node` reached through objects only (`nextCalls` is never trimmed)."""
+    if isinstance(node, list):
+        return [path]
+    if not isinstance(node, dict):
+        return []
+    return [found for key, value in node.items() if key != "nextCalls" for found in list_paths(value, (*path, key))]

@@ -1,0 +1,118 @@
+"""A tool's answer as an MCP result, and a resource read of the REST bytes behind it.
+
+Success: the compact answer as text (what the agent reads; it stands on its own) and as structuredContent
+(matching the tool's output schema), then one resource_link per part of the full REST envelope. Error: the
+whole REST error envelope in one text block, `isError`, and no structuredContent — a host's client checks
+structured content against the success schema and some hosts show the model only the first block.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from typing import Any
+
+import orjson
+from mcp.shared.exceptions import MCPError
+from mcp.types import (
+    CallToolResult,
+    ReadResourceResult,
+    ResourceLink,
+    ResourceTemplate,
+    TextContent,
+    TextResourceContents,
+)
+
+from builder.api.contract import Operation
+from builder.canonical import sha256_hex
+from builder.release.objects import Answer, object_path
+from builder.release.store import LoadedRelease
+from server.mcp_server.answers import compact
+from server.mcp_server.resources import (
+    FRAGMENT_TYPE,
+    JSON_TYPE,
+    REASSEMBLY,
+    TEMPLATE,
+    TEMPLATE_DESCRIPTION,
+    HeldAnswers,
+    Part,
+    Request,
+    parse_uri,
+    part_text,
+    parts_of,
+)
+
+RESOURCE_NOT_FOUND = -32002  # the MCP specification's code for resources/read of an unknown resource
+COMPACT_KEPT = 256  # compact answers kept by (sha256, call): a repeated call is not summarised again
+TEMPLATES = [ResourceTemplate(name="rest-answer", title="Full REST answer of a tool call", uri_template=TEMPLATE,
+                              description=TEMPLATE_DESCRIPTION, mime_type=JSON_TYPE)]
+
+
+def error_result(answer: Answer) -> CallToolResult:
+    """A non-200 answer: the REST error envelope, exactly, as the one text block of an error result."""
+    return CallToolResult(content=[TextContent(type="text", text=answer.body.decode("utf-8"))], is_error=True)
+
+
+def link(part: Part, route: str, size: int) -> ResourceLink:
+    """The resource_link of one part of the REST answer."""
+    whole = part.parts == 1
+    text = (f"The full REST answer of {route} ({size} bytes)" if whole else
+            f"Part {part.number} of {part.parts} of the full REST answer of {route} ({size} bytes). {REASSEMBLY}")
+    return ResourceLink(type="resource_link", uri=part.uri, name=f"rest-answer-{part.number}-of-{part.parts}",
+                        description=text, mime_type=JSON_TYPE if whole else FRAGMENT_TYPE, size=part.size)
+
+
+class Results:
+    """Tool results and resource reads, sharing the REST bytes each result links."""
+
+    def __init__(self) -> None:
+        self.held = HeldAnswers()
+        self._compact: OrderedDict[tuple[str, bytes], dict[str, Any]] = OrderedDict()
+
+    def tool_result(self, answer: Answer, operation: Operation, arguments: dict[str, Any]) -> CallToolResult:
+        if answer.status != 200:
+            return error_result(answer)
+        assert operation.tool is not None
+        sha256 = sha256_hex(answer.body)
+        self.held.keep(sha256, answer.body)
+        brief = self._brief(sha256, answer.body, operation, arguments)
+        parts = parts_of(answer.body, operation.tool, arguments)
+        route = f"{operation.method} {operation.route}"
+        text = TextContent(type="text", text=orjson.dumps(brief).decode())
+        return CallToolResult(content=[text, *(link(part, route, len(answer.body)) for part in parts)],
+                              structured_content=brief)
+
+    def _brief(self, sha256: str, body: bytes, operation: Operation, arguments: dict[str, Any]) -> dict[str, Any]:
+        key = (sha256, orjson.dumps(arguments, option=orjson.OPT_SORT_KEYS))
+        found = self._compact.get(key)
+        if found is None:
+            found = self._compact[key] = compact(operation.id, orjson.loads(body)["data"], arguments)
+            if len(self._compact) > COMPACT_KEPT:
+                self._compact.popitem(last=False)
+        self._compact.move_to_end(key)
+        return found
+
+    def body(self, request: Request, release: LoadedRelease | None) -> bytes | None:
+        """The REST bytes a URI names, when held or in the promoted release's content-addressed objects."""
+        body = self.held.get(request.sha256)
+        if body is None and release is not None and object_path(request.sha256) in release.reader.files:
+            body = release.reader.body(request.sha256)
+        return body
+
+
+def parse_resource_uri(uri: str) -> Request:
+    request = parse_uri(uri)
+    if request is None:
+        raise MCPError(RESOURCE_NOT_FOUND, f"not a resource of this server: {uri[:200]!r}; see resources/templates/list")
+    return request
+
+
+def read_result(uri: str, request: Request, body: bytes | None) -> ReadResourceResult:
+    """The part a URI names, from the REST bytes found for it (None, or other bytes: not found)."""
+    if body is None or sha256_hex(body) != request.sha256:
+        raise MCPError(RESOURCE_NOT_FOUND, "this answer is no longer served (a newer release was promoted); "
+                       "call the tool again for a fresh link")
+    text = part_text(body, request)
+    if text is None:
+        raise MCPError(RESOURCE_NOT_FOUND, f"the answer {request.sha256} does not have {request.parts} parts")
+    mime_type = JSON_TYPE if request.parts == 1 else FRAGMENT_TYPE
+    return ReadResourceResult(contents=[TextResourceContents(uri=uri, mime_type=mime_type, text=text)])

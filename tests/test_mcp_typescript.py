@@ -1,0 +1,103 @@
+"""The official MCP TypeScript SDK client (what most hosts embed) against `python -m server.mcp_server` over stdio.
+
+Every tool with valid arguments: no error, structured content accepted by the client's own output-schema
+check, every linked resource read and reassembled into the REST bytes. Every bad input an agent developer
+tried: an error result carrying the REST error code in its first text block, never a protocol error.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+
+from builder.canonical import sha256_hex
+from server.app import create_app
+from tests.node_clients import run_script
+from tests.servers import REPO
+from tests.test_mcp import PACK, TOOL_NAMES, Case, rest_answer, tool_cases
+from tests.test_mcp_errors import BAD_INPUTS
+
+TOOLS_LIST_BYTES = 16 * 1024  # the whole list an agent holds before it asks anything
+TOOL_ENTRY_BYTES = 3 * 1024
+TEXT_BYTES = 16 * 1024  # what an agent reads from one call
+LATEST_TEXT_BYTES = 10 * 1024
+RESULT_BYTES = 1024 * 1024  # text, structured content and links together
+DEEP = 1000  # the nesting an agent developer tried; the Python client cannot send it, the TypeScript one can
+
+
+def typescript_client(releases: Path, calls: list[dict[str, Any]], work: Path) -> dict[str, Any]:
+    """Run the TypeScript client over a plan; its report, parsed."""
+    plan = {"command": sys.executable, "args": ["-m", "server.mcp_server", "--releases", str(releases)],
+            "env": {"PYTHONPATH": str(REPO), "PATH": "/usr/bin:/bin"}, "cwd": str(REPO), "calls": calls}
+    (work / "plan.json").write_bytes(orjson.dumps(plan))
+    result = run_script("mcp_client.mjs", str(work / "plan.json"))
+    assert result.returncode == 0, result.stderr[-3000:]
+    return orjson.loads(result.stdout)
+
+
+def bad_calls() -> list[dict[str, Any]]:
+    """BAD_INPUTS as the TypeScript client sends them: the nested ones 1,000 levels deep."""
+    calls = []
+    for tool, arguments, _code in BAD_INPUTS:
+        nested = {key: value for key, value in arguments.items() if isinstance(value, list) and value and
+                  isinstance(value[0], list)}
+        call: dict[str, Any] = {"tool": tool, "arguments": {k: v for k, v in arguments.items() if k not in nested}}
+        for key in nested:
+            call["nest"] = {"key": key, "value": "larch", "depth": DEEP}
+        calls.append(call)
+    return calls
+
+
+PREVIEWS = [Case(tool, {"packId": pack}, f"/api/v1/packs/{pack}/{route}")
+            for pack in ("congress-trades", "jane-roe-tracker", "wsb-social-momentum")
+            for tool, route in (("get_latest_pack", "latest"), ("export_audit_trail", "audit"))]
+
+
+@pytest.fixture(scope="module")
+def report(published: Path, release, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    cases = [*tool_cases(release).values(), *PREVIEWS]
+    calls = [{"tool": case.tool, "arguments": case.arguments} for case in cases] + bad_calls()
+    found = typescript_client(published, calls, tmp_path_factory.mktemp("typescript"))
+    found["cases"] = cases
+    return found
+
+
+def test_the_tool_list_is_light_typed_annotated_and_one_page(report):
+    listed = report["toolsList"]
+    assert listed["names"] == TOOL_NAMES and listed["nextCursor"] is None
+    assert listed["bytes"] <= TOOLS_LIST_BYTES, listed["bytes"]
+    assert max(listed["entries"].values()) <= TOOL_ENTRY_BYTES, listed["entries"]
+    assert report["server"]["name"] == "research-artifact-service" and not report["connectionClosedEarly"]
+
+
+async def test_every_tool_answers_within_its_weight_and_links_the_rest_bytes(report, published, aiohttp_client):
+    rest = await aiohttp_client(create_app(published))
+    for case, call in zip(report["cases"], report["calls"], strict=False):
+        assert "protocolError" not in call, (case.tool, call.get("protocolError"))
+        assert not call["isError"] and call["hasStructured"], (case.tool, call["firstText"][:300])
+        assert call["contentTypes"] == ["text", *["resource_link"] * len(call["links"])] and call["links"]
+        limit = LATEST_TEXT_BYTES if case.tool == "get_latest_pack" else TEXT_BYTES
+        assert call["textBytes"] <= limit and call["resultBytes"] <= RESULT_BYTES, (case.tool, call["textBytes"])
+        status, body = await rest_answer(rest, case)
+        assert status == 200 and call["body"]["sha256"] == sha256_hex(body) and call["body"]["bytes"] == len(body)
+        assert all(f"/answers/{sha256_hex(body)}/" in link["uri"] for link in call["links"])
+
+
+def test_every_bad_input_is_an_error_result_with_the_rest_code_first(report):
+    calls = report["calls"][len(report["cases"]):]
+    assert len(calls) == len(BAD_INPUTS)
+    for (tool, _arguments, code), call in zip(BAD_INPUTS, calls, strict=True):
+        assert "protocolError" not in call, (tool, code, call.get("protocolError"))
+        assert call["isError"] and call["contentTypes"] == ["text"] and not call["hasStructured"], (tool, code)
+        assert orjson.loads(call["firstText"])["error"]["code"] == code, (tool, call["firstText"][:300])
+
+
+def test_the_latest_pack_text_stands_on_its_own(report):
+    latest = next(call for case, call in zip(report["cases"], report["calls"], strict=False)
+                  if case.tool == "get_latest_pack" and case.arguments.get("packId") == PACK)
+    payload = orjson.loads(latest["firstText"])
+    assert payload["managers"] and payload["nextCalls"] and payload["limits13F"] and payload["executionEnabled"] is False
