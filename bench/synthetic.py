@@ -24,6 +24,8 @@ from pathlib import Path
 from builder.records import Amendment, Filing, HoldingRow, ValueUnit
 from builder.research.quarters import previous_quarter
 from builder.sources.sec13f import writer
+from builder.sources.sec13f.filing_dates import FILE_NAME as DATES_FILE
+from builder.sources.sec13f.filing_dates import filing_dates_text
 
 SEED = 13  # default seed; any fixed value gives a reproducible tree
 GENERATOR = 1  # bump when the generator's output changes, so cached trees (bench.publish) are rebuilt
@@ -242,6 +244,7 @@ def write_tree(out: Path, params: Params) -> dict[str, int]:
     (out / "securities.csv").write_bytes(securities_csv(universe))
     counts = {"filings": 0, "rows": 0, "files": 2, "bytes": 0}
     for number in range(1, params.managers + 1):
+        dated = []
         for filing in manager_filings(params, number, by_cusip, picker, prices, periods):
             folder = out / "sec13f" / filing.cik / filing.accession
             folder.mkdir(parents=True)
@@ -252,6 +255,12 @@ def write_tree(out: Path, params: Params) -> dict[str, int]:
                 counts["bytes"] += len(body)
             counts["filings"] += 1
             counts["rows"] += len(filing.rows)
+            dated.append((filing.accession, filing.form_type, filing.period.isoformat(), filing.filed.isoformat()))
+        if dated:  # the filing dates `ras fetch` records beside headerless filings
+            record = filing_dates_text(dated).encode()
+            (folder.parent / DATES_FILE).write_bytes(record)
+            counts["files"] += 1
+            counts["bytes"] += len(record)
     (out / "packs.toml").write_bytes(packs_toml(params))  # last: a tree with packs.toml is complete
     return counts
 

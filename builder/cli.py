@@ -15,7 +15,7 @@ from builder.export.tree import export_command
 from builder.export.verify import verify_export
 from builder.fetch.commands import fetch_command, securities_command
 from builder.release.build import prepare_release, write_release
-from builder.release.inventory import prune, release_summaries
+from builder.release.inventory import by_as_of, prune, release_summaries
 from builder.release.ledger import LEDGER_FILE, verify_ledger
 from builder.release.promote import promote, publish, releases_lock, tidy
 from builder.release.store import current_release, verify_release
@@ -177,8 +177,10 @@ def verify_command(release_id: str | None, releases: Path, export: Path | None) 
 @main.command("releases")
 @RELEASES_OPTION
 def releases_command(releases: Path) -> None:
-    """List the releases, oldest first: as-of, quarters, managers, warnings; `*` marks the promoted one."""
-    for summary in release_summaries(releases):
+    """List the releases, oldest as-of first (then build time): quarters, managers, warnings; `*` marks the promoted one."""
+    summaries = by_as_of(release_summaries(releases))
+    click.echo(f"{len(summaries)} release(s) in {releases}, oldest as-of first (then build time); * promoted")
+    for summary in summaries:
         click.echo(summary.line())
 
 
@@ -186,10 +188,11 @@ def releases_command(releases: Path) -> None:
 @click.option("--keep", type=click.IntRange(min=1), required=True, help="How many of the newest releases to keep.")
 @RELEASES_OPTION
 def prune_command(keep: int, releases: Path) -> None:
-    """Remove the oldest releases beyond the newest KEEP; never the promoted one, never the ledger."""
+    """Remove the releases older (by as-of, then build time) than the newest KEEP; never the promoted one, never the
+    ledger. Prints every release kept and removed."""
     with releases_lock(releases):
-        for release_id in prune(releases, keep):
-            click.echo(f"removed {release_id}")
+        for line in prune(releases, keep).lines(keep):
+            click.echo(line)
 
 
 @main.command("serve")

@@ -52,6 +52,10 @@ class HoldingRow:
     voting_none: int
 
 
+FILED_FROM_HEADER = "submission header"  # the SGML header's FILED AS OF DATE
+FILED_FROM_SIGNATURE = "signatureDate (estimated)"  # neither header nor record: the day it was signed
+
+
 @dataclass(frozen=True, slots=True)
 class Filing:
     """One 13F-HR or 13F-HR/A: cover page, summary page and its information table."""
@@ -63,7 +67,7 @@ class Filing:
     form_type: str  # "13F-HR" or "13F-HR/A"
     report_type: str  # "13F HOLDINGS REPORT" or "13F COMBINATION REPORT"
     period: date  # periodOfReport (quarter end)
-    filed: date  # filing date (header FILED AS OF DATE, else signatureDate)
+    filed: date  # filing date: the header's FILED AS OF DATE, else EDGAR's recorded date, else signatureDate
     amendment: Amendment
     amendment_no: int  # 0 for an original
     unit: ValueUnit  # unit applied to `value` to normalise to dollars
@@ -73,6 +77,7 @@ class Filing:
     confidential_omitted: bool
     rows: tuple[HoldingRow, ...]
     warnings: tuple[ScopeWarning, ...] = ()
+    filed_from: str = FILED_FROM_HEADER  # where `filed` comes from: FILED_FROM_HEADER, a record line, FILED_FROM_SIGNATURE
 
     def dollars(self, value: int) -> int:
         """A `value` of this filing in dollars."""

@@ -8,9 +8,10 @@ The target is emptied first (stale files go); `--check` writes to a scratch dire
 
 What the fixture holds: 7 FICTIONAL managers (CIKs 9900000001…07, unused by EDGAR) over REAL securities
 (real CUSIPs and tickers: 107 stocks/ETFs + IBDR in securities.csv, plus ACN left unmapped), with invented
-prices and holdings; 98 filings (96 originals, 2 amendments), 3,769 rows, 184 files. Each book holds 25–60 positions and turns
+prices and holdings; 98 filings (96 originals, 2 amendments), 3,769 rows, 190 files. Each book holds 25–60 positions and turns
 over every quarter (new, added, reduced, unchanged, exited). Filed 18–45 days after quarter end
-(signatureDate = filing date); values in dollars, except before 2023-01-03 (thousands).
+(signatureDate = filing date, recorded for the headerless pairs in sec13f/<cik>/filing_dates.csv as `ras fetch`
+records EDGAR's); values in dollars, except before 2023-01-03 (thousands).
 
 Calendar (quarter ends filed; "sec13f/<cik>/<accession>/{primary_doc,infotable}.xml" unless noted):
   larch      9900000001  2022-09-30 … 2026-09-30 (17); 2022-09-30 filed 2022-11-08 in THOUSANDS,
@@ -64,6 +65,8 @@ import fixture_data as data  # noqa: E402  (beside this script)
 
 from builder.records import Amendment, Filing, HoldingRow, ValueUnit  # noqa: E402
 from builder.sources.sec13f import writer  # noqa: E402
+from builder.sources.sec13f.filing_dates import FILE_NAME as DATES_FILE  # noqa: E402
+from builder.sources.sec13f.filing_dates import filing_dates_text  # noqa: E402
 
 DEFAULT_OUT = ROOT / "builder" / "fixture" / "source"
 PREVIEWS_SCRIPT = Path(__file__).resolve().parent / "fixture_previews.py"
@@ -303,6 +306,7 @@ def filer_details(plan: data.ManagerPlan) -> writer.FilerDetails:
 def source_files() -> dict[str, bytes]:
     """Every file of the fixture tree by its '/'-separated relative path."""
     files = {"packs.toml": data.packs_toml(), "securities.csv": data.securities_csv()}
+    dated: dict[str, list[tuple[str, str, str, str]]] = {}
     for plan, filing in all_filings():
         folder = f"sec13f/{plan.cik}/{filing.accession}"
         if plan.layout == "txt":
@@ -310,6 +314,10 @@ def source_files() -> dict[str, bytes]:
         else:
             files[f"{folder}/primary_doc.xml"] = writer.primary_document(filing, filer_details(plan))
             files[f"{folder}/infotable.xml"] = writer.information_table(filing.rows, plan.prefix)
+            row = (filing.accession, filing.form_type, filing.period.isoformat(), filing.filed.isoformat())
+            dated.setdefault(plan.cik, []).append(row)
+    for cik, rows in dated.items():  # the filing dates `ras fetch` would record beside headerless filings
+        files[f"sec13f/{cik}/{DATES_FILE}"] = filing_dates_text(rows).encode()
     return files
 
 

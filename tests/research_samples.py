@@ -64,6 +64,7 @@ def _filing(manager_id: str, quarter: str, rows: int, value: int) -> dict:
         "amendment": "original",
         "amendmentNo": 0,
         "filed": filing_deadline(date.fromisoformat(quarter)).isoformat(),
+        "filedFrom": "submission header",
         "source": f"sec13f/{cik(manager_id)}/{accession(manager_id, quarter)}.txt",
         "unit": "dollars",
         "unitRule": "filed-on-or-after-2023-01-03",

@@ -66,9 +66,12 @@ def test_weights_are_fractions_of_the_long_equity_book_and_unmapped_cusips_stay_
     assert gamma["MSFT"]["weight"] == round(5 / 12, 6)
     assert gamma["88160R101"]["mapped"] is False
     assert gamma["88160R101"]["cusip"] == "88160R101"
-    assert [w["message"] for w in artifact["warnings"] if w["code"] == "unmapped-cusip"] == [
-        "CUSIP 88160R101 is not in securities.csv; keyed by CUSIP"
+    unmapped = [w for w in artifact["warnings"] if w["code"] == "unmapped-cusip"]
+    assert [(w["manager"], w["quarter"], w["cusip"], w["accession"]) for w in unmapped] == [
+        ("gamma", artifact["quarter"], "88160R101", None)  # about securities.csv and a CUSIP, not one filing
     ]
+    assert unmapped[0]["message"].startswith("CUSIP 88160R101 (88160R101 CORP) has no ticker in securities.csv: a "
+                                             "position of gamma worth $770 is shown under its CUSIP")
 
 
 def test_new_holdings_amendment_adds_rows_and_restatement_replaces_the_table():

@@ -11,6 +11,7 @@ import pytest
 from jsonschema import Draft202012Validator
 
 from builder.research.artifact import build_artifacts
+from builder.research.caveats import warning
 from builder.research.schema import artifact_schema, artifact_validator, fast_validator, validate_artifact
 from builder.research.versions import assign_versions
 from tests.factories import filing, row, sources
@@ -56,7 +57,8 @@ def test_an_artifact_before_its_version_id_is_assigned_is_valid():
 
 def test_the_hand_made_samples_are_valid():
     validate_artifact(make_artifact())
-    validate_artifact(make_artifact(fixture=True, warnings=[{"code": "summary-mismatch", "message": "m", "source": ""}]))
+    validate_artifact(make_artifact(fixture=True, warnings=[warning("summary-mismatch", "m", "", manager="alpha",
+                                                                    quarter="2024-03-31", accession="0000000001-24-000001")]))
 
 
 def _broken(path: tuple, value) -> dict:

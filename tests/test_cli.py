@@ -27,8 +27,9 @@ def test_verify_and_releases_mark_the_promoted_release(published: Path):
     release_id = current_release(published).name
     result = run("verify", "--releases", str(published))
     assert result.exit_code == 0 and result.stdout.splitlines() == [f"{release_id}: ok", "ledger.jsonl: ok"]
-    listing = run("releases", "--releases", str(published))
-    assert listing.stdout.startswith(f"* {release_id}  as of ")
+    listing = run("releases", "--releases", str(published)).stdout.splitlines()
+    assert listing[0].endswith("oldest as-of first (then build time); * promoted")
+    assert listing[1].startswith(f"* {release_id}  as of ")
 
 
 def test_verify_fails_with_exit_1_naming_the_altered_file(releases_copy: Path):

@@ -13,10 +13,12 @@ from builder.fetch.summary import summary_lines
 from builder.fetch.window import deadline, window_quarters
 from builder.records import ManagerConfig
 from builder.release.promote import publish
+from builder.release.store import load_release
+from builder.sources.sec13f.filing_dates import FILE_NAME as DATES_FILE
 from tests.conftest import quiet
 from tests.fetching import BERKSHIRE_CIK, PACKS, USER_AGENT, empty_tree, incomplete_files, run_fetch, run_fetch_process
 from tests.standin import serving
-from tests.standin_edgar import Edgar
+from tests.standin_edgar import Edgar, header_of
 
 
 @pytest.fixture(scope="module")
@@ -33,7 +35,7 @@ def test_a_first_fetch_writes_every_listed_13f_as_its_accession(fetched):
     root, edgar, result = fetched
     assert result.exit_code == 0, result.output
     folder = root / "sec13f" / BERKSHIRE_CIK
-    assert sorted(p.name for p in folder.iterdir()) == sorted(f"{a}.txt" for a in edgar.filings)
+    assert sorted(p.name for p in folder.iterdir()) == sorted([*(f"{a}.txt" for a in edgar.filings), DATES_FILE])
     assert incomplete_files(folder) == []
     for accession, original in edgar.filings.items():
         assert (folder / f"{accession}.txt").read_bytes() == original.read_bytes()
@@ -52,15 +54,26 @@ def test_every_request_declares_the_user_agent_and_no_second_holds_more_than_ten
     assert edgar.log.most_in_one_second() <= 10
 
 
-def test_publishing_the_fetched_tree_gives_the_release_id_of_the_hand_made_tree(fetched, tmp_path):
+def test_the_record_beside_the_filings_holds_edgars_filing_date_of_every_accession(fetched):
+    root, edgar, _ = fetched
+    record = (root / "sec13f" / BERKSHIRE_CIK / DATES_FILE).read_text().splitlines()
+    assert record[0] == "accession,form,period,filed"
+    # each listed date is the one the submission's own SGML header gives (the listing comes from EDGAR, not from it)
+    headers = {a: header_of(path) for a, path in edgar.filings.items()}
+    assert sorted(record[1:]) == sorted(f"{a},{h['form']},{h['reportDate']},{h['filingDate']}" for a, h in headers.items())
+    assert "0000950123-16-015025,13F-HR,2015-12-31,2016-02-16" in record  # signed 2016-02-12
+
+
+def test_publishing_the_fetched_tree_gives_the_artifacts_of_the_hand_made_tree(fetched, tmp_path):
     root, edgar, _ = fetched
     by_hand = empty_tree(tmp_path / "by-hand")
     folder = by_hand / "sec13f" / BERKSHIRE_CIK
     folder.mkdir(parents=True)
     for accession, original in edgar.filings.items():
         shutil.copyfile(original, folder / f"{accession}.txt")
-    fetched_id = publish(root, tmp_path / "releases-fetched", None, quiet)
-    assert fetched_id == publish(by_hand, tmp_path / "releases-by-hand", None, quiet)
+    fetched = load_release(tmp_path / "releases-fetched" / publish(root, tmp_path / "releases-fetched", None, quiet))
+    made = load_release(tmp_path / "releases-by-hand" / publish(by_hand, tmp_path / "releases-by-hand", None, quiet))
+    assert fetched.data.artifacts == made.data.artifacts  # the record dates nothing a header already dates
 
 
 def test_a_rerun_with_nothing_new_asks_only_for_the_listing_and_its_page_and_writes_nothing(fetched, tmp_path):

@@ -9,6 +9,8 @@ import time
 
 import pytest
 
+from builder.sources.sec13f.filing_dates import FILE_NAME as DATES_FILE
+from builder.sources.sec13f.filing_dates import parse_filing_dates
 from tests.fetching import BERKSHIRE_CIK, SINCE, USER_AGENT, empty_tree, incomplete_files
 from tests.servers import child_env
 from tests.standin import serving
@@ -47,6 +49,8 @@ def test_sigkill_at_any_moment_leaves_only_complete_files_and_the_next_run_compl
              "--user-agent", USER_AGENT], env=child_env(), capture_output=True, text=True, timeout=120,
         )
     assert final.returncode == 0, final.stderr
-    assert sorted(p.name for p in folder.iterdir()) == sorted(f"{a}.txt" for a in edgar.filings)
+    assert sorted(p.name for p in folder.iterdir()) == sorted([*(f"{a}.txt" for a in edgar.filings), DATES_FILE])
+    dates, problems = parse_filing_dates((folder / DATES_FILE).read_bytes(), DATES_FILE)  # whole, as every file here
+    assert problems == () and set(dates) == set(edgar.filings)
     for accession, original in edgar.filings.items():
         assert (folder / f"{accession}.txt").read_bytes() == original.read_bytes()

@@ -12,6 +12,7 @@ from builder.release.build import PARSE_CACHE
 from builder.release.inputs import RECORD
 from builder.release.promote import publish
 from builder.sources.sec13f.cache import ParseCache, parser_digest
+from builder.sources.sec13f.filing_dates import FILE_NAME as DATES_FILE
 from builder.sources.sec13f.parsed import parse_file
 from builder.sources.sec13f.safexml import DocumentError
 from builder.sources.tree import fixture_source
@@ -21,7 +22,8 @@ REPORT = "parse cache: "
 
 
 def filing_files() -> list[Path]:
-    return sorted(path for path in (fixture_source() / "sec13f").rglob("*") if path.is_file())
+    found = (fixture_source() / "sec13f").rglob("*")
+    return sorted(path for path in found if path.is_file() and path.name != DATES_FILE)  # the record is no 13F file
 
 
 def publish_reporting(releases: Path) -> tuple[str, str]:

@@ -36,6 +36,7 @@ def test_releases_lists_as_of_quarters_managers_warnings_and_the_promoted_mark(p
     assert listing.exit_code == 0
     release_id = current_release(published).name
     assert re.fullmatch(
+        rf"1 release\(s\) in {re.escape(str(published))}, oldest as-of first \(then build time\); \* promoted\n"
         rf"\* {release_id}  as of 2026-11-13  8 quarters 2024-09-30 … 2026-09-30  7 managers  \d+ warnings\n", listing.stdout
     )
 
@@ -48,10 +49,28 @@ def test_prune_keeps_the_newest_and_the_promoted_and_the_ledger(releases_copy: P
     result = run("prune", "--keep", "1", "--releases", str(releases_copy))
     assert result.exit_code == 0, result.output
     assert sorted(list_releases(releases_copy)) == sorted([first, built[-1]])  # the promoted one stays
-    assert result.stdout.splitlines() == [f"removed {release_id}" for release_id in built[:2]]
+    assert result.stdout.splitlines() == [
+        f"kept    {first}  as of 2026-11-13  (promoted)",
+        f"kept    {built[-1]}  as of 2026-11-13  (among the newest 1)",
+        *(f"removed {release_id}  as of 2026-11-13" for release_id in built[:2]),
+        "2 release(s) removed, 2 kept (the newest 1 by as-of and the promoted one); the ledger keeps every version id",
+    ]
     assert (releases_copy / LEDGER_FILE).exists() and read_ledger(releases_copy) == ledger_before
     assert verify_release(current_release(releases_copy)) == []
     assert run("prune", "--keep", "0", "--releases", str(releases_copy)).exit_code == 2
+    again = run("prune", "--keep", "1", "--releases", str(releases_copy))  # nothing left to remove: it says so
+    assert again.stdout.splitlines()[-1].startswith("no release(s) removed, 2 kept")
+
+
+def test_releases_are_listed_and_pruned_by_as_of_not_by_build_order(releases_copy: Path, fixture_tree: Path):
+    promoted = current_release(releases_copy).name
+    older = run("build", "--source", str(fixture_tree), "--releases", str(releases_copy), "--as-of", "2026-08-20")
+    assert older.exit_code == 0, older.output  # built last, but of an earlier day: listed first, pruned first
+    listing = run("releases", "--releases", str(releases_copy)).stdout.splitlines()
+    assert [line[2:].split()[0] for line in listing[1:]] == [older.stdout.strip(), promoted]
+    pruned = run("prune", "--keep", "1", "--releases", str(releases_copy)).stdout.splitlines()
+    assert pruned[:2] == [f"kept    {promoted}  as of 2026-11-13  (promoted, among the newest 1)",
+                          f"removed {older.stdout.strip()}  as of 2026-08-20"]
 
 
 def test_a_gated_publish_of_a_restatement_exits_3_and_keeps_the_release_unpromoted(
@@ -63,7 +82,7 @@ def test_a_gated_publish_of_a_restatement_exits_3_and_keeps_the_release_unpromot
     assert result.exit_code == 3
     last = result.stderr.strip().splitlines()[-1]
     assert last.startswith("Error: release ") and "restatement: 8 published quarter(s) restated" in last
-    assert "new-warnings: 1 warning(s)" in last and "shrink" not in last
+    assert "new-warnings: 2 warning(s)" in last and "shrink" not in last  # the CUSIP one manager holds, one ended
     kept = next(name for name in list_releases(releases_copy) if name != before)
     assert current_release(releases_copy).name == before and verify_release(releases_copy / kept) == []
     assert run("promote", kept, "--releases", str(releases_copy)).exit_code == 0

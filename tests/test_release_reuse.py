@@ -47,7 +47,8 @@ SHARED_PAIRS = len(list(combinations(range(7), 2)))  # 8 versions each, 7 of the
 def _without_newest_quarter(tree: Path, out: Path) -> Path:
     shutil.copytree(tree, out)
     for manager in (out / "sec13f").iterdir():
-        shutil.rmtree(max(manager.iterdir()))  # accessions sort by year and sequence: the last is the newest
+        # accessions sort by year and sequence: the last folder is the newest (filing_dates.csv beside them stays)
+        shutil.rmtree(max(path for path in manager.iterdir() if path.is_dir()))
     return out
 
 

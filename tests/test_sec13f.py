@@ -247,7 +247,8 @@ def test_the_amendment_kind_comes_from_amendment_type_and_a_missing_type_reads_a
 ) -> None:
     document = parse_document(primary_xml(form=form, cover=cover))
     assert isinstance(document, PrimaryDocument)
-    filing = build_filing(document, (holding(1_200, 10_000),), source="a/p.xml + a/t.xml", accession="x", filed=None)
+    filing = build_filing(document, (holding(1_200, 10_000),), source="a/p.xml + a/t.xml", accession="x",
+                          filed=date(2022, 11, 14))
     assert (filing.form_type, filing.amendment, filing.amendment_no) == (form, amendment, number)
     assert [w.code for w in filing.warnings] == codes
 

@@ -50,7 +50,8 @@ def get_health(data: ReleaseData, params: dict[str, Any]) -> dict[str, Any]:
             if p["status"] == "available"
         ],
         "warningCount": len(warnings),
-        "warnings": [{"code": w["code"], "message": w["message"], "pack": w["pack"]} for w in warnings],
+        "warnings": [{key: w[key] for key in ("code", "message", "pack", "manager", "quarter", "accession")}
+                     for w in warnings],
         "executionEnabled": False,
     }
 

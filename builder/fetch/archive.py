@@ -3,12 +3,18 @@
 from __future__ import annotations
 
 import asyncio
+import csv
+import io
 import os
 import secrets
+from collections.abc import Iterable
 from pathlib import Path
 
 from builder.fetch.client import Client, FetchError, Reply, RetryableError
 from builder.fetch.edgar import HOLDINGS_FORMS, Hosts, Listed
+from builder.sources.sec13f.filing_dates import COLUMNS as DATE_COLUMNS
+from builder.sources.sec13f.filing_dates import FILE_NAME as DATES_FILE
+from builder.sources.sec13f.filing_dates import filing_dates_text
 from builder.sources.sec13f.safexml import DocumentError
 from builder.sources.sec13f.submission import accession_in, carried_documents, is_submission, parse_submission
 
@@ -62,6 +68,34 @@ def check_submission(reply: Reply, accession: str) -> None:
         carried_documents(submission)
     except DocumentError as exc:
         raise RetryableError(f"the answer {exc.message}") from exc
+
+
+def record_filing_dates(folder: Path, listed: Iterable[Listed]) -> int:
+    """Keep EDGAR's filing date of every listed holdings report in folder/filing_dates.csv, beside the filings (rows
+    of accessions no longer listed stay: the record only grows); how many rows it holds."""
+    rows = {row[0]: row for row in _recorded_rows(folder / DATES_FILE)}
+    for filing in listed:
+        if filing.holdings:
+            period = filing.period.isoformat() if filing.period else ""
+            rows[filing.accession] = (filing.accession, filing.form, period, filing.filed.isoformat())
+    text = filing_dates_text(list(rows.values())).encode()
+    path = folder / DATES_FILE
+    if rows and not (path.is_file() and path.read_bytes() == text):  # a rerun with nothing new writes nothing
+        write_atomically(folder, DATES_FILE, text)
+    return len(rows)
+
+
+def _recorded_rows(path: Path) -> list[tuple[str, str, str, str]]:
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except OSError:
+        return []
+    found = []
+    for row in csv.DictReader(io.StringIO(text)):
+        accession, form, period, filed = (row.get(column) or "" for column in DATE_COLUMNS)
+        if accession:
+            found.append((accession, form, period, filed))
+    return found
 
 
 def write_atomically(folder: Path, name: str, data: bytes) -> Path:

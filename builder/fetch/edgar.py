@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import date
 
@@ -54,12 +55,12 @@ async def list_13f(client: Client, hosts: Hosts, cik: str, since: date) -> tuple
     url = hosts.submissions(f"CIK{cik}.json")
     document = _json(await _get(client, url, cik), url)
     filings = document.get("filings", {}) if isinstance(document, dict) else {}
-    found = list(_rows(filings.get("recent", {}), url))
+    found = list(listed_rows(filings.get("recent", {}), url))
     for page in filings.get("files", []):
         # a quarter's report is filed after the quarter ends, so a page that stops before `since` holds none
         if str(page.get("filingTo", "9999")) >= since.isoformat():
             page_url = hosts.submissions(str(page["name"]))
-            found.extend(_rows(_json(await _get(client, page_url, cik), page_url), page_url))
+            found.extend(listed_rows(_json(await _get(client, page_url, cik), page_url), page_url))
     wanted = {row.accession: row for row in found if (row.period or row.filed) >= since}
     return tuple(sorted(wanted.values(), key=lambda row: (row.filed, row.accession)))
 
@@ -80,7 +81,7 @@ def _json(body: bytes, url: str):
         raise FetchError(f"{url}: the answer is not JSON ({exc})") from exc
 
 
-def _rows(columns: dict, url: str):
+def listed_rows(columns: dict, url: str) -> Iterator[Listed]:
     """Rows of the API's parallel column arrays (`recent`, or an overflow page) that are 13F forms."""
     try:
         names = ("accessionNumber", "form", "filingDate", "reportDate")

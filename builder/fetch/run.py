@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
 
-from builder.fetch.archive import download_filing, held_accessions, remove_leftovers
+from builder.fetch.archive import download_filing, held_accessions, record_filing_dates, remove_leftovers
 from builder.fetch.client import SEC_MAX_RATE, Client, FetchError, open_session
 from builder.fetch.edgar import Hosts, Listed, list_13f
 from builder.fetch.openfigi import Resolved, Unresolved, resolve_cusips
@@ -71,6 +71,7 @@ async def _fetch_manager(client: Client, plan: FetchPlan, manager: ManagerConfig
     folder = plan.source / "sec13f" / manager.cik
     result = ManagerResult(manager, leftovers=remove_leftovers(folder))
     result.listed = await list_13f(client, plan.hosts, manager.cik, plan.quarters[0])
+    await asyncio.to_thread(record_filing_dates, folder, result.listed)  # EDGAR's filing dates, beside the filings
     held = held_accessions(folder)
     wanted = [f for f in result.listed if f.holdings and f.accession not in held]
     done = 0

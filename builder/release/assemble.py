@@ -11,6 +11,7 @@ from builder.api.data import ReleaseData
 from builder.api.openapi.document import openapi_document
 from builder.records import Sources
 from builder.research.artifact import PACK_ID, build_artifacts
+from builder.research.caveats import SCOPE, identity, sortable
 from builder.research.versions import assign_versions
 
 COPYCAT_ENTRY = {
@@ -106,15 +107,18 @@ def _preview_entry(pack: Any) -> dict:
 
 
 def _warnings(artifacts: list[dict], previews: Mapping[str, dict]) -> list[dict]:
-    """The scope warnings of what is published, once per pack, each naming its pack: health stays degraded while any exists.
+    """The scope warnings of what is published, each once and each naming its pack and what it is about (manager,
+    quarter, accession, CUSIP), as views see them: health stays degraded while any exists.
 
     Only the published versions' warnings count: a confidential omission in a quarter outside the window is
-    not this release's problem. One warning repeated by several files of a pack is listed once.
+    not this release's problem. A warning two versions carry alike (the fixture label) is listed once.
     """
-    found = {(PACK_ID, w["code"], w["message"]): w for a in artifacts for w in a["warnings"]}
+    found = {identity(w): w for a in artifacts for w in a["warnings"]}
     for pack_id, preview in previews.items():
-        found.update({(pack_id, w["code"], w["message"]): w for w in preview["warnings"]})
-    return [{**found[key], "pack": key[0]} for key in sorted(found)]
+        scoped = ({**dict.fromkeys(SCOPE), **w, "pack": pack_id} for w in preview["warnings"])
+        found.update((identity(w), w) for w in scoped)
+    order = ("pack", "manager", "quarter", "code", "accession", "cusip", "message")  # by pack, then what it is about
+    return sorted(found.values(), key=lambda w: sortable(tuple(w[field] for field in order)))
 
 
 def warning_lines(warnings: list[dict]) -> list[str]:

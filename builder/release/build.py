@@ -227,9 +227,10 @@ def check_unmapped(artifacts: Mapping[str, dict], limit: float, progress: Callab
     """Report the unmapped CUSIPs; refuse the publish when their share of a version passes `limit`."""
     cusips, worst, where = unmapped_share(artifacts)
     if not cusips:
-        progress("every CUSIP of the published versions has a ticker")
+        progress("securities.csv maps every CUSIP of the published versions (positions, positions no longer held, "
+                 "option and PRN rows)")
         return
-    share = f"{len(cusips)} unmapped CUSIPs, at most {worst:.2%} of a version's book value ({where})"
+    share = f"{len(cusips)} unmapped CUSIPs, at most {worst:.2%} of a version's reported value ({where})"
     if worst > limit:
         raise PublishError(
             f"{share}, above --max-unmapped-value {limit:.2%}: run `ras securities` or add them to securities.csv"

@@ -40,6 +40,31 @@ def release_summaries(releases: Path) -> list[ReleaseSummary]:
     return sorted(found, key=lambda s: (s.written, s.release_id))
 
 
+def by_as_of(summaries: list[ReleaseSummary]) -> list[ReleaseSummary]:
+    """Oldest as-of first, then oldest written: the data's age, not the order of building (a point-in-time release
+    built today for an old date is an old release). Unreadable releases, with no as-of, come first."""
+    return sorted(summaries, key=lambda s: (s.as_of or "", s.written, s.release_id))
+
+
+@dataclass(frozen=True, slots=True)
+class Pruned:
+    kept: list[ReleaseSummary]  # oldest as-of first
+    removed: list[ReleaseSummary]
+    newest: frozenset[str]  # the ids kept for being among the newest `keep`
+
+    def lines(self, keep: int) -> list[str]:
+        """What `ras prune` prints: each release kept and why, each removed, and a count, also when none goes."""
+        def why(summary: ReleaseSummary) -> str:
+            reasons = (("promoted", summary.promoted), (f"among the newest {keep}", summary.release_id in self.newest))
+            return ", ".join(reason for reason, holds in reasons if holds)
+
+        lines = [f"kept    {s.release_id}  as of {s.as_of}  ({why(s)})" for s in self.kept]
+        lines += [f"removed {s.release_id}  as of {s.as_of}" for s in self.removed]
+        lines.append(f"{len(self.removed) or 'no'} release(s) removed, {len(self.kept)} kept (the newest {keep} by as-of "
+                     "and the promoted one); the ledger keeps every version id")
+        return lines
+
+
 def _summary(directory: Path, current: Path | None) -> ReleaseSummary:
     promoted = current is not None and current.name == directory.name
     written = (directory / SEAL).stat().st_mtime if (directory / SEAL).exists() else directory.stat().st_mtime
@@ -52,20 +77,23 @@ def _summary(directory: Path, current: Path | None) -> ReleaseSummary:
         return ReleaseSummary(directory.name, None, (), 0, 0, promoted, written)
 
 
-def prune(releases: Path, keep: int) -> list[str]:
-    """Remove the oldest releases beyond the newest `keep`, never the promoted one; the ids removed.
+def prune(releases: Path, keep: int) -> Pruned:
+    """Remove the releases older (by as-of, then build time) than the newest `keep`, never the promoted one; what
+    was kept and what removed.
 
     Only release directories go: the ledger (releases/ledger.jsonl) keeps every id they held, so their ids
     are never handed out again. Call under the releases lock.
     """
     if keep < 1:
         raise ReleaseError("--keep must be at least 1: the promoted release is never pruned")
-    summaries = release_summaries(releases)
-    kept = {s.release_id for s in summaries[-keep:]} | {s.release_id for s in summaries if s.promoted}
-    removed = [s.release_id for s in summaries if s.release_id not in kept]
-    for release_id in removed:
+    summaries = by_as_of(release_summaries(releases))
+    newest = frozenset(s.release_id for s in summaries[-keep:])
+    kept = newest | {s.release_id for s in summaries if s.promoted}
+    result = Pruned([s for s in summaries if s.release_id in kept], [s for s in summaries if s.release_id not in kept],
+                    newest)
+    for release_id in (s.release_id for s in result.removed):
         doomed = releases / f"{STAGING_PREFIX}pruned-{release_id}"
         os.rename(releases / release_id, doomed)  # gone from the listing at once; a killed prune leaves only this
         fsync_directory(releases)
         shutil.rmtree(doomed)
-    return removed
+    return result

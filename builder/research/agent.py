@@ -83,7 +83,7 @@ def agent_payload(
     tickers = {row["ticker"] for row in view["tickers"]} | set((diff or {}).get("tickers", {}).get("left", []))
     changes = [c for c in (diff or {}).get("positions", []) if c["ticker"] in tickers]
     trades = trades_by_manager(changes)
-    caveats = list(dict.fromkeys(w["message"] for w in artifact["warnings"]))
+    caveats = list(dict.fromkeys(w["message"] for w in view["warnings"]))  # the pack's and the selected managers' only
     undecided = [{"managerId": c["managerId"], "ticker": c["ticker"]} for c in changes if c["kind"] == "undecided"]
     payload = {
         "pack": artifact["packId"],

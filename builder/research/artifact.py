@@ -6,7 +6,8 @@ import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 from datetime import date
 
-from builder.records import Amendment, Filing, ManagerConfig, ScopeWarning, Security, Sources
+from builder.records import Amendment, Filing, ManagerConfig, Security, Sources
+from builder.research.caveats import PACK_ID, ManagerQuarter, version_warnings
 from builder.research.changes import BOUGHT, CHANGE_KINDS, SOLD, Changes, book_changes  # noqa: F401 (re-exported)
 from builder.research.changes.carry import Lot, legs_between
 from builder.research.changes.undecided import Side
@@ -14,7 +15,6 @@ from builder.research.coverage import quarter_coverage
 from builder.research.holdings import Holding, QuarterBook, QuarterBooks
 from builder.research.quarters import filing_deadline, previous_quarter
 
-PACK_ID = "13f-copycat"
 ARTIFACT_SCHEMA = "pack-artifact/2.0"
 WEIGHT_DIGITS = 6  # weights are fractions of the book; 6 places resolve 1 dollar in a $1m book
 
@@ -47,13 +47,20 @@ def build_artifacts(sources: Sources, earlier: Callable[[list], dict | None] | N
 def artifact_inputs(quarter: date, sources: Sources, books: QuarterBooks) -> list:
     """What the artifact of `quarter` is made of, as JSON: every source file that is not a 13F filing (packs.toml,
     securities.csv, corporate_actions.csv, …) and the 13F files behind each manager's book of the quarter and of the
-    two before (the price trend of the one before the previous quarter is read by the undecided rules)."""
+    two before (the price trend of the one before the previous quarter is read by the undecided rules), with the
+    filing_dates.csv that dates any of them."""
     sha256 = {file.path: file.sha256 for file in sources.files}
     before = previous_quarter(quarter)
     keys = [(m.cik, q) for m in sources.copycat.managers for q in (quarter, before, previous_quarter(before))]
-    filed = {path for key in keys for f in books.filings(key) for path in f.source.split(" + ")}
+    filed = {path for key in keys for f in books.filings(key) for path in _files_behind(f)}
     others = [path for path in sha256 if not path.startswith("sec13f/")]
     return [quarter.isoformat(), sources.fixture, [[path, sha256[path]] for path in sorted({*others, *filed})]]
+
+
+def _files_behind(filing: Filing) -> list[str]:
+    """The files of a filing, and the record that dates it when one does (`filed_from` is then "<path>:<line>")."""
+    record = filing.filed_from.rpartition(":")[0]
+    return [*filing.source.split(" + "), *([record] if record else [])]
 
 
 def build_artifact(
@@ -63,7 +70,7 @@ def build_artifact(
     """One version's artifact; `versionId` is assigned by the release (it depends on what was published).
 
     `book_of((cik, quarter))`: the book's long positions by key and its Side, None when the manager did not file."""
-    managers = []
+    managers, parts = [], []
     for manager in sources.copycat.managers:
         key, prior = (manager.cik, quarter), (manager.cik, previous_quarter(quarter))
         current, before = book_of(key), book_of(prior)
@@ -77,8 +84,8 @@ def build_artifact(
         entry = _manager_entry(manager, books[key], books.get(prior), current[0], before[0] if before else None,
                                changes, sources.securities)
         managers.append(entry)
-    warnings = _version_warnings(sources, [books[(m.cik, quarter)] for m in sources.copycat.managers], managers,
-                                 [books.get((m.cik, previous_quarter(quarter))) for m in sources.copycat.managers])
+        previous = books.get(prior)
+        parts.append(ManagerQuarter(books[key], previous if previous and omits_positions(previous) else None, entry))
     return {
         "schema": ARTIFACT_SCHEMA,
         "packId": PACK_ID,
@@ -88,7 +95,7 @@ def build_artifact(
         "filingDeadline": filing_deadline(quarter).isoformat(),
         "fixture": sources.fixture,
         "managers": managers,
-        "warnings": warnings,
+        "warnings": version_warnings(sources, parts),
     }
 
 
@@ -203,6 +210,7 @@ def _other(holding: Holding, securities: Mapping[str, Security], quarter: date) 
     security = securities[holding.cusip].at(quarter)[0] if holding.cusip in securities else None
     return {
         "ticker": security.ticker if security else holding.cusip,
+        "mapped": security is not None,
         "cusip": holding.cusip,
         "issuer": holding.issuer,
         "putCall": holding.put_call,
@@ -220,6 +228,7 @@ def _filing_entry(filing: Filing) -> dict:
         "amendment": filing.amendment.value,
         "amendmentNo": filing.amendment_no,
         "filed": filing.filed.isoformat(),
+        "filedFrom": filing.filed_from,
         "source": filing.source,
         "unit": filing.unit.value,
         "unitRule": filing.unit_rule,
@@ -227,27 +236,3 @@ def _filing_entry(filing: Filing) -> dict:
         "tableEntryTotal": filing.table_entry_total,
         "tableValueTotal": filing.table_value_total,
     }
-
-
-def _version_warnings(
-    sources: Sources, books: Sequence[QuarterBook], managers: Sequence[dict], previous: Sequence[QuarterBook | None],
-) -> list[dict]:
-    """Scope warnings of the filings behind this version, unmapped CUSIPs, omissions of the quarter before (its new
-    positions may have been held and omitted), undecided changes, and the fixture label."""
-    found: list[ScopeWarning] = [w for book in books for f in book.filings for w in f.warnings]
-    found += [w for w in sources.warnings if w.code == "fixture-data"]
-    unmapped = sorted({p["cusip"] for m in managers for p in m["positions"] if not p["mapped"]})
-    found += [ScopeWarning("unmapped-cusip", f"CUSIP {c} is not in securities.csv; keyed by CUSIP", "securities.csv") for c in unmapped]
-    for book in previous:
-        if book is not None and omits_positions(book):
-            omitting = next(f for f in reversed(book.filings) if f.confidential_omitted)
-            message = (f"the previous quarter's filing {omitting.accession} ({book.period}) omits positions under "
-                       "confidential treatment: a position first reported this quarter may have been held then")
-            found.append(ScopeWarning("confidential-omitted-previous", message, omitting.source))
-    undecided = sum(1 for m in managers for e in (*m["positions"], *m["ended"]) if e["change"]["kind"] == "undecided")
-    if undecided:
-        message = (f"{undecided} change(s) undecided: they look like corporate actions (or border a confidential "
-                   "omission) that corporate_actions.csv does not record; none is counted as bought or sold")
-        found.append(ScopeWarning("undecided-changes", message, "corporate_actions.csv"))
-    unique = {(w.code, w.source, w.message): w for w in found}
-    return [{"code": w.code, "message": w.message, "source": w.source} for _, w in sorted(unique.items())]

@@ -153,12 +153,15 @@ def _span(quarters: Sequence[date]) -> str:
 
 
 def unmapped_in(artifact: dict) -> tuple[set[str], float]:
-    """The CUSIPs of one version that securities.csv does not map, and their share of its long book value."""
-    positions = [position for manager in artifact["managers"] for position in manager["positions"]]
-    total = sum(position["value"] for position in positions)
-    unmapped = [position for position in positions if not position["mapped"]]
-    share = sum(position["value"] for position in unmapped) / total if total else 0.0
-    return {position["cusip"] for position in unmapped}, share
+    """The CUSIPs of one version that securities.csv does not map, wherever they surface (positions, positions no
+    longer held, option and PRN rows), and the share of the version's reported value (positions and option and PRN
+    rows, the latter at the value filed) they hold."""
+    held = [h for manager in artifact["managers"] for h in (*manager["positions"], *manager["otherHoldings"])]
+    ended = [e for manager in artifact["managers"] for e in manager["ended"] if not e["mapped"]]
+    total = sum(h["value"] for h in held)
+    unmapped = [h for h in held if not h["mapped"]]
+    share = sum(h["value"] for h in unmapped) / total if total else 0.0
+    return {h["cusip"] for h in (*unmapped, *ended)}, share
 
 
 def unmapped_share(artifacts: Mapping[str, dict]) -> tuple[set[str], float, str]:

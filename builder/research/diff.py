@@ -8,6 +8,7 @@ from decimal import Decimal
 from fractions import Fraction
 
 from builder.records import ActionKind, CorporateAction
+from builder.research.caveats import for_managers, warning_changes
 from builder.research.changes import book_changes as classify
 from builder.research.changes.carry import Lot
 from builder.research.changes.undecided import Side
@@ -18,7 +19,8 @@ def diff_versions(
     older: dict, newer: dict, managers: Sequence[str], mode: str,
     *, book: dict | None = None, tickers: tuple[set[str], set[str]] | None = None, between: Sequence[dict] = (),
 ) -> dict:
-    """Tickers that entered or left the view, per-manager position changes and source changes.
+    """Tickers that entered or left the view, per-manager position changes, source changes, and the warnings about the
+    view's managers that appeared (in `newer` or a version between) or disappeared.
 
     `between`: the versions after `older` up to `newer` (newer included), whose corporate actions and undecided
     changes a diff across several quarters carries. A caller diffing one pair in every mode passes what does not
@@ -42,10 +44,13 @@ def diff_versions(
 
 
 def book_changes(older: dict, newer: dict, managers: Sequence[str], between: Sequence[dict]) -> dict:
-    """The selected managers' position and source changes between two versions: the same in every mode."""
+    """The selected managers' position, source and warning changes between two versions: the same in every mode."""
     selected = sorted(managers or manager_ids(newer))
+    later = [w for artifact in between for w in artifact["warnings"]]
+    warnings = warning_changes(*(for_managers(found, selected) for found in (older["warnings"], later, newer["warnings"])))
     return {"positions": _position_changes(older, newer, selected, between),
-            "sources": _source_changes(older, newer, selected)}
+            "sources": _source_changes(older, newer, selected),
+            "warnings": warnings}
 
 
 def _position_changes(older: dict, newer: dict, managers: Sequence[str], between: Sequence[dict]) -> list[dict]:
@@ -81,13 +86,15 @@ def _own(before: dict, after: dict) -> list[dict]:
         from_shares = old[entry["ticker"]]["shares"] if entry["ticker"] in old else 0
         from_value = old[entry["ticker"]]["value"] if entry["ticker"] in old else 0
         found.append(_entry(entry["ticker"], record, from_shares, entry["shares"] if held else 0, from_value,
-                            entry["value"] if held else 0))
+                            entry["value"] if held else 0, entry["mapped"]))
     return sorted(found, key=lambda e: e["ticker"])
 
 
-def _entry(ticker: str, record: dict, from_shares: int, to_shares: int, from_value: int, to_value: int) -> dict:
+def _entry(ticker: str, record: dict, from_shares: int, to_shares: int, from_value: int, to_value: int,
+           mapped: bool) -> dict:
     return {
         "ticker": ticker,
+        "mapped": mapped,  # False: no ticker in securities.csv, `ticker` is the CUSIP (an unmapped-cusip warning)
         "kind": record["kind"],
         "fromShares": from_shares,
         "toShares": to_shares,
@@ -109,13 +116,14 @@ def _carried(before: dict, after: dict, older: dict, newer: dict, between: Seque
     old = {p["ticker"]: p for p in before["positions"]}
     new = {p["ticker"]: p for p in after["positions"]}
     found = []
+    mapped = {e["ticker"]: e["mapped"] for m in (before, after) for _, e in entries(m)}
     for ticker, record in changes.held.items():
         position = new[ticker]
         found.append(_entry(ticker, record, old[ticker]["shares"] if ticker in old else 0, position["shares"],
-                            old[ticker]["value"] if ticker in old else 0, position["value"]))
+                            old[ticker]["value"] if ticker in old else 0, position["value"], position["mapped"]))
     for ended in changes.ended:
         found.append(_entry(ended.key, ended.change, old[ended.key]["shares"] if ended.key in old else 0, 0,
-                            old[ended.key]["value"] if ended.key in old else 0, 0))
+                            old[ended.key]["value"] if ended.key in old else 0, 0, mapped.get(ended.key, True)))
     return sorted(found, key=lambda e: e["ticker"])
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
+from builder.research.caveats import for_managers
 from builder.research.changes import BOUGHT, SOLD
 
 MODES = ("any", "overlap", "exclusive", "disagreement")
@@ -16,14 +17,16 @@ def manager_ids(artifact: dict) -> list[str]:
 
 
 def select_view(artifact: dict, managers: Sequence[str], mode: str, rows: list[dict] | None = None) -> dict:
-    """The tickers of `mode` among the selected managers (canonical: sorted, all managers when empty).
+    """The tickers of `mode` among the selected managers (canonical: sorted, all managers when empty), and the
+    version's warnings about the pack and those managers (nothing about the managers left out).
 
     `rows`: ticker_rows(artifact, managers) when the caller has them (they are the same in every mode).
     """
     selected = sorted(managers or manager_ids(artifact))
     rows = ticker_rows(artifact, selected) if rows is None else rows
     chosen = [row for row in rows if _in_mode(row, mode, len(selected))]
-    return {"managers": selected, "mode": mode, "tickerCount": len(chosen), "tickers": chosen}
+    return {"managers": selected, "mode": mode, "tickerCount": len(chosen), "tickers": chosen,
+            "warnings": for_managers(artifact["warnings"], selected)}
 
 
 def ticker_rows(artifact: dict, managers: Sequence[str]) -> list[dict]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shlex
 from collections.abc import Callable
 from pathlib import Path
 
@@ -14,6 +15,8 @@ from builder.release.store import current_release, list_releases
 from builder.review.compare import GATES, read_side, review, tripped
 from builder.review.page import review_page
 from builder.review.text import review_lines
+
+DEFAULT_RELEASES = Path("releases")  # the CLI's default --releases: a next command need not name it
 
 
 class GateRefused(PublishError):
@@ -34,7 +37,8 @@ def review_of(releases: Path, candidate: str | None, against: str | None) -> dic
         if name is not None and name not in names:
             raise ReleaseError(f"no release {name!r} in {releases}")
     base = releases / against if against else current_release(releases)
-    return review(read_side(releases / candidate), read_side(base) if base is not None else None)
+    option = "" if releases == DEFAULT_RELEASES else f" --releases {shlex.quote(str(releases))}"
+    return review(read_side(releases / candidate), read_side(base) if base is not None else None, option)
 
 
 def parse_gates(value: str) -> frozenset[str]:

@@ -1,20 +1,23 @@
-"""Compare two releases: versions added, dropped and restated, coverage, warnings, unmapped value, big moves."""
+"""Compare two releases: versions added, dropped and restated, coverage, warnings, unmapped value, the latest quarter's
+trades, undecided changes, and the verdict (builder.review.verdict) that sums them up."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import orjson
 
 from builder.errors import ReleaseError
+from builder.research.caveats import about, identity, sortable
 from builder.research.changes.listing import undecided_changes
 from builder.research.coverage import unmapped_in
 from builder.research.versions import content_digest
 from builder.research.views import MODES, manager_ids, view_tickers
+from builder.review.trades import kind_counts, ranked_trades, value_bridges
+from builder.review.verdict import verdict
 
-LARGEST = 10  # position changes listed: enough to see the quarter's story, short enough to read
+MODES_NEED = 2  # managers a view mode needs to tell tickers apart: the mode chart shows from two on
 GATES = frozenset({"new-warnings", "restatement", "shrink", "corporate-actions"})  # what `ras publish --gate` may refuse on
 
 
@@ -40,22 +43,30 @@ def read_side(directory: Path) -> Side:
     return Side(directory.name, index, artifacts)
 
 
-def review(candidate: Side, against: Side | None) -> dict:
-    """Everything `ras review` shows, as plain data (the text and the HTML page render this)."""
+def review(candidate: Side, against: Side | None, releases_option: str = "") -> dict:
+    """Everything `ras review` shows, as plain data (the text and the HTML page render this); `releases_option` is
+    what the next command needs to name the releases directory (" --releases DIR", or "" for the default)."""
     before = against.artifacts if against else {}
-    return {
+    latest, previous = _latest(candidate), _previous(candidate)
+    result = {
         "candidate": candidate.release_id,
         "against": against.release_id if against else None,
         "asOf": {"candidate": candidate.index["asOf"], "against": against.index["asOf"] if against else None},
+        "latest": {"candidate": latest["versionId"] if latest else None,
+                   "against": (_latest(against) or {}).get("versionId")},
         "versions": _versions(candidate.artifacts, before),
         "coverage": _coverage(candidate, against),
         "warnings": _warnings(candidate.index, against.index if against else None),
         "unmapped": {"candidate": _unmapped_share(candidate), "against": _unmapped_share(against) if against else None},
-        "changes": _largest_changes(candidate, against),
+        "trades": ranked_trades(previous, latest) if latest else [],
+        "bridges": value_bridges(previous, latest) if latest else [],
+        "kinds": kind_counts(latest) if latest else [],
         "undecided": _undecided(candidate, against),
         "bookValues": _book_values(candidate),
         "viewCounts": _view_counts(candidate),
     }
+    result["verdict"] = verdict(result, tripped(result, GATES), releases_option)
+    return result
 
 
 def _versions(after: dict[str, dict], before: dict[str, dict]) -> dict:
@@ -91,13 +102,14 @@ def _coverage(candidate: Side, against: Side | None) -> list[dict]:
 
 def _warnings(after: dict, before: dict | None) -> dict:
     def keyed(index: dict | None) -> dict[tuple, dict]:
+        """Each warning by what it is about: one a new quarter only carries on (an unmapped CUSIP held on) is not new."""
         if index is None:
             return {}
-        return {(w.get("pack", ""), w["code"], w["message"]): w for w in index["warnings"]}
+        return {about(w): w for w in sorted(index["warnings"], key=lambda w: sortable(identity(w)))}
 
     new, old = keyed(after), keyed(before)
-    return {"count": len(new), "new": [new[k] for k in sorted(new.keys() - old.keys())],
-            "resolved": [old[k] for k in sorted(old.keys() - new.keys())]}
+    return {"count": len(after["warnings"]), "new": [new[k] for k in sorted(new.keys() - old.keys(), key=sortable)],
+            "resolved": [old[k] for k in sorted(old.keys() - new.keys(), key=sortable)]}
 
 
 def _latest(side: Side | None) -> dict | None:
@@ -112,18 +124,10 @@ def _unmapped_share(side: Side) -> float:
     return round(unmapped_in(latest)[1], 6) if latest else 0.0
 
 
-def _largest_changes(candidate: Side, against: Side | None) -> list[dict]:
-    """The largest value moves per (manager, ticker) from the promoted latest version to the candidate's."""
-    def values(artifact: dict | None) -> dict[tuple[str, str], int]:
-        if artifact is None:
-            return {}
-        return {(m["id"], p["ticker"]): p["value"] for m in artifact["managers"] for p in m["positions"]}
-
-    after, before = values(_latest(candidate)), values(_latest(against))
-    moves: list[dict[str, Any]] = [{"manager": k[0], "ticker": k[1], "before": before.get(k, 0), "after": after.get(k, 0),
-              "delta": after.get(k, 0) - before.get(k, 0)} for k in after.keys() | before.keys()]
-    moves = [m for m in moves if m["delta"]]
-    return sorted(moves, key=lambda m: (-abs(m["delta"]), m["manager"], m["ticker"]))[:LARGEST]
+def _previous(side: Side) -> dict | None:
+    """The version before the latest one (what the latest quarter's trades are measured against), if published."""
+    versions = side.index["copycat"]["versions"]
+    return side.artifacts[versions[-2]] if len(versions) > 1 else None
 
 
 def _undecided(candidate: Side, against: Side | None) -> dict:
@@ -150,9 +154,10 @@ def _book_values(side: Side) -> list[dict]:
 
 
 def _view_counts(side: Side) -> list[dict]:
-    """How many tickers each view mode holds in the latest version over all managers."""
+    """How many tickers each view mode holds in the latest version over all managers; nothing with one manager, whose
+    modes cannot tell tickers apart."""
     latest = _latest(side)
-    if latest is None:
+    if latest is None or len(latest["managers"]) < MODES_NEED:
         return []
     managers = manager_ids(latest)
     return [{"mode": mode, "tickers": len(view_tickers(latest, managers, mode))} for mode in MODES]

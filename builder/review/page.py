@@ -1,10 +1,17 @@
-"""The review as one self-contained HTML page: jinja2, inline CSS, inline SVG charts, nothing fetched."""
+"""The review as one self-contained HTML page: jinja2, inline CSS, inline SVG charts, nothing fetched.
+
+Every chart has a titled x and y axis, tick values on the y axis, and its value written at each point or bar.
+"""
 
 from __future__ import annotations
 
+import math
+
 import jinja2
 
-WIDTH, HEIGHT, PAD = 360, 120, 24  # one small chart: wide enough for 8-12 quarters, short enough to stack
+WIDTH, HEIGHT = 460, 210  # one chart: wide enough for 8-12 quarters or the 8 change kinds, short enough to stack
+LEFT, RIGHT, TOP, BOTTOM = 64, 12, 22, 44  # room for the y tick values, the value labels and the x labels
+TICKS = 4  # y-axis intervals
 
 _ENVIRONMENT = jinja2.Environment(
     loader=jinja2.PackageLoader("builder.review", "templates"), autoescape=True, undefined=jinja2.StrictUndefined
@@ -12,35 +19,71 @@ _ENVIRONMENT = jinja2.Environment(
 
 
 def review_page(result: dict) -> str:
-    """The HTML page of a review (the same facts as the text, plus the charts)."""
-    charts = [_line_chart(series["manager"], series["points"]) for series in result["bookValues"]]
-    bars = _bar_chart(result["viewCounts"])
-    return _ENVIRONMENT.get_template("review.html.j2").render(review=result, charts=charts, bars=bars)
+    """The HTML page of a review (the same facts as the text, the verdict first, plus the charts)."""
+    lines = [_line_chart(series["manager"], series["points"]) for series in result["bookValues"]]
+    kinds = _bar_chart("positions by change kind, latest version", [(k["kind"], k["count"]) for k in result["kinds"]],
+                       "change kind", "positions")
+    modes = (_bar_chart("tickers per view mode, latest version", [(c["mode"], c["tickers"]) for c in result["viewCounts"]],
+                        "view mode (all managers)", "tickers") if result["viewCounts"] else None)
+    return _ENVIRONMENT.get_template("review.html.j2").render(review=result, lines=lines, kinds=kinds, modes=modes)
+
+
+def money(value: float) -> str:
+    """Dollars in a chart label: $1.2B, $350M, $12K, $900."""
+    for size, suffix in ((1e12, "T"), (1e9, "B"), (1e6, "M"), (1e3, "K")):
+        if abs(value) >= size * 0.9995:  # what rounds to 1,000 of a unit is 1 of the next: $1B, not $1e+03M
+            return f"${value / size:.3g}{suffix}"
+    return f"${value:,.0f}"
+
+
+def _axis(top: float, label) -> dict:
+    """The y axis of values 0 … `top` (rounded up to a round number): tick positions and labels."""
+    ceiling = _round_up(top)
+    plot = HEIGHT - TOP - BOTTOM
+    ticks = [{"y": round(HEIGHT - BOTTOM - plot * i / TICKS, 1), "label": label(ceiling * i / TICKS)}
+             for i in range(TICKS + 1)]
+    return {"ceiling": ceiling, "ticks": ticks, "x0": LEFT, "x1": WIDTH - RIGHT, "base": HEIGHT - BOTTOM}
+
+
+def _round_up(value: float) -> float:
+    """The smallest of 1, 2, 2.5 or 5 times a power of ten, times TICKS, at or above `value` (1 for nothing)."""
+    if value <= 0:
+        return TICKS
+    step = value / TICKS
+    power = 10 ** math.floor(math.log10(step))
+    return TICKS * next(m * power for m in (1, 2, 2.5, 5, 10) if m * power >= step)
+
+
+def _y(value: float, axis: dict) -> float:
+    return round(HEIGHT - BOTTOM - value / axis["ceiling"] * (HEIGHT - TOP - BOTTOM), 1)
 
 
 def _line_chart(manager: str, points: list[dict]) -> dict:
-    """Book value per quarter as an SVG polyline with one circle per quarter (x by order, y scaled to the max)."""
-    top = max((p["value"] for p in points), default=0) or 1
-    step = (WIDTH - 2 * PAD) / max(len(points) - 1, 1)
-    placed = [
-        {"x": round(PAD + i * step, 1), "y": round(HEIGHT - PAD - p["value"] / top * (HEIGHT - 2 * PAD), 1),
-         "label": f"{p['quarter']}: ${p['value']:,}"}
-        for i, p in enumerate(points)
-    ]
-    return {"title": manager, "width": WIDTH, "height": HEIGHT, "points": placed,
-            "path": " ".join(f"{p['x']},{p['y']}" for p in placed),
-            "first": points[0]["quarter"] if points else "", "last": points[-1]["quarter"] if points else ""}
+    """A manager's book value per quarter: a polyline, a point and its value at each quarter, quarters on x."""
+    axis = _axis(max((p["value"] for p in points), default=0), money)
+    step = (WIDTH - LEFT - RIGHT) / max(len(points), 1)
+    placed = [{"x": round(LEFT + (i + 0.5) * step, 1), "y": _y(p["value"], axis), "value": money(p["value"]),
+               "quarter": p["quarter"], "label": _quarter(p["quarter"]), "title": f"{p['quarter']}: ${p['value']:,}"}
+              for i, p in enumerate(points)]
+    return {"title": f"{manager}: book value per quarter", "width": WIDTH, "height": HEIGHT, "axis": axis,
+            "points": placed, "path": " ".join(f"{p['x']},{p['y']}" for p in placed),
+            "xTitle": "quarter end", "yTitle": "book value (US$)"}
 
 
-def _bar_chart(counts: list[dict]) -> dict:
-    """Ticker count per view mode as SVG bars."""
-    top = max((c["tickers"] for c in counts), default=0) or 1
-    width = (WIDTH - 2 * PAD) / max(len(counts), 1)
-    bars = [
-        {"x": round(PAD + i * width + 4, 1), "width": round(width - 8, 1),
-         "height": round(c["tickers"] / top * (HEIGHT - 2 * PAD), 1), "mode": c["mode"], "tickers": c["tickers"]}
-        for i, c in enumerate(counts)
-    ]
-    for bar in bars:
-        bar["y"] = round(HEIGHT - PAD - bar["height"], 1)
-    return {"width": WIDTH, "height": HEIGHT, "bars": bars, "base": HEIGHT - PAD}
+def _bar_chart(title: str, counts: list[tuple[str, int]], x_title: str, y_title: str) -> dict:
+    """One bar per category with its count written above it; categories on x, counts on y."""
+    axis = _axis(max((count for _, count in counts), default=0), lambda v: f"{v:g}")
+    step = (WIDTH - LEFT - RIGHT) / max(len(counts), 1)
+    bars = []
+    for i, (name, count) in enumerate(counts):
+        top = _y(count, axis)
+        bars.append({"x": round(LEFT + i * step + 4, 1), "width": round(step - 8, 1), "y": top,
+                     "height": round(axis["base"] - top, 1), "middle": round(LEFT + (i + 0.5) * step, 1),
+                     "name": name, "count": count})
+    return {"title": title, "width": WIDTH, "height": HEIGHT, "axis": axis, "bars": bars,
+            "xTitle": x_title, "yTitle": y_title}
+
+
+def _quarter(day: str) -> str:
+    """2020-09-30 → 2020 Q3: short enough for a dozen quarters on one axis."""
+    return f"{day[:4]} Q{(int(day[5:7]) + 2) // 3}"

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from builder.research.changes.listing import undecided_lines
+from builder.review.verdict import verdict_lines
 
 
 def review_lines(result: dict) -> list[str]:
     against = result["against"] or "nothing promoted"
-    lines = [f"review of {result['candidate']} (as of {result['asOf']['candidate']}) against {against}"]
+    lines = [f"review of {result['candidate']} (as of {result['asOf']['candidate']}) against {against}",
+             *verdict_lines(result["verdict"])]
     versions = result["versions"]
     lines.append(f"versions: {versions['count']['candidate']} (promoted: {versions['count']['against']})")
     for entry in versions["added"]:
@@ -30,9 +32,19 @@ def review_lines(result: dict) -> list[str]:
     undecided = result["undecided"]
     lines.append(f"undecided changes: {undecided['count']}, {undecided['open']} open (not published by the promoted release)")
     lines += undecided_lines([u for u in undecided["changes"] if u["open"]], "  open")
-    lines.append("largest position changes (latest version):")
-    lines += [f"  {m['manager']}/{m['ticker']}: {m['before']:,} → {m['after']:,} ({m['delta']:+,})" for m in result["changes"]]
+    lines.append(f"largest trades of the latest quarter, per kind (by shares traded at the quarter's price, never by "
+                 f"change of market value): {_kinds(result['kinds'])}")
+    lines += [f"  {t['kind']:<8} {t['manager']}/{t['ticker']}{'' if t['mapped'] else ' (no ticker: CUSIP)'}: "
+              f"{t['shareDelta']:+,} shares; value {t['fromValue']:,} → {t['toValue']:,} = trade {t['tradeEffect']:+,} "
+              f"+ price {t['priceEffect']:+,}" for t in result["trades"]]
+    lines.append("book value per manager, latest quarter: change = trades + undecided + price")
+    lines += [f"  {b['manager']}: {b['before']:,} → {b['after']:,} ({b['change']:+,}) = trades {b['tradeEffect']:+,} "
+              f"+ undecided {b['undecided']:+,} + price {b['priceEffect']:+,}" for b in result["bridges"]]
     return lines
+
+
+def _kinds(kinds: list[dict]) -> str:
+    return ", ".join(f"{k['count']} {k['kind']}" for k in kinds if k["count"])
 
 
 def _span(quarters: list[str]) -> str:

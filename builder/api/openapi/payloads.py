@@ -52,11 +52,15 @@ def diff_schemas() -> dict[str, Schema]:
             "sources": array(closed({
                 "managerId": STRING, "fromAccessions": STRINGS, "toAccessions": STRINGS, "amendments": STRINGS,
             })),
+            "warnings": closed({"appeared": array(ref("ArtifactWarning")), "disappeared": array(ref("ArtifactWarning"))},
+                               description="Warnings about the pack and the view's managers that appeared since `from` "
+                               "(in `to` or a version between) and those `to` no longer has."),
             "policy": array(ref("PolicyChange")),
         }, description="What changed between two versions over one view; never why."),
         "PositionChange": closed({
             "managerId": STRING,
             "ticker": STRING,
+            "mapped": {**BOOLEAN, "description": "false: securities.csv has no ticker for it; `ticker` is its CUSIP."},
             "kind": {**enum(SHARE_CHANGES), "description": "The trade, measured against the older book carried through "
                      "the corporate actions between the versions: new, added, reduced, unchanged, exited; converted "
                      "(ended through a corporate action, not sold); undecided (not counted as bought or sold)."},
@@ -106,6 +110,8 @@ def explanation_schemas() -> dict[str, Schema]:
                 "ranks": mapping(ETHOS_IDS, {"type": ["integer", "null"], "minimum": 1}),
             }),
             "sourceRecords": array(closed({"managerId": STRING, **artifact_properties("filing")})),
+            "warnings": {**array(ref("ArtifactWarning")), "description": "The view's warnings about the pack, the "
+                         "explained managers' filings and this security (an unmapped CUSIP among them)."},
             "limitations": STRINGS,
             "policy": nullable(closed({
                 "signal": SIGNAL, "executionEnabled": NO_EXECUTION, "blockingReasons": STRINGS, "warnings": STRINGS,

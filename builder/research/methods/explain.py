@@ -191,6 +191,14 @@ def _limitations(row: dict, changes: Sequence[dict], artifact: dict, policy: dic
     return notes + (list(policy["warnings"]) if policy else [])
 
 
+def _warnings(view: dict, changes: Sequence[dict]) -> list[dict]:
+    """The view's warnings about what this explanation rests on: the pack, the filings of the managers it explains,
+    and its securities (a CUSIP without a ticker is an unmapped-cusip warning here too)."""
+    managers, cusips = {c["managerId"] for c in changes}, {c["cusip"] for c in changes}
+    return [w for w in view["warnings"]
+            if w["manager"] is None or (w["manager"] in managers and w["cusip"] in (None, *cusips))]
+
+
 def explain_position(ticker: str, view: dict, artifact: dict, scores: dict, policy: dict | None = None) -> dict:
     """Why `ticker` is in `view`: changes, short cited statements, scores, overlap, sources, limitations."""
     return explainer(view, artifact, scores, policy)(ticker)
@@ -219,6 +227,7 @@ def explainer(view: dict, artifact: dict, scores: dict, policy: dict | None = No
             "ethos": ethos,
             "overlap": overlap,
             "sourceRecords": _source_records(statements, index),
+            "warnings": _warnings(view, changes),
             "limitations": _limitations(row, changes, artifact, policy),
             "policy": None if policy is None else {
                 key: policy[key] for key in ("signal", "executionEnabled", "blockingReasons", "warnings")

@@ -9,6 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date
 
+from builder.research.caveats import for_managers
 from builder.research.quarters import FILING_DEADLINE_DAYS
 from builder.research.views import entries
 
@@ -23,7 +24,8 @@ TOP_TICKER_MAX_SHARE = 0.25
 TOP_FIVE_MAX_SHARE = 0.40
 TOP_GROUP = 5  # the "top five" of the concentration check
 SHARE_DIGITS = 4  # shares of value are reported as fractions to 4 places (0.01%)
-OWN_CHECK_WARNINGS = ("fixture-data", "unmapped-cusip")  # scope warnings that have a check of their own
+CONFIDENTIAL = ("confidential-omitted", "confidential-omitted-previous")  # a filing of the quarter or the one before
+OWN_CHECK_WARNINGS = ("fixture-data", "unmapped-cusip", *CONFIDENTIAL)  # scope warnings that have a check of their own
 LISTED = 5  # a reason names at most this many positions or CUSIPs; the count gives the rest
 
 
@@ -44,11 +46,13 @@ class BookFacts:
     uncited: list[tuple[str, str]]  # (manager, ticker) of entries that cite no source row
     stray: list[tuple[str, str]]  # (manager, ticker) of held positions citing a filing outside the manager's book
     unmapped: list[tuple[str, str, str]]  # (manager, ticker, CUSIP) of entries keyed by CUSIP
+    unmapped_other: list[tuple[str, str]]  # (manager, CUSIP) of option and PRN rows without a ticker
 
 
 def book_facts(artifact: dict) -> BookFacts:
     counts: dict[str, Counter[str]] = {}
     uncited, stray, unmapped = [], [], []
+    other = [(m["id"], h["cusip"]) for m in artifact["managers"] for h in m["otherHoldings"] if not h["mapped"]]
     for manager in artifact["managers"]:
         manager_id, filed = manager["id"], {f["accession"] for f in manager["filings"]}
         counts[manager_id] = tickers = Counter[str]()
@@ -62,7 +66,7 @@ def book_facts(artifact: dict) -> BookFacts:
                 stray.append((manager_id, ticker))
             if not entry["mapped"]:
                 unmapped.append((manager_id, ticker, entry["cusip"]))
-    return BookFacts(counts, uncited, stray, unmapped)
+    return BookFacts(counts, uncited, stray, unmapped, other)
 
 
 @dataclass
@@ -77,6 +81,11 @@ class Subject:
     @functools.cached_property
     def selected(self) -> set[str]:
         return set(self.view["managers"])
+
+    @functools.cached_property
+    def warnings(self) -> list[dict]:
+        """The version's warnings about the pack and the selected managers: what the view is told, nothing else."""
+        return for_managers(self.artifact["warnings"], self.selected)
 
     @functools.cached_property
     def tickers(self) -> set[str]:
@@ -134,10 +143,13 @@ def _fixture_data(subject: Subject) -> tuple[Outcome, str]:
 
 def _unmapped_securities(subject: Subject) -> tuple[Outcome, str]:
     unmapped = sorted({cusip for m, t, cusip in subject.facts.unmapped if subject.in_view(m, t)})
-    if unmapped:
-        listed = ", ".join(unmapped[:LISTED])
-        return Outcome.WARN, f"{len(unmapped)} security(ies) have no ticker and are keyed by CUSIP: {listed}."
-    return Outcome.PASS, "Every security in the view maps to a ticker."
+    rows = sorted({cusip for m, cusip in subject.facts.unmapped_other if m in subject.selected} - set(unmapped))
+    if unmapped or rows:
+        found = [*unmapped, *rows]
+        listed = ", ".join(found[:LISTED])
+        also = f" ({len(rows)} of them in option or PRN rows only)" if rows else ""
+        return Outcome.WARN, f"{len(found)} security(ies) have no ticker and are keyed by CUSIP{also}: {listed}."
+    return Outcome.PASS, "Every security in the view, option and PRN rows included, maps to a ticker."
 
 
 def _concentration(subject: Subject) -> tuple[Outcome, str]:
@@ -164,13 +176,22 @@ def _empty_view(subject: Subject) -> tuple[Outcome, str]:
     return Outcome.PASS, f"{len(held)} ticker(s) are held in the view."
 
 
+def _confidential_omissions(subject: Subject) -> tuple[Outcome, str]:
+    found = [w for w in subject.warnings if w["code"] in CONFIDENTIAL]
+    if not found:
+        return Outcome.PASS, "No filing of the view's managers for this quarter or the one before omits positions."
+    named = sorted({f"{w['manager']} {w['accession']} ({w['quarter']})" for w in found})
+    listed = ", ".join(named[:LISTED]) + (f" and {len(named) - LISTED} more" if len(named) > LISTED else "")
+    return Outcome.WARN, (f"{len(named)} filing(s) omit positions under confidential treatment: {listed}; the book is "
+                          "incomplete and a position first reported after it may have been held all along.")
+
+
 def _scope_warnings(subject: Subject) -> tuple[Outcome, str]:
-    artifact = subject.artifact
-    codes = sorted({w["code"] for w in artifact["warnings"] if w["code"] not in OWN_CHECK_WARNINGS})
-    count = sum(1 for w in artifact["warnings"] if w["code"] not in OWN_CHECK_WARNINGS)
-    if codes:
-        return Outcome.WARN, f"{count} scope warning(s) limit the filings behind this version: {', '.join(codes)}."
-    return Outcome.PASS, "The filings behind this version carry no scope warnings."
+    others = [w for w in subject.warnings if w["code"] not in OWN_CHECK_WARNINGS]
+    if others:
+        codes = ", ".join(sorted({w["code"] for w in others}))
+        return Outcome.WARN, f"{len(others)} scope warning(s) limit the filings behind this view: {codes}."
+    return Outcome.PASS, "The filings behind this view carry no scope warnings."
 
 
 CHECKS: tuple[tuple[str, str, str, _Check], ...] = (
@@ -185,16 +206,21 @@ CHECKS: tuple[tuple[str, str, str, _Check], ...] = (
     ("fixture-data", "Fixture data",
      "warn if the artifact is built from the fictional fixture; else pass", _fixture_data),
     ("unmapped-securities", "Securities without a ticker",
-     "warn if a position of the view is keyed by CUSIP (not in securities.csv); else pass", _unmapped_securities),
+     "warn if a position of the view, or an option or PRN row of a selected manager, is keyed by CUSIP (not in "
+     "securities.csv); else pass", _unmapped_securities),
     ("concentration", "Concentration of the view's value",
      f"share = round(ticker value / view value, {SHARE_DIGITS}) over current holdings; warn if the top ticker's "
      f"share > {TOP_TICKER_MAX_SHARE} or the top {TOP_GROUP} tickers' > {TOP_FIVE_MAX_SHARE}; pass when the view "
      "holds no value", _concentration),
     ("empty-view", "A view with no holdings gives no signal",
      "block if no ticker of the view has a current holder (no signal: stay in cash); else pass", _empty_view),
+    ("confidential-omissions", "Positions omitted under confidential treatment",
+     "warn, naming each manager, accession and quarter, if a filing of a selected manager for the quarter omits "
+     "positions under confidential treatment (isConfidentialOmitted), or one for the quarter before does and no NEW "
+     "HOLDINGS amendment disclosed them; else pass", _confidential_omissions),
     ("scope-warnings", "Scope warnings of the filings",
-     f"warn if the artifact carries a scope warning other than {', '.join(OWN_CHECK_WARNINGS)} "
-     "(those have their own checks); else pass", _scope_warnings),
+     f"warn if the version carries a scope warning about the pack or a selected manager other than "
+     f"{', '.join(OWN_CHECK_WARNINGS)} (those have their own checks); else pass", _scope_warnings),
 )
 CHECK_IDS: tuple[str, ...] = tuple(check[0] for check in CHECKS)
 # Published with every audit export: the thresholds and the rule of each check.

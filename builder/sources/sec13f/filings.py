@@ -13,6 +13,8 @@ from builder.records import Filing, HoldingRow, ManagerConfig, ScopeWarning, Sou
 from builder.sources.files import DEFAULT_LIMITS, Limits, hidden, read_bounded, relative, walk
 from builder.sources.sec13f.cache import ParseCache
 from builder.sources.sec13f.document import InformationTable, PrimaryDocument
+from builder.sources.sec13f.filing_dates import FILE_NAME as DATES_FILE
+from builder.sources.sec13f.filing_dates import RecordedDate, parse_filing_dates
 from builder.sources.sec13f.pairing import LooseDocument, Pair, pair_documents
 from builder.sources.sec13f.parsed import READ_FORMS, Envelope, Parsed, parse_file
 from builder.sources.sec13f.rules import build_filing, subject
@@ -67,6 +69,7 @@ def read_filing_tree(directory: Path, base: Path, cache: ParseCache | None = Non
         return _result([], [], [problem], [])
     files: list[SourceFile] = []
     outcomes: list[_Outcome] = []
+    recorded: dict[str, RecordedDate] = {}
     for path in walk(directory):
         source = relative(path, base)
         data = _read(path, source, limits)
@@ -75,8 +78,12 @@ def read_filing_tree(directory: Path, base: Path, cache: ParseCache | None = Non
             continue
         sha256 = hashlib.sha256(data).hexdigest()
         files.append(SourceFile(source, sha256, len(data)))
+        if path == directory / DATES_FILE:  # EDGAR's filing dates, beside the filings (ras fetch writes it)
+            recorded, problems = parse_filing_dates(data, source)
+            outcomes += problems
+            continue
         outcomes.append(_outcome(source, data, sha256, cache))
-    return _gathered(outcomes, files)
+    return _gathered(outcomes, files, recorded)
 
 
 def read_copycat_filings(
@@ -160,22 +167,24 @@ def _skip(source: str, form: str) -> ScopeWarning | None:
     raise DocumentError(f"is a {form} submission, not a 13F-HR or 13F-HR/A")
 
 
-def _gathered(outcomes: list[_Outcome], files: list[SourceFile]) -> FilingsRead:
+def _gathered(outcomes: list[_Outcome], files: list[SourceFile], recorded: dict[str, RecordedDate]) -> FilingsRead:
     problems = [outcome for outcome in outcomes if isinstance(outcome, SourceProblem)]
     skipped = [outcome for outcome in outcomes if isinstance(outcome, ScopeWarning)]
     parts = [outcome for outcome in outcomes if isinstance(outcome, _Parts)]
     pairs, alone = pair_documents([outcome for outcome in outcomes if isinstance(outcome, LooseDocument)])
     parts += [_joined(pair) for pair in pairs]
     problems += [_unpaired(d) for d in alone if not _partner_failed(d, problems, files)]
-    built = [_filing(part) for part in parts]
+    built = [_filing(part, recorded.get(part.accession)) for part in parts]
     problems += [outcome for outcome in built if isinstance(outcome, SourceProblem)]
     filings = [outcome for outcome in built if isinstance(outcome, Filing)]
     return _result(filings, skipped, problems, files)
 
 
-def _filing(part: _Parts) -> Filing | SourceProblem:
+def _filing(part: _Parts, recorded: RecordedDate | None) -> Filing | SourceProblem:
+    dated = (recorded.filed, recorded.record) if recorded else None
     try:
-        return build_filing(part.primary, part.rows, source=part.source, accession=part.accession, filed=part.filed)
+        return build_filing(part.primary, part.rows, source=part.source, accession=part.accession, filed=part.filed,
+                            recorded=dated)
     except DocumentError as exc:
         return SourceProblem(_first(part.source), f"{subject(part.source)} {exc.message}", exc.line)
 
@@ -221,7 +230,7 @@ def _duplicates(filings: list[Filing]) -> list[SourceProblem]:
             if same is None:
                 by_header.setdefault(header, []).append(filing)
                 continue
-        message = f"{subject(filing.source)} is the same filing as {same.source} (counted once only)"
+        message = f"{subject(filing.source)} is the same filing as {same.source}: remove one of them"
         problems.append(SourceProblem(_first(filing.source), message))
     return problems
 

@@ -8,7 +8,15 @@ from datetime import date
 from fractions import Fraction
 from pathlib import PurePosixPath
 
-from builder.records import Amendment, Filing, HoldingRow, ScopeWarning, ValueUnit
+from builder.records import (
+    FILED_FROM_HEADER,
+    FILED_FROM_SIGNATURE,
+    Amendment,
+    Filing,
+    HoldingRow,
+    ScopeWarning,
+    ValueUnit,
+)
 from builder.sources.sec13f.document import DocumentError, PrimaryDocument, Summary
 
 # Form 13F amendments (SEC Release 34-95148, 2022): filings made on or after 2023-01-03 report `value`
@@ -40,14 +48,14 @@ def build_filing(
     source: str,
     accession: str,
     filed: date | None,
+    recorded: tuple[date, str] | None = None,
 ) -> Filing:
-    """A Filing of a primary document and its rows; `filed` from a submission header, else signatureDate."""
-    filed = filed or primary.signature_date
-    if filed is None:
-        raise DocumentError("has no filing date: no submission header and no signatureDate")
+    """A Filing of a primary document and its rows, dated by `filed` (a submission header's), else by `recorded`
+    (EDGAR's filing date and the record line that gives it), else by its signatureDate with a warning."""
+    filed, filed_from, dating = filing_date(primary, source, filed, recorded)
     amendment, amendment_warnings = _amendment(primary, source)
     unit = decide_unit(rows, filed, source)
-    warnings = (*amendment_warnings, *((unit.warning,) if unit.warning else ()))
+    warnings = (*dating, *amendment_warnings, *((unit.warning,) if unit.warning else ()))
     return Filing(
         source=source,
         accession=accession,
@@ -67,7 +75,27 @@ def build_filing(
         confidential_omitted=bool(primary.summary and primary.summary.confidential_omitted),
         rows=rows,
         warnings=(*warnings, *summary_warnings(rows, primary.summary, source)),
+        filed_from=filed_from,
     )
+
+
+def filing_date(
+    primary: PrimaryDocument, source: str, filed: date | None, recorded: tuple[date, str] | None
+) -> tuple[date, str, tuple[ScopeWarning, ...]]:
+    """The filing date, where it comes from, and a `filing-date-estimated` warning when only the signature dates it.
+
+    A filing is point-in-time data from the day EDGAR accepted it, which may be days after it was signed (Berkshire's
+    13F-HR for 2015-12-31 was signed 2016-02-12 and filed 2016-02-16)."""
+    if filed is not None:
+        return filed, FILED_FROM_HEADER, ()
+    if recorded is not None:
+        return recorded[0], recorded[1], ()
+    signed = primary.signature_date
+    if signed is None:
+        raise DocumentError("has no filing date: no submission header, no EDGAR record and no signatureDate")
+    message = (f"{subject(source)} has no submission header and no line of filing_dates.csv (`ras fetch` writes it "
+               f"beside the filings) dates it: its filing date is estimated from its signatureDate {signed.isoformat()}")
+    return signed, FILED_FROM_SIGNATURE, (ScopeWarning("filing-date-estimated", message, source),)
 
 
 def decide_unit(rows: Sequence[HoldingRow], filed: date, source: str) -> UnitDecision:
