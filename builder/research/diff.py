@@ -130,9 +130,16 @@ def _carried(before: dict, after: dict, older: dict, newer: dict, between: Seque
 def _side(manager: dict, artifact: dict) -> Side:
     """A version's book of one manager at the key level (each position one lot under its first CUSIP)."""
     lots = {p["cusip"]: Lot(p["cusip"], p["shares"], p["value"], len(p["sources"]), p["issuer"]) for p in manager["positions"]}
-    keys = {e["cusip"]: e["ticker"] for _, e in entries(manager)}
+    keys = _Keys({e["cusip"]: e["ticker"] for _, e in entries(manager)})
     # omissions need no flag here: the versions between already left what they touch undecided
-    return Side(date.fromisoformat(artifact["quarter"]), lots, lambda cusip: keys.get(cusip, cusip), False)
+    return Side(date.fromisoformat(artifact["quarter"]), lots, keys.__getitem__, False)
+
+
+class _Keys(dict):
+    """CUSIP → position key; a CUSIP the version does not name is its own key (asked a million times a publish)."""
+
+    def __missing__(self, cusip: str) -> str:
+        return cusip
 
 
 def _legs(between: Sequence[dict]) -> list[CorporateAction]:

@@ -8,12 +8,12 @@ filing, both, none), so that only trades are ever counted as bought or sold.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
 from builder.records import ActionKind, CorporateAction
-from builder.research.changes.carry import Applied, Carried, carry
+from builder.research.changes.carry import Applied, Carried, Lot, carry
 from builder.research.changes.undecided import Side, candidates
 
 CHANGE_KINDS = ("new", "added", "reduced", "unchanged", "exited", "converted", "undecided", "unknown")
@@ -70,9 +70,9 @@ def _keys(lots: Iterable[str], key) -> dict[str, list[str]]:
 def _held(cusips: list[str], sources: list[str], before: list[str], earlier: Side, later: Side, carried: Carried,
           found: dict) -> dict:
     """The change of one later position: its CUSIPs as filed, the carried CUSIPs under its key, the earlier ones."""
-    filed = sum(later.lots[c].shares for c in cusips)
-    exact = sum(carried.shares[x] for x in sources)
-    previous = sum(earlier.lots[c].shares for c in before)
+    filed = _total(later.lots, cusips)
+    exact = sum(carried.shares[x] for x in sources) if len(sources) != 1 else carried.shares[sources[0]]
+    previous = _total(earlier.lots, before)
     # most books cross a quarter untouched by any corporate action or undecided rule: skip what cannot apply
     applied = _unique(a for x in sources if x in carried.moved for a in carried.moved[x]) if carried.moved else []
     citations = [_citation(a, earlier, later) for a in applied]
@@ -89,6 +89,11 @@ def _held(cusips: list[str], sources: list[str], before: list[str], earlier: Sid
     delta = filed - carried_shares if residual else 0
     kind = "new" if exact == 0 else "added" if delta > 0 else "reduced" if delta < 0 else "unchanged"
     return _change(kind, previous, carried_shares, delta, _cause(bool(delta), bool(applied)), citations)
+
+
+def _total(lots: Mapping[str, Lot], cusips: list[str]) -> int:
+    """The shares of `cusips` in `lots` (most positions are one CUSIP)."""
+    return lots[cusips[0]].shares if len(cusips) == 1 else sum(lots[c].shares for c in cusips)
 
 
 def _received_on_parent_trades(residual: Fraction, sources: list[str], later: Side, carried: Carried) -> bool:
