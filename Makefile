@@ -24,8 +24,9 @@ publish: install
 run: publish
 	$(BIN)/ras serve --releases $(RELEASES) --host $(HOST) --port $(PORT)
 
-# Slow reliability tests (crash trials, soak) run in .ci/run after `make test`: `make test-slow`.
-PYTEST_ARGS ?= -m "not slow"
+# The suite runs on every core (at most four workers; one test file per worker at a time, so a file's fixtures are
+# made once). Slow reliability tests (crash trials, soak) run alone in .ci/run after `make test`: `make test-slow`.
+PYTEST_ARGS ?= -m "not slow" -n auto --maxprocesses 4 --dist loadfile
 
 test: install-test
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
