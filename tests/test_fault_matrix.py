@@ -28,7 +28,7 @@ from tests.servers import child_env
 from tests.test_reliability import changed_fixture
 
 PUBLISH_STEPS = [step for step in STEPS if step != "export"]
-# A kill costs a child process and a second run: that column runs in the slow suite (`make test-slow`).
+# A kill costs a child process and a second run: that column is marked slow (`make test-quick` leaves it out).
 FAULT_PARAMS = [pytest.param(fault, marks=pytest.mark.slow) if fault == "SIGKILL" else fault for fault in FAULTS]
 EXIT_CODES = {"ENOSPC": EXIT_NO_SPACE, "EACCES": EXIT_NO_PERMISSION, "EROFS": EXIT_NO_PERMISSION, "EIO": EXIT_IO}
 # What a killed or failed run may leave, by name: none of it may stay after a non-zero exit (or after the next run).
