@@ -101,7 +101,8 @@ def without_newest_quarter(tree: Path, out: Path) -> Path:
     shutil.rmtree(out, ignore_errors=True)
     shutil.copytree(tree, out, copy_function=os.link)
     for manager in sorted((out / "sec13f").iterdir()):
-        shutil.rmtree(max(manager.iterdir()))  # accession <cik>-<yy>-<sequence>: the last is the newest filing
+        # accession folders <cik>-<yy>-<sequence>: the last is the newest filing (filing_dates.csv stays)
+        shutil.rmtree(max(folder for folder in manager.iterdir() if folder.is_dir()))
     return out
 
 
