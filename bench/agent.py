@@ -56,8 +56,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--positions", type=int, default=60, help="long-equity positions per book")
     parser.add_argument("--work", type=Path, default=None, help="where the trees go (default: a temporary dir)")
     args = parser.parse_args(argv)
-    print(f"load average {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f} {os.getloadavg()[2]:.2f}; "
-          f"{os.cpu_count()} CPUs (shared machine: seconds are noisy, bytes are exact)")
+    print(
+        f"load average {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f} {os.getloadavg()[2]:.2f}; "
+        f"{os.cpu_count()} CPUs (shared machine: seconds are noisy, bytes are exact)"
+    )
     print(f"{'managers':>8} {'mode':<12} {'payload B':>10} {'answer B':>12} {'payload/answer':>15} {'seconds':>8}")
     over = False
     with tempfile.TemporaryDirectory() as scratch:

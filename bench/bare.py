@@ -49,8 +49,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--body", type=Path, required=True, help="the bytes every answer carries")
     parser.add_argument("--etag", default=None, help="the ETag of GET answers, quotes included")
     parser.add_argument("--header", type=header, action="append", default=[], help="another answer header")
-    parser.add_argument("--keep", action="append", default=None,
-                        help=f"a header a 304 keeps (repeat; default {', '.join(NOT_MODIFIED_HEADERS)})")
+    parser.add_argument(
+        "--keep",
+        action="append",
+        default=None,
+        help=f"a header a 304 keeps (repeat; default {', '.join(NOT_MODIFIED_HEADERS)})",
+    )
     args = parser.parse_args(argv)
     keep = tuple(args.keep) if args.keep else NOT_MODIFIED_HEADERS
     app = create_app(args.body.read_bytes(), args.etag, dict(args.header), keep)

@@ -27,8 +27,13 @@ SEC_CAP = 10.0  # requests per second, SEC fair access
 
 
 def ras(*args: str, **env: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "builder.cli", *args], env={**child_env(), **env},
-                          capture_output=True, text=True, timeout=600)
+    return subprocess.run(
+        [sys.executable, "-m", "builder.cli", *args],
+        env={**child_env(), **env},
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
 
 
 def bench_fetch(root: Path) -> None:
@@ -40,15 +45,21 @@ def bench_fetch(root: Path) -> None:
         seen = sorted(s.at for s in edgar.log.seen)
         span = seen[-1] - seen[0]
         average = (len(seen) - 1) / span
-        print(f"first fetch: exit {first.returncode}, {len(seen)} requests in {seconds:.2f} s wall "
-              f"({span:.2f} s first to last request)")
-        print(f"  average {average:.2f} req/s = {average / SEC_CAP:.3f} of the {SEC_CAP:.0f}/s cap; "
-              f"most in any one second {edgar.log.most_in_one_second()}")
+        print(
+            f"first fetch: exit {first.returncode}, {len(seen)} requests in {seconds:.2f} s wall "
+            f"({span:.2f} s first to last request)"
+        )
+        print(
+            f"  average {average:.2f} req/s = {average / SEC_CAP:.3f} of the {SEC_CAP:.0f}/s cap; "
+            f"most in any one second {edgar.log.most_in_one_second()}"
+        )
         before = {p: p.stat().st_mtime_ns for p in root.rglob("*")}
         count = len(edgar.log.seen)
         again = ras("fetch", "--source", str(root), "--edgar-url", base, "--since", SINCE, "--user-agent", USER_AGENT)
         changed = sum(1 for p in root.rglob("*") if before.get(p) != p.stat().st_mtime_ns)
-        print(f"re-run: exit {again.returncode}, {len(edgar.log.seen) - count} requests, {changed} files written or changed")
+        print(
+            f"re-run: exit {again.returncode}, {len(edgar.log.seen) - count} requests, {changed} files written or changed"
+        )
 
 
 def bench_securities(root: Path) -> None:
@@ -62,8 +73,10 @@ def bench_securities(root: Path) -> None:
             started = time.perf_counter()
             result = ras("securities", "--source", str(tree), "--openfigi-url", base, **env)
             seconds = time.perf_counter() - started
-        print(f"securities {'with' if key else 'without'} an API key: exit {result.returncode}, {sum(openfigi.jobs)} CUSIPs "
-              f"in {len(openfigi.jobs)} requests, {seconds:.2f} s (stand-in window {openfigi.limit}/{openfigi.window:.0f} s)")
+        print(
+            f"securities {'with' if key else 'without'} an API key: exit {result.returncode}, {sum(openfigi.jobs)} CUSIPs "
+            f"in {len(openfigi.jobs)} requests, {seconds:.2f} s (stand-in window {openfigi.limit}/{openfigi.window:.0f} s)"
+        )
 
 
 def main() -> None:
@@ -72,7 +85,9 @@ def main() -> None:
     work = parser.parse_args().work
     shutil.rmtree(work, ignore_errors=True)
     root = empty_tree(work / "source")
-    print(f"machine: {os.cpu_count()} CPUs, load average {' '.join(f'{x:.2f}' for x in os.getloadavg())} (shared, noisy)")
+    print(
+        f"machine: {os.cpu_count()} CPUs, load average {' '.join(f'{x:.2f}' for x in os.getloadavg())} (shared, noisy)"
+    )
     bench_fetch(root)
     bench_securities(root)
 

@@ -60,8 +60,19 @@ def export_tree(releases: Path, out: Path, nginx_port: int, app_port: int) -> No
     shutil.rmtree(out, ignore_errors=True)
     out.mkdir(parents=True)
     os.chmod(out, 0o755)
-    result = measure(ras("export", "--releases", str(releases), "--out", str(out), "--listen", str(nginx_port),
-                         "--upstream", f"http://{HOST}:{app_port}"))
+    result = measure(
+        ras(
+            "export",
+            "--releases",
+            str(releases),
+            "--out",
+            str(out),
+            "--listen",
+            str(nginx_port),
+            "--upstream",
+            f"http://{HOST}:{app_port}",
+        )
+    )
     if result.returncode:
         raise SystemExit(f"ras export failed: {result.stderr[-2000:]}")
     conf = (out / "nginx.conf").read_text().replace("worker_processes auto;", "worker_processes 1;")
@@ -88,10 +99,23 @@ def bare_command(
     304 (`not_modified`), when given."""
     _, headers, body = answer
     (work / "bare-body.json").write_bytes(body)
-    extra = [arg for name, value in headers.items() if name not in TRANSPORT for arg in ("--header", f"{name}: {value}")]
+    extra = [
+        arg for name, value in headers.items() if name not in TRANSPORT for arg in ("--header", f"{name}: {value}")
+    ]
     keep = [arg for name in not_modified or () if name not in TRANSPORT - {"etag"} for arg in ("--keep", name)]
-    return [sys.executable, "-m", "bench.bare", "--port", str(port), "--body", str(work / "bare-body.json"),
-            "--etag", headers["etag"], *extra, *keep]
+    return [
+        sys.executable,
+        "-m",
+        "bench.bare",
+        "--port",
+        str(port),
+        "--body",
+        str(work / "bare-body.json"),
+        "--etag",
+        headers["etag"],
+        *extra,
+        *keep,
+    ]
 
 
 def checked_targets(ports: dict[str, int], object_target: str) -> dict[str, tuple[str, str]]:
@@ -121,13 +145,18 @@ def compare(args: argparse.Namespace, releases: Path) -> list[dict]:
         processes = {"app": stack.enter_context(server(serve, ports["app"], args.work / "get-app.log"))}
         answer = get(ports["app"], LATEST)
         not_modified = get(ports["app"], LATEST, {"If-None-Match": answer[1]["etag"]})[1]
-        processes["bare"] = stack.enter_context(server(bare_command(args.work, ports["bare"], answer, not_modified),
-                                                       ports["bare"], args.work / "get-bare.log"))
+        processes["bare"] = stack.enter_context(
+            server(
+                bare_command(args.work, ports["bare"], answer, not_modified), ports["bare"], args.work / "get-bare.log"
+            )
+        )
         export, minimal = args.work / "export-get", args.work / "minimal-get"
         export_tree(releases, export, ports["export"], ports["app"])
         minimal_tree(export, minimal, ports["minimal"])
         for name, out in (("export", export), ("minimal", minimal)):
-            processes[name] = stack.enter_context(server(nginx_command(out), ports[name], args.work / f"get-{name}.log"))
+            processes[name] = stack.enter_context(
+                server(nginx_command(out), ports[name], args.work / f"get-{name}.log")
+            )
         targets = checked_targets(ports, f"/objects/{answer[1]['etag'].strip(chr(34))}.json")
         names = list(ports)
         for repeat in range(args.repeat):
@@ -139,8 +168,16 @@ def compare(args: argparse.Namespace, releases: Path) -> list[dict]:
                         before = cpu_seconds(processes[name].pid)
                         load = wrk(f"http://{HOST}:{ports[name]}{target}", connections, args.seconds, headers)
                         cpu = (cpu_seconds(processes[name].pid) - before) / max(load.requests, 1)
-                        runs.append({"server": name, "connections": connections, "status": status, "repeat": repeat,
-                                     "cpuUs": cpu * 1e6, **load.as_dict()})
+                        runs.append(
+                            {
+                                "server": name,
+                                "connections": connections,
+                                "status": status,
+                                "repeat": repeat,
+                                "cpuUs": cpu * 1e6,
+                                **load.as_dict(),
+                            }
+                        )
     return runs
 
 
@@ -155,8 +192,15 @@ def workers(args: argparse.Namespace, releases: Path) -> list[dict]:
             etag = get(port, LATEST)[1]["etag"]
             for status, headers in ((200, ()), (304, (f"If-None-Match: {etag}",))):
                 load = wrk(f"http://{HOST}:{port}{LATEST}", connections, args.seconds, headers)
-                runs.append({"server": f"workers-{count}", "workers": count, "connections": connections,
-                             "status": status, **load.as_dict()})
+                runs.append(
+                    {
+                        "server": f"workers-{count}",
+                        "workers": count,
+                        "connections": connections,
+                        "status": status,
+                        **load.as_dict(),
+                    }
+                )
     return runs
 
 
@@ -166,16 +210,28 @@ def medians(runs: list[dict]) -> dict[tuple[str, int, int], dict]:
     for run in runs:
         grouped.setdefault((run["server"], run["connections"], run["status"]), []).append(run)
     middle = lambda group, field: statistics.median(r[field] for r in group)  # noqa: E731
-    return {key: {"rps": middle(group, "rps"), "p50Ms": middle(group, "p50Ms"), "p99Ms": middle(group, "p99Ms"),
-                  "cpuUs": middle(group, "cpuUs") if all("cpuUs" in r for r in group) else None,
-                  "errors": sum(r["errors"] for r in group)} for key, group in grouped.items()}
+    return {
+        key: {
+            "rps": middle(group, "rps"),
+            "p50Ms": middle(group, "p50Ms"),
+            "p99Ms": middle(group, "p99Ms"),
+            "cpuUs": middle(group, "cpuUs") if all("cpuUs" in r for r in group) else None,
+            "errors": sum(r["errors"] for r in group),
+        }
+        for key, group in grouped.items()
+    }
 
 
 def per_run_ratios(runs: list[dict], measured: str, reference: str, connections: int, status: int) -> str:
     """Each repeat's ratio: the two servers ran one after the other, so the load they met was alike."""
+
     def rps(server: str) -> dict[int, float]:
-        return {r["repeat"]: r["rps"] for r in runs
-                if (r["server"], r["connections"], r["status"]) == (server, connections, status)}
+        return {
+            r["repeat"]: r["rps"]
+            for r in runs
+            if (r["server"], r["connections"], r["status"]) == (server, connections, status)
+        }
+
     mine, theirs = rps(measured), rps(reference)
     return " / ".join(f"{mine[repeat] / theirs[repeat]:.2f}" for repeat in sorted(mine))
 
@@ -192,28 +248,54 @@ def summarise(runs: list[dict], scaling: list[dict]) -> tuple[list[list], list[d
             for connections in sorted({r["connections"] for r in runs}):
                 mine, theirs = found[(measured, connections, status)], found[(reference, connections, status)]
                 ratio = mine["rps"] / theirs["rps"]
-                rows.append([f"{measured} / {reference}", status, connections, f"{mine['rps']:.0f}",
-                             f"{theirs['rps']:.0f}", f"{ratio:.2f}",
-                             per_run_ratios(runs, measured, reference, connections, status),
-                             f"{mine['cpuUs']:.0f} / {theirs['cpuUs']:.0f} ({theirs['cpuUs'] / mine['cpuUs']:.2f})",
-                             latency(mine), latency(theirs), f"{mine['errors']} / {theirs['errors']}"])
-                targets.append(report.target(
-                    f"{measured} ≥ {goal} × {reference} requests/s on {status}s at {connections} connections",
-                    ratio >= goal, f"{ratio:.3f}×"))
+                rows.append(
+                    [
+                        f"{measured} / {reference}",
+                        status,
+                        connections,
+                        f"{mine['rps']:.0f}",
+                        f"{theirs['rps']:.0f}",
+                        f"{ratio:.2f}",
+                        per_run_ratios(runs, measured, reference, connections, status),
+                        f"{mine['cpuUs']:.0f} / {theirs['cpuUs']:.0f} ({theirs['cpuUs'] / mine['cpuUs']:.2f})",
+                        latency(mine),
+                        latency(theirs),
+                        f"{mine['errors']} / {theirs['errors']}",
+                    ]
+                )
+                targets.append(
+                    report.target(
+                        f"{measured} ≥ {goal} × {reference} requests/s on {status}s at {connections} connections",
+                        ratio >= goal,
+                        f"{ratio:.3f}×",
+                    )
+                )
     errors = sum(r["errors"] for r in runs + scaling)
     targets.append(report.target("zero errors", errors == 0, f"{errors} errors"))
     for run in scaling:
         one = found[("workers-1", run["connections"], run["status"])]
-        rows.append([f"app --workers {run['workers']} / 1", run["status"], run["connections"], f"{run['rps']:.0f}",
-                     f"{one['rps']:.0f}", f"{run['rps'] / one['rps']:.2f}", "—", latency(run), latency(one),
-                     f"{run['errors']} / {one['errors']}"])
+        rows.append(
+            [
+                f"app --workers {run['workers']} / 1",
+                run["status"],
+                run["connections"],
+                f"{run['rps']:.0f}",
+                f"{one['rps']:.0f}",
+                f"{run['rps'] / one['rps']:.2f}",
+                "—",
+                latency(run),
+                latency(one),
+                f"{run['errors']} / {one['errors']}",
+            ]
+        )
     return rows, targets
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--releases", type=Path, default=None,
-                        help="a releases directory (default: publish the fixture)")
+    parser.add_argument(
+        "--releases", type=Path, default=None, help="a releases directory (default: publish the fixture)"
+    )
     parser.add_argument("--seconds", type=int, default=6, help="duration of each wrk run")
     parser.add_argument("--repeat", type=int, default=3, help="runs per server and case; the median counts")
     parser.add_argument("--connections", default="32,256")
@@ -228,21 +310,30 @@ def main(argv: list[str] | None = None) -> int:
     scaling = [] if args.no_workers else workers(args, releases)
     rows, targets = summarise(runs, scaling)
     headers = ["servers", "status", "connections", "req/s", "reference req/s", "ratio", "ratio per run",
-               "server CPU µs per answer: this / reference (reference ÷ this)", "p50 / p99 ms", "reference p50 / p99 ms", "errors"]
-    notes = [f"GET {LATEST} (the minimal nginx: the same object file by its path); wrk -t1 -d{args.seconds}s, median "
-             f"of {args.repeat} runs in alternating order; every server one worker; each ratio is to the reference "
-             "of its row, measured in the same run (ratio: of the medians, which the targets use; ratio per run: "
-             "each repeat's pair, run back to back). 304s: If-None-Match with each server's own ETag.",
-             "export: `ras export`'s nginx.conf (maps, buffered access log, 304s from its validator cache); minimal: one "
-             "location, sendfile on, no access log; bare: bench/bare.py, the same bytes and headers from memory.",
-             f"--workers rows: `ras serve --workers N` alone on {os.cpu_count()} cores shared with wrk; "
-             "the reference is one worker in the same run.",
-             "Server CPU per answer: user + system time of the server process (and nginx's worker) over each wrk run, "
-             "divided by the answers wrk counted (median of the repeats); the time the hypervisor steals, or other "
-             "jobs take, is not in it, so its ratio is steadier than that of req/s on a shared machine.",
-             "The machine is shared with other work: its load average is in the heading; compare ratios, not req/s."]
-    report.save("get", "GET serving: export vs minimal nginx, ras serve vs bare aiohttp", headers, rows, targets,
-                notes, raw={"runs": runs, "workers": scaling})
+               "server CPU µs per answer: this / reference (reference ÷ this)", "p50 / p99 ms", "reference p50 / p99 ms", "errors"]  # fmt: skip
+    notes = [
+        f"GET {LATEST} (the minimal nginx: the same object file by its path); wrk -t1 -d{args.seconds}s, median "
+        f"of {args.repeat} runs in alternating order; every server one worker; each ratio is to the reference "
+        "of its row, measured in the same run (ratio: of the medians, which the targets use; ratio per run: "
+        "each repeat's pair, run back to back). 304s: If-None-Match with each server's own ETag.",
+        "export: `ras export`'s nginx.conf (maps, buffered access log, 304s from its validator cache); minimal: one "
+        "location, sendfile on, no access log; bare: bench/bare.py, the same bytes and headers from memory.",
+        f"--workers rows: `ras serve --workers N` alone on {os.cpu_count()} cores shared with wrk; "
+        "the reference is one worker in the same run.",
+        "Server CPU per answer: user + system time of the server process (and nginx's worker) over each wrk run, "
+        "divided by the answers wrk counted (median of the repeats); the time the hypervisor steals, or other "
+        "jobs take, is not in it, so its ratio is steadier than that of req/s on a shared machine.",
+        "The machine is shared with other work: its load average is in the heading; compare ratios, not req/s.",
+    ]
+    report.save(
+        "get",
+        "GET serving: export vs minimal nginx, ras serve vs bare aiohttp",
+        headers,
+        rows,
+        targets,
+        notes,
+        raw={"runs": runs, "workers": scaling},
+    )
     return 0
 
 

@@ -69,17 +69,29 @@ def measure_release(name: str, releases: Path, args: argparse.Namespace) -> list
     results = []
     for route in ("latest", "explanation", "diff"):
         live, reference = samples[route], samples[f"{route} (precomputed)"]["cached"]
-        results.append({"release": name, "route": route, "subsets": len(subsets),
-                        "firstMs": statistics.median(live["first"]), "firstMaxMs": max(live["first"]),
-                        "cachedMs": statistics.median(live["cached"]), "precomputedMs": statistics.median(reference)})
+        results.append(
+            {
+                "release": name,
+                "route": route,
+                "subsets": len(subsets),
+                "firstMs": statistics.median(live["first"]),
+                "firstMaxMs": max(live["first"]),
+                "cachedMs": statistics.median(live["cached"]),
+                "precomputedMs": statistics.median(reference),
+            }
+        )
     return results
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--releases", type=Path, default=None, help="small releases directory (default: the fixture)")
-    parser.add_argument("--medium", type=Path, default=None,
-                        help="a larger releases directory (default: --work/releases-100x10x150 if present)")
+    parser.add_argument(
+        "--medium",
+        type=Path,
+        default=None,
+        help="a larger releases directory (default: --work/releases-100x10x150 if present)",
+    )
     parser.add_argument("--subsets", type=int, default=5)
     parser.add_argument("--work", type=Path, default=WORK)
     args = parser.parse_args(argv)
@@ -88,14 +100,36 @@ def main(argv: list[str] | None = None) -> int:
     medium = args.medium or args.work / "releases-100x10x150"
     if (medium / "current").exists():
         results += measure_release(medium.name.removeprefix("releases-"), medium, args)
-    rows = [[r["release"], r["route"], r["subsets"], f"{r['firstMs']:.1f}", f"{r['firstMaxMs']:.1f}",
-             f"{r['cachedMs']:.2f}", f"{r['precomputedMs']:.2f}", f"{r['firstMs'] / r['precomputedMs']:.0f}×",
-             f"{r['cachedMs'] / r['precomputedMs']:.2f}×"] for r in results]
-    headers = ["release", "route", "subsets", "first ms (median)", "first ms (max)", "cached ms", "precomputed ms",
-               "first / precomputed", "cached / precomputed"]
-    notes = ["One client on a kept-alive connection; `ras serve` one worker. Subsets of 2–3 managers, seeded. "
-             "'precomputed' is the same route for all managers, answered from the release's bytes in the same run.",
-             *([] if len(results) > 3 else [f"no release at {medium}: run `python -m bench.publish` first"])]
+    rows = [
+        [
+            r["release"],
+            r["route"],
+            r["subsets"],
+            f"{r['firstMs']:.1f}",
+            f"{r['firstMaxMs']:.1f}",
+            f"{r['cachedMs']:.2f}",
+            f"{r['precomputedMs']:.2f}",
+            f"{r['firstMs'] / r['precomputedMs']:.0f}×",
+            f"{r['cachedMs'] / r['precomputedMs']:.2f}×",
+        ]
+        for r in results
+    ]
+    headers = [
+        "release",
+        "route",
+        "subsets",
+        "first ms (median)",
+        "first ms (max)",
+        "cached ms",
+        "precomputed ms",
+        "first / precomputed",
+        "cached / precomputed",
+    ]
+    notes = [
+        "One client on a kept-alive connection; `ras serve` one worker. Subsets of 2–3 managers, seeded. "
+        "'precomputed' is the same route for all managers, answered from the release's bytes in the same run.",
+        *([] if len(results) > 3 else [f"no release at {medium}: run `python -m bench.publish` first"]),
+    ]
     report.save("live", "Live subset views: first and cached", headers, rows, [], notes, raw=results)
     return 0
 

@@ -46,9 +46,22 @@ def synthetic_release(managers: int, work: Path) -> Path:
     if (releases / "current").exists():
         return releases
     tree = work / f"syn-{managers}x10x150"
-    steps = [[sys.executable, "-m", "bench.synthetic", "--managers", str(managers), "--quarters", "10",
-              "--positions", "150", "--out", str(tree)],
-             ras("publish", "--source", str(tree), "--releases", str(releases))]
+    steps = [
+        [
+            sys.executable,
+            "-m",
+            "bench.synthetic",
+            "--managers",
+            str(managers),
+            "--quarters",
+            "10",
+            "--positions",
+            "150",
+            "--out",
+            str(tree),
+        ],
+        ras("publish", "--source", str(tree), "--releases", str(releases)),
+    ]
     for step in steps:
         result = measure(step, timeout=3600)
         if result.returncode:
@@ -101,8 +114,13 @@ def measure_serving(name: str, releases: Path, work: Path, checkout: Path) -> di
     port = free_port()
     with open(work / f"memory-{name}.log", "wb") as log:
         started = time.perf_counter()
-        process = subprocess.Popen(ras("serve", "--releases", str(releases), "--port", str(port)), cwd=checkout,
-                                   stdout=log, stderr=log, start_new_session=True)
+        process = subprocess.Popen(
+            ras("serve", "--releases", str(releases), "--port", str(port)),
+            cwd=checkout,
+            stdout=log,
+            stderr=log,
+            start_new_session=True,
+        )
     try:
         health = first_200(port, "/api/v1/health", started, process)
         latest = first_200(port, LATEST, started, process)
@@ -112,9 +130,16 @@ def measure_serving(name: str, releases: Path, work: Path, checkout: Path) -> di
         after = status_kib(process.pid)
     finally:
         stop(process)
-    return {"release": name, "health200S": health, "latest200S": latest, "rssStartMiB": at_start["VmRSS"] / 1024,
-            "rssMiB": after["VmRSS"] / 1024, "peakMiB": after["VmHWM"] / 1024, "answers": len(targets),
-            "receivedMB": received / 1e6}
+    return {
+        "release": name,
+        "health200S": health,
+        "latest200S": latest,
+        "rssStartMiB": at_start["VmRSS"] / 1024,
+        "rssMiB": after["VmRSS"] / 1024,
+        "peakMiB": after["VmHWM"] / 1024,
+        "answers": len(targets),
+        "receivedMB": received / 1e6,
+    }
 
 
 def throughput(name: str, releases: Path, args: argparse.Namespace) -> list[dict]:
@@ -132,11 +157,12 @@ def throughput(name: str, releases: Path, args: argparse.Namespace) -> list[dict
         if args.baseline is None:
             del ports["before"]
         else:
-            stack.enter_context(server(serve(ports["before"]), ports["before"], args.work / f"memory-before-{name}.log",
-                                       args.baseline))
+            stack.enter_context(
+                server(serve(ports["before"]), ports["before"], args.work / f"memory-before-{name}.log", args.baseline)
+            )
         order = list(ports)
         for repeat in range(args.repeat):
-            for who in order[repeat % len(order):] + order[: repeat % len(order)]:
+            for who in order[repeat % len(order) :] + order[: repeat % len(order)]:
                 load = wrk(f"http://{HOST}:{ports[who]}{target}", args.connections, args.seconds)
                 runs.append({"release": name, "server": who, "target": target, "bytes": len(body), **load.as_dict()})
     return runs
@@ -146,24 +172,50 @@ def summarise(serving: list[dict], runs: list[dict], baseline: list[dict]) -> tu
     fixture = next(s for s in serving if s["release"] == "fixture")
     rows, targets = [], []
     for entry in serving + baseline:
-        rows.append([entry["release"], f"{entry['health200S']:.2f}", f"{entry['latest200S']:.2f}",
-                     f"{entry['rssStartMiB']:.0f}", f"{entry['rssMiB']:.0f}", f"{entry['peakMiB']:.0f}",
-                     f"{entry['rssMiB'] / fixture['rssMiB']:.2f}", entry["answers"], f"{entry['receivedMB']:.0f}"])
+        rows.append(
+            [
+                entry["release"],
+                f"{entry['health200S']:.2f}",
+                f"{entry['latest200S']:.2f}",
+                f"{entry['rssStartMiB']:.0f}",
+                f"{entry['rssMiB']:.0f}",
+                f"{entry['peakMiB']:.0f}",
+                f"{entry['rssMiB'] / fixture['rssMiB']:.2f}",
+                entry["answers"],
+                f"{entry['receivedMB']:.0f}",
+            ]
+        )
     largest = serving[-1]
     if largest is not fixture:
         ratio = largest["rssMiB"] / fixture["rssMiB"]
-        targets.append(report.target(f"RSS at {largest['release']} ≤ {RSS_RATIO_TARGET} × the fixture's",
-                                     ratio <= RSS_RATIO_TARGET, f"{ratio:.2f}×"))
-        targets.append(report.target(f"first 200 within {FIRST_200_TARGET} s of start at {largest['release']}",
-                                     largest["latest200S"] <= FIRST_200_TARGET, f"{largest['latest200S']:.2f} s"))
+        targets.append(
+            report.target(
+                f"RSS at {largest['release']} ≤ {RSS_RATIO_TARGET} × the fixture's",
+                ratio <= RSS_RATIO_TARGET,
+                f"{ratio:.2f}×",
+            )
+        )
+        targets.append(
+            report.target(
+                f"first 200 within {FIRST_200_TARGET} s of start at {largest['release']}",
+                largest["latest200S"] <= FIRST_200_TARGET,
+                f"{largest['latest200S']:.2f} s",
+            )
+        )
     for name in dict.fromkeys(run["release"] for run in runs):
-        rps = {who: statistics.median(r["rps"] for r in runs if r["release"] == name and r["server"] == who)
-               for who in dict.fromkeys(r["server"] for r in runs if r["release"] == name)}
+        rps = {
+            who: statistics.median(r["rps"] for r in runs if r["release"] == name and r["server"] == who)
+            for who in dict.fromkeys(r["server"] for r in runs if r["release"] == name)
+        }
         ratio = rps["app"] / rps["bare"]
         before = f"; before {rps['before']:.0f} req/s, {rps['before'] / rps['bare']:.2f}×" if "before" in rps else ""
-        targets.append(report.target(f"{name}: GET req/s ≥ {THROUGHPUT_TARGET} × bare aiohttp (same bytes)",
-                                     ratio >= THROUGHPUT_TARGET, f"{rps['app']:.0f} vs {rps['bare']:.0f} req/s, "
-                                     f"{ratio:.2f}×{before}"))
+        targets.append(
+            report.target(
+                f"{name}: GET req/s ≥ {THROUGHPUT_TARGET} × bare aiohttp (same bytes)",
+                ratio >= THROUGHPUT_TARGET,
+                f"{rps['app']:.0f} vs {rps['bare']:.0f} req/s, {ratio:.2f}×{before}",
+            )
+        )
     return rows, targets
 
 
@@ -174,8 +226,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seconds", type=int, default=4, help="duration of each wrk run")
     parser.add_argument("--repeat", type=int, default=7, help="wrk runs per server; the median counts")
     parser.add_argument("--connections", type=int, default=32)
-    parser.add_argument("--baseline", type=Path, default=None,
-                        help="another checkout whose `ras serve` is measured too, same run ('before' rows)")
+    parser.add_argument(
+        "--baseline",
+        type=Path,
+        default=None,
+        help="another checkout whose `ras serve` is measured too, same run ('before' rows)",
+    )
     parser.add_argument("--no-wrk", action="store_true", help="memory and start-up only")
     args = parser.parse_args(argv)
     args.work.mkdir(parents=True, exist_ok=True)
@@ -183,21 +239,47 @@ def main(argv: list[str] | None = None) -> int:
     for managers in [int(m) for m in args.managers.split(",") if m]:
         releases[f"{managers}x10x150"] = synthetic_release(managers, args.work)
     serving = [measure_serving(name, path, args.work, REPO) for name, path in releases.items()]
-    baseline = [] if args.baseline is None else [
-        {**measure_serving(f"{name}-before", path, args.work, args.baseline), "release": f"{name}, before"}
-        for name, path in releases.items()]
+    baseline = (
+        []
+        if args.baseline is None
+        else [
+            {**measure_serving(f"{name}-before", path, args.work, args.baseline), "release": f"{name}, before"}
+            for name, path in releases.items()
+        ]
+    )
     runs = [] if args.no_wrk else [run for name, path in releases.items() for run in throughput(name, path, args)]
     rows, targets = summarise(serving, runs, baseline)
-    headers = ["release", "first 200 health s", "first 200 latest s", "RSS at start MiB", "RSS after sample MiB",
-               "peak RSS MiB", "RSS × fixture", "answers fetched", "MB received"]
-    notes = [f"`ras serve`, one worker, started cold per release; {SAMPLE} distinct precomputed answers spread over "
-             f"routes.json (all of the fixture's) then latest ×{HOT_REPEATS}, one kept-alive client; RSS = VmRSS.",
-             f"Throughput: wrk -t1 -c{args.connections} -d{args.seconds}s, median of {args.repeat} runs in rotating order; "
-             "the fixture on latest, synthetic releases on their first sampled explanation; reference bench.bare.",
-             *(["'before': the checkout at --baseline, same run (it loads and hashes every answer at start)."]
-               if baseline else [])]
-    report.save("memory", "ras serve memory and start-up by release size", headers, rows, targets, notes,
-                raw={"serving": serving, "baseline": baseline, "wrk": runs})
+    headers = [
+        "release",
+        "first 200 health s",
+        "first 200 latest s",
+        "RSS at start MiB",
+        "RSS after sample MiB",
+        "peak RSS MiB",
+        "RSS × fixture",
+        "answers fetched",
+        "MB received",
+    ]
+    notes = [
+        f"`ras serve`, one worker, started cold per release; {SAMPLE} distinct precomputed answers spread over "
+        f"routes.json (all of the fixture's) then latest ×{HOT_REPEATS}, one kept-alive client; RSS = VmRSS.",
+        f"Throughput: wrk -t1 -c{args.connections} -d{args.seconds}s, median of {args.repeat} runs in rotating order; "
+        "the fixture on latest, synthetic releases on their first sampled explanation; reference bench.bare.",
+        *(
+            ["'before': the checkout at --baseline, same run (it loads and hashes every answer at start)."]
+            if baseline
+            else []
+        ),
+    ]
+    report.save(
+        "memory",
+        "ras serve memory and start-up by release size",
+        headers,
+        rows,
+        targets,
+        notes,
+        raw={"serving": serving, "baseline": baseline, "wrk": runs},
+    )
     return 0
 
 

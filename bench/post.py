@@ -60,8 +60,10 @@ def fresh_and_cold(releases: Path, args: argparse.Namespace, name: str) -> dict:
     cold: dict[str, list[float]] = {}
     data = release_data(releases)
     subsets = manager_subsets(data, 2 * COLD_SUBSETS)
-    bodies = [f'{{"managerIds": {subset!r}, "mode": "{MODES[n % 4]}"}}'.replace("'", '"').encode()
-              for n, subset in enumerate(subsets)]
+    bodies = [
+        f'{{"managerIds": {subset!r}, "mode": "{MODES[n % 4]}"}}'.replace("'", '"').encode()
+        for n, subset in enumerate(subsets)
+    ]
     for start in range(args.starts):
         port = free_port()
         with server(serve(releases, port), port, args.work / f"post-{name}-{start}.log"):
@@ -73,23 +75,36 @@ def fresh_and_cold(releases: Path, args: argparse.Namespace, name: str) -> dict:
             if start == args.starts - 1:
                 for n, (operation, path) in enumerate(OPERATIONS.items()):
                     cold[operation] = [post_once(port, path, body)[0] for body in bodies[n::2]]
-    return {"first": {op: percentiles(samples) for op, samples in firsts.items()},
-            "cold": {op: percentiles(samples) for op, samples in cold.items()}}
+    return {
+        "first": {op: percentiles(samples) for op, samples in firsts.items()},
+        "cold": {op: percentiles(samples) for op, samples in cold.items()},
+    }
 
 
 def lua_script(work: Path, body: bytes) -> Path:
     """A wrk script POSTing `body` as JSON (a long bracket the JSON cannot close)."""
     script = work / "post.lua"
-    script.write_text(f'wrk.method = "POST"\nwrk.headers["Content-Type"] = "application/json"\n'
-                      f"wrk.body = [==[{body.decode()}]==]\n")
+    script.write_text(
+        f'wrk.method = "POST"\nwrk.headers["Content-Type"] = "application/json"\nwrk.body = [==[{body.decode()}]==]\n'
+    )
     return script
 
 
 def bare_command(work: Path, port: int, headers: dict[str, str], answer: bytes) -> list[str]:
     (work / "post-bare-body.json").write_bytes(answer)
-    extra = [arg for name, value in headers.items() if name not in TRANSPORT for arg in ("--header", f"{name}: {value}")]
-    return [sys.executable, "-m", "bench.bare", "--port", str(port), "--body", str(work / "post-bare-body.json"),
-            *extra]
+    extra = [
+        arg for name, value in headers.items() if name not in TRANSPORT for arg in ("--header", f"{name}: {value}")
+    ]
+    return [
+        sys.executable,
+        "-m",
+        "bench.bare",
+        "--port",
+        str(port),
+        "--body",
+        str(work / "post-bare-body.json"),
+        *extra,
+    ]
 
 
 def throughput(releases: Path, args: argparse.Namespace) -> list[dict]:
@@ -117,7 +132,9 @@ def throughput(releases: Path, args: argparse.Namespace) -> list[dict]:
             for repeat in range(args.repeat):
                 for name in ("app", "bare") if repeat % 2 == 0 else ("bare", "app"):
                     run(name, app if name == "app" else bare)
-        with server(serve(releases, ports["workers-2"], 2), ports["workers-2"], args.work / "post-workers-2.log") as two:
+        with server(
+            serve(releases, ports["workers-2"], 2), ports["workers-2"], args.work / "post-workers-2.log"
+        ) as two:
             post_once(ports["workers-2"], path, body)
             for _ in range(args.repeat):
                 run("workers-2", two)
@@ -130,22 +147,39 @@ def median_of(runs: list[dict], name: str, field: str = "rps") -> float:
 
 def latency_rows(name: str, found: dict, limits: bool) -> tuple[list[list], list[dict]]:
     rows, targets = [], []
-    for kind, label, limit in (("first", "first answer, default view, fresh worker", FRESH_LIMIT_MS),
-                               ("cold", "never-asked subset, 1 client", COLD_LIMIT_MS)):
+    for kind, label, limit in (
+        ("first", "first answer, default view, fresh worker", FRESH_LIMIT_MS),
+        ("cold", "never-asked subset, 1 client", COLD_LIMIT_MS),
+    ):
         for operation, figures in found[kind].items():
-            rows.append([name, operation, label, f"{figures['p50']:.1f} / {figures['p99']:.1f}", figures["n"],
-                         f"{limit:.0f}", f"{figures['p50'] / limit:.2f}"])
+            rows.append(
+                [
+                    name,
+                    operation,
+                    label,
+                    f"{figures['p50']:.1f} / {figures['p99']:.1f}",
+                    figures["n"],
+                    f"{limit:.0f}",
+                    f"{figures['p50'] / limit:.2f}",
+                ]
+            )
             if limits:
-                targets.append(report.target(f"{name} {operation} {label}: p50 ≤ {limit:.0f} ms",
-                                             figures["p50"] <= limit, f"p50 {figures['p50']:.1f} ms"))
+                targets.append(
+                    report.target(
+                        f"{name} {operation} {label}: p50 ≤ {limit:.0f} ms",
+                        figures["p50"] <= limit,
+                        f"p50 {figures['p50']:.1f} ms",
+                    )
+                )
     return rows, targets
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--releases", type=Path, default=None, help="releases directory (default: publish the fixture)")
-    parser.add_argument("--large", type=Path, default=None,
-                        help="a large releases directory (default: --work/releases-500x10x150)")
+    parser.add_argument(
+        "--large", type=Path, default=None, help="a large releases directory (default: --work/releases-500x10x150)"
+    )
     parser.add_argument("--starts", type=int, default=3, help="fresh workers started per release")
     parser.add_argument("--seconds", type=int, default=6, help="duration of each wrk run")
     parser.add_argument("--repeat", type=int, default=3, help="wrk runs per server; the median counts")
@@ -154,8 +188,10 @@ def main(argv: list[str] | None = None) -> int:
     args.work.mkdir(parents=True, exist_ok=True)
     fixture = published(args.releases, args.work, "post")
     large_dir = args.large or args.work / "releases-500x10x150"
-    releases = {"fixture": fixture, **({large_dir.name.removeprefix("releases-"): large_dir}
-                                       if (large_dir / "current").exists() else {})}
+    releases = {
+        "fixture": fixture,
+        **({large_dir.name.removeprefix("releases-"): large_dir} if (large_dir / "current").exists() else {}),
+    }
     rows, targets, raw = [], [], {}
     for name, directory in releases.items():
         raw[name] = fresh_and_cold(directory, args, name)
@@ -167,21 +203,43 @@ def main(argv: list[str] | None = None) -> int:
     cpu = {name: median_of(runs, name, "cpuUs") for name in ("app", "bare", "workers-2")}
     capacity = 2 * cpu["app"] / cpu["workers-2"]  # two workers, each on a core of its own, against one
     throughput_rows = [
-        ["app / bare (warm validatePolicy {})", f"{app:.0f}", f"{bare:.0f}", f"{app / bare:.2f}",
-         f"{cpu['app']:.0f} / {cpu['bare']:.0f}"],
-        ["app --workers 2 / 1 (wrk on the same cores)", f"{two:.0f}", f"{app:.0f}", f"{two / app:.2f}",
-         f"{cpu['workers-2']:.0f} / {cpu['app']:.0f}"],
-        ["app --workers 2 / 1 on cores of their own (from CPU per answer)", f"{2e6 / cpu['workers-2']:.0f}",
-         f"{1e6 / cpu['app']:.0f}", f"{capacity:.2f}", "—"],
+        [
+            "app / bare (warm validatePolicy {})",
+            f"{app:.0f}",
+            f"{bare:.0f}",
+            f"{app / bare:.2f}",
+            f"{cpu['app']:.0f} / {cpu['bare']:.0f}",
+        ],
+        [
+            "app --workers 2 / 1 (wrk on the same cores)",
+            f"{two:.0f}",
+            f"{app:.0f}",
+            f"{two / app:.2f}",
+            f"{cpu['workers-2']:.0f} / {cpu['app']:.0f}",
+        ],
+        [
+            "app --workers 2 / 1 on cores of their own (from CPU per answer)",
+            f"{2e6 / cpu['workers-2']:.0f}",
+            f"{1e6 / cpu['app']:.0f}",
+            f"{capacity:.2f}",
+            "—",
+        ],
     ]
-    targets += [report.target(f"warm POSTs ≥ {WARM_TARGET} × a bare aiohttp handler", app / bare >= WARM_TARGET,
-                              f"{app / bare:.3f}×"),
-                report.target(f"--workers 2 ≥ {WORKERS_TARGET} × one worker on POSTs", two / app >= WORKERS_TARGET,
-                              f"{two / app:.3f}×"),
-                report.target(f"--workers 2 ≥ {WORKERS_TARGET} × one worker on POSTs, each worker on a core of its own "
-                              "(derived: 2 × one worker's CPU per answer ÷ two workers')", capacity >= WORKERS_TARGET,
-                              f"{capacity:.3f}×"),
-                report.target("zero errors", not sum(r["errors"] for r in runs), f"{sum(r['errors'] for r in runs)}")]
+    targets += [
+        report.target(
+            f"warm POSTs ≥ {WARM_TARGET} × a bare aiohttp handler", app / bare >= WARM_TARGET, f"{app / bare:.3f}×"
+        ),
+        report.target(
+            f"--workers 2 ≥ {WORKERS_TARGET} × one worker on POSTs", two / app >= WORKERS_TARGET, f"{two / app:.3f}×"
+        ),
+        report.target(
+            f"--workers 2 ≥ {WORKERS_TARGET} × one worker on POSTs, each worker on a core of its own "
+            "(derived: 2 × one worker's CPU per answer ÷ two workers')",
+            capacity >= WORKERS_TARGET,
+            f"{capacity:.3f}×",
+        ),
+        report.target("zero errors", not sum(r["errors"] for r in runs), f"{sum(r['errors'] for r in runs)}"),
+    ]
     notes = [
         f"Latency rows: over HTTP on loopback, a new connection per request; 'first': the first POST of each "
         f"operation after `ras serve` starts, {args.starts} starts; 'never-asked subset': {COLD_SUBSETS} small "
@@ -197,10 +255,19 @@ def main(argv: list[str] | None = None) -> int:
         *([] if len(releases) > 1 else [f"no large release at {large_dir}: run `python -m bench.publish` first"]),
     ]
     headers = ["release", "operation", "scenario", "p50 / p99 ms", "n", "limit ms", "p50 / limit"]
-    report.save("post", "POST latency and throughput", headers, rows, targets, notes,
-                raw={"latency": raw, "throughput": runs, "throughputTable": throughput_rows},
-                extra=report.table(["servers", "req/s", "reference req/s", "ratio", "server CPU µs per answer: this / reference"],
-                                   throughput_rows))
+    report.save(
+        "post",
+        "POST latency and throughput",
+        headers,
+        rows,
+        targets,
+        notes,
+        raw={"latency": raw, "throughput": runs, "throughputTable": throughput_rows},
+        extra=report.table(
+            ["servers", "req/s", "reference req/s", "ratio", "server CPU µs per answer: this / reference"],
+            throughput_rows,
+        ),
+    )
     return 0
 
 

@@ -160,12 +160,18 @@ class Load:
     errors: int  # connect/read/write/timeout socket errors plus responses with status ≥ 400
 
     def as_dict(self) -> dict[str, float]:
-        return {"rps": self.rps, "p50Ms": self.p50_ms, "p99Ms": self.p99_ms, "requests": self.requests,
-                "errors": self.errors}
+        return {
+            "rps": self.rps,
+            "p50Ms": self.p50_ms,
+            "p99Ms": self.p99_ms,
+            "requests": self.requests,
+            "errors": self.errors,
+        }
 
 
-def wrk(url: str, connections: int, seconds: int, headers: Sequence[str] = (), script: Path | None = None,
-        threads: int = 1) -> Load:
+def wrk(
+    url: str, connections: int, seconds: int, headers: Sequence[str] = (), script: Path | None = None, threads: int = 1
+) -> Load:
     """One bounded wrk run (`-d seconds`, a hard timeout beside it) on a loopback URL."""
     command = [wrk_binary(), f"-t{threads}", f"-c{connections}", f"-d{seconds}s", "--latency", "--timeout", "10s"]
     for header in headers:

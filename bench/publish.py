@@ -59,8 +59,21 @@ def tree_for(managers: int, args: argparse.Namespace) -> tuple[Path, float]:
     packs = out / "packs.toml"
     if packs.exists() and params.stamp() in packs.read_text().splitlines():
         return out, 0.0
-    result = measure([sys.executable, "-m", "bench.synthetic", "--managers", str(managers),
-                      "--quarters", str(args.quarters), "--positions", str(args.positions), "--out", str(out)])
+    result = measure(
+        [
+            sys.executable,
+            "-m",
+            "bench.synthetic",
+            "--managers",
+            str(managers),
+            "--quarters",
+            str(args.quarters),
+            "--positions",
+            str(args.positions),
+            "--out",
+            str(out),
+        ]
+    )
     if result.returncode:
         raise SystemExit(f"bench.synthetic failed: {result.stderr[-2000:]}")
     return out, result.seconds
@@ -72,10 +85,15 @@ def publish_once(releases: Path, source: Path | None, *extra: str, cwd: Path | N
     result = measure(command, cwd=cwd) if cwd else measure(command)
     if result.returncode:
         raise SystemExit(f"publish into {releases} failed: {result.stderr[-3000:]}")
-    return {"seconds": result.seconds, "maxRssMb": result.max_rss_mb, "phases": phases(result.stderr),
-            "fromCache": counted(result.stderr, r"^parse cache: (\d+) files from it"),
-            "parsed": counted(result.stderr, r"^parse cache: \d+ files from it, (\d+) parsed"),
-            "skipped": "unchanged: " in result.stderr, "stderr": result.stderr}
+    return {
+        "seconds": result.seconds,
+        "maxRssMb": result.max_rss_mb,
+        "phases": phases(result.stderr),
+        "fromCache": counted(result.stderr, r"^parse cache: (\d+) files from it"),
+        "parsed": counted(result.stderr, r"^parse cache: \d+ files from it, (\d+) parsed"),
+        "skipped": "unchanged: " in result.stderr,
+        "stderr": result.stderr,
+    }
 
 
 def without_newest_quarter(tree: Path, out: Path) -> Path:
@@ -83,7 +101,8 @@ def without_newest_quarter(tree: Path, out: Path) -> Path:
     shutil.rmtree(out, ignore_errors=True)
     shutil.copytree(tree, out, copy_function=os.link)
     for manager in sorted((out / "sec13f").iterdir()):
-        shutil.rmtree(max(manager.iterdir()))  # accession <cik>-<yy>-<sequence>: the last is the newest filing
+        # accession folders <cik>-<yy>-<sequence>: the last is the newest filing (filing_dates.csv stays)
+        shutil.rmtree(max(folder for folder in manager.iterdir() if folder.is_dir()))
     return out
 
 
@@ -94,11 +113,15 @@ def publish_case(name: str, source: Path | None, args: argparse.Namespace) -> di
     calibration = report.calibrate()
     first = publish_once(releases, source)
     case = {
-        "case": name, "rows": counted(first["stderr"], r"^read \d+ filings \((\d+) rows\)"),
-        "seconds": first["seconds"], "maxRssMb": first["maxRssMb"], "phases": first["phases"],
+        "case": name,
+        "rows": counted(first["stderr"], r"^read \d+ filings \((\d+) rows\)"),
+        "seconds": first["seconds"],
+        "maxRssMb": first["maxRssMb"],
+        "phases": first["phases"],
         "files": counted(first["stderr"], r"into (\d+) files"),
         "releaseMb": float(re.search(r"files \(([\d.]+) MB\)", first["stderr"])[1]),
-        "calibrationSeconds": calibration, "releaseId": release_of(first),
+        "calibrationSeconds": calibration,
+        "releaseId": release_of(first),
     }
     again = publish_once(releases, source)
     case["unchanged"] = {key: again[key] for key in ("seconds", "skipped")}
@@ -107,9 +130,11 @@ def publish_case(name: str, source: Path | None, args: argparse.Namespace) -> di
         shutil.rmtree(step, ignore_errors=True)
         before = publish_once(step, without_newest_quarter(source, args.work / f"{source.name}-before"))
         after = publish_once(step, source)
-        case["nextQuarter"] = {"before": before["seconds"], **{k: after[k] for k in
-                                                               ("seconds", "phases", "fromCache", "parsed", "maxRssMb")},
-                               "newBytes": new_share(step / release_of(before), step / release_of(after))}
+        case["nextQuarter"] = {
+            "before": before["seconds"],
+            **{k: after[k] for k in ("seconds", "phases", "fromCache", "parsed", "maxRssMb")},
+            "newBytes": new_share(step / release_of(before), step / release_of(after)),
+        }
         shutil.rmtree(step, ignore_errors=True)
     if args.baseline is not None:
         other = args.work / f"releases-{name}-baseline"
@@ -130,8 +155,10 @@ def new_share(old: Path, new: Path) -> float:
     A publish proportional to what is new costs about this share of a cold one (plus reading and promoting).
     """
     held = {route["sha256"] for route in orjson.loads((old / "routes.json").read_bytes()).values()}
-    sizes = {route["sha256"]: (new / object_path(route["sha256"])).stat().st_size
-             for route in orjson.loads((new / "routes.json").read_bytes()).values()}
+    sizes = {
+        route["sha256"]: (new / object_path(route["sha256"])).stat().st_size
+        for route in orjson.loads((new / "routes.json").read_bytes()).values()
+    }
     return sum(size for sha256, size in sizes.items() if sha256 not in held) / sum(sizes.values())
 
 
@@ -150,11 +177,21 @@ def rows_of(cases: list[dict]) -> list[list]:
         quarter = f"{step['seconds']:.1f} ({step['seconds'] / cold:.2f}; {step['newBytes']:.0%} new)" if step else "—"
         old_read = c.get("baseline", {}).get("phases", {}).get("read")
         read = f"{old_read:.1f} ({old_read / p['read']:.2f}×)" if old_read and p.get("read") else "—"
-        table.append([
-            c["case"], c["rows"], f"{cold:.1f}", *(f"{p.get(k, 0):.1f}" for k in PHASES),
-            f"{c['maxRssMb']:.0f}", f"{c['releaseMb']:.0f}", f"{1000 * per_row(c):.2f}",
-            f"{per_row(c) / per_row(smallest):.2f}", again, quarter, read,
-        ])
+        table.append(
+            [
+                c["case"],
+                c["rows"],
+                f"{cold:.1f}",
+                *(f"{p.get(k, 0):.1f}" for k in PHASES),
+                f"{c['maxRssMb']:.0f}",
+                f"{c['releaseMb']:.0f}",
+                f"{1000 * per_row(c):.2f}",
+                f"{per_row(c) / per_row(smallest):.2f}",
+                again,
+                quarter,
+                read,
+            ]
+        )
     return table
 
 
@@ -162,32 +199,66 @@ def targets_of(cases: list[dict]) -> list[dict]:
     found = []
     fixture = next((c for c in cases if c["case"] == "fixture"), None)
     if fixture:
-        found.append(report.target(f"fixture publishes in < {FIXTURE_TARGET_SECONDS:.0f} s",
-                                   fixture["seconds"] < FIXTURE_TARGET_SECONDS, f"{fixture['seconds']:.1f} s"))
+        found.append(
+            report.target(
+                f"fixture publishes in < {FIXTURE_TARGET_SECONDS:.0f} s",
+                fixture["seconds"] < FIXTURE_TARGET_SECONDS,
+                f"{fixture['seconds']:.1f} s",
+            )
+        )
     synthetic_cases = [c for c in cases if c["case"] != "fixture"]
     if len(synthetic_cases) > 1:
         worst = max(per_row(c) for c in synthetic_cases[1:]) / per_row(synthetic_cases[0])
-        found.append(report.target(
-            "time grows no worse than linearly in rows (per-row time vs the smallest synthetic case)",
-            worst <= LINEAR_SLACK, f"worst ratio {worst:.2f} (limit {LINEAR_SLACK})"))
+        found.append(
+            report.target(
+                "time grows no worse than linearly in rows (per-row time vs the smallest synthetic case)",
+                worst <= LINEAR_SLACK,
+                f"worst ratio {worst:.2f} (limit {LINEAR_SLACK})",
+            )
+        )
     for c in synthetic_cases:
         unchanged, step, cold = c["unchanged"]["seconds"], c["nextQuarter"]["seconds"], c["seconds"]
-        found.append(report.target(f"{c['case']}: unchanged re-publish ≤ {UNCHANGED_TARGET:.0%} of cold",
-                                   unchanged / cold <= UNCHANGED_TARGET, f"{unchanged / cold:.3f}"))
-        found.append(report.target(f"{c['case']}: next-quarter publish ≤ {NEXT_QUARTER_TARGET:.0%} of cold",
-                                   step / cold <= NEXT_QUARTER_TARGET, f"{step / cold:.3f}"))
+        found.append(
+            report.target(
+                f"{c['case']}: unchanged re-publish ≤ {UNCHANGED_TARGET:.0%} of cold",
+                unchanged / cold <= UNCHANGED_TARGET,
+                f"{unchanged / cold:.3f}",
+            )
+        )
+        found.append(
+            report.target(
+                f"{c['case']}: next-quarter publish ≤ {NEXT_QUARTER_TARGET:.0%} of cold",
+                step / cold <= NEXT_QUARTER_TARGET,
+                f"{step / cold:.3f}",
+            )
+        )
         old_read = c.get("baseline", {}).get("phases", {}).get("read")
         if old_read:
             speedup = old_read / c["phases"]["read"]
-            found.append(report.target(f"{c['case']}: cold read phase ≥ {READ_SPEEDUP_TARGET:.0f}× faster than the "
-                                       "baseline's", speedup >= READ_SPEEDUP_TARGET, f"{speedup:.2f}×"))
+            found.append(
+                report.target(
+                    f"{c['case']}: cold read phase ≥ {READ_SPEEDUP_TARGET:.0f}× faster than the baseline's",
+                    speedup >= READ_SPEEDUP_TARGET,
+                    f"{speedup:.2f}×",
+                )
+            )
     large = next((c for c in synthetic_cases if c["case"].startswith("500x")), None)
     if large:
         seconds, peak = large["seconds"], large["maxRssMb"]
-        found.append(report.target("500 × 10 × 150 publishes in < 5 min", seconds < LARGE_TARGET_SECONDS,
-                                   f"{seconds:.0f} s ({seconds / LARGE_TARGET_SECONDS:.2f}× the limit)"))
-        found.append(report.target("… within 2 GB peak memory", peak < LARGE_TARGET_MB,
-                                   f"{peak:.0f} MB ({peak / LARGE_TARGET_MB:.2f}× the limit)"))
+        found.append(
+            report.target(
+                "500 × 10 × 150 publishes in < 5 min",
+                seconds < LARGE_TARGET_SECONDS,
+                f"{seconds:.0f} s ({seconds / LARGE_TARGET_SECONDS:.2f}× the limit)",
+            )
+        )
+        found.append(
+            report.target(
+                "… within 2 GB peak memory",
+                peak < LARGE_TARGET_MB,
+                f"{peak:.0f} MB ({peak / LARGE_TARGET_MB:.2f}× the limit)",
+            )
+        )
     return found
 
 
@@ -198,8 +269,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--positions", type=int, default=150)
     parser.add_argument("--work", type=Path, default=WORK)
     parser.add_argument("--no-fixture", action="store_true", help="skip the embedded fixture")
-    parser.add_argument("--baseline", type=Path, default=None,
-                        help="another checkout whose cold publish of each tree runs in the same run (read phase)")
+    parser.add_argument(
+        "--baseline",
+        type=Path,
+        default=None,
+        help="another checkout whose cold publish of each tree runs in the same run (read phase)",
+    )
     args = parser.parse_args(argv)
     args.work.mkdir(parents=True, exist_ok=True)
     cases, generated = [], {}
@@ -212,7 +287,7 @@ def main(argv: list[str] | None = None) -> int:
         cases.append(publish_case(name, tree, args))
     headers = ["case", "rows", "cold publish s", "read s", "build s", "render s", "write s", "promote s", "peak MB",
                "release MB", "s per 1k rows", "per-row × smallest", "unchanged s (× cold)",
-               "next quarter s (× cold; new answer bytes)", "baseline read s (× this read)"]
+               "next quarter s (× cold; new answer bytes)", "baseline read s (× this read)"]  # fmt: skip
     notes = [
         "Phases come from the publish progress lines (builder/release/build.py); 'peak MB' is the publish process's max RSS.",
         "Per-row × smallest: seconds per row over the 10-manager case's.",
@@ -222,8 +297,11 @@ def main(argv: list[str] | None = None) -> int:
         "older quarters' artifacts and the diffs between them from the promoted release). 'New answer bytes': the share "
         "of the second release's answer bytes the first did not hold (the new version's views, explanations, diffs "
         "and audit): the part of a cold publish's rendering that a new quarter cannot take from the one before.",
-        *([f"Baseline: `ras publish` of the checkout at {args.baseline}, cold, same tree, same run."]
-          if args.baseline else []),
+        *(
+            [f"Baseline: `ras publish` of the checkout at {args.baseline}, cold, same tree, same run."]
+            if args.baseline
+            else []
+        ),
         "The machine is shared with other work (load average in the heading): compare ratios within a row.",
         *(f"synthetic tree {m} managers generated in {s:.0f} s" for m, s in generated.items() if s),
     ]

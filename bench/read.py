@@ -19,9 +19,11 @@ from bench.publish import tree_for
 
 WORK = Path("/tmp/ras-bench")
 READ_SPEEDUP_TARGET = 2.0  # issue 14: the cold read phase ≥ 2× faster than before
-TIMED = ("import sys, time\nfrom pathlib import Path\nfrom builder.sources.tree import read_sources\n"
-         "started = time.perf_counter()\nread_sources(Path(sys.argv[1]))\n"
-         "print(f'{time.perf_counter() - started:.3f}', file=sys.stderr)\n")
+TIMED = (
+    "import sys, time\nfrom pathlib import Path\nfrom builder.sources.tree import read_sources\n"
+    "started = time.perf_counter()\nread_sources(Path(sys.argv[1]))\n"
+    "print(f'{time.perf_counter() - started:.3f}', file=sys.stderr)\n"
+)
 
 
 def read_seconds(checkout: Path, tree: Path) -> float:
@@ -48,14 +50,35 @@ def main(argv: list[str] | None = None) -> int:
         for name, checkout in order if repeat % 2 == 0 else order[::-1]:
             times[name].append(read_seconds(checkout, tree))
     this, baseline = statistics.median(times["this"]), statistics.median(times["baseline"])
-    rows = [[tree.name, f"{baseline:.2f}", f"{this:.2f}", f"{baseline / this:.2f}",
-             " / ".join(f"{b / t:.2f}" for b, t in zip(times["baseline"], times["this"], strict=True))]]
-    targets = [report.target(f"cold read phase ≥ {READ_SPEEDUP_TARGET:.0f}× faster than the baseline's",
-                             baseline / this >= READ_SPEEDUP_TARGET, f"{baseline / this:.2f}×")]
-    notes = [f"read_sources of the tree in a fresh process per run, no parse cache, {args.repeat} runs per checkout "
-             f"taking turns; baseline: {args.baseline}. The machine is shared: compare the ratios."]
-    report.save("read", "Cold read phase: this checkout vs a baseline", ["tree", "baseline s (median)",
-                "this s (median)", "speed-up", "speed-up per pair"], rows, targets, notes, raw=times)
+    rows = [
+        [
+            tree.name,
+            f"{baseline:.2f}",
+            f"{this:.2f}",
+            f"{baseline / this:.2f}",
+            " / ".join(f"{b / t:.2f}" for b, t in zip(times["baseline"], times["this"], strict=True)),
+        ]
+    ]
+    targets = [
+        report.target(
+            f"cold read phase ≥ {READ_SPEEDUP_TARGET:.0f}× faster than the baseline's",
+            baseline / this >= READ_SPEEDUP_TARGET,
+            f"{baseline / this:.2f}×",
+        )
+    ]
+    notes = [
+        f"read_sources of the tree in a fresh process per run, no parse cache, {args.repeat} runs per checkout "
+        f"taking turns; baseline: {args.baseline}. The machine is shared: compare the ratios."
+    ]
+    report.save(
+        "read",
+        "Cold read phase: this checkout vs a baseline",
+        ["tree", "baseline s (median)", "this s (median)", "speed-up", "speed-up per pair"],
+        rows,
+        targets,
+        notes,
+        raw=times,
+    )
     return 0
 
 

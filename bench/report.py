@@ -26,8 +26,11 @@ def machine() -> dict[str, Any]:
     cpu = next((line.split(":", 1)[1].strip() for line in _lines("/proc/cpuinfo") if line.startswith("model name")), "")
     total = next((int(line.split()[1]) for line in _lines("/proc/meminfo") if line.startswith("MemTotal")), 0)
     return {
-        "nproc": os.cpu_count(), "cpu": cpu or platform.processor(), "memoryGiB": round(total / 2**20, 1),
-        "python": platform.python_version(), "load1": round(os.getloadavg()[0], 2),
+        "nproc": os.cpu_count(),
+        "cpu": cpu or platform.processor(),
+        "memoryGiB": round(total / 2**20, 1),
+        "python": platform.python_version(),
+        "load1": round(os.getloadavg()[0], 2),
     }
 
 
@@ -65,17 +68,32 @@ def target(text: str, met: bool, detail: str) -> dict[str, Any]:
     return {"target": text, "met": met, "detail": detail}
 
 
-def save(name: str, title: str, headers: Sequence[str], rows: Sequence[Sequence[Any]], targets: Sequence[dict],
-         notes: Sequence[str] = (), raw: Any = None, extra: str = "") -> Path:
+def save(
+    name: str,
+    title: str,
+    headers: Sequence[str],
+    rows: Sequence[Sequence[Any]],
+    targets: Sequence[dict],
+    notes: Sequence[str] = (),
+    raw: Any = None,
+    extra: str = "",
+) -> Path:
     """Print the result, write it as JSON under bench/results/ and rebuild bench/RESULTS.md from every result.
 
     `extra`: a second table (Markdown), printed below the first.
     """
     result = {
-        "benchmark": name, "title": title, "command": command(name), "machine": machine(),
+        "benchmark": name,
+        "title": title,
+        "command": command(name),
+        "machine": machine(),
         "date": time.strftime("%Y-%m-%d %H:%M", time.localtime()),
-        "headers": list(headers), "rows": [list(row) for row in rows], "targets": list(targets),
-        "notes": list(notes), "raw": raw, "extra": extra,
+        "headers": list(headers),
+        "rows": [list(row) for row in rows],
+        "targets": list(targets),
+        "notes": list(notes),
+        "raw": raw,
+        "extra": extra,
     }
     print(render(result))
     RESULTS.mkdir(exist_ok=True)
@@ -90,10 +108,13 @@ def render(result: dict[str, Any]) -> str:
     """One benchmark's section: command, machine, table, targets, notes."""
     box = result["machine"]
     lines = [
-        f"## {result['title']}", "",
+        f"## {result['title']}",
+        "",
         f"`{result['command']}` — {result['date']}, {box['nproc']} cores ({box['cpu']}), {box['memoryGiB']} GiB, "
-        f"Python {box['python']}, load {box['load1']} at start", "",
-        table(result["headers"], result["rows"]), "",
+        f"Python {box['python']}, load {box['load1']} at start",
+        "",
+        table(result["headers"], result["rows"]),
+        "",
         *([result["extra"], ""] if result.get("extra") else []),
     ]
     lines += [f"- {'MET' if t['met'] else 'MISSED'}: {t['target']} — {t['detail']}" for t in result["targets"]]
@@ -111,11 +132,17 @@ def write_summary() -> None:
     # A section keeps its place and a new one goes after the others, but before the notebook (notes, earlier
     # runs, the changes behind the figures), which stays last.
     current = [title for title in kept if not title.startswith(NOTEBOOK)]
-    order = [*current, *(found[name]["title"] for name in names), *(title for title in kept if title.startswith(NOTEBOOK))]
-    header = ("# Benchmark results\n\nThe latest figures of `python -m bench.<name>` (generated: edit the benchmarks, "
-              "not these sections), then the notebook: notes on those runs, earlier runs and the changes behind the "
-              "figures, each with its command, machine and date. Every speed is also given as a ratio to a reference "
-              "measured in the same run.\n\n")
+    order = [
+        *current,
+        *(found[name]["title"] for name in names),
+        *(title for title in kept if title.startswith(NOTEBOOK)),
+    ]
+    header = (
+        "# Benchmark results\n\nThe latest figures of `python -m bench.<name>` (generated: edit the benchmarks, "
+        "not these sections), then the notebook: notes on those runs, earlier runs and the changes behind the "
+        "figures, each with its command, machine and date. Every speed is also given as a ratio to a reference "
+        "measured in the same run.\n\n"
+    )
     SUMMARY.write_text(header + "\n".join(rendered.get(title) or kept[title] for title in dict.fromkeys(order)))
 
 

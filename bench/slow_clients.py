@@ -95,9 +95,18 @@ def round_of(kind: str, port: int, pid: int, count: int) -> dict:
         key.fileobj.close()
     selector.close()
     time.sleep(0.5)
-    return {"kind": kind, "connections": count, "idleMiB": idle_kib / 1024, "peakMiB": peak_kib / 1024,
-            "afterMiB": status_kib(pid)["VmRSS"] / 1024, "lastCutS": last_cut, "left": left,
-            "healthAnswered": answered, "healthAsked": asked, "healthP50Ms": statistics.median(latencies or [0])}
+    return {
+        "kind": kind,
+        "connections": count,
+        "idleMiB": idle_kib / 1024,
+        "peakMiB": peak_kib / 1024,
+        "afterMiB": status_kib(pid)["VmRSS"] / 1024,
+        "lastCutS": last_cut,
+        "left": left,
+        "healthAnswered": answered,
+        "healthAsked": asked,
+        "healthP50Ms": statistics.median(latencies or [0]),
+    }
 
 
 def idle_health(port: int, samples: int = 50) -> float:
@@ -119,30 +128,60 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--connections", type=int, default=1000)
     parser.add_argument("--work", type=Path, default=WORK)
-    parser.add_argument("--releases", type=Path, default=None, help="a releases directory (default: publish the fixture)")
+    parser.add_argument(
+        "--releases", type=Path, default=None, help="a releases directory (default: publish the fixture)"
+    )
     args = parser.parse_args(argv)
     args.work.mkdir(parents=True, exist_ok=True)
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, max(soft, args.connections + 256)), hard))
     rounds, reference = run(published(args.releases, args.work, "slow-clients"), args.work, args.connections)
-    rows = [[r["kind"], r["connections"], f"{r['idleMiB']:.1f}", f"{r['peakMiB']:.1f}",
-             f"{(r['peakMiB'] - r['idleMiB']) * 1024 / r['connections']:.0f}", f"{r['afterMiB']:.1f}",
-             f"{r['lastCutS']:.1f}", r["left"], f"{r['healthAnswered']}/{r['healthAsked']}",
-             f"{r['healthP50Ms']:.1f} ({r['healthP50Ms'] / reference:.1f}×)"] for r in rounds]
+    rows = [
+        [
+            r["kind"],
+            r["connections"],
+            f"{r['idleMiB']:.1f}",
+            f"{r['peakMiB']:.1f}",
+            f"{(r['peakMiB'] - r['idleMiB']) * 1024 / r['connections']:.0f}",
+            f"{r['afterMiB']:.1f}",
+            f"{r['lastCutS']:.1f}",
+            r["left"],
+            f"{r['healthAnswered']}/{r['healthAsked']}",
+            f"{r['healthP50Ms']:.1f} ({r['healthP50Ms'] / reference:.1f}×)",
+        ]
+        for r in rounds
+    ]
     headers = ["round", "connections", "RSS idle MiB", "RSS peak MiB", "KiB per connection", "RSS after MiB",
-               "last cut s", "left open", "health 200", "health p50 ms (× idle)"]
-    targets = [report.target(f"every slow connection cut within {CUT_LIMIT:.0f} s (header timeout {HEADER_TIMEOUT:.0f} s)",
-                             all(r["left"] == 0 for r in rounds), ", ".join(f"{r['kind']} {r['lastCutS']:.1f} s" for r in rounds)),
-               report.target("health answered 200 throughout", all(r["healthAnswered"] == r["healthAsked"] for r in rounds),
-                             ", ".join(f"{r['kind']} {r['healthAnswered']}/{r['healthAsked']}" for r in rounds))]
-    notes = [f"`ras serve`, one worker, default --header-timeout {HEADER_TIMEOUT:.0f} s and --keepalive-timeout; the "
-             f"fixture's release. Idle health p50 (the reference, same run): {reference:.1f} ms.",
-             "half-open: half a request line, then nothing; trickle: one more byte a second; bounded: half-open under "
-             f"--max-connections {BOUND} (the oldest waiting connection is closed for each new one).",
-             "RSS = VmRSS sampled every 50 ms while the connections are open; health asked on a fresh connection every "
-             "100 ms."]
-    report.save("slow_clients", "Slow clients: half-open connections against ras serve", headers, rows, targets,
-                notes, raw={"rounds": rounds, "idleHealthP50Ms": reference})
+               "last cut s", "left open", "health 200", "health p50 ms (× idle)"]  # fmt: skip
+    targets = [
+        report.target(
+            f"every slow connection cut within {CUT_LIMIT:.0f} s (header timeout {HEADER_TIMEOUT:.0f} s)",
+            all(r["left"] == 0 for r in rounds),
+            ", ".join(f"{r['kind']} {r['lastCutS']:.1f} s" for r in rounds),
+        ),
+        report.target(
+            "health answered 200 throughout",
+            all(r["healthAnswered"] == r["healthAsked"] for r in rounds),
+            ", ".join(f"{r['kind']} {r['healthAnswered']}/{r['healthAsked']}" for r in rounds),
+        ),
+    ]
+    notes = [
+        f"`ras serve`, one worker, default --header-timeout {HEADER_TIMEOUT:.0f} s and --keepalive-timeout; the "
+        f"fixture's release. Idle health p50 (the reference, same run): {reference:.1f} ms.",
+        "half-open: half a request line, then nothing; trickle: one more byte a second; bounded: half-open under "
+        f"--max-connections {BOUND} (the oldest waiting connection is closed for each new one).",
+        "RSS = VmRSS sampled every 50 ms while the connections are open; health asked on a fresh connection every "
+        "100 ms.",
+    ]
+    report.save(
+        "slow_clients",
+        "Slow clients: half-open connections against ras serve",
+        headers,
+        rows,
+        targets,
+        notes,
+        raw={"rounds": rounds, "idleHealthP50Ms": reference},
+    )
     return 0
 
 

@@ -54,8 +54,10 @@ class Params:
 
     def stamp(self) -> str:
         """The packs.toml comment that names these parameters (bench.publish reuses a tree with the same stamp)."""
-        return (f"# synthetic: managers={self.managers} quarters={self.quarters} positions={self.positions} "
-                f"seed={self.seed} universe={universe_size(self)} generator={GENERATOR}")
+        return (
+            f"# synthetic: managers={self.managers} quarters={self.quarters} positions={self.positions} "
+            f"seed={self.seed} universe={universe_size(self)} generator={GENERATOR}"
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,8 +98,14 @@ def securities(params: Params) -> list[Security]:
         issuers.add(issuer)
         number = len(found) + 1
         base = issuer + "10"
-        found.append(Security(base + cusip_check_digit(base), f"SYN{number:04d}",
-                              f"{issuer} SYNTHETIC ISSUER INC", round(rng.uniform(*PRICE_RANGE), 2)))
+        found.append(
+            Security(
+                base + cusip_check_digit(base),
+                f"SYN{number:04d}",
+                f"{issuer} SYNTHETIC ISSUER INC",
+                round(rng.uniform(*PRICE_RANGE), 2),
+            )
+        )
     return found
 
 
@@ -162,8 +170,11 @@ def books(params: Params, number: int, picker: Picker, prices: dict[str, list[in
             move = rng.random()
             if move < EXIT_RATE:
                 continue
-            factor = rng.uniform(1.1, 1.6) if move < EXIT_RATE + ADD_RATE else (
-                rng.uniform(0.4, 0.9) if move < EXIT_RATE + ADD_RATE + REDUCE_RATE else 1.0)
+            factor = (
+                rng.uniform(1.1, 1.6)
+                if move < EXIT_RATE + ADD_RATE
+                else (rng.uniform(0.4, 0.9) if move < EXIT_RATE + ADD_RATE + REDUCE_RATE else 1.0)
+            )
             new = lot(shares * factor)
             after[cusip] = new if factor == 1.0 or new != shares else shares + (LOT if factor > 1 else -LOT)
         for cusip in picker.draw(rng, params.positions - len(after), set(book) | set(after)):
@@ -181,8 +192,14 @@ def filed_on(period: date, days: int) -> date:
     return day
 
 
-def manager_filings(params: Params, number: int, universe: dict[str, Security], picker: Picker,
-                    prices: dict[str, list[int]], periods: list[date]) -> Iterator[Filing]:
+def manager_filings(
+    params: Params,
+    number: int,
+    universe: dict[str, Security],
+    picker: Picker,
+    prices: dict[str, list[int]],
+    periods: list[date],
+) -> Iterator[Filing]:
     """Every original 13F-HR of one synthetic manager, oldest first."""
     rng = random.Random(f"{params.seed}:calendar:{number}")
     cik = f"{CIK_BASE + number:010d}"
@@ -193,19 +210,41 @@ def manager_filings(params: Params, number: int, universe: dict[str, Security], 
         accession = f"{cik}-{filed.year % 100:02d}-{sequence[filed.year]:06d}"
         ordered = sorted(book, key=lambda cusip: universe[cusip].issuer)
         rows = tuple(
-            HoldingRow(row=index, issuer=universe[cusip].issuer, title_of_class="COM", cusip=cusip,
-                       value=(book[cusip] * prices[cusip][quarter] + 50) // 100, shares=book[cusip], share_type="SH",
-                       put_call=None, discretion="SOLE", other_managers="", voting_sole=book[cusip], voting_shared=0,
-                       voting_none=0)
+            HoldingRow(
+                row=index,
+                issuer=universe[cusip].issuer,
+                title_of_class="COM",
+                cusip=cusip,
+                value=(book[cusip] * prices[cusip][quarter] + 50) // 100,
+                shares=book[cusip],
+                share_type="SH",
+                put_call=None,
+                discretion="SOLE",
+                other_managers="",
+                voting_sole=book[cusip],
+                voting_shared=0,
+                voting_none=0,
+            )
             for index, cusip in enumerate(ordered, start=1)
         )
         folder = f"sec13f/{cik}/{accession}"
         yield Filing(
-            source=f"{folder}/primary_doc.xml + {folder}/infotable.xml", accession=accession, cik=cik,
-            manager_name=manager_name(number), form_type="13F-HR", report_type="13F HOLDINGS REPORT", period=period,
-            filed=filed, amendment=Amendment.ORIGINAL, amendment_no=0, unit=ValueUnit.DOLLARS,
-            unit_rule="filed-on-or-after-2023-01-03", table_entry_total=len(rows),
-            table_value_total=sum(row.value for row in rows), confidential_omitted=False, rows=rows,
+            source=f"{folder}/primary_doc.xml + {folder}/infotable.xml",
+            accession=accession,
+            cik=cik,
+            manager_name=manager_name(number),
+            form_type="13F-HR",
+            report_type="13F HOLDINGS REPORT",
+            period=period,
+            filed=filed,
+            amendment=Amendment.ORIGINAL,
+            amendment_no=0,
+            unit=ValueUnit.DOLLARS,
+            unit_rule="filed-on-or-after-2023-01-03",
+            table_entry_total=len(rows),
+            table_value_total=sum(row.value for row in rows),
+            confidential_omitted=False,
+            rows=rows,
         )
 
 
@@ -217,11 +256,19 @@ def packs_toml(params: Params) -> bytes:
     lines = [
         "# SYNTHETIC benchmark data (bench/synthetic.py): invented managers, securities and holdings.",
         "# Not the fixture and not investment data; generated to measure the service at scale.",
-        params.stamp(), "", "[copycat]",
+        params.stamp(),
+        "",
+        "[copycat]",
     ]
     for number in range(1, params.managers + 1):
-        lines += ["", "[[copycat.managers]]", f'id = "syn-{number:04d}"', f'name = "{manager_name(number)}"',
-                  f'cik = "{CIK_BASE + number}"', "fictional = true"]
+        lines += [
+            "",
+            "[[copycat.managers]]",
+            f'id = "syn-{number:04d}"',
+            f'name = "{manager_name(number)}"',
+            f'cik = "{CIK_BASE + number}"',
+            "fictional = true",
+        ]
     return ("\n".join(lines) + "\n").encode("utf-8")
 
 
@@ -248,8 +295,10 @@ def write_tree(out: Path, params: Params) -> dict[str, int]:
         for filing in manager_filings(params, number, by_cusip, picker, prices, periods):
             folder = out / "sec13f" / filing.cik / filing.accession
             folder.mkdir(parents=True)
-            for name, body in (("primary_doc.xml", writer.primary_document(filing)),
-                               ("infotable.xml", writer.information_table(filing.rows))):
+            for name, body in (
+                ("primary_doc.xml", writer.primary_document(filing)),
+                ("infotable.xml", writer.information_table(filing.rows)),
+            ):
                 (folder / name).write_bytes(body)
                 counts["files"] += 1
                 counts["bytes"] += len(body)
@@ -280,8 +329,10 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--universe must be at least twice --positions, so new buys always have somewhere to go")
     params = Params(args.managers, args.quarters, args.positions, args.seed, args.universe)
     counts = write_tree(args.out, params)
-    print(f"wrote {counts['filings']} filings ({counts['rows']} rows, {counts['files']} files, "
-          f"{counts['bytes'] / 1e6:.1f} MB) of {args.managers} managers to {args.out}")
+    print(
+        f"wrote {counts['filings']} filings ({counts['rows']} rows, {counts['files']} files, "
+        f"{counts['bytes'] / 1e6:.1f} MB) of {args.managers} managers to {args.out}"
+    )
     return 0
 
 

@@ -70,9 +70,17 @@ def costs(name: str, releases: Path) -> dict:
     quiet = milliseconds(watch.refresh, QUIET_TICKS)
     sweep = milliseconds(lambda: files.sweep(time.monotonic()), SWEEPS)
     walk = milliseconds(lambda: old_walk(Path(files.root)), WALKS)
-    return {"release": name, "files": len(files.files), "loadS": load_s, "scrubTicks": len(ticks) + 1,
-            "scrubS": sum(ticks) / 1000, "scrubMaxTickMs": max(ticks), "quietMs": statistics.median(quiet),
-            "sweepMs": statistics.median(sweep), "oldWalkMs": statistics.median(walk)}
+    return {
+        "release": name,
+        "files": len(files.files),
+        "loadS": load_s,
+        "scrubTicks": len(ticks) + 1,
+        "scrubS": sum(ticks) / 1000,
+        "scrubMaxTickMs": max(ticks),
+        "quietMs": statistics.median(quiet),
+        "sweepMs": statistics.median(sweep),
+        "oldWalkMs": statistics.median(walk),
+    }
 
 
 def status(port: int) -> int:
@@ -130,24 +138,57 @@ def main(argv: list[str] | None = None) -> int:
         releases[f"{managers}x10x150"] = synthetic_release(managers, args.work)
     found = [costs(name, path) for name, path in releases.items()]
     trials = detection(args.work, args.trials)
-    rows = [[c["release"], c["files"], f"{c['loadS']:.2f}", f"{c['quietMs']:.3f}", f"{c['sweepMs']:.1f}",
-             f"{c['oldWalkMs']:.1f}", f"{c['oldWalkMs'] / c['quietMs']:.0f}×",
-             f"{c['scrubS']:.1f} s in {c['scrubTicks']} ticks (longest {c['scrubMaxTickMs']:.0f} ms)"] for c in found]
+    rows = [
+        [
+            c["release"],
+            c["files"],
+            f"{c['loadS']:.2f}",
+            f"{c['quietMs']:.3f}",
+            f"{c['sweepMs']:.1f}",
+            f"{c['oldWalkMs']:.1f}",
+            f"{c['oldWalkMs'] / c['quietMs']:.0f}×",
+            f"{c['scrubS']:.1f} s in {c['scrubTicks']} ticks (longest {c['scrubMaxTickMs']:.0f} ms)",
+        ]
+        for c in found
+    ]
     caught, back = [t["caughtS"] for t in trials], [t["backS"] for t in trials]
-    targets = [report.target(f"in-place edit answered 503 within {STATED_BOUND:.0f} s (bound {DETECTION_BOUND:.0f} s)",
-                             max(caught) <= STATED_BOUND,
-                             f"median {statistics.median(caught):.2f} s, max {max(caught):.2f} s of {len(caught)}"),
-               report.target(f"same-id re-promotion served within {STATED_BOUND:.0f} s",
-                             max(back) <= STATED_BOUND,
-                             f"median {statistics.median(back):.2f} s, max {max(back):.2f} s after `ras promote`")]
-    headers = ["release", "files", "load s", "quiet tick ms", "stat sweep ms (every 5 s)", "old walk ms (every 1 s)",
-               "old walk / quiet tick", "first scrub pass (16 MiB a tick)"]
-    notes = [f"In-process, one thread; medians of {QUIET_TICKS} quiet ticks, {SWEEPS} sweeps and {WALKS} old walks, "
-             "files in the page cache (a quiet machine's steady state). The old walk is the reference, same run.",
-             f"Detection: `ras serve` default pace (tick 1 s, sweep 5 s), {len(trials)} trials on the fixture, "
-             f"edits at random phases; {HOST} health polled every 20 ms; 'back' is measured after `ras promote` exits."]
-    report.save("watch", "Release watcher: cost by release size and detection bound", headers, rows, targets, notes,
-                raw={"costs": found, "trials": trials})
+    targets = [
+        report.target(
+            f"in-place edit answered 503 within {STATED_BOUND:.0f} s (bound {DETECTION_BOUND:.0f} s)",
+            max(caught) <= STATED_BOUND,
+            f"median {statistics.median(caught):.2f} s, max {max(caught):.2f} s of {len(caught)}",
+        ),
+        report.target(
+            f"same-id re-promotion served within {STATED_BOUND:.0f} s",
+            max(back) <= STATED_BOUND,
+            f"median {statistics.median(back):.2f} s, max {max(back):.2f} s after `ras promote`",
+        ),
+    ]
+    headers = [
+        "release",
+        "files",
+        "load s",
+        "quiet tick ms",
+        "stat sweep ms (every 5 s)",
+        "old walk ms (every 1 s)",
+        "old walk / quiet tick",
+        "first scrub pass (16 MiB a tick)",
+    ]
+    notes = [
+        f"In-process, one thread; medians of {QUIET_TICKS} quiet ticks, {SWEEPS} sweeps and {WALKS} old walks, "
+        "files in the page cache (a quiet machine's steady state). The old walk is the reference, same run.",
+        f"Detection: `ras serve` default pace (tick 1 s, sweep 5 s), {len(trials)} trials on the fixture, "
+        f"edits at random phases; {HOST} health polled every 20 ms; 'back' is measured after `ras promote` exits.",
+    ]
+    report.save(
+        "watch",
+        "Release watcher: cost by release size and detection bound",
+        headers,
+        rows,
+        targets,
+        notes,
+        raw={"costs": found, "trials": trials},
+    )
     return 0
 
 

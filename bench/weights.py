@@ -47,9 +47,11 @@ def calls_for(release: LoadedRelease) -> list[tuple[str, dict[str, Any]]]:
     rows = view_of(data, data.versions[-1], [], DEFAULT_MODE)["tickers"]
     ticker = max(rows, key=lambda row: (row["holderCount"], row["value"]))["ticker"]  # the most explained one
     arguments = {
-        "getLatestPack": {"packId": PACK_ID}, "listPackVersions": {"packId": PACK_ID},
+        "getLatestPack": {"packId": PACK_ID},
+        "listPackVersions": {"packId": PACK_ID},
         "compareVersions": {"packId": PACK_ID, "from": data.versions[-2], "to": data.versions[-1]},
-        "explainPosition": {"packId": PACK_ID, "ticker": ticker}, "exportAuditTrail": {"packId": PACK_ID},
+        "explainPosition": {"packId": PACK_ID, "ticker": ticker},
+        "exportAuditTrail": {"packId": PACK_ID},
     }
     return [(op.tool, arguments.get(op.id, {})) for op in OPERATIONS if op.tool]
 
@@ -81,8 +83,13 @@ class Session:
 
 @contextmanager
 def session(releases: Path) -> Iterator[Session]:
-    process = subprocess.Popen([sys.executable, "-m", "server.mcp_server", "--releases", str(releases)], cwd=REPO,
-                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "server.mcp_server", "--releases", str(releases)],
+        cwd=REPO,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+    )
     try:
         talk = Session(process)
         talk.request("initialize", INITIALIZE)
@@ -107,8 +114,13 @@ def weigh(releases: Path) -> dict[str, Any]:
             assert not result.get("isError"), (name, result["content"][0]["text"][:300])
             links = [block for block in result["content"] if block["type"] == "resource_link"]
             reads = [talk.request("resources/read", {"uri": link["uri"]})[0] for link in links]
-            tools[name] = {"text": len(result["content"][0]["text"].encode()), "result": result_bytes,
-                           "parts": len(links), "largestRead": max(reads), "rest": sum(link["size"] for link in links)}
+            tools[name] = {
+                "text": len(result["content"][0]["text"].encode()),
+                "result": result_bytes,
+                "parts": len(links),
+                "largestRead": max(reads),
+                "rest": sum(link["size"] for link in links),
+            }
     return {"list": listed_bytes, "largestEntry": max(entries.values()), "entries": entries, "tools": tools}
 
 
@@ -141,15 +153,26 @@ def rows_and_targets(cases: dict[str, dict[str, Any]]) -> tuple[list[list[Any]],
         most = max(w["result"] for w in tools.values())
         largest_read = max(w["largestRead"] for w in tools.values())
         targets += [
-            report.target(f"{case}: tools/list ≤ 16 KB, each entry ≤ 3 KB", weights["list"] <= LIST_BYTES and
-                          weights["largestEntry"] <= ENTRY_BYTES, f"{weights['list']} B, {weights['largestEntry']} B"),
-            report.target(f"{case}: get_latest_pack text ≤ 10 KB", tools["get_latest_pack"]["text"] <= LATEST_TEXT_BYTES,
-                          f"{tools['get_latest_pack']['text']} B"),
-            report.target(f"{case}: every tool's text ≤ 16 KB and result ≤ 1 MB",
-                          max(w["text"] for w in tools.values()) <= TEXT_BYTES and most <= RESULT_BYTES,
-                          f"text ≤ {max(w['text'] for w in tools.values())} B, result ≤ {most} B"),
-            report.target(f"{case}: every MCP message ≤ 8 MiB", max(largest_read, most) <= MESSAGE_BYTES,
-                          f"largest resources/read {largest_read} B ({largest_read / MESSAGE_BYTES:.2f}× the limit)"),
+            report.target(
+                f"{case}: tools/list ≤ 16 KB, each entry ≤ 3 KB",
+                weights["list"] <= LIST_BYTES and weights["largestEntry"] <= ENTRY_BYTES,
+                f"{weights['list']} B, {weights['largestEntry']} B",
+            ),
+            report.target(
+                f"{case}: get_latest_pack text ≤ 10 KB",
+                tools["get_latest_pack"]["text"] <= LATEST_TEXT_BYTES,
+                f"{tools['get_latest_pack']['text']} B",
+            ),
+            report.target(
+                f"{case}: every tool's text ≤ 16 KB and result ≤ 1 MB",
+                max(w["text"] for w in tools.values()) <= TEXT_BYTES and most <= RESULT_BYTES,
+                f"text ≤ {max(w['text'] for w in tools.values())} B, result ≤ {most} B",
+            ),
+            report.target(
+                f"{case}: every MCP message ≤ 8 MiB",
+                max(largest_read, most) <= MESSAGE_BYTES,
+                f"largest resources/read {largest_read} B ({largest_read / MESSAGE_BYTES:.2f}× the limit)",
+            ),
         ]
     return rows, targets
 
@@ -166,17 +189,27 @@ def main(argv: list[str] | None = None) -> int:
         work.mkdir(parents=True, exist_ok=True)
         started = time.perf_counter()
         params = synthetic.Params(args.managers, args.quarters, args.positions)
-        cases = {"fixture": weigh(publish_fixture(work)),
-                 f"{args.managers}x{args.quarters}x{args.positions}": weigh(publish_synthetic(work, params))}
+        cases = {
+            "fixture": weigh(publish_fixture(work)),
+            f"{args.managers}x{args.quarters}x{args.positions}": weigh(publish_synthetic(work, params)),
+        }
     rows, targets = rows_and_targets(cases)
-    notes = ["Bytes of raw JSON-RPC lines from `python -m server.mcp_server` over stdio (newline excluded); text: the "
-             "first content block; result: the whole tools/call message; largest read: the largest resources/read "
-             "message of the result's links; REST bytes: the envelope those parts rebuild.",
-             f"One call of each tool over the complete dataset (all managers, mode any); {time.perf_counter() - started:.0f} s "
-             "in all, publishes included."]
-    report.save("weights", "MCP byte weights: tools/list, each tool's text and result, resource messages",
-                ["release", "tool", "text B", "result B", "largest read B", "parts", "REST bytes"], rows, targets,
-                notes, raw=cases)
+    notes = [
+        "Bytes of raw JSON-RPC lines from `python -m server.mcp_server` over stdio (newline excluded); text: the "
+        "first content block; result: the whole tools/call message; largest read: the largest resources/read "
+        "message of the result's links; REST bytes: the envelope those parts rebuild.",
+        f"One call of each tool over the complete dataset (all managers, mode any); {time.perf_counter() - started:.0f} s "
+        "in all, publishes included.",
+    ]
+    report.save(
+        "weights",
+        "MCP byte weights: tools/list, each tool's text and result, resource messages",
+        ["release", "tool", "text B", "result B", "largest read B", "parts", "REST bytes"],
+        rows,
+        targets,
+        notes,
+        raw=cases,
+    )
     return 0 if all(target["met"] for target in targets) else 1
 
 

@@ -40,8 +40,10 @@ def release_data(releases: Path) -> ReleaseData:
     if directory is None:
         raise SystemExit(f"no promoted release in {releases}")
     index = orjson.loads((directory / INDEX).read_bytes())
-    artifacts = {v: orjson.loads((directory / f"artifacts/13f-copycat/{v}.json").read_bytes())
-                 for v in index["copycat"]["versions"]}
+    artifacts = {
+        v: orjson.loads((directory / f"artifacts/13f-copycat/{v}.json").read_bytes())
+        for v in index["copycat"]["versions"]
+    }
     gc.freeze()  # as `ras serve` does once the release is loaded (server/app.py)
     return ReleaseData(index, artifacts)
 

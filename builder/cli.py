@@ -23,23 +23,34 @@ from builder.review.command import gate_check, parse_gates, review_command
 from builder.sources.tree import resolve_source
 
 RELEASES_OPTION = click.option(
-    "--releases", "releases", type=click.Path(file_okay=False, path_type=Path), default=Path("releases"),
-    show_default=True, help="Directory holding the releases and the `current` link.",
+    "--releases",
+    "releases",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=Path("releases"),
+    show_default=True,
+    help="Directory holding the releases and the `current` link.",
 )
 SOURCE_OPTION = click.option(
-    "--source", type=click.Path(exists=True, file_okay=False, path_type=Path), default=None,
+    "--source",
+    type=click.Path(exists=True, file_okay=False, path_type=Path),
+    default=None,
     help="Source tree (packs.toml, securities.csv, sec13f/…). Default: the current folder when it holds "
     "packs.toml, else the embedded fictional fixture.",
 )
 FIXTURE_OPTION = click.option(
-    "--fixture", "fixture", is_flag=True, help="Build the embedded fictional fixture (instead of --source).",
+    "--fixture", "fixture", is_flag=True, help="Build the embedded fictional fixture (instead of --source)."
 )
 REPLACE_REAL_OPTION = click.option(
-    "--replace-real-with-fixture", "replace_real", is_flag=True,
+    "--replace-real-with-fixture",
+    "replace_real",
+    is_flag=True,
     help="Let a release of fictional fixture data replace a promoted release built from real sources.",
 )
 AS_OF_OPTION = click.option(
-    "--as-of", "as_of", type=click.DateTime(["%Y-%m-%d"]), default=None,
+    "--as-of",
+    "as_of",
+    type=click.DateTime(["%Y-%m-%d"]),
+    default=None,
     help="As-of date of the release. Default: packs.toml [source] as_of, else the newest filing date.",
 )
 
@@ -87,7 +98,11 @@ def _share(_context, _parameter, value: str) -> float:
 
 
 MAX_UNMAPPED_OPTION = click.option(
-    "--max-unmapped-value", "max_unmapped", default="1%", show_default=True, callback=_share,
+    "--max-unmapped-value",
+    "max_unmapped",
+    default="1%",
+    show_default=True,
+    callback=_share,
     help="Refuse the publish when CUSIPs without a ticker hold more than this share of a version's book value.",
 )
 
@@ -105,12 +120,17 @@ def _source(source: Path | None, fixture: bool) -> Path:
 @RELEASES_OPTION
 @AS_OF_OPTION
 @MAX_UNMAPPED_OPTION
-@click.option("--gate", default="", metavar="GATES",
-              help="Comma-separated: new-warnings, restatement, shrink. When the review against the promoted release "
-              "shows one, exit 3: the release is built and kept, not promoted.")
+@click.option(
+    "--gate",
+    default="",
+    metavar="GATES",
+    help="Comma-separated: new-warnings, restatement, shrink. When the review against the promoted release "
+    "shows one, exit 3: the release is built and kept, not promoted.",
+)
 @REPLACE_REAL_OPTION
-def publish_command(source: Path | None, fixture: bool, releases: Path, as_of, max_unmapped: float, gate: str,
-                    replace_real: bool) -> None:
+def publish_command(
+    source: Path | None, fixture: bool, releases: Path, as_of, max_unmapped: float, gate: str, replace_real: bool
+) -> None:
     """Build a release from the sources and promote it atomically."""
     gates = parse_gates(gate)
     tree = _source(source, fixture)
@@ -150,8 +170,13 @@ def promote_command(release_id: str, releases: Path, replace_real: bool) -> None
 @main.command("verify")
 @click.argument("release_id", required=False)
 @RELEASES_OPTION
-@click.option("--export", "export", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help="Check the static tree `ras export` wrote into this folder instead of a release.")
+@click.option(
+    "--export",
+    "export",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Check the static tree `ras export` wrote into this folder instead of a release.",
+)
 def verify_command(release_id: str | None, releases: Path, export: Path | None) -> None:
     """Re-hash every file of a release (default: the promoted one) against its manifest, and check the ledger."""
     if export is not None:
@@ -162,16 +187,20 @@ def verify_command(release_id: str | None, releases: Path, export: Path | None) 
         if directory is None or not directory.is_dir():
             raise ReleaseError(f"no release {release_id or 'promoted'} in {releases}")
         name = directory.name
-        checks = [(f"release {name}", name, [f"{name}: {problem}" for problem in verify_release(directory)]),
-                  (LEDGER_FILE, LEDGER_FILE, verify_ledger(releases))]  # its lines name the file and line already
+        checks = [
+            (f"release {name}", name, [f"{name}: {problem}" for problem in verify_release(directory)]),
+            (LEDGER_FILE, LEDGER_FILE, verify_ledger(releases)),
+        ]  # its lines name the file and line already
     for _what, name, problems in checks:
         for line in problems or [f"{name}: ok"]:
             click.echo(line, err=bool(problems))
     failing = [what for what, _name, problems in checks if problems]
     count = sum(len(problems) for _what, _name, problems in checks)
     if failing:
-        raise ReleaseError(f"{' and '.join(failing)} {'fail' if len(failing) > 1 else 'fails'} verification "
-                           f"({count} problem{'s' if count > 1 else ''})")
+        raise ReleaseError(
+            f"{' and '.join(failing)} {'fail' if len(failing) > 1 else 'fails'} verification "
+            f"({count} problem{'s' if count > 1 else ''})"
+        )
 
 
 @main.command("releases")
@@ -199,23 +228,56 @@ def prune_command(keep: int, releases: Path) -> None:
 @RELEASES_OPTION
 @click.option("--host", default="127.0.0.1", show_default=True)
 @click.option("--port", default=8080, show_default=True, type=int)
-@click.option("--workers", default=1, show_default=True, type=click.IntRange(1, 64),
-              help="Server processes sharing one listening socket; up to the machine's cores is useful.")
-@click.option("--verify-every", "verify_every", default=600.0, show_default=True, type=click.FloatRange(min=1),
-              help="Seconds between full re-hashes of the served release (a stat sweep every 5 s catches edits).")
-@click.option("--header-timeout", "header_timeout", type=click.FloatRange(min=0.1), default=None,
-              help="Seconds a connection has to send a whole request head (server default: 10).")
-@click.option("--keepalive-timeout", "keepalive_timeout", type=click.FloatRange(min=0.1), default=None,
-              help="Seconds an idle kept-alive connection stays open (server default: 30).")
-@click.option("--max-connections", "max_connections", type=click.IntRange(1), default=None,
-              help="Open connections per worker; past it the oldest idle one is closed (server default: 1024).")
+@click.option(
+    "--workers",
+    default=1,
+    show_default=True,
+    type=click.IntRange(1, 64),
+    help="Server processes sharing one listening socket; up to the machine's cores is useful.",
+)
+@click.option(
+    "--verify-every",
+    "verify_every",
+    default=600.0,
+    show_default=True,
+    type=click.FloatRange(min=1),
+    help="Seconds between full re-hashes of the served release (a stat sweep every 5 s catches edits).",
+)
+@click.option(
+    "--header-timeout",
+    "header_timeout",
+    type=click.FloatRange(min=0.1),
+    default=None,
+    help="Seconds a connection has to send a whole request head (server default: 10).",
+)
+@click.option(
+    "--keepalive-timeout",
+    "keepalive_timeout",
+    type=click.FloatRange(min=0.1),
+    default=None,
+    help="Seconds an idle kept-alive connection stays open (server default: 30).",
+)
+@click.option(
+    "--max-connections",
+    "max_connections",
+    type=click.IntRange(1),
+    default=None,
+    help="Open connections per worker; past it the oldest idle one is closed (server default: 1024).",
+)
 def serve_command(releases: Path, host: str, port: int, workers: int, verify_every: float, **guard: Any) -> None:
     """Serve the promoted release over HTTP: GETs from its bytes, the two POSTs computed live."""
     from server.runner import Guard, run  # the builder reaches into the server only here and in `mcp`, lazily
 
     if not releases.is_dir():
         raise ReleaseError(f"releases directory {releases} does not exist; run `ras publish` first")
-    run(releases, host, port, workers, verify_every, replace(Guard(), **{k: v for k, v in guard.items() if v is not None}))
+    run(
+        releases,
+        host,
+        port,
+        workers,
+        verify_every,
+        replace(Guard(), **{k: v for k, v in guard.items() if v is not None}),
+    )
 
 
 @main.command("mcp")

@@ -28,7 +28,10 @@ _ADVICE = {
     errno.ENOSPC: ("no space left on the device", "free space on that filesystem, then run the command again"),
     errno.EDQUOT: ("the disk quota is exhausted", "free space or raise the quota, then run the command again"),
     errno.EACCES: ("permission denied", "give this user access to it (ls -ld shows owner and mode), then run again"),
-    errno.EPERM: ("operation not permitted", "give this user access to it (ls -ld shows owner and mode), then run again"),
+    errno.EPERM: (
+        "operation not permitted",
+        "give this user access to it (ls -ld shows owner and mode), then run again",
+    ),
     errno.EROFS: ("the filesystem is read-only", "use a writable folder (or remount it read-write), then run again"),
     errno.EIO: ("the device reported an I/O error", "check the disk (dmesg, smartctl) before running again"),
     errno.ENOENT: ("it does not exist", "check the path; a folder may have been moved while the command ran"),
@@ -37,8 +40,13 @@ _ADVICE = {
     errno.EMFILE: ("too many open files", "raise the limit (ulimit -n), then run the command again"),
     errno.ENAMETOOLONG: ("the name is too long", "use a shorter path"),
 }
-_EXIT_CODES = {errno.ENOSPC: EXIT_NO_SPACE, errno.EDQUOT: EXIT_NO_SPACE, errno.EACCES: EXIT_NO_PERMISSION,
-               errno.EPERM: EXIT_NO_PERMISSION, errno.EROFS: EXIT_NO_PERMISSION}
+_EXIT_CODES = {
+    errno.ENOSPC: EXIT_NO_SPACE,
+    errno.EDQUOT: EXIT_NO_SPACE,
+    errno.EACCES: EXIT_NO_PERMISSION,
+    errno.EPERM: EXIT_NO_PERMISSION,
+    errno.EROFS: EXIT_NO_PERMISSION,
+}
 
 
 class PublishError(click.ClickException):
@@ -93,7 +101,9 @@ class NoPermission(OSFault):
 
 def os_fault(exc: OSError) -> OSFault:
     """The one-line error of what the operating system refused, of the class that carries its exit code."""
-    kind = {EXIT_NO_SPACE: NoSpace, EXIT_NO_PERMISSION: NoPermission}.get(_EXIT_CODES.get(exc.errno or 0, EXIT_IO), OSFault)
+    kind = {EXIT_NO_SPACE: NoSpace, EXIT_NO_PERMISSION: NoPermission}.get(
+        _EXIT_CODES.get(exc.errno or 0, EXIT_IO), OSFault
+    )
     return kind(exc)
 
 

@@ -77,7 +77,8 @@ class Filing:
     confidential_omitted: bool
     rows: tuple[HoldingRow, ...]
     warnings: tuple[ScopeWarning, ...] = ()
-    filed_from: str = FILED_FROM_HEADER  # where `filed` comes from: FILED_FROM_HEADER, a record line, FILED_FROM_SIGNATURE
+    # where `filed` comes from: FILED_FROM_HEADER, a record line, FILED_FROM_SIGNATURE
+    filed_from: str = FILED_FROM_HEADER
 
     def dollars(self, value: int) -> int:
         """A `value` of this filing in dollars."""

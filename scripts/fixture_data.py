@@ -176,20 +176,86 @@ LAST_QUARTER = date(2026, 9, 30)
 
 
 MANAGERS: tuple[ManagerPlan, ...] = (
-    ManagerPlan("larch", "Larch Hill Capital (fictional)", 1, FIRST_QUARTER, book_millions=2400, filing_days=(36, 44),
-                city="Boston", state="MA", zip_code="02110"),
-    ManagerPlan("quillwort", "Quillwort Partners (fictional)", 2, USUAL_FIRST_QUARTER, book_millions=1300,
-                filing_days=(25, 40), layout="txt", city="Greenwich", state="CT", zip_code="06830"),
-    ManagerPlan("tamarack", "Tamarack Ridge Advisors (fictional)", 3, USUAL_FIRST_QUARTER, book_millions=3100,
-                filing_days=(18, 30), prefix="ns1", city="San Francisco", state="CA", zip_code="94105"),
-    ManagerPlan("osprey", "Osprey Bend Management (fictional)", 4, USUAL_FIRST_QUARTER, book_millions=900,
-                filing_days=(30, 44), missing=(GAP_QUARTER,), city="Chicago", state="IL", zip_code="60606"),
-    ManagerPlan("marrow", "Marrow Lane Investors (fictional)", 5, USUAL_FIRST_QUARTER, book_millions=1800,
-                filing_days=(38, 44), city="Houston", state="TX", zip_code="77002"),
-    ManagerPlan("fennel", "Fennel Point Asset Management (fictional)", 6, USUAL_FIRST_QUARTER, book_millions=650,
-                filing_days=(20, 28), city="Minneapolis", state="MN", zip_code="55402"),
-    ManagerPlan("juniper", "Juniper Ledge Capital (fictional)", 7, LATE_FIRST_QUARTER, book_millions=1100,
-                filing_days=(28, 42), city="Denver", state="CO", zip_code="80202"),
+    ManagerPlan(
+        "larch",
+        "Larch Hill Capital (fictional)",
+        1,
+        FIRST_QUARTER,
+        book_millions=2400,
+        filing_days=(36, 44),
+        city="Boston",
+        state="MA",
+        zip_code="02110",
+    ),
+    ManagerPlan(
+        "quillwort",
+        "Quillwort Partners (fictional)",
+        2,
+        USUAL_FIRST_QUARTER,
+        book_millions=1300,
+        filing_days=(25, 40),
+        layout="txt",
+        city="Greenwich",
+        state="CT",
+        zip_code="06830",
+    ),
+    ManagerPlan(
+        "tamarack",
+        "Tamarack Ridge Advisors (fictional)",
+        3,
+        USUAL_FIRST_QUARTER,
+        book_millions=3100,
+        filing_days=(18, 30),
+        prefix="ns1",
+        city="San Francisco",
+        state="CA",
+        zip_code="94105",
+    ),
+    ManagerPlan(
+        "osprey",
+        "Osprey Bend Management (fictional)",
+        4,
+        USUAL_FIRST_QUARTER,
+        book_millions=900,
+        filing_days=(30, 44),
+        missing=(GAP_QUARTER,),
+        city="Chicago",
+        state="IL",
+        zip_code="60606",
+    ),
+    ManagerPlan(
+        "marrow",
+        "Marrow Lane Investors (fictional)",
+        5,
+        USUAL_FIRST_QUARTER,
+        book_millions=1800,
+        filing_days=(38, 44),
+        city="Houston",
+        state="TX",
+        zip_code="77002",
+    ),
+    ManagerPlan(
+        "fennel",
+        "Fennel Point Asset Management (fictional)",
+        6,
+        USUAL_FIRST_QUARTER,
+        book_millions=650,
+        filing_days=(20, 28),
+        city="Minneapolis",
+        state="MN",
+        zip_code="55402",
+    ),
+    ManagerPlan(
+        "juniper",
+        "Juniper Ledge Capital (fictional)",
+        7,
+        LATE_FIRST_QUARTER,
+        book_millions=1100,
+        filing_days=(28, 42),
+        city="Denver",
+        state="CO",
+        zip_code="80202",
+    ),
 )
 
 THOUSANDS_BEFORE = date(2023, 1, 3)  # SEC Release 34-95148: filings made before this date report thousands
@@ -245,11 +311,21 @@ def packs_toml() -> bytes:
     """packs.toml of the fixture tree: the fixture flag and the managers (names carry no quotes to escape)."""
     lines = [
         "# Fictional fixture: invented managers and holdings over real securities. Not investment data.",
-        "[source]", "fixture = true", "", "[copycat]", "versions = 8",
+        "[source]",
+        "fixture = true",
+        "",
+        "[copycat]",
+        "versions = 8",
     ]
     for plan in MANAGERS:
-        lines += ["", "[[copycat.managers]]", f'id = "{plan.id}"', f'name = "{plan.name}"', f'cik = "{plan.cik}"',
-                  "fictional = true"]
+        lines += [
+            "",
+            "[[copycat.managers]]",
+            f'id = "{plan.id}"',
+            f'name = "{plan.name}"',
+            f'cik = "{plan.cik}"',
+            "fictional = true",
+        ]
         if plan.missing:  # publish checks coverage: a gap inside the window must be allowed by name
             listed = ", ".join(f'"{quarter.isoformat()}"' for quarter in plan.missing)
             lines.append(f"allow_missing = [{listed}]  # the fictional fixture's gap: nothing filed for it")

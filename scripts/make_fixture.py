@@ -180,8 +180,11 @@ def entries(plan: data.ManagerPlan, period: date, shares: dict[str, int]) -> lis
     for cusip, count in shares.items():
         if plan.id == data.SPLIT_MANAGER and cusip == data.SPLIT_CUSIP:
             dfnd, other = lot(count * 0.3), lot(count * 0.1)
-            rows += [Entry(cusip, count - dfnd - other), Entry(cusip, dfnd, discretion="DFND", other="1"),
-                     Entry(cusip, other, discretion="DFND", other="1,2")]
+            rows += [
+                Entry(cusip, count - dfnd - other),
+                Entry(cusip, dfnd, discretion="DFND", other="1"),
+                Entry(cusip, other, discretion="DFND", other="1,2"),
+            ]
         else:
             rows.append(Entry(cusip, count))
     rng = random.Random(f"{data.SEED}:quirks:{plan.id}:{period}")
@@ -206,10 +209,18 @@ def _holding_row(number: int, entry: Entry, period: date, unit: ValueUnit) -> Ho
     votes = 0 if entry.put_call or entry.share_type == "PRN" else entry.shares  # options carry no votes
     shared = entry.discretion == "DFND"
     return HoldingRow(
-        row=number, issuer=fact.issuer, title_of_class=fact.title, cusip=fact.cusip,
-        value=row_value(entry.shares, entry.cusip, period, unit), shares=entry.shares,
-        share_type=entry.share_type, put_call=entry.put_call, discretion=entry.discretion,
-        other_managers=entry.other, voting_sole=0 if shared else votes, voting_shared=votes if shared else 0,
+        row=number,
+        issuer=fact.issuer,
+        title_of_class=fact.title,
+        cusip=fact.cusip,
+        value=row_value(entry.shares, entry.cusip, period, unit),
+        shares=entry.shares,
+        share_type=entry.share_type,
+        put_call=entry.put_call,
+        discretion=entry.discretion,
+        other_managers=entry.other,
+        voting_sole=0 if shared else votes,
+        voting_shared=votes if shared else 0,
         voting_none=entry.shares if entry.share_type == "PRN" else 0,
     )
 
@@ -264,13 +275,18 @@ def _misreported(rows: list[Entry], rng: random.Random) -> list[Entry]:
     wrong = set(rng.sample(ordinary, data.RESTATED_ROWS))
     return [
         Entry(e.cusip, lot(e.shares * rng.choice((0.5, 1.5, 2.0))), e.share_type, e.put_call, e.discretion, e.other)
-        if index in wrong else e
+        if index in wrong
+        else e
         for index, e in enumerate(rows)
     ]
 
 
 def _filing(
-    plan: data.ManagerPlan, accession: str, period: date, filed: date, rows: list[Entry],
+    plan: data.ManagerPlan,
+    accession: str,
+    period: date,
+    filed: date,
+    rows: list[Entry],
     amendment: Amendment = Amendment.ORIGINAL,
 ) -> Filing:
     """The `Filing` record, its summary page consistent with its table."""
@@ -280,12 +296,22 @@ def _filing(
     folder = f"sec13f/{plan.cik}/{accession}"
     source = f"{folder}.txt" if plan.layout == "txt" else f"{folder}/primary_doc.xml + {folder}/infotable.xml"
     return Filing(
-        source=source, accession=accession, cik=plan.cik, manager_name=plan.name,
-        form_type="13F-HR" if amendment is Amendment.ORIGINAL else "13F-HR/A", report_type="13F HOLDINGS REPORT",
-        period=period, filed=filed, amendment=amendment, amendment_no=0 if amendment is Amendment.ORIGINAL else 1,
-        unit=unit, unit_rule=rule,
-        table_entry_total=len(table), table_value_total=sum(row.value for row in table),
-        confidential_omitted=False, rows=table,
+        source=source,
+        accession=accession,
+        cik=plan.cik,
+        manager_name=plan.name,
+        form_type="13F-HR" if amendment is Amendment.ORIGINAL else "13F-HR/A",
+        report_type="13F HOLDINGS REPORT",
+        period=period,
+        filed=filed,
+        amendment=amendment,
+        amendment_no=0 if amendment is Amendment.ORIGINAL else 1,
+        unit=unit,
+        unit_rule=rule,
+        table_entry_total=len(table),
+        table_value_total=sum(row.value for row in table),
+        confidential_omitted=False,
+        rows=table,
     )
 
 
@@ -297,9 +323,14 @@ def all_filings() -> list[tuple[data.ManagerPlan, Filing]]:
 def filer_details(plan: data.ManagerPlan) -> writer.FilerDetails:
     """Invented cover-page details: a street named for the manager, a 555-01xx phone (reserved for fiction)."""
     return writer.FilerDetails(
-        street=f"{100 * plan.number} {plan.name.split()[0]} Street", city=plan.city, state=plan.state,
-        zip_code=plan.zip_code, signer=f"Fictional Signer {plan.number}", title="Chief Compliance Officer",
-        phone=f"555-01{plan.number:02d}", file_number=f"028-99{plan.number:03d}",
+        street=f"{100 * plan.number} {plan.name.split()[0]} Street",
+        city=plan.city,
+        state=plan.state,
+        zip_code=plan.zip_code,
+        signer=f"Fictional Signer {plan.number}",
+        title="Chief Compliance Officer",
+        phone=f"555-01{plan.number:02d}",
+        file_number=f"028-99{plan.number:03d}",
     )
 
 
@@ -346,13 +377,15 @@ def write_previews(root: Path) -> None:
 
 def tree_differences(expected: Path, actual: Path) -> list[str]:
     """Relative paths that are missing, extra or different in `actual`."""
+
     def listing(root: Path) -> set[str]:
         return {p.relative_to(root).as_posix() for p in root.rglob("*") if p.is_file()} if root.exists() else set()
 
     want, have = listing(expected), listing(actual)
     changed = {n for n in want & have if not filecmp.cmp(expected / n, actual / n, shallow=False)}
-    return sorted({f"missing {n}" for n in want - have} | {f"extra {n}" for n in have - want}
-                  | {f"differs {n}" for n in changed})
+    return sorted(
+        {f"missing {n}" for n in want - have} | {f"extra {n}" for n in have - want} | {f"differs {n}" for n in changed}
+    )
 
 
 def main(argv: list[str] | None = None) -> int:

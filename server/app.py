@@ -47,8 +47,11 @@ PREFLIGHT_HEADERS = {
     "Access-Control-Max-Age": "86400",
 }
 # A POST route's preflight: a browser sends its application/json body only after being allowed Content-Type.
-POST_PREFLIGHT_HEADERS = {**PREFLIGHT_HEADERS, "Access-Control-Allow-Methods": "POST",
-                          "Access-Control-Allow-Headers": "Content-Type"}
+POST_PREFLIGHT_HEADERS = {
+    **PREFLIGHT_HEADERS,
+    "Access-Control-Allow-Methods": "POST",
+    "Access-Control-Allow-Headers": "Content-Type",
+}
 
 
 def _answer_response(request: web.Request, answer: Answer) -> web.Response:
@@ -91,7 +94,9 @@ def post_handler(operation: Operation, posts: PostCache) -> Callable[[web.Reques
         try:
             if request.query:  # as on GET routes: a parameter the operation does not take is refused, not ignored
                 name = next(iter(request.query))
-                raise ApiError(400, ErrorCode.UNKNOWN_PARAMETER, f"unknown query parameter {name!r}", {"parameter": name})
+                raise ApiError(
+                    400, ErrorCode.UNKNOWN_PARAMETER, f"unknown query parameter {name!r}", {"parameter": name}
+                )
             raw = await _raw_body(request)
             serving = request.app[WATCH].serving
             release_id = serving.release.release_id if serving.release is not None else None
@@ -126,7 +131,9 @@ def _json(raw: bytes) -> object:
         raise ApiError(400, ErrorCode.MALFORMED_JSON, "the request body is not valid JSON") from exc
 
 
-def get_handler(operation: Operation, watch: ReleaseWatch, live: LiveCache) -> Callable[[web.Request], Awaitable[web.Response]]:
+def get_handler(
+    operation: Operation, watch: ReleaseWatch, live: LiveCache
+) -> Callable[[web.Request], Awaitable[web.Response]]:
     """The GET route: a precomputed answer is a dict lookup of the raw request target, with no middleware."""
 
     async def handle(request: web.Request) -> web.Response:
@@ -138,7 +145,9 @@ def get_handler(operation: Operation, watch: ReleaseWatch, live: LiveCache) -> C
                 answer = answer_get(serving, live, operation, dict(request.match_info), list(request.query.items()))
                 return _answer_response(request, answer)
             # A precomputed 200 answers a matching If-None-Match from its name alone: a 304 sends no byte to verify.
-            return (route[0] == 200 and _not_modified(request, route[2])) or _answer_response(request, answers.answer(route))
+            return (route[0] == 200 and _not_modified(request, route[2])) or _answer_response(
+                request, answers.answer(route)
+            )
         except ReleaseDamaged as exc:  # read and found altered: never its bytes, and no answer from it after this one
             assert serving.release is not None
             watch.drop(serving.release, str(exc))
@@ -211,15 +220,15 @@ async def _watch_releases(app: web.Application, interval: float) -> AsyncIterato
         await task
 
 
-def create_app(releases: Path, watch_interval: float | None = None, pace: Pace = Pace(),
-               cache_bytes: int = CACHE_BYTES) -> web.Application:
+def create_app(
+    releases: Path, watch_interval: float | None = None, pace: Pace = Pace(), cache_bytes: int = CACHE_BYTES
+) -> web.Application:
     """The app over a releases directory, watched at `pace` (`watch_interval` sets its tick); fails at
     start-up if the directory does not exist."""
     if not releases.is_dir():
         raise FileNotFoundError(f"releases directory {releases} does not exist; run `ras publish` first")
     app = web.Application(
-        client_max_size=MAX_BODY_BYTES,
-        handler_args={"max_line_size": MAX_LINE_BYTES, "max_field_size": MAX_LINE_BYTES},
+        client_max_size=MAX_BODY_BYTES, handler_args={"max_line_size": MAX_LINE_BYTES, "max_field_size": MAX_LINE_BYTES}
     )
     pace = pace if watch_interval is None else dataclasses.replace(pace, tick=watch_interval)
     watch = app[WATCH] = ReleaseWatch(releases, pace, cache_bytes)

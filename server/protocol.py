@@ -13,14 +13,7 @@ from aiohttp.web_protocol import RequestHandler
 from aiohttp.web_request import BaseRequest
 from aiohttp.web_server import Server
 
-from builder.api.wire import (
-    COMMON_HEADERS,
-    JSON_TYPE,
-    MAX_LINE_BYTES,
-    POST_CACHE_CONTROL,
-    ApiError,
-    ErrorCode,
-)
+from builder.api.wire import COMMON_HEADERS, JSON_TYPE, MAX_LINE_BYTES, POST_CACHE_CONTROL, ApiError, ErrorCode
 from server.dispatch import error_answer
 
 ROUTER = "router"  # the capability of answers no operation gave
@@ -29,7 +22,9 @@ MAX_BODY_BYTES = 64 * 1024  # a ResearchRequest with every manager and ticker is
 
 def line_too_long() -> ApiError:
     """A request line or header field over the limit (MCP: the request line a tool call stands for)."""
-    return ApiError(400, ErrorCode.MALFORMED_REQUEST, f"the request line or a header field is over {MAX_LINE_BYTES} bytes")
+    return ApiError(
+        400, ErrorCode.MALFORMED_REQUEST, f"the request line or a header field is over {MAX_LINE_BYTES} bytes"
+    )
 
 
 def body_too_large() -> ApiError:
@@ -55,8 +50,9 @@ class EnvelopeRequestHandler(RequestHandler):
         super().handle_error(request, status, exc, message)  # logs, and refuses when a response already began
         error = protocol_error(status, exc)
         headers = {**COMMON_HEADERS, "Server": "ras", "Cache-Control": POST_CACHE_CONTROL}
-        response = web.Response(status=error.status, body=error_answer(ROUTER, error).body,
-                                content_type=JSON_TYPE, headers=headers)
+        response = web.Response(
+            status=error.status, body=error_answer(ROUTER, error).body, content_type=JSON_TYPE, headers=headers
+        )
         response.force_close()  # the stream may be mid-request: never read another request from it
         return response
 
@@ -77,5 +73,6 @@ class EnvelopeRunner(web.AppRunner):
 
     async def _make_server(self) -> Server:
         plain = await super()._make_server()  # runs the app's startup and gathers its handler_args
-        return self.server_class(plain.request_handler, request_factory=plain.request_factory, loop=plain._loop,
-                                 **plain._kwargs)
+        return self.server_class(
+            plain.request_handler, request_factory=plain.request_factory, loop=plain._loop, **plain._kwargs
+        )

@@ -67,12 +67,19 @@ class AddressRefused(AddressUnavailable):
 
 # Why bind() failed → the exception and what to say after "host:port"
 _BIND_FAILURES = {
-    errno.EADDRINUSE: (AddressUnavailable, "is in use — another server listens there (`ss -ltnp 'sport = :{port}'` "
-                                           "names it): stop it, or give --port"),
-    errno.EADDRNOTAVAIL: (AddressUnavailable, "is not an address of this machine — give a --host it has "
-                                              "(127.0.0.1, or 0.0.0.0 for every interface)"),
-    errno.EACCES: (AddressRefused, "may not be listened on by this user — ports below 1024 need root or "
-                                   "CAP_NET_BIND_SERVICE: give a --port of 1024 or more"),
+    errno.EADDRINUSE: (
+        AddressUnavailable,
+        "is in use — another server listens there (`ss -ltnp 'sport = :{port}'` names it): stop it, or give --port",
+    ),
+    errno.EADDRNOTAVAIL: (
+        AddressUnavailable,
+        "is not an address of this machine — give a --host it has (127.0.0.1, or 0.0.0.0 for every interface)",
+    ),
+    errno.EACCES: (
+        AddressRefused,
+        "may not be listened on by this user — ports below 1024 need root or "
+        "CAP_NET_BIND_SERVICE: give a --port of 1024 or more",
+    ),
 }
 
 
@@ -87,8 +94,9 @@ class Guard:
 
 def bind(host: str, port: int) -> socket.socket:
     """The listening socket for host:port, bound once for every worker; AddressUnavailable in one line if taken."""
-    family, kind, proto, _name, address = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM,
-                                                             flags=socket.AI_PASSIVE)[0]
+    family, kind, proto, _name, address = socket.getaddrinfo(
+        host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
+    )[0]
     listener = socket.socket(family, kind, proto)
     listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # a restart need not wait out TIME_WAIT
     try:
@@ -152,8 +160,10 @@ class GuardedServer(EnvelopeServer):
     def make_room(self, newcomer: GuardedHandler) -> None:
         if len(self._connections) <= self.guard.max_connections:
             return
-        oldest = next((c for c in self._connections if c is not newcomer and isinstance(c, GuardedHandler) and c.waiting()),
-                      newcomer)  # every other one is being answered: the newcomer is the one turned away
+        oldest = next(
+            (c for c in self._connections if c is not newcomer and isinstance(c, GuardedHandler) and c.waiting()),
+            newcomer,
+        )  # every other one is being answered: the newcomer is the one turned away
         oldest.force_close()
 
 
@@ -171,8 +181,9 @@ class GuardedRunner(EnvelopeRunner):
         return server
 
 
-def run(releases: Path, host: str, port: int, workers: int = 1, verify_interval: float | None = None,
-        guard: Guard = Guard()) -> None:
+def run(
+    releases: Path, host: str, port: int, workers: int = 1, verify_interval: float | None = None, guard: Guard = Guard()
+) -> None:
     """Serve until SIGTERM/SIGINT; with workers > 1, that many processes accept from the one socket."""
     listener = bind(host, port)  # before anything else: a busy address changes nothing and says so
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
@@ -180,8 +191,10 @@ def run(releases: Path, host: str, port: int, workers: int = 1, verify_interval:
         _worker(releases, listener, verify_interval, guard)
         return
     context = multiprocessing.get_context("fork")  # no event loop exists yet: each worker starts its own
-    processes = [context.Process(target=_worker, args=(releases, listener, verify_interval, guard),
-                                 name=f"ras-worker-{n}") for n in range(workers)]
+    processes = [
+        context.Process(target=_worker, args=(releases, listener, verify_interval, guard), name=f"ras-worker-{n}")
+        for n in range(workers)
+    ]
     for process in processes:
         process.start()
     listener.close()  # the workers hold it; the address stays taken as long as one of them runs
@@ -233,7 +246,9 @@ def _raise_file_limit(wanted: int) -> None:
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     if soft != resource.RLIM_INFINITY and soft < wanted:
         with contextlib.suppress(ValueError, OSError):
-            resource.setrlimit(resource.RLIMIT_NOFILE, (wanted if hard == resource.RLIM_INFINITY else min(wanted, hard), hard))
+            resource.setrlimit(
+                resource.RLIMIT_NOFILE, (wanted if hard == resource.RLIM_INFINITY else min(wanted, hard), hard)
+            )
 
 
 def _unmap_large_blocks() -> None:

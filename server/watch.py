@@ -104,8 +104,9 @@ class FileWatch:
         return self.scrub(now)
 
     def _cheap_moved(self) -> bool:
-        return (any(stamp(self._path(d)) != seen for d, seen in self.directories.items())
-                or any(stamp(self._path(f)) != self.stamps.get(f) for f in self.cheap))
+        return any(stamp(self._path(d)) != seen for d, seen in self.directories.items()) or any(
+            stamp(self._path(f)) != self.stamps.get(f) for f in self.cheap
+        )
 
     def sweep(self, now: float, rehash: bool = True) -> str:
         """Stat every directory and file; list a directory whose stamp moved, re-hash a file whose stamp moved."""
@@ -121,7 +122,9 @@ class FileWatch:
             seen = stamp(self._path(path))
             if seen == self.stamps.get(path):
                 continue
-            problem = f"{path}: missing" if seen is None else file_problem(Path(self.root), path, sha256) if rehash else ""
+            problem = (
+                f"{path}: missing" if seen is None else file_problem(Path(self.root), path, sha256) if rehash else ""
+            )
             if problem:
                 return problem
             self.stamps[path] = seen
@@ -173,8 +176,13 @@ def link_state(link: Path) -> tuple[str, int, int] | None:
 class ReleaseWatch:
     """Holds the current Serving; `refresh()` follows promotions and notices altered files."""
 
-    def __init__(self, releases: Path, pace: Pace = Pace(), cache_bytes: int = CACHE_BYTES,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self,
+        releases: Path,
+        pace: Pace = Pace(),
+        cache_bytes: int = CACHE_BYTES,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self.releases = releases
         self.pace = pace
         self.cache_bytes = cache_bytes

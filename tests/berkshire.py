@@ -48,4 +48,6 @@ def restate(root: Path, thousands: int) -> None:
     original = next(series().glob("2020-06-30_*.txt"))
     text = original.read_text()
     assert text.count(FIRST_VALUE) == 1
-    (root / "sec13f" / CIK / original.name).write_text(text.replace(FIRST_VALUE, f"<value>{1157325 + thousands}</value>"))
+    (root / "sec13f" / CIK / original.name).write_text(
+        text.replace(FIRST_VALUE, f"<value>{1157325 + thousands}</value>")
+    )

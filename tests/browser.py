@@ -48,9 +48,20 @@ async def open_page(target: Path | str, expression: str, profile: Path, ready: s
     """Load file://`target` (a Path) or the URL `target` in a fresh headless Chromium; wait until the `ready`
     expression is true, if given; evaluate `expression`; take a screenshot."""
     process = subprocess.Popen(
-        [chromium(), "--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run", "--remote-debugging-port=0",
-         f"--user-data-dir={profile}", "--window-size=800,600", "about:blank"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+        [
+            chromium(),
+            "--headless=new",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--no-first-run",
+            "--remote-debugging-port=0",
+            f"--user-data-dir={profile}",
+            "--window-size=800,600",
+            "about:blank",
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
     )
     try:
         port = await asyncio.wait_for(asyncio.to_thread(_devtools_port, process), START_SECONDS)
@@ -102,7 +113,9 @@ async def _visit(protocol: _Protocol, url: str, expression: str, ready: str | No
     await protocol.call("Page.navigate", url=url)
     await protocol.wait_for("Page.loadEventFired")
     deadline = asyncio.get_running_loop().time() + START_SECONDS
-    while ready and not (await protocol.call("Runtime.evaluate", expression=ready, returnByValue=True))["result"].get("value"):
+    while ready and not (await protocol.call("Runtime.evaluate", expression=ready, returnByValue=True))["result"].get(
+        "value"
+    ):
         if asyncio.get_running_loop().time() > deadline:
             raise TimeoutError(f"the page never made {ready!r} true")
         await asyncio.sleep(0.1)
@@ -127,8 +140,8 @@ def png_colours(png: bytes) -> int:
     assert png[:8] == b"\x89PNG\r\n\x1a\n"
     chunks, offset = {}, 8
     while offset < len(png):
-        length, kind = struct.unpack(">I4s", png[offset:offset + 8])
-        chunks.setdefault(kind, []).append(png[offset + 8:offset + 8 + length])
+        length, kind = struct.unpack(">I4s", png[offset : offset + 8])
+        chunks.setdefault(kind, []).append(png[offset + 8 : offset + 8 + length])
         offset += 12 + length
     width, height, depth, colour = struct.unpack(">IIBB", chunks[b"IHDR"][0][:10])
     assert depth == 8 and colour in (2, 6), (depth, colour)
@@ -137,8 +150,8 @@ def png_colours(png: bytes) -> int:
     previous, seen = bytearray(stride), set()
     for row in range(height):
         start = row * (stride + 1)
-        line = _unfilter(raw[start], bytearray(raw[start + 1:start + 1 + stride]), previous, size)
-        seen.update(bytes(line[i:i + size]) for i in range(0, stride, size))
+        line = _unfilter(raw[start], bytearray(raw[start + 1 : start + 1 + stride]), previous, size)
+        seen.update(bytes(line[i : i + size]) for i in range(0, stride, size))
         previous = line
     return len(seen)
 

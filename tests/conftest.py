@@ -86,3 +86,8 @@ def damage(directory: Path, kind: str) -> Path:
         victim = directory / "objects" / "extra.json"
         victim.write_bytes(b"{}")
     return victim
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The slow reliability tests first: on several workers the soak then runs beside the rest, not after it."""
+    items.sort(key=lambda item: item.get_closest_marker("slow") is None)

@@ -38,9 +38,11 @@ def _staging(call: Call, part: str) -> bool:
 # Each step of a publish or an export → the calls that are that step (a fault lands on the first of them).
 STEPS: dict[str, Callable[[Call, str], bool]] = {
     # reading the sources; a full or read-only disk meets the parse cache, the only thing written while reading
-    "read": lambda call, fault: (call.write and "/.cache/sec13f/" in call.path and call.function == "open"
-                                 if fault in ("ENOSPC", "EROFS") else not call.write and "/sec13f/" in call.path
-                                 and "/.cache/" not in call.path),
+    "read": lambda call, fault: (
+        call.write and "/.cache/sec13f/" in call.path and call.function == "open"
+        if fault in ("ENOSPC", "EROFS")
+        else not call.write and "/sec13f/" in call.path and "/.cache/" not in call.path
+    ),
     "render": lambda call, fault: _staging(call, "/objects/"),  # each answer is written as it is rendered
     "stage": lambda call, fault: _staging(call, "/artifacts/") or _staging(call, "/data/"),
     "seal": lambda call, fault: _staging(call, "/seal.json"),
@@ -97,6 +99,7 @@ def injected(step: str, fault: str) -> Iterator[Injection]:
         def call(*args, **kwargs):
             injection.check(Call(name, _path(args[-1] if name != "mkdir" else args[0]), True))
             return real[name](*args, **kwargs)
+
         return call
 
     builtins.open = io.open = opened

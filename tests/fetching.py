@@ -62,7 +62,9 @@ def run_fetch_process(root: Path, base: str, *extra: str) -> Ran:
     """`ras fetch` as its own process: the stand-in's clock is then not held up by the client's work on the GIL."""
     args = ["fetch", "--source", str(root), "--edgar-url", base, "--since", SINCE, "--user-agent", USER_AGENT, *extra]
     env = {name: value for name, value in child_env().items() if name not in ("RAS_SEC_USER_AGENT", "RAS_EDGAR_URL")}
-    done = subprocess.run([sys.executable, "-m", "builder.cli", *args], env=env, capture_output=True, text=True, timeout=300)
+    done = subprocess.run(
+        [sys.executable, "-m", "builder.cli", *args], env=env, capture_output=True, text=True, timeout=300
+    )
     return Ran(done.returncode, done.stdout, done.stderr)
 
 

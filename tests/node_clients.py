@@ -45,8 +45,14 @@ def installed() -> Path:
     scratch = Path(tempfile.mkdtemp(prefix="node-install-", dir=parent))
     for name in ("package.json", "package-lock.json"):
         shutil.copy(NODE_DIR / name, scratch / name)
-    result = subprocess.run([npm, "ci", "--no-audit", "--no-fund", "--loglevel=error"], cwd=scratch,
-                            capture_output=True, text=True, timeout=INSTALL_TIMEOUT, check=False)
+    result = subprocess.run(
+        [npm, "ci", "--no-audit", "--no-fund", "--loglevel=error"],
+        cwd=scratch,
+        capture_output=True,
+        text=True,
+        timeout=INSTALL_TIMEOUT,
+        check=False,
+    )
     if result.returncode != 0:
         shutil.rmtree(scratch, ignore_errors=True)
         pytest.fail(f"npm ci failed:\n{result.stdout[-2000:]}\n{result.stderr[-2000:]}")
@@ -62,8 +68,9 @@ def run_script(name: str, *args: str, timeout: int = RUN_TIMEOUT) -> subprocess.
     node, _ = require_node()
     folder = installed()
     shutil.copy(NODE_DIR / name, folder / name)
-    return subprocess.run([node, str(folder / name), *args], cwd=folder, capture_output=True, text=True,
-                          timeout=timeout, check=False)
+    return subprocess.run(
+        [node, str(folder / name), *args], cwd=folder, capture_output=True, text=True, timeout=timeout, check=False
+    )
 
 
 def bin_path(name: str) -> Path:

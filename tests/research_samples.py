@@ -37,8 +37,15 @@ def cusip(ticker: str) -> str:
 
 def change(kind: str, previous: int | None, delta: int | None, cause: str) -> dict:
     """A change record with no corporate action between the quarters: carried = previous."""
-    return {"kind": kind, "previousShares": previous, "carriedShares": previous, "shareDelta": delta, "cause": cause,
-            "corporateActions": [], "candidates": []}
+    return {
+        "kind": kind,
+        "previousShares": previous,
+        "carriedShares": previous,
+        "shareDelta": delta,
+        "cause": cause,
+        "corporateActions": [],
+        "candidates": [],
+    }
 
 
 def _change(before: dict[str, int] | None, ticker: str, shares: int) -> dict:
@@ -53,8 +60,13 @@ def _change(before: dict[str, int] | None, ticker: str, shares: int) -> dict:
 
 def _security(ticker: str) -> dict:
     mapped = len(ticker) != 9
-    return {"ticker": ticker, "mapped": mapped, "tickerAsOf": "current" if mapped else "unmapped", "cusip": cusip(ticker),
-            "issuer": f"{ticker} INC"}
+    return {
+        "ticker": ticker,
+        "mapped": mapped,
+        "tickerAsOf": "current" if mapped else "unmapped",
+        "cusip": cusip(ticker),
+        "issuer": f"{ticker} INC",
+    }
 
 
 def _filing(manager_id: str, quarter: str, rows: int, value: int) -> dict:
@@ -80,21 +92,36 @@ def manager(manager_id: str, holdings: dict[str, tuple[int, int]], before: dict[
     prior = accession(manager_id, previous_quarter(date.fromisoformat(quarter)).isoformat())
     own = accession(manager_id, quarter)
     positions = [
-        {**_security(t), "shares": s, "value": v, "sources": [{"accession": own, "row": n}],
-         "weight": round(v / book, 6) if book else 0.0, "change": _change(before, t, s)}
+        {
+            **_security(t),
+            "shares": s,
+            "value": v,
+            "sources": [{"accession": own, "row": n}],
+            "weight": round(v / book, 6) if book else 0.0,
+            "change": _change(before, t, s),
+        }
         for n, (t, (s, v)) in enumerate(sorted(holdings.items()), start=1)
     ]
     gone = sorted(set(before or {}) - set(holdings))
     ended = [
-        {**_security(t), "change": change("exited", before[t], -before[t], "trade"),
-         "sources": [{"accession": prior, "row": n}]}
+        {
+            **_security(t),
+            "change": change("exited", before[t], -before[t], "trade"),
+            "sources": [{"accession": prior, "row": n}],
+        }
         for n, t in enumerate(gone, start=1)
     ]
     return {
-        "id": manager_id, "name": f"{manager_id.title()} Capital", "cik": cik(manager_id), "fictional": True,
-        "previousQuarterFiled": before is not None, "bookValue": book,
+        "id": manager_id,
+        "name": f"{manager_id.title()} Capital",
+        "cik": cik(manager_id),
+        "fictional": True,
+        "previousQuarterFiled": before is not None,
+        "bookValue": book,
         "filings": [_filing(manager_id, quarter, len(holdings), book)],
-        "positions": positions, "ended": ended, "otherHoldings": [],
+        "positions": positions,
+        "ended": ended,
+        "otherHoldings": [],
     }
 
 

@@ -127,7 +127,8 @@ def start_nginx(out: Path, port: int) -> subprocess.Popen:
     with open(log, "wb") as sink:
         process = subprocess.Popen(
             [nginx_binary(), "-p", str(out), "-c", "nginx.conf", "-e", "stderr", "-g", "daemon off;"],
-            stdout=sink, stderr=sink,
+            stdout=sink,
+            stderr=sink,
         )
     wait_until_listening(process, port, log)
     return process
@@ -148,7 +149,11 @@ PEAK_MEMORY_WRAPPER = (
 def run_cli(*args: str, timeout: float = 120) -> tuple[int, str, str, int]:
     """Run `ras ARGS` in a child; returns exit code, stdout, stderr (without the memory line) and peak RSS in KiB."""
     result = subprocess.run(
-        [sys.executable, "-c", PEAK_MEMORY_WRAPPER, *args], env=child_env(), capture_output=True, text=True, timeout=timeout
+        [sys.executable, "-c", PEAK_MEMORY_WRAPPER, *args],
+        env=child_env(),
+        capture_output=True,
+        text=True,
+        timeout=timeout,
     )
     lines = result.stderr.splitlines()
     peak = next(int(line.split("=")[1]) for line in reversed(lines) if line.startswith("peak-rss-kib="))

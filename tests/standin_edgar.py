@@ -34,8 +34,11 @@ SUBMISSIONS = "edgar/submissions"
 LISTINGS = {"0001067983": "CIK0001067983.REFORMATTED-indent2.json", "0000315090": "CIK0000315090.json"}
 BERKSHIRE_FILINGS = "sec13f/berkshire_hathaway_0001067983"
 _HEADER = {
-    "accessionNumber": "ACCESSION NUMBER", "form": "CONFORMED SUBMISSION TYPE",
-    "reportDate": "CONFORMED PERIOD OF REPORT", "filingDate": "FILED AS OF DATE", "cik": "CENTRAL INDEX KEY",
+    "accessionNumber": "ACCESSION NUMBER",
+    "form": "CONFORMED SUBMISSION TYPE",
+    "reportDate": "CONFORMED PERIOD OF REPORT",
+    "filingDate": "FILED AS OF DATE",
+    "cik": "CENTRAL INDEX KEY",
 }
 _ARCHIVE = re.compile(r"/Archives/edgar/data/([0-9]+)/([0-9]{18})/([0-9]{10}-[0-9]{2}-[0-9]{6})\.txt")
 FAULTS = ("429", "503", "truncated", "slow", "html200")
@@ -90,7 +93,11 @@ class Edgar:
 
     def _page(self, cik: str, until: str, columns: list[str]) -> dict:
         headers = [header_of(path) for path in self.filings.values()]
-        rows = sorted((h for h in headers if h["cik"] == cik and h["filingDate"] <= min(until, self.listed_until)), key=lambda h: h["filingDate"], reverse=True)
+        rows = sorted(
+            (h for h in headers if h["cik"] == cik and h["filingDate"] <= min(until, self.listed_until)),
+            key=lambda h: h["filingDate"],
+            reverse=True,
+        )
         return {column: [row.get(column, "") for row in rows] for column in columns}
 
     async def archive(self, request: web.Request) -> web.StreamResponse:
@@ -104,7 +111,9 @@ class Edgar:
     async def _answer(self, request: web.Request, body: bytes, fault: str | None) -> web.StreamResponse:
         maintenance = realdata("edgar/archives/browse-edgar_getcurrent.503-maintenance-body.html").read_bytes()
         if fault == "429":
-            return web.Response(status=429, text="Too many requests, please try again later.", headers={"Retry-After": "1"})
+            return web.Response(
+                status=429, text="Too many requests, please try again later.", headers={"Retry-After": "1"}
+            )
         if fault in ("503", "html200"):
             return web.Response(status=503 if fault == "503" else 200, body=maintenance, content_type="text/html")
         if fault == "slow":

@@ -49,10 +49,18 @@ class Massive:
         after, through = request.query.get("execution_date.gt", ""), request.query.get("execution_date.lte", "9999")
         chosen = [s for s in sorted(self.splits, key=lambda s: s[1]) if after < s[1] <= through]
         start = int(request.query.get("cursor", "0"))
-        page = chosen[start:start + min(PAGE, int(request.query.get("limit", "10")))]
+        page = chosen[start : start + min(PAGE, int(request.query.get("limit", "10")))]
         body: dict = {
-            "results": [{"execution_date": day, "id": f"standin-{ticker}-{day}", "split_from": old, "split_to": new,
-                         "ticker": ticker} for ticker, day, old, new in page],
+            "results": [
+                {
+                    "execution_date": day,
+                    "id": f"standin-{ticker}-{day}",
+                    "split_from": old,
+                    "split_to": new,
+                    "ticker": ticker,
+                }
+                for ticker, day, old, new in page
+            ],
             "status": "OK",
             "request_id": f"standin-{start}",
         }

@@ -43,9 +43,16 @@ def fictional_figi(seed: str) -> str:
 def _listings(cusip: str, ticker: str, name: str) -> list[dict]:
     share_class = fictional_figi("share-class " + SAME_SHARE_CLASS.get(cusip, cusip))
     composite = fictional_figi("composite " + cusip)
-    base = {"name": name, "ticker": ticker, "compositeFIGI": composite, "securityType": "Common Stock",
-            "marketSector": "Equity", "shareClassFIGI": share_class, "securityType2": "Common Stock",
-            "securityDescription": ticker}
+    base = {
+        "name": name,
+        "ticker": ticker,
+        "compositeFIGI": composite,
+        "securityType": "Common Stock",
+        "marketSector": "Equity",
+        "shareClassFIGI": share_class,
+        "securityType2": "Common Stock",
+        "securityDescription": ticker,
+    }
     venues = [("UN", fictional_figi("UN " + cusip)), ("US", composite), ("UW", fictional_figi("UW " + cusip))]
     return [{"figi": figi, **base, "exchCode": exch} for exch, figi in venues]  # the composite is not first
 
@@ -69,8 +76,10 @@ class OpenFigi:
     @staticmethod
     def _known() -> dict[str, list[dict]]:
         with realdata("securities_sample.csv").open(encoding="utf-8", newline="") as handle:
-            known = {row["cusip"]: _listings(row["cusip"], row["ticker"], row["name"] or row["ticker"])
-                     for row in csv.DictReader(handle)}
+            known = {
+                row["cusip"]: _listings(row["cusip"], row["ticker"], row["name"] or row["ticker"])
+                for row in csv.DictReader(handle)
+            }
         bulk = realdata("openfigi", "mapping_bulk_ID_ISIN_US4592001014+TICKER_AAPL.response.json")
         known[IBM] = json.loads(bulk.read_bytes())[0]["data"]  # IBM's real listings, every exchange
         return known
@@ -87,7 +96,11 @@ class OpenFigi:
         self._used += 1
         reset = max(1, math.ceil(self._started + self.window - now))
         remaining = max(0, self.limit - self._used)
-        return {"ratelimit-limit": str(self.limit), "ratelimit-remaining": str(remaining), "ratelimit-reset": str(reset)}
+        return {
+            "ratelimit-limit": str(self.limit),
+            "ratelimit-remaining": str(remaining),
+            "ratelimit-reset": str(reset),
+        }
 
     async def mapping(self, request: web.Request) -> web.Response:
         headers = self._rate_headers()
@@ -100,8 +113,12 @@ class OpenFigi:
         if len(jobs) > JOB_LIMIT["X-OPENFIGI-APIKEY" in request.headers]:
             return web.Response(status=413, text="Too many mapping jobs in request", headers=headers)
         answers = [self._answer(job) for job in jobs]
-        return web.Response(body=json.dumps(answers, separators=(",", ":")).encode(), headers=headers,
-                            content_type="application/json", charset="utf-8")
+        return web.Response(
+            body=json.dumps(answers, separators=(",", ":")).encode(),
+            headers=headers,
+            content_type="application/json",
+            charset="utf-8",
+        )
 
     def _answer(self, job: dict) -> dict:
         if job.get("idType") != "ID_CUSIP":

@@ -16,14 +16,7 @@ from builder.api.contract import BY_ID
 from builder.api.render import render
 from builder.canonical import canonical_json
 from builder.release.assemble import assemble
-from builder.research.agent import (
-    BUDGET_BYTES,
-    LIMITS_13F,
-    fit,
-    size,
-    traded_value,
-    trades_by_manager,
-)
+from builder.research.agent import BUDGET_BYTES, LIMITS_13F, fit, size, traded_value, trades_by_manager
 from builder.research.changes import BOUGHT, CHANGE_KINDS, SOLD
 from builder.research.previews.pack import SNAKE
 from builder.research.views import MODES
@@ -44,8 +37,11 @@ def test_the_copycat_payload_has_every_part_within_the_budget(release, mode):
     payload, artifact = latest["agentPayload"], latest["artifact"]
     assert len(canonical_json(payload)) <= BUDGET_BYTES
     assert payload["executionEnabled"] is False and "executionEnabled" not in payload["policy"]
-    assert payload["view"] == {"mode": mode, "managerCount": len(latest["view"]["managers"]),
-                               "tickerCount": latest["view"]["tickerCount"]}
+    assert payload["view"] == {
+        "mode": mode,
+        "managerCount": len(latest["view"]["managers"]),
+        "tickerCount": latest["view"]["tickerCount"],
+    }
     assert (payload["versionId"], payload["quarter"]) == (artifact["versionId"], artifact["quarter"])
     assert payload["previousVersionId"] == release.data.versions[-2] and payload["asOf"] == release.data.index["asOf"]
     assert set(payload["ethosLeaders"]) == {"accumulation", "breadth", "conviction", "new-money", "persistence"}
@@ -57,10 +53,14 @@ def test_managers_name_their_filings_period_and_filing_dates(release):
     latest = data_of(release, f"{PACK}/latest")
     by_id = {m["id"]: m for m in latest["artifact"]["managers"]}
     listed = latest["agentPayload"]["managers"]
-    assert [m["id"] for m in listed] == sorted(by_id, key=lambda i: (-by_id[i]["bookValue"], i))[:len(listed)]
+    assert [m["id"] for m in listed] == sorted(by_id, key=lambda i: (-by_id[i]["bookValue"], i))[: len(listed)]
     for entry in listed:
         manager = by_id[entry["id"]]
-        assert (entry["name"], entry["cik"], entry["period"]) == (manager["name"], manager["cik"], latest["artifact"]["quarter"])
+        assert (entry["name"], entry["cik"], entry["period"]) == (
+            manager["name"],
+            manager["cik"],
+            latest["artifact"]["quarter"],
+        )
         assert entry["filings"] == [{"accession": f["accession"], "filed": f["filed"]} for f in manager["filings"]]
 
 
@@ -69,8 +69,12 @@ def test_freshness_counts_days_from_the_filing_deadline_and_is_stale_when_the_ne
     deadline = date.fromisoformat(payload["freshness"]["filingDeadline"])
     assert deadline == date.fromisoformat(payload["quarter"]) + timedelta(days=45)
     days = (date.fromisoformat(payload["asOf"]) - deadline).days
-    assert payload["freshness"] == {"filingDeadline": deadline.isoformat(), "daysSinceDeadline": days,
-                                    "staleAfterDays": 92, "stale": days > 92}
+    assert payload["freshness"] == {
+        "filingDeadline": deadline.isoformat(),
+        "daysSinceDeadline": days,
+        "staleAfterDays": 92,
+        "stale": days > 92,
+    }
 
 
 def test_each_managers_trades_are_the_diffs_trades_ranked_by_shares_traded_at_the_later_price(release):
@@ -80,23 +84,59 @@ def test_each_managers_trades_are_the_diffs_trades_ranked_by_shares_traded_at_th
     for entry in payload["managers"]:
         moves = [p for p in diff["positions"] if p["managerId"] == entry["id"] and p["kind"] in BOUGHT | SOLD]
         assert entry["tradeCount"] == len(moves) and len(entry["trades"]) == min(3, len(moves))
-        expected = sorted(({"ticker": p["ticker"], "kind": p["kind"], "shareDelta": p["shareDelta"],
-                            "tradedValue": round(p["shareDelta"] * (p["toValue"] / p["toShares"] if p["toShares"] else
-                                                                     p["fromValue"] / p["fromShares"]))}
-                           for p in moves), key=lambda t: (-abs(t["tradedValue"]), t["ticker"]))
+        expected = sorted(
+            (
+                {
+                    "ticker": p["ticker"],
+                    "kind": p["kind"],
+                    "shareDelta": p["shareDelta"],
+                    "tradedValue": round(
+                        p["shareDelta"]
+                        * (p["toValue"] / p["toShares"] if p["toShares"] else p["fromValue"] / p["fromShares"])
+                    ),
+                }
+                for p in moves
+            ),
+            key=lambda t: (-abs(t["tradedValue"]), t["ticker"]),
+        )
         assert entry["trades"] == expected[:3]
     assert payload["tradeCount"] == sum(m["tradeCount"] for m in payload["managers"]) or len(payload["managers"]) == 8
 
 
 def test_a_price_move_does_not_rank_a_trade_above_a_larger_trade():
-    small_trade_big_rally = {"ticker": "RALLY", "kind": "added", "fromShares": 1000, "toShares": 1010, "shareDelta": 10,
-                             "fromValue": 100_000, "toValue": 1_010_000}  # +910k of value, 10 shares at $1,000
-    big_trade = {"ticker": "TRADE", "kind": "added", "fromShares": 1000, "toShares": 2000, "shareDelta": 1000,
-                 "fromValue": 50_000, "toValue": 100_000}  # +50k of value, 1,000 shares at $50
-    sold_out = {"ticker": "GONE", "kind": "exited", "fromShares": 300, "toShares": 0, "shareDelta": -300,
-                "fromValue": 30_000, "toValue": 0}
+    small_trade_big_rally = {
+        "ticker": "RALLY",
+        "kind": "added",
+        "fromShares": 1000,
+        "toShares": 1010,
+        "shareDelta": 10,
+        "fromValue": 100_000,
+        "toValue": 1_010_000,
+    }  # +910k of value, 10 shares at $1,000
+    big_trade = {
+        "ticker": "TRADE",
+        "kind": "added",
+        "fromShares": 1000,
+        "toShares": 2000,
+        "shareDelta": 1000,
+        "fromValue": 50_000,
+        "toValue": 100_000,
+    }  # +50k of value, 1,000 shares at $50
+    sold_out = {
+        "ticker": "GONE",
+        "kind": "exited",
+        "fromShares": 300,
+        "toShares": 0,
+        "shareDelta": -300,
+        "fromValue": 30_000,
+        "toValue": 0,
+    }
     ranked = trades_by_manager([{**c, "managerId": "m"} for c in (small_trade_big_rally, big_trade, sold_out)])["m"]
-    assert [(t["ticker"], t["tradedValue"]) for t in ranked] == [("TRADE", 50_000), ("GONE", -30_000), ("RALLY", 10_000)]
+    assert [(t["ticker"], t["tradedValue"]) for t in ranked] == [
+        ("TRADE", 50_000),
+        ("GONE", -30_000),
+        ("RALLY", 10_000),
+    ]
     assert traded_value({**sold_out, "carriedShares": 600}) == -15_000  # an exit after a 2:1 split: the carried price
 
 
@@ -190,7 +230,9 @@ def test_a_preview_payload_keeps_its_own_caveats_once_and_no_13f_line(release, p
     assert not [c for c in payload["caveats"] if "13F" in c or "managers and holdings" in c]
     assert payload["versionId"] == latest["versionId"]
     assert {(c["tool"], orjson.dumps(c["arguments"])) for c in payload["nextCalls"]} == {
-        ("export_audit_trail", orjson.dumps({"packId": pack})), ("list_pack_versions", orjson.dumps({"packId": pack}))}
+        ("export_audit_trail", orjson.dumps({"packId": pack})),
+        ("list_pack_versions", orjson.dumps({"packId": pack})),
+    }
 
 
 def berkshire_payload(root: Path, last_quarter: str) -> tuple[dict, dict]:
@@ -202,8 +244,9 @@ def berkshire_payload(root: Path, last_quarter: str) -> tuple[dict, dict]:
     data, _ = assemble(read_sources(tree)[0], [])
     latest = orjson.loads(render(BY_ID["getLatestPack"], data, {"packId": "13f-copycat"}).body)["data"]
     older, newer = data.versions
-    diff = orjson.loads(render(BY_ID["compareVersions"], data, {"packId": "13f-copycat", "from": older,
-                                                                 "to": newer}).body)["data"]
+    diff = orjson.loads(
+        render(BY_ID["compareVersions"], data, {"packId": "13f-copycat", "from": older, "to": newer}).body
+    )["data"]
     return latest["agentPayload"], diff
 
 

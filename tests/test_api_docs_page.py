@@ -23,7 +23,9 @@ from tests.servers import fetch, free_port, running_server, start_nginx, stop
 
 FAST_BROTLI = 4  # the export compresses in a fraction of the default quality's time; bytes still verified
 RENDERED = "document.querySelectorAll('.opblock').length > 0"
-OPERATION_IDS = "JSON.stringify([...document.querySelectorAll('.opblock-summary-operation-id')].map(e => e.textContent.trim()))"
+OPERATION_IDS = (
+    "JSON.stringify([...document.querySelectorAll('.opblock-summary-operation-id')].map(e => e.textContent.trim()))"
+)
 
 
 @pytest.fixture(scope="module")
@@ -36,8 +38,20 @@ def export_tree(published: Path) -> Iterator[Path]:
     try:
         with pytest.MonkeyPatch.context() as patch:
             patch.setattr(export_variants, "BROTLI_QUALITY", FAST_BROTLI)
-            result = CliRunner().invoke(main, ["export", "--releases", str(published), "--out", str(readable / "dist"),
-                                               "--listen", str(free_port()), "--upstream", f"http://127.0.0.1:{free_port()}"])
+            result = CliRunner().invoke(
+                main,
+                [
+                    "export",
+                    "--releases",
+                    str(published),
+                    "--out",
+                    str(readable / "dist"),
+                    "--listen",
+                    str(free_port()),
+                    "--upstream",
+                    f"http://127.0.0.1:{free_port()}",
+                ],
+            )
     finally:
         os.umask(umask)
     assert result.exit_code == 0, result.output
@@ -61,12 +75,16 @@ def origin(request, published: Path, export_tree: Path) -> Iterator[str]:
         stop(process)
 
 
-async def test_the_api_page_renders_every_operation_with_no_errors_and_no_request_elsewhere(origin: str, tmp_path: Path):
+async def test_the_api_page_renders_every_operation_with_no_errors_and_no_request_elsewhere(
+    origin: str, tmp_path: Path
+):
     port = int(origin.rsplit(":", 1)[1])
     answer = fetch(port, "/api/v1/openapi.json")
     assert answer.status == 200, answer.body[:300]
     document = json.loads(answer.body)
-    operations = {op["operationId"] for path in document["paths"].values() for op in path.values() if "operationId" in op}
+    operations = {
+        op["operationId"] for path in document["paths"].values() for op in path.values() if "operationId" in op
+    }
     visit = await open_page(f"{origin}/docs", OPERATION_IDS, tmp_path / "profile", ready=RENDERED)
     assert visit.errors == []
     network = [url for url in visit.requests if not url.startswith("data:")]  # the stylesheet's inline icons

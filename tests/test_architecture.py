@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 import importlib
+import tokenize
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -15,7 +16,10 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
-MAX_MODULE_LINES = 350  # STYLE.md: modules under ~300 lines; past this a module holds two concepts
+# STYLE.md: modules under ~300 lines; past this a module holds two concepts. Counted in statements (logical lines:
+# no blank, comment or continuation line), which the formatter's layout does not change: the largest module, at 340
+# lines before `ruff format`, was 245 statements.
+MAX_MODULE_STATEMENTS = 250
 MAX_PACKAGE_MODULES = 10  # a package whose top level lists more has stages of its own to show
 NEUTRAL = ("builder.records", "builder.errors", "builder.canonical")  # what every stage may import
 # Each stage and the project packages it must not import.
@@ -108,7 +112,12 @@ def _where(edge: Edge) -> str:
 
 
 def test_the_graph_is_read_from_every_module():
-    assert {"builder.sources.previews", "builder.research.previews.build", "builder.api.contract", "server.app"} <= MODULES.keys()
+    assert {
+        "builder.sources.previews",
+        "builder.research.previews.build",
+        "builder.api.contract",
+        "server.app",
+    } <= MODULES.keys()
     assert any(e.importer == "builder.release.build" and e.imported == "builder.sources.tree" for e in GRAPH)
     assert any(e.importer == "builder.api.contract" and e.imported == "builder.api.handlers" for e in GRAPH)
 
@@ -116,7 +125,8 @@ def test_the_graph_is_read_from_every_module():
 @pytest.mark.parametrize("stage", sorted(FORBIDDEN))
 def test_no_stage_imports_a_later_stage(stage):
     wrong = [
-        _where(edge) for edge in GRAPH
+        _where(edge)
+        for edge in GRAPH
         if _within(edge.importer, stage) and any(_within(edge.imported, later) for later in FORBIDDEN[stage])
     ]
     assert wrong == []
@@ -155,7 +165,7 @@ def test_there_is_no_import_circle():
         state[module] = 1
         for target in sorted(targets[module]):
             if state.get(target) == 1:
-                circles.append(" → ".join([*path[path.index(target):], target]))
+                circles.append(" → ".join([*path[path.index(target) :], target]))
             elif target not in state:
                 visit(target, [*path, target])
         state[module] = 2
@@ -166,8 +176,14 @@ def test_there_is_no_import_circle():
     assert circles == []
 
 
+def statements(path: Path) -> int:
+    """The module's logical lines: each ends in a NEWLINE token, whatever its layout over physical lines."""
+    with path.open("rb") as source:
+        return sum(1 for token in tokenize.tokenize(source.readline) if token.type == tokenize.NEWLINE)
+
+
 def test_no_module_is_over_the_size_of_one_concept():
-    long = {name: n for name, path in MODULES.items() if (n := len(path.read_text().splitlines())) > MAX_MODULE_LINES}
+    long = {name: n for name, path in MODULES.items() if (n := statements(path)) > MAX_MODULE_STATEMENTS}
     assert long == {}
 
 

@@ -43,10 +43,24 @@ def test_only_quarters_every_manager_filed_become_versions():
 def test_changes_are_measured_against_the_previous_calendar_quarter():
     artifact = artifacts_of(three_managers())[0]
     alpha = positions(artifact, "alpha")
-    assert alpha["AAPL"]["change"] == {"kind": "added", "previousShares": 100, "carriedShares": 100, "shareDelta": 50,
-                                       "cause": "trade", "corporateActions": [], "candidates": []}
-    assert alpha["GOOGL"]["change"] == {"kind": "new", "previousShares": 0, "carriedShares": 0, "shareDelta": 10,
-                                        "cause": "trade", "corporateActions": [], "candidates": []}
+    assert alpha["AAPL"]["change"] == {
+        "kind": "added",
+        "previousShares": 100,
+        "carriedShares": 100,
+        "shareDelta": 50,
+        "cause": "trade",
+        "corporateActions": [],
+        "candidates": [],
+    }
+    assert alpha["GOOGL"]["change"] == {
+        "kind": "new",
+        "previousShares": 0,
+        "carriedShares": 0,
+        "shareDelta": 10,
+        "cause": "trade",
+        "corporateActions": [],
+        "candidates": [],
+    }
     exited = next(m for m in artifact["managers"] if m["id"] == "alpha")["ended"]
     assert [(e["ticker"], e["change"]["kind"], e["change"]["shareDelta"]) for e in exited] == [("MSFT", "exited", -50)]
     assert positions(artifact, "beta")["AAPL"]["change"]["kind"] == "reduced"
@@ -70,8 +84,10 @@ def test_weights_are_fractions_of_the_long_equity_book_and_unmapped_cusips_stay_
     assert [(w["manager"], w["quarter"], w["cusip"], w["accession"]) for w in unmapped] == [
         ("gamma", artifact["quarter"], "88160R101", None)  # about securities.csv and a CUSIP, not one filing
     ]
-    assert unmapped[0]["message"].startswith("CUSIP 88160R101 (88160R101 CORP) has no ticker in securities.csv: a "
-                                             "position of gamma worth $770 is shown under its CUSIP")
+    assert unmapped[0]["message"].startswith(
+        "CUSIP 88160R101 (88160R101 CORP) has no ticker in securities.csv: a "
+        "position of gamma worth $770 is shown under its CUSIP"
+    )
 
 
 def test_new_holdings_amendment_adds_rows_and_restatement_replaces_the_table():
@@ -90,7 +106,10 @@ def test_new_holdings_amendment_adds_rows_and_restatement_replaces_the_table():
 
 def test_view_modes_select_by_holder_count_and_by_buyers_against_sellers():
     artifact = artifacts_of(three_managers())[0]
-    tickers = {mode: [r["ticker"] for r in select_view(artifact, [], mode)["tickers"]] for mode in ("any", "overlap", "exclusive", "disagreement")}
+    tickers = {
+        mode: [r["ticker"] for r in select_view(artifact, [], mode)["tickers"]]
+        for mode in ("any", "overlap", "exclusive", "disagreement")
+    }
     assert tickers["any"] == ["88160R101", "AAPL", "GOOGL", "MSFT"]
     assert tickers["overlap"] == ["AAPL", "MSFT"]
     assert tickers["exclusive"] == ["88160R101", "GOOGL"]
@@ -105,7 +124,12 @@ def test_overlap_with_one_selected_manager_is_what_that_manager_holds():
 
 
 def test_diff_names_tickers_that_entered_and_left_and_each_position_change_in_the_artifacts_words():
-    filings = [*three_managers(), filing(A, Q3, {"GOOGL": 10}), filing(B, Q3, {"AAPL": 80, "MSFT": 25}), filing(C, Q3, {"MSFT": 5})]
+    filings = [
+        *three_managers(),
+        filing(A, Q3, {"GOOGL": 10}),
+        filing(B, Q3, {"AAPL": 80, "MSFT": 25}),
+        filing(C, Q3, {"MSFT": 5}),
+    ]
     older, newer = artifacts_of(filings)
     diff = diff_versions(older, newer, [], "any")
     assert diff["tickers"] == {"entered": [], "left": ["88160R101"], "unchanged": 3}

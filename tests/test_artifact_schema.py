@@ -24,7 +24,9 @@ A, B = "0000000001", "0000000002"
 def _built() -> list[dict]:
     """Real artifacts of artifact.py: adds, exits, a new position, an unmapped CUSIP and an option row."""
     with_option = filing(A, Q2, {"AAPL": 150, "GOOGL": 10, "88160R101": 7})
-    with_option = dataclasses.replace(with_option, rows=(*with_option.rows, row(4, "MSFT", 100, 5_000, put_call="Call")))
+    with_option = dataclasses.replace(
+        with_option, rows=(*with_option.rows, row(4, "MSFT", 100, 5_000, put_call="Call"))
+    )
     filings = [filing(A, Q1, {"AAPL": 100, "MSFT": 50}), with_option, filing(B, Q1, {"AAPL": 100})]
     filings.append(filing(B, Q2, {"AAPL": 80}))
     return assign_versions(build_artifacts(sources(filings, [("alpha", A), ("beta", B)])), [])[0]
@@ -57,8 +59,16 @@ def test_an_artifact_before_its_version_id_is_assigned_is_valid():
 
 def test_the_hand_made_samples_are_valid():
     validate_artifact(make_artifact())
-    validate_artifact(make_artifact(fixture=True, warnings=[warning("summary-mismatch", "m", "", manager="alpha",
-                                                                    quarter="2024-03-31", accession="0000000001-24-000001")]))
+    validate_artifact(
+        make_artifact(
+            fixture=True,
+            warnings=[
+                warning(
+                    "summary-mismatch", "m", "", manager="alpha", quarter="2024-03-31", accession="0000000001-24-000001"
+                )
+            ],
+        )
+    )
 
 
 def _broken(path: tuple, value) -> dict:
@@ -83,7 +93,11 @@ def _broken(path: tuple, value) -> dict:
         (("managers", 0, "bookValue"), "100000", "$.managers[0].bookValue"),
         (("managers", 0, "ended", 0, "change", "kind"), "unknown", "$.managers[0].ended[0].change.carriedShares"),
         (("managers", 0, "positions", 0, "change", "shareDelta"), None, "$.managers[0].positions[0].change.shareDelta"),
-        (("managers", 2, "positions", 0, "change", "previousShares"), 0, "$.managers[2].positions[0].change.previousShares"),
+        (
+            ("managers", 2, "positions", 0, "change", "previousShares"),
+            0,
+            "$.managers[2].positions[0].change.previousShares",
+        ),
         (("managers", 0, "cik"), "1067983", "$.managers[0].cik"),
         (("quarter",), "2024-02-30", "$.quarter"),
         (("packId",), "congress-trades", "$.packId"),

@@ -29,7 +29,12 @@ def _export(artifact: dict | None = None, sha: str | None = None) -> dict:
     return audit_export(
         artifact,
         artifact_sha256=sha or hashlib.sha256(canonical_json(artifact)).hexdigest(),
-        release=RELEASE, provenance=PROVENANCE, view=view, ethos=ethos_definitions(), policy=policy, as_of=AS_OF,
+        release=RELEASE,
+        provenance=PROVENANCE,
+        view=view,
+        ethos=ethos_definitions(),
+        policy=policy,
+        as_of=AS_OF,
     )
 
 
@@ -56,7 +61,9 @@ def test_a_broken_artifact_is_refused_before_anything_is_returned():
 def test_identity_and_release_reference_name_the_version_and_the_manifest_only():
     export = _export()
     assert export["identity"] == {
-        "packId": "13f-copycat", "versionId": "multi-manager-2024-06-30-v2.0", "quarter": "2024-06-30",
+        "packId": "13f-copycat",
+        "versionId": "multi-manager-2024-06-30-v2.0",
+        "quarter": "2024-06-30",
         "schema": "pack-artifact/2.0",
     }
     assert export["release"] == {"releaseId": RELEASE["releaseId"], "manifestSha256": RELEASE["manifestSha256"]}

@@ -49,6 +49,10 @@ def test_the_reader_takes_m_times_q_filings_of_p_rows_without_warnings(tree: Pat
 def test_books_turn_over_between_quarters(tree: Path) -> None:
     sources, _ = read_sources(tree)
     data, _ = assemble(sources, [])
-    kinds = {p["change"]["kind"] for artifact in data.artifacts.values() for m in artifact["managers"]
-             for p in (*m["positions"], *m["ended"])}
+    kinds = {
+        p["change"]["kind"]
+        for artifact in data.artifacts.values()
+        for m in artifact["managers"]
+        for p in (*m["positions"], *m["ended"])
+    }
     assert {"new", "exited"} <= kinds and kinds & {"added", "reduced"}

@@ -58,8 +58,12 @@ def data_of(root: Path, as_of: str | None = None) -> ReleaseData:
 @pytest.fixture(scope="module")
 def two_managers(tmp_path_factory: pytest.TempPathFactory) -> ReleaseData:
     """Berkshire and Duquesne Family Office at 2019-06-30, their one common quarter in realdata."""
-    root = berkshire_tree(tmp_path_factory.mktemp("two") / "source", without=only("2019-03-31", "2019-06-30"),
-                          versions=1, manager=DUQUESNE)
+    root = berkshire_tree(
+        tmp_path_factory.mktemp("two") / "source",
+        without=only("2019-03-31", "2019-06-30"),
+        versions=1,
+        manager=DUQUESNE,
+    )
     folder = root / "sec13f" / "1536411"
     folder.mkdir()
     for path in realdata("sec13f", "filings").glob("duquesne_family_office_2019-06-30_*.xml"):
@@ -83,7 +87,9 @@ def test_health_lists_each_warning_once_with_its_pack_manager_quarter_and_access
     sealed = two_managers.with_identity({"releaseId": "test", "manifestSha256": "0" * 64})
     health = get_health(sealed, {})
     assert health["warningCount"] == len(health["warnings"]) == len(two_managers.latest["warnings"])
-    assert {(w["pack"], w["manager"], w["quarter"]) for w in health["warnings"]} == {("13f-copycat", "duquesne", "2019-06-30")}
+    assert {(w["pack"], w["manager"], w["quarter"]) for w in health["warnings"]} == {
+        ("13f-copycat", "duquesne", "2019-06-30")
+    }
 
 
 @pytest.fixture(scope="module")
@@ -99,10 +105,14 @@ def test_a_diff_across_a_new_confidential_omission_names_it_and_its_policy_is_a_
     appeared = [(w["code"], w["manager"], w["quarter"], w["accession"]) for w in diff["warnings"]["appeared"]]
     assert appeared == [("confidential-omitted", "berkshire", "2014-09-30", OMITTED)]
     caution = next(c for c in diff["policy"] if c["id"] == "confidential-omissions")
-    assert (caution["from"], caution["to"]) == ("pass", "warn") and f"berkshire {OMITTED} (2014-09-30)" in caution["toReason"]
+    assert (caution["from"], caution["to"]) == ("pass", "warn") and f"berkshire {OMITTED} (2014-09-30)" in caution[
+        "toReason"
+    ]
     across = compare_versions(omission, {"from": before, "to": after, "managers": [], "mode": "any"})
     assert {(w["code"], w["accession"]) for w in across["warnings"]["appeared"]} == {
-        ("confidential-omitted", OMITTED), ("confidential-omitted-previous", OMITTED)}  # from the version between too
+        ("confidential-omitted", OMITTED),
+        ("confidential-omitted-previous", OMITTED),
+    }  # from the version between too
     leaving = compare_versions(omission, {"from": during, "to": after, "managers": [], "mode": "any"})
     assert [w["code"] for w in leaving["warnings"]["disappeared"]] == ["confidential-omitted"]
 
@@ -117,8 +127,10 @@ def scion(tmp_path_factory: pytest.TempPathFactory) -> ReleaseData:
         shutil.copy(path, folder / path.name)
     rows = realdata("securities_sample.csv").read_text().splitlines()
     (root / "securities.csv").write_text("\n".join(r for r in rows if not r.startswith(HALLIBURTON)) + "\n")
-    (root / "packs.toml").write_text('[copycat]\nversions = 1\n\n[[copycat.managers]]\nid = "scion"\n'
-                                     'name = "Scion Asset Management, LLC"\ncik = "1649339"\n')
+    (root / "packs.toml").write_text(
+        '[copycat]\nversions = 1\n\n[[copycat.managers]]\nid = "scion"\n'
+        'name = "Scion Asset Management, LLC"\ncik = "1649339"\n'
+    )
     return data_of(root)
 
 
@@ -133,8 +145,10 @@ def test_an_unmapped_option_row_is_warned_flagged_and_counted_in_the_unmapped_va
     assert cusips == {HALLIBURTON} and share == pytest.approx(61_500_000 / 1_381_198_076)
     lines: list[str] = []
     check_unmapped(scion.artifacts, 0.05, lines.append)  # the publish summary says what it did not map
-    assert lines == [f"1 unmapped CUSIPs, at most 4.45% of a version's reported value ({scion.versions[0]}); within "
-                     "--max-unmapped-value 5.00%"]
+    assert lines == [
+        f"1 unmapped CUSIPs, at most 4.45% of a version's reported value ({scion.versions[0]}); within "
+        "--max-unmapped-value 5.00%"
+    ]
     policy = validate_policy(scion, {"managers": [], "mode": "any"})
     check = next(c for c in policy["checks"] if c["id"] == "unmapped-securities")
     assert check["outcome"] == "warn" and "(1 of them in option or PRN rows only): 406216101" in check["reason"]
@@ -176,10 +190,14 @@ def test_a_headerless_pair_takes_the_filing_date_edgar_recorded(tmp_path: Path):
     folder = headerless_tree(tmp_path / "recorded", recorded=True) / "sec13f" / "1067983"
     read = read_filing_tree(folder, tmp_path / "recorded")
     filing = next(f for f in read.filings if f.accession == HEADERLESS)
-    line = next(i for i, row in enumerate((folder / DATES_FILE).read_text().splitlines(), 1) if row.startswith(HEADERLESS))
+    line = next(
+        i for i, row in enumerate((folder / DATES_FILE).read_text().splitlines(), 1) if row.startswith(HEADERLESS)
+    )
     assert (filing.filed.isoformat(), filing.filed_from) == ("2016-02-16", f"sec13f/1067983/{DATES_FILE}:{line}")
     assert read.warnings == () and read.problems == ()
-    estimated = read_filing_tree(headerless_tree(tmp_path / "bare", recorded=False) / "sec13f" / "1067983", tmp_path / "bare")
+    estimated = read_filing_tree(
+        headerless_tree(tmp_path / "bare", recorded=False) / "sec13f" / "1067983", tmp_path / "bare"
+    )
     filing = next(f for f in estimated.filings if f.accession == HEADERLESS)
     assert (filing.filed.isoformat(), filing.filed_from) == ("2016-02-12", FILED_FROM_SIGNATURE)
     assert [w.code for w in filing.warnings] == ["filing-date-estimated"]

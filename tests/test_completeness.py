@@ -71,7 +71,9 @@ def test_more_versions_than_the_filings_reach_is_one_error(tmp_path: Path):
     source = berkshire_tree(tmp_path / "source", versions=40)
     result = publish(source, tmp_path / "releases")
     assert result.exit_code == 1
-    assert result.stderr.strip().splitlines()[-1].startswith("Error: packs.toml: [copycat] versions = 40, but the filings")
+    assert (
+        result.stderr.strip().splitlines()[-1].startswith("Error: packs.toml: [copycat] versions = 40, but the filings")
+    )
 
 
 @pytest.mark.parametrize(
@@ -106,13 +108,19 @@ def test_no_common_quarter_is_one_clear_error_line(tmp_path: Path):
     fictional = fixture_source() / "sec13f" / "9900000001"
     shutil.copytree(fictional, source / "sec13f" / "9900000001")
     with open(source / "packs.toml", "a") as packs:
-        packs.write('\n[[copycat.managers]]\nid = "larch"\nname = "Larch Hill Capital (fictional)"\ncik = "9900000001"\n'
-                    "fictional = true\n")
+        packs.write(
+            '\n[[copycat.managers]]\nid = "larch"\nname = "Larch Hill Capital (fictional)"\ncik = "9900000001"\n'
+            "fictional = true\n"
+        )
     result = publish(source, tmp_path / "releases")
     assert result.exit_code == 1 and "Traceback" not in result.output
     assert result.stderr.count("Error:") == 1
-    assert result.stderr.strip().splitlines()[-1].startswith(
-        "Error: packs.toml: the 2 managers of [copycat] have no quarter in common (berkshire 2013-06-30 … 2020-09-30, larch"
+    assert (
+        result.stderr.strip()
+        .splitlines()[-1]
+        .startswith(
+            "Error: packs.toml: the 2 managers of [copycat] have no quarter in common (berkshire 2013-06-30 … 2020-09-30, larch"
+        )
     )
 
 
@@ -140,5 +148,7 @@ def test_as_of_publishes_only_what_was_filed_by_then_and_judges_freshness_then(t
     latest = artifact(tmp_path / "releases", "multi-manager-2019-06-30-v2.0")
     assert latest["filingDeadline"] == "2019-08-14"
     data = load_release(current_release(tmp_path / "releases")).data
-    freshness = next(c for c in validate_policy(data, {"managers": [], "mode": "any"})["checks"] if c["id"] == "freshness")
+    freshness = next(
+        c for c in validate_policy(data, {"managers": [], "mode": "any"})["checks"] if c["id"] == "freshness"
+    )
     assert freshness["reason"] == "As of 2019-08-14, the data is 0 days past its filing deadline 2019-08-14."

@@ -24,17 +24,37 @@ from tests.conftest import realdata
 
 
 def house(**changes: object) -> dict:
-    row = {"disclosure_year": "2026", "disclosure_date": "06/10/2026", "transaction_date": "2026-06-01",
-           "owner": "joint", "ticker": "NVDA", "asset_description": "NVIDIA Corporation", "type": "purchase",
-           "amount": "$1,001 - $15,000", "representative": "Hon. Test Member", "district": "ZZ01",
-           "ptr_link": "https://example.invalid/ptr.pdf", "cap_gains_over_200_usd": "False"}
+    row = {
+        "disclosure_year": "2026",
+        "disclosure_date": "06/10/2026",
+        "transaction_date": "2026-06-01",
+        "owner": "joint",
+        "ticker": "NVDA",
+        "asset_description": "NVIDIA Corporation",
+        "type": "purchase",
+        "amount": "$1,001 - $15,000",
+        "representative": "Hon. Test Member",
+        "district": "ZZ01",
+        "ptr_link": "https://example.invalid/ptr.pdf",
+        "cap_gains_over_200_usd": "False",
+    }
     return {**row, **changes}
 
 
 def senate(**changes: object) -> dict:
-    row = {"transaction_date": "06/01/2026", "owner": "Spouse", "ticker": "NVDA", "asset_description": "NVIDIA",
-           "asset_type": "Stock", "type": "Purchase", "amount": "$15,001 - $50,000", "comment": "--",
-           "senator": "Sample, Sam", "ptr_link": "https://example.invalid/ptr/", "disclosure_date": "06/12/2026"}
+    row = {
+        "transaction_date": "06/01/2026",
+        "owner": "Spouse",
+        "ticker": "NVDA",
+        "asset_description": "NVIDIA",
+        "asset_type": "Stock",
+        "type": "Purchase",
+        "amount": "$15,001 - $50,000",
+        "comment": "--",
+        "senator": "Sample, Sam",
+        "ptr_link": "https://example.invalid/ptr/",
+        "disclosure_date": "06/12/2026",
+    }
     return {**row, **changes}
 
 
@@ -56,28 +76,45 @@ def test_a_senate_row_reads_both_dates_as_mm_dd_yyyy_and_normalises_type_and_own
 
 def test_a_daily_report_gives_its_transactions_the_office_name_and_received_date():
     link = '<a href="https://finance.yahoo.com/q?s=HQL" target="_blank">HQL</a>'
-    report = {"first_name": "Test", "last_name": "Person", "office": "Person, Test (Senator)",
-              "ptr_link": "https://example.invalid/r/", "date_recieved": "03/03/2020",
-              "transactions": [{"transaction_date": "02/22/2020", "owner": "Spouse", "ticker": link,
-                                "asset_description": "S&amp;P <div>fund</div>", "asset_type": "Stock",
-                                "type": "Purchase", "amount": "$1,001 - $15,000", "comment": "--"}]}
+    report = {
+        "first_name": "Test",
+        "last_name": "Person",
+        "office": "Person, Test (Senator)",
+        "ptr_link": "https://example.invalid/r/",
+        "date_recieved": "03/03/2020",
+        "transactions": [
+            {
+                "transaction_date": "02/22/2020",
+                "owner": "Spouse",
+                "ticker": link,
+                "asset_description": "S&amp;P <div>fund</div>",
+                "asset_type": "Stock",
+                "type": "Purchase",
+                "amount": "$1,001 - $15,000",
+                "comment": "--",
+            }
+        ],
+    }
     trade = parse(report).trades[0]
     assert (trade.member, trade.ticker, trade.disclosed) == ("Person, Test", "HQL", date(2020, 3, 3))
     assert (trade.asset_description, trade.ptr_link) == ("S&P fund", "https://example.invalid/r/")
 
 
-@pytest.mark.parametrize(("text", "low", "high", "code"), [
-    ("$1,001 - $15,000", 1_001, 15_000, None),
-    ("$5,000,001 - $25,000,000", 5_000_001, 25_000_000, None),
-    ("$1,001 -", 1_001, 15_000, "amount-truncated"),
-    ("$250,001 -", 250_001, 500_000, "amount-truncated"),
-    ("$1,001 -\n$15,000", 1_001, 15_000, "amount-multiline"),
-    ("Over $50,000,000", 50_000_001, None, None),
-    ("Over $1,000,000", 1_000_001, None, None),  # the spouse / dependent category
-    ("$15,000", 15_000, 15_000, "amount-nonstatutory"),  # kept as filed, reported
-    ("$1,000 - $15,000", 1_001, 15_000, "amount-nonstatutory"),  # within $1 of a category: read as it
-    ("$2,000 - $3,000", 2_000, 3_000, "amount-nonstatutory"),
-])
+@pytest.mark.parametrize(
+    ("text", "low", "high", "code"),
+    [
+        ("$1,001 - $15,000", 1_001, 15_000, None),
+        ("$5,000,001 - $25,000,000", 5_000_001, 25_000_000, None),
+        ("$1,001 -", 1_001, 15_000, "amount-truncated"),
+        ("$250,001 -", 250_001, 500_000, "amount-truncated"),
+        ("$1,001 -\n$15,000", 1_001, 15_000, "amount-multiline"),
+        ("Over $50,000,000", 50_000_001, None, None),
+        ("Over $1,000,000", 1_000_001, None, None),  # the spouse / dependent category
+        ("$15,000", 15_000, 15_000, "amount-nonstatutory"),  # kept as filed, reported
+        ("$1,000 - $15,000", 1_001, 15_000, "amount-nonstatutory"),  # within $1 of a category: read as it
+        ("$2,000 - $3,000", 2_000, 3_000, "amount-nonstatutory"),
+    ],
+)
 def test_amount_ranges_are_read_as_integer_dollar_bounds(text, low, high, code):
     parsed = parse(house(amount=text))
     assert (parsed.trades[0].amount.low, parsed.trades[0].amount.high) == (low, high)
@@ -85,28 +122,37 @@ def test_amount_ranges_are_read_as_integer_dollar_bounds(text, low, high, code):
     assert all(issue.outcome is RowOutcome.KEPT for issue in parsed.issues)
 
 
-@pytest.mark.parametrize(("changes", "code"), [
-    ({"amount": "$1,234 -"}, "amount-unreadable"),
-    ({"amount": "$15,000 - $1,001"}, "amount-unreadable"),
-    ({"amount": None}, "amount-unreadable"),
-    ({"transaction_date": "2021-02-30"}, "date-unreadable"),
-    ({"transaction_date": "0021-06-28"}, "date-unreadable"),
-    ({"disclosure_date": ""}, "date-unreadable"),
-    ({"type": "gift"}, "type-unknown"),
-    ({"representative": ""}, "member-missing"),
-])
+@pytest.mark.parametrize(
+    ("changes", "code"),
+    [
+        ({"amount": "$1,234 -"}, "amount-unreadable"),
+        ({"amount": "$15,000 - $1,001"}, "amount-unreadable"),
+        ({"amount": None}, "amount-unreadable"),
+        ({"transaction_date": "2021-02-30"}, "date-unreadable"),
+        ({"transaction_date": "0021-06-28"}, "date-unreadable"),
+        ({"disclosure_date": ""}, "date-unreadable"),
+        ({"type": "gift"}, "type-unknown"),
+        ({"representative": ""}, "member-missing"),
+    ],
+)
 def test_an_unusable_row_is_excluded_counted_and_reported_not_fatal(changes, code):
     parsed = parse(house(), house(**changes))
     assert (parsed.rows, len(parsed.trades)) == (2, 1)
     assert [(i.row, i.code, i.outcome) for i in parsed.issues] == [(2, code, RowOutcome.EXCLUDED)]
 
 
-@pytest.mark.parametrize(("ticker", "expected", "code"), [
-    ("--", None, None), (None, None, None), ("", None, None), ("brk.b", "BRK.B", None),
-    ('<a href="https://finance.yahoo.com/q?s=VZ" target="_blank">VZ</a>', "VZ", None),
-    ('<a href="x">RTN</a> <br> <a href="y">RTX</a>', None, "ticker-ambiguous"),
-    ("--AMCR", None, "ticker-unreadable"),
-])
+@pytest.mark.parametrize(
+    ("ticker", "expected", "code"),
+    [
+        ("--", None, None),
+        (None, None, None),
+        ("", None, None),
+        ("brk.b", "BRK.B", None),
+        ('<a href="https://finance.yahoo.com/q?s=VZ" target="_blank">VZ</a>', "VZ", None),
+        ('<a href="x">RTN</a> <br> <a href="y">RTX</a>', None, "ticker-ambiguous"),
+        ("--AMCR", None, "ticker-unreadable"),
+    ],
+)
 def test_tickers_come_from_text_or_links_and_an_unreadable_one_is_reported(ticker, expected, code):
     parsed = parse(house(ticker=ticker))
     assert parsed.trades[0].ticker == expected
@@ -141,22 +187,28 @@ def test_a_trade_counts_only_from_its_disclosure_date_so_there_is_no_look_ahead(
 
 
 def test_one_member_buying_twice_is_not_a_cluster_and_options_and_sales_do_not_count():
-    found = trades(house(), house(transaction_date="2026-06-02"), senate(asset_type="Stock Option"),
-                   senate(senator="Other, Test", type="Sale (Full)"))
+    found = trades(
+        house(),
+        house(transaction_date="2026-06-02"),
+        senate(asset_type="Stock Option"),
+        senate(senator="Other, Test", type="Sale (Full)"),
+    )
     assert clusters_on(found, DEMO_RULE, date(2026, 6, 20)) == ()
 
 
 def test_strict_thresholds_need_more_members_and_larger_trades():
     found = trades(house(amount="$15,001 - $50,000"), senate(), senate(senator="Third, Test"))
     assert [c.members for c in clusters_on(found, STRICT_RULE, date(2026, 6, 12))] == [
-        ("Sample, Sam", "Test Member", "Third, Test")]
+        ("Sample, Sam", "Test Member", "Third, Test")
+    ]
     assert clusters_on(trades(house(), senate(), senate(senator="Third, Test")), STRICT_RULE, date(2026, 6, 12)) == ()
 
 
 def test_history_lists_every_disclosure_day_with_a_cluster():
     found = trades(house(), senate(), house(ticker="XOM", disclosure_date="08/01/2026"))
     assert signal_history(found, ClusterRule(5, 2, 0), date(2026, 12, 31)) == [
-        {"date": "2026-06-12", "tickers": ["NVDA"]}]
+        {"date": "2026-06-12", "tickers": ["NVDA"]}
+    ]
 
 
 def test_no_qualifying_cluster_answers_stay_in_cash_with_the_definition_attached():
@@ -182,10 +234,16 @@ def test_a_strict_cluster_is_the_headline_signal():
     assert payload["strictTickers"] == ["NVDA"]
     assert payload["signal"][0]["memberCount"] == 3 and payload["signal"][0]["amountLowTotal"] == 45_003
     assert payload["signal"][0]["trades"][0] == {
-        "member": "Hon. Test Member", "person": "Test Member", "transactionDate": "2026-06-01",
+        "member": "Hon. Test Member",
+        "person": "Test Member",
+        "transactionDate": "2026-06-01",
         "disclosureDate": "2026-06-10",
-        "daysToDisclose": 9, "amount": {"low": 15_001, "high": 50_000, "text": "$15,001 - $50,000"},
-        "owner": "joint", "ptrLink": "https://example.invalid/ptr.pdf", "flags": []}
+        "daysToDisclose": 9,
+        "amount": {"low": 15_001, "high": 50_000, "text": "$15,001 - $50,000"},
+        "owner": "joint",
+        "ptrLink": "https://example.invalid/ptr.pdf",
+        "flags": [],
+    }
 
 
 # Real files: figures counted independently from the raw JSON (rows, malformed rows and their reasons).
@@ -211,8 +269,10 @@ def first_samples(real_files: dict) -> tuple:
 @pytest.fixture(scope="module")
 def real_files():
     root = realdata("congress")
-    return {p.relative_to(root).as_posix(): parse_congress(p.read_bytes(), p.relative_to(root).as_posix())
-            for p in sorted(root.rglob("*.json"))}
+    return {
+        p.relative_to(root).as_posix(): parse_congress(p.read_bytes(), p.relative_to(root).as_posix())
+        for p in sorted(root.rglob("*.json"))
+    }
 
 
 def test_every_real_congress_file_is_read_with_its_rows_and_malformed_rows_counted(real_files):
@@ -226,10 +286,16 @@ def test_every_real_congress_file_is_read_with_its_rows_and_malformed_rows_count
 def test_real_house_rows_keep_their_types_and_one_disclosure_predates_its_trade(real_files):
     trades_ = real_files["house_stock_watcher_sample.json"].trades
     counts = {kind: sum(t.trade_type is kind for t in trades_) for kind in TradeType}
-    assert counts == {TradeType.PURCHASE: 179, TradeType.SALE_FULL: 155, TradeType.SALE_PARTIAL: 65,
-                      TradeType.SALE: 0, TradeType.EXCHANGE: 1}
+    assert counts == {
+        TradeType.PURCHASE: 179,
+        TradeType.SALE_FULL: 155,
+        TradeType.SALE_PARTIAL: 65,
+        TradeType.SALE: 0,
+        TradeType.EXCHANGE: 1,
+    }
     assert [(t.row, t.ticker, t.traded, t.disclosed) for t in trades_ if t.disclosed < t.traded] == [
-        (293, "GS", date(2021, 4, 24), date(2021, 4, 23))]
+        (293, "GS", date(2021, 4, 24), date(2021, 4, 23))
+    ]
 
 
 def test_real_senate_rows_without_a_ticker_are_kept_without_one(real_files):
@@ -241,7 +307,8 @@ def test_real_data_holds_a_demo_cluster_on_dis_as_of_2020_04_01_and_none_strict(
     pack = build_congress(CongressInput(first_samples(real_files)), as_of=date(2020, 4, 1))
     assert pack.agent_payload["outcome"] == Outcome.DEMO_SIGNAL.value
     assert [(s["ticker"], s["members"]) for s in pack.agent_payload["signal"]] == [
-        ("DIS", ["Carper, Thomas R.", "Perdue, David"])]
+        ("DIS", ["Carper, Thomas R.", "Perdue, David"])
+    ]
     assert pack.artifact["signals"]["strict"] == []
     assert {w.code for w in pack.warnings} >= {"relaxed-thresholds", "malformed-rows"}
 
@@ -249,10 +316,13 @@ def test_real_data_holds_a_demo_cluster_on_dis_as_of_2020_04_01_and_none_strict(
 def test_real_data_as_of_its_last_disclosure_says_stay_in_cash_and_keeps_the_history(real_files):
     pack = build_congress(CongressInput(first_samples(real_files)), as_of=date(2026, 8, 20))
     assert (pack.agent_payload["outcome"], pack.agent_payload["stance"]) == ("no-signal", "stay in cash")
-    assert pack.artifact["history"] == {"demo": [{"date": "2020-04-01", "tickers": ["DIS"]},
-                                                 {"date": "2021-01-26", "tickers": ["COST"]}], "strict": []}
+    assert pack.artifact["history"] == {
+        "demo": [{"date": "2020-04-01", "tickers": ["DIS"]}, {"date": "2021-01-26", "tickers": ["COST"]}],
+        "strict": [],
+    }
     assert pack.artifact["disclosure"]["disclosedBeforeTrade"] == 1
     assert [(s["path"], s["rows"], s["malformed"]) for s in pack.artifact["sources"] if s["malformed"]] == [
         ("house_stock_watcher_sample.json", 400, 11),
         ("senate_stock_watcher_daily/transaction_report_for_05_01_2020.json", 182, 1),
-        ("senate_transactions_2025_sample.json", 300, 1)]
+        ("senate_transactions_2025_sample.json", 300, 1),
+    ]

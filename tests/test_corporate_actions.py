@@ -19,8 +19,9 @@ HEADER = ",".join(COLUMNS)
 TSLA, META, NFLX, T, DTV, KO = "88160R101", "30303M102", "64110L106", "00206R102", "25490A309", "191216100"
 
 
-def changes(before: dict[str, tuple[int, int]], after: dict[str, tuple[int, int]], records: str,
-            *, omitted: bool = False) -> tuple[dict, dict, dict]:
+def changes(
+    before: dict[str, tuple[int, int]], after: dict[str, tuple[int, int]], records: str, *, omitted: bool = False
+) -> tuple[dict, dict, dict]:
     """(held, ended, artifact) of one manager from Q1 to Q2: books as {key: (shares, price)}."""
     filings = [filing(CIK, Q1, before, omitted=omitted), filing(CIK, Q2, after)]
     legs, problems = parse_corporate_actions(f"{HEADER}\n{records}", "corporate_actions.csv")
@@ -28,8 +29,11 @@ def changes(before: dict[str, tuple[int, int]], after: dict[str, tuple[int, int]
     built = build_artifacts(dataclasses.replace(sources(filings, [("alpha", CIK)]), corporate_actions=legs))
     artifact = assign_versions(built, [])[0][-1]
     manager = artifact["managers"][0]
-    return ({p["ticker"]: p["change"] for p in manager["positions"]},
-            {e["ticker"]: e["change"] for e in manager["ended"]}, artifact)
+    return (
+        {p["ticker"]: p["change"] for p in manager["positions"]},
+        {e["ticker"]: e["change"] for e in manager["ended"]},
+        artifact,
+    )
 
 
 def summary(change: dict) -> tuple:
@@ -57,28 +61,42 @@ def test_a_stock_and_cash_merger_into_a_security_already_held_adds_to_it():
     assert summary(held[META]) == ("added", 100, 20, "trade-and-corporate-action")
     assert summary(ended[TSLA]) == ("converted", 0, 0, "corporate-action")
     assert ended[TSLA]["corporateActions"][0]["text"] == (
-        "merger effective 2025-05-20 (0.5:1): 100 88160R101 became 50 30303M102 and $1,000 ($10.00 a share)")
+        "merger effective 2025-05-20 (0.5:1): 100 88160R101 became 50 30303M102 and $1,000 ($10.00 a share)"
+    )
 
 
 def test_a_spin_off_keeps_the_parent_and_adds_the_child_within_rounding():
-    held, _, _ = changes({KO: (1_001, 60)}, {KO: (1_001, 62), NFLX: (250, 40)}, "2025-05-01,spin-off,191216100,64110L106,1:4,,spin-off 8-K")
+    held, _, _ = changes(
+        {KO: (1_001, 60)},
+        {KO: (1_001, 62), NFLX: (250, 40)},
+        "2025-05-01,spin-off,191216100,64110L106,1:4,,spin-off 8-K",
+    )
     assert summary(held[KO]) == ("unchanged", 1_001, 0, "none")
     assert summary(held[NFLX]) == ("unchanged", 250, 0, "corporate-action")  # 250.25 carried: a quarter share in cash
 
 
 def test_a_three_leg_recapitalisation_converts_the_old_shares_into_three():
-    records = ("2025-04-15,exchange,191216100,88160R101,1:1,,recap 8-K\n"
-               "2025-04-15,exchange,191216100,30303M102,0.25:1,,recap 8-K\n"
-               "2025-04-15,exchange,191216100,64110L106,0.1:1,,recap 8-K")
+    records = (
+        "2025-04-15,exchange,191216100,88160R101,1:1,,recap 8-K\n"
+        "2025-04-15,exchange,191216100,30303M102,0.25:1,,recap 8-K\n"
+        "2025-04-15,exchange,191216100,64110L106,0.1:1,,recap 8-K"
+    )
     held, ended, _ = changes({KO: (1_000, 60)}, {TSLA: (1_000, 40), META: (250, 40), NFLX: (100, 30)}, records)
-    assert [summary(held[k]) for k in (TSLA, META, NFLX)] == [("unchanged", c, 0, "corporate-action") for c in (1_000, 250, 100)]
+    assert [summary(held[k]) for k in (TSLA, META, NFLX)] == [
+        ("unchanged", c, 0, "corporate-action") for c in (1_000, 250, 100)
+    ]
     assert summary(ended[KO]) == ("converted", 0, 0, "corporate-action") and len(ended[KO]["corporateActions"]) == 3
 
 
 def test_a_cash_merger_ends_the_position_without_a_sale():
-    _, ended, _ = changes({TSLA: (500, 38), KO: (10, 60)}, {KO: (10, 61)}, "2025-05-01,cash-merger,88160R101,,,40.00,tender 8-K")
+    _, ended, _ = changes(
+        {TSLA: (500, 38), KO: (10, 60)}, {KO: (10, 61)}, "2025-05-01,cash-merger,88160R101,,,40.00,tender 8-K"
+    )
     assert summary(ended[TSLA]) == ("converted", 0, 0, "corporate-action")
-    assert ended[TSLA]["corporateActions"][0]["text"] == "cash merger effective 2025-05-01: 500 88160R101 acquired for $40.00 a share ($20,000)"
+    assert (
+        ended[TSLA]["corporateActions"][0]["text"]
+        == "cash merger effective 2025-05-01: 500 88160R101 acquired for $40.00 a share ($20,000)"
+    )
 
 
 def test_a_new_position_after_an_omitting_filing_is_undecided_and_both_versions_say_so():
@@ -101,27 +119,50 @@ def test_with_the_record_that_same_change_is_a_sale_of_seven_hundred():
     assert summary(held[TSLA]) == ("reduced", 2_100, -700, "trade-and-corporate-action")
 
 
-@pytest.mark.parametrize(("row", "problem"), [
-    ("2025-05-01,split,88160R102,,2:1,,x", "cusip 88160R102 fails its check digit (expected 1)"),
-    ("2025-05-01,split,88160R1,,2:1,,x", "cusip '88160R1' is not a CUSIP (eight letters or digits and a check digit)"),
-    ("2025-05-01,split,88160R101,,2-for-1,,x", "ratio '2-for-1' is not new:old in decimals (e.g. 4:1, 1:20, 1.892:1)"),
-    ("2025-05-01,split,88160R101,,0:1,,x", "ratio '0:1' must be above 0 on both sides"),
-    ("2025-05-01,demerger,88160R101,,2:1,,x", "kind 'demerger' is not one of split, merger, cash-merger, spin-off, exchange"),
-    ("2025-13-01,split,88160R101,,2:1,,x", "effective '2025-13-01' is not a date YYYY-MM-DD"),
-    ("2025-05-01,merger,88160R101,,2:1,,x", "a merger needs new_cusip (the security received)"),
-    ("2025-05-01,cash-merger,88160R101,,,,x", "a cash-merger needs cash_per_share"),
-    ("2025-05-01,spin-off,88160R101,30303M102,1:4,5.00,x", "a spin-off pays no cash: cash_per_share must be empty (use merger for stock and cash)"),
-    ("2025-05-01,split,88160R101,,2:1,,", "source is empty: say where the record comes from (a filing, a press release)"),
-    ("2025-05-01,merger,,30303M102,,,x,,1000", "a row with shares (a receipt from outside the 13F book) needs the cik of its manager"),
-])
+@pytest.mark.parametrize(
+    ("row", "problem"),
+    [
+        ("2025-05-01,split,88160R102,,2:1,,x", "cusip 88160R102 fails its check digit (expected 1)"),
+        (
+            "2025-05-01,split,88160R1,,2:1,,x",
+            "cusip '88160R1' is not a CUSIP (eight letters or digits and a check digit)",
+        ),
+        (
+            "2025-05-01,split,88160R101,,2-for-1,,x",
+            "ratio '2-for-1' is not new:old in decimals (e.g. 4:1, 1:20, 1.892:1)",
+        ),
+        ("2025-05-01,split,88160R101,,0:1,,x", "ratio '0:1' must be above 0 on both sides"),
+        (
+            "2025-05-01,demerger,88160R101,,2:1,,x",
+            "kind 'demerger' is not one of split, merger, cash-merger, spin-off, exchange",
+        ),
+        ("2025-13-01,split,88160R101,,2:1,,x", "effective '2025-13-01' is not a date YYYY-MM-DD"),
+        ("2025-05-01,merger,88160R101,,2:1,,x", "a merger needs new_cusip (the security received)"),
+        ("2025-05-01,cash-merger,88160R101,,,,x", "a cash-merger needs cash_per_share"),
+        (
+            "2025-05-01,spin-off,88160R101,30303M102,1:4,5.00,x",
+            "a spin-off pays no cash: cash_per_share must be empty (use merger for stock and cash)",
+        ),
+        (
+            "2025-05-01,split,88160R101,,2:1,,",
+            "source is empty: say where the record comes from (a filing, a press release)",
+        ),
+        (
+            "2025-05-01,merger,,30303M102,,,x,,1000",
+            "a row with shares (a receipt from outside the 13F book) needs the cik of its manager",
+        ),
+    ],
+)
 def test_a_bad_row_is_one_line_naming_file_and_line(row: str, problem: str):
     legs, problems = parse_corporate_actions(f"{HEADER},cik,shares\n{row}\n", "corporate_actions.csv")
     assert legs == () and [str(p) for p in problems] == [f"corporate_actions.csv:2: {problem}"]
 
 
 def test_every_problem_is_reported_at_once_and_events_must_agree():
-    text = (f"{HEADER}\n2025-05-01,split,88160R101,,2:1,,x\n2025-05-01,split,88160R101,,2:1,,x\n"
-            "2025-05-01,exchange,191216100,30303M102,,,x\n2025-05-01,spin-off,191216100,64110L106,1:2,,x\n")
+    text = (
+        f"{HEADER}\n2025-05-01,split,88160R101,,2:1,,x\n2025-05-01,split,88160R101,,2:1,,x\n"
+        "2025-05-01,exchange,191216100,30303M102,,,x\n2025-05-01,spin-off,191216100,64110L106,1:2,,x\n"
+    )
     _, problems = parse_corporate_actions(text, "corporate_actions.csv")
     assert [str(p) for p in problems] == [
         "corporate_actions.csv:3: repeats the leg of line 2 (88160R101 on 2025-05-01)",
@@ -132,4 +173,5 @@ def test_every_problem_is_reported_at_once_and_events_must_agree():
 
 def test_the_check_digit_is_the_published_one_of_real_cusips():
     assert [cusip_check_digit(c[:8]) for c in (TSLA, META, NFLX, T, DTV, KO, "G5480U104", "16117M305")] == [
-        c[8] for c in (TSLA, META, NFLX, T, DTV, KO, "G5480U104", "16117M305")]
+        c[8] for c in (TSLA, META, NFLX, T, DTV, KO, "G5480U104", "16117M305")
+    ]

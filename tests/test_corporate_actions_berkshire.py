@@ -101,37 +101,55 @@ MISSED = {("2016-06-30", "LILA"), ("2016-06-30", "LILAK")}
 FLAGGED = {
     ("2013-09-30", "DVA"): True,  # DaVita 2-for-1 split, 2013-09-06
     ("2013-09-30", "XOM"): True,  # Exxon bought in 2013-Q2 under confidential treatment
-    ("2013-12-31", "GHC"): True, ("2013-12-31", "WPO"): True,  # Washington Post renamed Graham Holdings
-    ("2014-03-31", "LBTYA"): True, ("2014-03-31", "LBTYK"): True,  # Liberty Global's Class C share dividend
+    ("2013-12-31", "GHC"): True,
+    ("2013-12-31", "WPO"): True,  # Washington Post renamed Graham Holdings
+    ("2014-03-31", "LBTYA"): True,
+    ("2014-03-31", "LBTYK"): True,  # Liberty Global's Class C share dividend
     ("2014-03-31", "MA"): True,  # MasterCard 10-for-1
     ("2014-06-30", "DNOW"): True,  # NOW Inc. spun off from NOV
     ("2014-09-30", "LMCK"): True,  # Liberty Media's Series C dividend, 2 per Series A
     ("2014-09-30", "TMK"): True,  # Torchmark 3-for-2
-    ("2014-09-30", "DE"): True, ("2014-12-31", "DE"): True,  # Deere held throughout, omitted in 2014-Q3
+    ("2014-09-30", "DE"): True,
+    ("2014-12-31", "DE"): True,  # Deere held throughout, omitted in 2014-Q3
     ("2014-12-31", "FOXA"): False,  # bought in 2014-Q4
     ("2014-12-31", "QSR"): False,  # received with Berkshire's Burger King financing, not held before
     ("2015-03-31", "V"): True,  # Visa 4-for-1
     ("2015-06-30", "NOV"): False,  # sold
-    ("2015-06-30", "PSX"): True, ("2015-09-30", "PSX"): True,  # Phillips 66 held, omitted in 2015-Q2
-    ("2015-09-30", "KHC"): True, ("2015-09-30", "KRFT"): True,  # Kraft Heinz merger
-    ("2015-09-30", "LILA"): True, ("2015-09-30", "LILAK"): True,  # LiLAC distribution, 1 per 20
-    ("2015-09-30", "T"): True, ("2015-09-30", "DTV"): True,  # AT&T acquired DirecTV
+    ("2015-06-30", "PSX"): True,
+    ("2015-09-30", "PSX"): True,  # Phillips 66 held, omitted in 2015-Q2
+    ("2015-09-30", "KHC"): True,
+    ("2015-09-30", "KRFT"): True,  # Kraft Heinz merger
+    ("2015-09-30", "LILA"): True,
+    ("2015-09-30", "LILAK"): True,  # LiLAC distribution, 1 per 20
+    ("2015-09-30", "T"): True,
+    ("2015-09-30", "DTV"): True,  # AT&T acquired DirecTV
     ("2016-03-31", "PCP"): True,  # acquired for cash
     ("2016-06-30", "CHTR"): True,  # new Charter at 0.9042
-    ("2016-06-30", "LMCA"): True, ("2016-06-30", "LMCK"): True, ("2016-06-30", "LSXMA"): True,
-    ("2016-06-30", "LSXMK"): True, ("2016-06-30", "FWONA"): True, ("2016-06-30", "FWONK"): True,  # recapitalisation
+    ("2016-06-30", "LMCA"): True,
+    ("2016-06-30", "LMCK"): True,
+    ("2016-06-30", "LSXMA"): True,
+    ("2016-06-30", "LSXMK"): True,
+    ("2016-06-30", "FWONA"): True,
+    ("2016-06-30", "FWONK"): True,  # recapitalisation
     ("2018-06-30", "MON"): True,  # acquired by Bayer for cash
     ("2018-09-30", "SNY"): False,  # sold
     ("2019-06-30", "USG"): True,  # acquired by Knauf for cash
-    ("2019-09-30", "GL"): True, ("2019-09-30", "TMK"): True,  # Torchmark renamed Globe Life
+    ("2019-09-30", "GL"): True,
+    ("2019-09-30", "TMK"): True,  # Torchmark renamed Globe Life
     ("2019-09-30", "RHT"): True,  # acquired by IBM for cash
     ("2020-09-30", "AAPL"): True,  # Apple 4-for-1
     ("2020-09-30", "COST"): False,  # sold, in the quarter whose filing omits positions
 }
 PRECISION = (35, 40)  # flagged changes that are true corporate actions or omissions / flagged changes
 RECALL = (35, 37)  # of the true ones the series holds, flagged (LILA, LILAK 2016 missed)
-BY_RULE = {"split": (6, 6), "same-issuer": (9, 9), "same-value": (6, 6), "distribution": (7, 7), "cash-merger": (8, 9),
-           "confidential-omission": (9, 13)}  # rule → (true, flagged), as the methods page states them
+BY_RULE = {
+    "split": (6, 6),
+    "same-issuer": (9, 9),
+    "same-value": (6, 6),
+    "distribution": (7, 7),
+    "cash-merger": (8, 9),
+    "confidential-omission": (9, 13),
+}  # rule → (true, flagged), as the methods page states them
 
 
 def release(root: Path, records: bool) -> ReleaseData:
@@ -172,12 +190,14 @@ def test_the_records_are_read_strictly_and_cited_with_their_line(recorded: Relea
     citation = entry(recorded, "2015-09-30", "T", True)["change"]["corporateActions"][0]
     assert citation["record"] == "corporate_actions.csv:15"
     assert citation["source"].startswith("AT&T acquired DIRECTV")
-    assert citation["text"] == ("merger effective 2015-07-24 (1.892:1): 31,353,468 DTV became 59,320,761 T and "
-                                "$893,573,838 ($28.50 a share)")
+    assert citation["text"] == (
+        "merger effective 2015-07-24 (1.892:1): 31,353,468 DTV became 59,320,761 T and $893,573,838 ($28.50 a share)"
+    )
 
 
-@pytest.mark.parametrize(("quarter", "ticker", "held", "kind", "cause", "delta"), WITH_RECORDS,
-                         ids=[f"{q}-{t}" for q, t, *_ in WITH_RECORDS])
+@pytest.mark.parametrize(
+    ("quarter", "ticker", "held", "kind", "cause", "delta"), WITH_RECORDS, ids=[f"{q}-{t}" for q, t, *_ in WITH_RECORDS]
+)
 def test_with_the_records_each_change_reads_as_the_public_record_says(
     recorded: ReleaseData, quarter: str, ticker: str, held: bool, kind: str, cause: str, delta: int | None
 ):
@@ -191,16 +211,23 @@ def test_with_the_records_each_change_reads_as_the_public_record_says(
 
 def test_a_cash_merger_says_acquired_for_its_price_per_share(recorded: ReleaseData):
     action = entry(recorded, "2019-09-30", "RHT", False)["change"]["corporateActions"][0]
-    assert action["text"] == "cash merger effective 2019-07-09: 5,171,890 RHT acquired for $190.00 a share ($982,659,100)"
+    assert (
+        action["text"] == "cash merger effective 2019-07-09: 5,171,890 RHT acquired for $190.00 a share ($982,659,100)"
+    )
 
 
 def test_the_diff_counts_only_trades_as_bought_or_sold(recorded: ReleaseData):
-    older, newer = (next(v for v in recorded.versions if recorded.artifacts[v]["quarter"] == q)
-                    for q in ("2015-06-30", "2015-09-30"))
+    older, newer = (
+        next(v for v in recorded.versions if recorded.artifacts[v]["quarter"] == q)
+        for q in ("2015-06-30", "2015-09-30")
+    )
     diff = methods.compare_versions(recorded, {"packId": "13f-copycat", "from": older, "to": newer})
     moves = {c["ticker"]: c for c in diff["positions"]}
     assert {t: (moves[t]["kind"], moves[t]["shareDelta"]) for t in ("T", "KHC", "DTV", "KRFT", "PSX")} == {
-        "T": ("unchanged", 0), "KHC": ("unchanged", 0), "DTV": ("converted", 0), "KRFT": ("converted", 0),
+        "T": ("unchanged", 0),
+        "KHC": ("unchanged", 0),
+        "DTV": ("converted", 0),
+        "KRFT": ("converted", 0),
         "PSX": ("undecided", None),
     }
     traded = {t for t, c in moves.items() if c["kind"] in BOUGHT | SOLD}
@@ -208,13 +235,19 @@ def test_the_diff_counts_only_trades_as_bought_or_sold(recorded: ReleaseData):
 
 
 def test_a_diff_across_quarters_carries_every_split_between_them(recorded: ReleaseData):
-    older, newer = (next(v for v in recorded.versions if recorded.artifacts[v]["quarter"] == q)
-                    for q in ("2020-03-31", "2020-09-30"))
+    older, newer = (
+        next(v for v in recorded.versions if recorded.artifacts[v]["quarter"] == q)
+        for q in ("2020-03-31", "2020-09-30")
+    )
     diff = methods.compare_versions(recorded, {"packId": "13f-copycat", "from": older, "to": newer})
     aapl = next(c for c in diff["positions"] if c["ticker"] == "AAPL")
     # 245,155,566 at 2020-03-31, unchanged at 2020-06-30, ×4 on 2020-08-31, 944,295,554 at 2020-09-30
     assert (aapl["kind"], aapl["fromShares"], aapl["carriedShares"], aapl["shareDelta"]) == (
-        "reduced", 245_155_566, 980_622_264, -36_326_710)
+        "reduced",
+        245_155_566,
+        980_622_264,
+        -36_326_710,
+    )
 
 
 def test_the_explanation_says_the_holding_is_unchanged_and_nobody_bought(recorded: ReleaseData):
@@ -224,7 +257,10 @@ def test_the_explanation_says_the_holding_is_unchanged_and_nobody_bought(recorde
     statement = explanation["evidence"]["statements"][1]["text"]
     assert statement.startswith("merger effective 2015-07-24 (1.892:1): 31,353,468 DTV became 59,320,761 T")
     assert "Berkshire Hathaway Inc's holding is unchanged: 59,320,756 T shares" in statement
-    assert "0 bought and 0 sold this quarter; 1 changed through corporate actions" in explanation["evidence"]["statements"][0]["text"]
+    assert (
+        "0 bought and 0 sold this quarter; 1 changed through corporate actions"
+        in explanation["evidence"]["statements"][0]["text"]
+    )
 
 
 def test_ethos_features_score_no_accumulation_and_no_new_money_for_a_merger(recorded: ReleaseData):
@@ -242,13 +278,17 @@ def test_the_agent_payload_ranks_only_trades(recorded: ReleaseData):
     assert not listed & {"KHC", "T", "DTV", "KRFT", "LILA", "LILAK", "PSX"}
     assert {"managerId": "berkshire", "ticker": "PSX"} in payload["undecided"]
     apple = handlers.get_latest_pack(as_latest(recorded, "2020-09-30"), {"packId": "13f-copycat"})["agentPayload"]
-    trades = [{"ticker": t["ticker"], "kind": t["kind"], "shareDelta": t["shareDelta"]}
-              for manager in apple["managers"] for t in manager["trades"]]
+    trades = [
+        {"ticker": t["ticker"], "kind": t["kind"], "shareDelta": t["shareDelta"]}
+        for manager in apple["managers"]
+        for t in manager["trades"]
+    ]
     assert {"ticker": "AAPL", "kind": "reduced", "shareDelta": -36_326_710} in trades
 
 
-@pytest.mark.parametrize(("quarter", "ticker", "held", "fragment"), TRUE_CANDIDATES,
-                         ids=[f"{q}-{t}" for q, t, *_ in TRUE_CANDIDATES])
+@pytest.mark.parametrize(
+    ("quarter", "ticker", "held", "fragment"), TRUE_CANDIDATES, ids=[f"{q}-{t}" for q, t, *_ in TRUE_CANDIDATES]
+)
 def test_without_records_none_is_a_trade_and_the_truth_is_among_the_candidates(
     unrecorded: ReleaseData, quarter: str, ticker: str, held: bool, fragment: str
 ):
@@ -260,8 +300,14 @@ def test_without_records_none_is_a_trade_and_the_truth_is_among_the_candidates(
 def test_every_candidate_record_parses_as_a_corporate_actions_line(unrecorded: ReleaseData):
     from builder.sources.tables.corporate_actions import COLUMNS, parse_corporate_actions
 
-    lines = {c["record"] for a in unrecorded.artifacts.values() for m in a["managers"]
-             for e in (*m["positions"], *m["ended"]) for c in e["change"]["candidates"] if c["record"]}
+    lines = {
+        c["record"]
+        for a in unrecorded.artifacts.values()
+        for m in a["managers"]
+        for e in (*m["positions"], *m["ended"])
+        for c in e["change"]["candidates"]
+        if c["record"]
+    }
     assert len(lines) >= 30
     for line in sorted(lines):  # each is one alternative, pasted alone
         legs, problems = parse_corporate_actions(f"{','.join(COLUMNS)}\n{line}\n", "corporate_actions.csv")
@@ -269,12 +315,21 @@ def test_every_candidate_record_parses_as_a_corporate_actions_line(unrecorded: R
 
 
 def test_the_rules_flag_exactly_the_labelled_changes_and_precision_and_recall_are_as_stated(unrecorded: ReleaseData):
-    undecided = {(a["quarter"], e["ticker"]): {c["rule"] for c in e["change"]["candidates"]}
-                 for a in unrecorded.artifacts.values() for m in a["managers"]
-                 for e in (*m["positions"], *m["ended"]) if e["change"]["kind"] == "undecided"}
+    undecided = {
+        (a["quarter"], e["ticker"]): {c["rule"] for c in e["change"]["candidates"]}
+        for a in unrecorded.artifacts.values()
+        for m in a["managers"]
+        for e in (*m["positions"], *m["ended"])
+        if e["change"]["kind"] == "undecided"
+    }
     assert set(undecided) == set(FLAGGED)
-    by_rule = {rule: (sum(FLAGGED[k] for k, rules in undecided.items() if rule in rules),
-                      sum(1 for rules in undecided.values() if rule in rules)) for rule in BY_RULE}
+    by_rule = {
+        rule: (
+            sum(FLAGGED[k] for k, rules in undecided.items() if rule in rules),
+            sum(1 for rules in undecided.values() if rule in rules),
+        )
+        for rule in BY_RULE
+    }
     assert by_rule == BY_RULE
     true = sum(FLAGGED.values())
     assert (true, len(FLAGGED)) == PRECISION
@@ -316,14 +371,20 @@ def test_the_gate_stops_on_open_undecided_changes_and_review_gives_the_line_to_p
 
     root = berkshire_tree(tmp_path / "source", versions=2)  # 2020-06-30 and 2020-09-30
     releases = str(tmp_path / "releases")
-    gated = CliRunner().invoke(main, ["publish", "--source", str(root), "--releases", releases, "--gate", "corporate-actions"])
+    gated = CliRunner().invoke(
+        main, ["publish", "--source", str(root), "--releases", releases, "--gate", "corporate-actions"]
+    )
     assert gated.exit_code == 3, gated.output
     assert "corporate-actions: 2 undecided change(s) the promoted release does not publish" in gated.output
-    assert "2020-09-30 berkshire/AAPL: AAPL: 245,155,566 shares at 2020-06-30, 944,295,554 at 2020-09-30" in gated.output
+    assert (
+        "2020-09-30 berkshire/AAPL: AAPL: 245,155,566 shares at 2020-06-30, 944,295,554 at 2020-09-30" in gated.output
+    )
     assert '    corporate_actions.csv: 2020-09-30,split,037833100,,4:1,,"CHECK AAPL split:' in gated.output
     assert "2020-09-30 berkshire/COST (ended)" in gated.output
     assert "    no record settles it (confidential treatment); a NEW HOLDINGS amendment may" in gated.output
     built = gated.output.split("`ras promote ")[-1].split("`")[0]
     assert CliRunner().invoke(main, ["promote", built, "--releases", releases]).exit_code == 0
-    again = CliRunner().invoke(main, ["publish", "--source", str(root), "--releases", releases, "--gate", "corporate-actions"])
+    again = CliRunner().invoke(
+        main, ["publish", "--source", str(root), "--releases", releases, "--gate", "corporate-actions"]
+    )
     assert again.exit_code == 0, again.output  # reviewed and promoted: no longer open

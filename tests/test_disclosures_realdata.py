@@ -13,12 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from builder.research.previews.congress import (
-    DEMO_RULE,
-    CongressInput,
-    build_congress,
-    clusters_on,
-)
+from builder.research.previews.congress import DEMO_RULE, CongressInput, build_congress, clusters_on
 from builder.research.previews.person import build_person
 from builder.sources.congress.people import People
 from builder.sources.congress.rows import parse_congress
@@ -30,9 +25,20 @@ CAPITOL_SAMPLE = "capitol_watch_house_sample.json"
 AS_OF = date(2022, 12, 31)  # after the options sample's last disclosure (2022-10-30)
 # The twelve exercise rows of the options sample and the shares each delivered, read off their descriptions
 # ("Exercised 100 call options (10K shares)", "Exercised 25 Call options 2.5K shares", "(3,000 shares)").
-EXERCISES = {1293: ("AAPL", 10_000), 720: ("AMZN", 3_000), 1292: ("AXP", 5_000), 1295: ("DIS", 10_000),
-             723: ("FB", 3_000), 724: ("FB", 2_000), 416: ("GOOG", 20_000), 269: ("MSFT", 15_000),
-             270: ("MSFT", 10_000), 887: ("NVDA", 20_000), 1294: ("PYPL", 5_000), 733: ("TSLA", 2_500)}
+EXERCISES = {
+    1293: ("AAPL", 10_000),
+    720: ("AMZN", 3_000),
+    1292: ("AXP", 5_000),
+    1295: ("DIS", 10_000),
+    723: ("FB", 3_000),
+    724: ("FB", 2_000),
+    416: ("GOOG", 20_000),
+    269: ("MSFT", 15_000),
+    270: ("MSFT", 10_000),
+    887: ("NVDA", 20_000),
+    1294: ("PYPL", 5_000),
+    733: ("TSLA", 2_500),
+}
 
 
 def words(text: str) -> set[str]:
@@ -53,8 +59,11 @@ def sample():
 def option_rows(raw) -> set[int]:
     """Rows (1-based) that say call or put and are neither an exercise nor a note (a callable bond)."""
     described = [(row, words(entry["asset_description"])) for row, entry in enumerate(raw, 1)]
-    return {row for row, found in described
-            if found & {"call", "calls", "put", "puts"} and not found & {"exercised", "excercised", "note", "mtn"}}
+    return {
+        row
+        for row, found in described
+        if found & {"call", "calls", "put", "puts"} and not found & {"exercised", "excercised", "note", "mtn"}
+    }
 
 
 def trades_of(pack, key: str) -> set[int]:
@@ -65,8 +74,16 @@ def test_every_call_and_put_row_is_an_option_in_each_real_spelling(raw, sample, 
     assert len(option_rows) == 56
     assert {t.row for t in sample.trades if t.instrument.value == "option"} == option_rows
     described = [raw[row - 1]["asset_description"] for row in option_rows]
-    for spelling in ("Call Opt strike @", "Call Opts at", "CALL options @", "Put Option", "CALL Option @",
-                     "Call options Strike", "CALL opts with strike", "call options with a strike price"):
+    for spelling in (
+        "Call Opt strike @",
+        "Call Opts at",
+        "CALL options @",
+        "Put Option",
+        "CALL Option @",
+        "Call options Strike",
+        "CALL opts with strike",
+        "call options with a strike price",
+    ):
         assert any(spelling in text for text in described), spelling
 
 
@@ -86,20 +103,33 @@ def test_an_option_traders_calls_and_puts_are_listed_apart_and_in_no_stock_posit
     assert not {t["row"] for t in pack.artifact["transactions"] if t["row"] in theirs} - theirs
     held = {h["ticker"] for h in pack.artifact["holdings"]}
     only_options = {raw[row - 1]["ticker"] for row in theirs} - {
-        entry["ticker"] for row, entry in enumerate(raw, 1) if row not in theirs and member in entry["representative"]}
+        entry["ticker"] for row, entry in enumerate(raw, 1) if row not in theirs and member in entry["representative"]
+    }
     assert only_options and not held & only_options  # a ticker traded only through options is held by no one
 
 
 def test_each_exercise_adds_the_shares_it_delivered_and_a_sale_of_calls_leaves_the_stock(raw, sample):
     exercised = {t.row: (t.ticker, t.shares) for t in sample.trades if t.instrument_rule == "exercise"}
     assert exercised == EXERCISES
-    assert all(t.instrument.value == "stock" and t.trade_type.value == "purchase"
-               for t in sample.trades if t.row in EXERCISES)
+    assert all(
+        t.instrument.value == "stock" and t.trade_type.value == "purchase" for t in sample.trades if t.row in EXERCISES
+    )
     pack = build_person(PersonSource("Nancy Pelosi", (sample,)), as_of=AS_OF)
     shares = {h["ticker"]: h["exercisedShares"] for h in pack.artifact["holdings"]}
     # FB (sold in full 2020-08-07) and NVDA (sold in full 2022-07-26) were sold out after their exercises.
-    assert shares == {"AAPL": 10_000, "AMZN": 3_000, "AXP": 5_000, "CRM": 0, "DIS": 10_000, "GOOG": 20_000,
-                      "MSFT": 25_000, "NFLX": 0, "PYPL": 5_000, "RBLX": 0, "TSLA": 2_500}
+    assert shares == {
+        "AAPL": 10_000,
+        "AMZN": 3_000,
+        "AXP": 5_000,
+        "CRM": 0,
+        "DIS": 10_000,
+        "GOOG": 20_000,
+        "MSFT": 25_000,
+        "NFLX": 0,
+        "PYPL": 5_000,
+        "RBLX": 0,
+        "TSLA": 2_500,
+    }
     assert {"FB", "NVDA"} <= set(pack.artifact["closed"])
     # Row 419 sold all of the DIS calls bought 12/17/21 ("expired with no value"); the DIS stock stays held.
     assert raw[418]["type"] == "sale_full" and "Call options" in raw[418]["asset_description"]
@@ -120,11 +150,14 @@ def test_callable_bonds_are_bonds_not_options_nor_stock(raw, sample):
     assert len(counted & callable_rows) == 21 and counted & callable_rows <= untracked
 
 
-@pytest.mark.parametrize(("person", "spellings"), [
-    ("Marie Newman", {"Hon. Marie Newman", "None Marie Newman"}),
-    ("Mark Green", {"Hon. Mark Green", "Hon. Mark Dr Green"}),
-    ("Marjorie Taylor Greene", {"Hon. Marjorie Taylor Greene", "Mrs. Marjorie Taylor Greene"}),
-])
+@pytest.mark.parametrize(
+    ("person", "spellings"),
+    [
+        ("Marie Newman", {"Hon. Marie Newman", "None Marie Newman"}),
+        ("Mark Green", {"Hon. Mark Green", "Hon. Mark Dr Green"}),
+        ("Marjorie Taylor Greene", {"Hon. Marjorie Taylor Greene", "Mrs. Marjorie Taylor Greene"}),
+    ],
+)
 def test_each_persons_spellings_are_one_person(raw, sample, person, spellings):
     rows = Counter(entry["representative"] for entry in raw if entry["representative"] in spellings)
     assert set(rows) == spellings
@@ -142,10 +175,17 @@ def test_the_two_members_for_ca53_stay_two_people(raw, sample):
     assert {people.of(t).name for t in sample.trades if t.district == "CA53"} == {"Sara Jacobs", "Susan A. Davis"}
     davis = next(t for t in sample.trades if t.member == "Hon. Susan A. Davis" and t.trade_type.value == "purchase")
     jacobs = next(t for t in sample.trades if t.member == "Hon. Sara Jacobs")
-    same_buy = replace(jacobs, ticker=davis.ticker, disclosed=davis.disclosed, trade_type=davis.trade_type,
-                       instrument=davis.instrument, amount=davis.amount)
+    same_buy = replace(
+        jacobs,
+        ticker=davis.ticker,
+        disclosed=davis.disclosed,
+        trade_type=davis.trade_type,
+        instrument=davis.instrument,
+        amount=davis.amount,
+    )
     assert [c.members for c in clusters_on([davis, same_buy], DEMO_RULE, davis.disclosed)] == [
-        ("Sara Jacobs", "Susan A. Davis")]
+        ("Sara Jacobs", "Susan A. Davis")
+    ]
 
 
 @pytest.fixture(scope="module")
@@ -169,19 +209,26 @@ def test_a_trade_copied_into_a_second_file_is_counted_once(tmp_path: Path, capit
     (tmp_path / "house").mkdir()
     (tmp_path / "house" / "all_transactions.json").write_text(json.dumps(capitol_raw), encoding="utf-8")
     (tmp_path / "house" / "daily_2025_10_07.json").write_text(json.dumps(copied), encoding="utf-8")
-    found = read_previews(tmp_path, {"congress": {"files": ["house"]},
-                                     "person": {"name": "Julie Johnson", "files": ["house"]}})
+    found = read_previews(
+        tmp_path, {"congress": {"files": ["house"]}, "person": {"name": "Julie Johnson", "files": ["house"]}}
+    )
     assert found.problems == ()
     person = build_person(found.sources["person"], as_of=date(2026, 1, 31))
     johnson = [entry for entry in capitol_raw if entry["representative"] == "Julie Johnson"]
     assert len(copied) == 18 and len(person.artifact["transactions"]) == len(johnson) == 36
     assert person.artifact["duplicatesDropped"] == 18
-    estimate_once = build_person(PersonSource("Julie Johnson", (parse_congress(
-        json.dumps(capitol_raw).encode(), "house/all_transactions.json"),)), as_of=date(2026, 1, 31))
+    estimate_once = build_person(
+        PersonSource(
+            "Julie Johnson", (parse_congress(json.dumps(capitol_raw).encode(), "house/all_transactions.json"),)
+        ),
+        as_of=date(2026, 1, 31),
+    )
     assert person.agent_payload["totals"] == estimate_once.agent_payload["totals"]
     daily = next(s for s in person.artifact["sources"] if s["path"] == "house/daily_2025_10_07.json")
-    assert (daily["duplicatesDropped"], daily["duplicatesOf"]) == (18, [{"path": "house/all_transactions.json",
-                                                                         "rows": 18}])
+    assert (daily["duplicatesDropped"], daily["duplicatesOf"]) == (
+        18,
+        [{"path": "house/all_transactions.json", "rows": 18}],
+    )
     warning = next(w for w in person.warnings if w.code == "duplicate-trades")
     assert warning.source == "house/daily_2025_10_07.json" and "house/all_transactions.json" in warning.message
     congress = build_congress(CongressInput(found.sources["congress"].files), as_of=date(2026, 1, 31))

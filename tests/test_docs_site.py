@@ -16,8 +16,14 @@ README_MAX_LINES = 300  # a newcomer reads it in five minutes; everything else i
 
 def test_the_site_builds_strict_with_every_page_in_the_nav(tmp_path: Path):
     env = {**os.environ, "NO_MKDOCS_2_WARNING": "1", "PYTHONPATH": str(REPO)}
-    result = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(tmp_path / "site")],
-                            cwd=REPO, env=env, capture_output=True, text=True, timeout=300)
+    result = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(tmp_path / "site")],
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert result.returncode == 0, result.stderr[-3000:]
     assert "WARNING" not in result.stderr, result.stderr[-3000:]
     built = {path.parent.name for path in (tmp_path / "site").glob("*/index.html")}

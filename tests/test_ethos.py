@@ -64,7 +64,13 @@ def test_aapl_scores_equal_the_hand_computed_formulas():
     # meanWeight ranks 2nd of 4 (0.2, 0.366667, 0.475, 0.75); maxWeight 2nd of 4 (0.2, 0.6, 0.75, 0.75).
     conviction = round(100 * (0.7 * 2 / 4 + 0.3 * 2 / 4), 2)
     accumulation = round(100 * (-0.15 + 1) / 2, 2)
-    expected = {"breadth": 100.0, "conviction": conviction, "accumulation": accumulation, "persistence": 100.0, "new-money": 0.0}
+    expected = {
+        "breadth": 100.0,
+        "conviction": conviction,
+        "accumulation": accumulation,
+        "persistence": 100.0,
+        "new-money": 0.0,
+    }
     assert aapl["scores"] == expected
 
 
@@ -72,13 +78,21 @@ def test_ko_scores_equal_the_hand_computed_formulas():
     ko = _entry(_scores(), "KO")
     # alpha alone opened KO: 100 shares, $20,000 of a $100,000 book; NVDA's $75,000 is the most new money.
     assert ko["features"] == {
-        "holderShare": 0.333333, "meanWeight": 0.2, "maxWeight": 0.2, "netShareChange": 1.0,
-        "heldShareOfWindow": 1.0, "newHolderShare": 0.333333, "newMoneyValue": 20_000,
+        "holderShare": 0.333333,
+        "meanWeight": 0.2,
+        "maxWeight": 0.2,
+        "netShareChange": 1.0,
+        "heldShareOfWindow": 1.0,
+        "newHolderShare": 0.333333,
+        "newMoneyValue": 20_000,
     }
     new_money = round(100 * (0.5 * (0.333333 - 0) / (0.333333 - 0) + 0.5 * (20_000 - 0) / (75_000 - 0)), 2)
     assert ko["scores"] == {
-        "breadth": round(100 * 0.333333, 2), "conviction": round(100 * (0.7 * 1 / 4 + 0.3 * 1 / 4), 2),
-        "accumulation": 100.0, "persistence": 100.0, "new-money": new_money,
+        "breadth": round(100 * 0.333333, 2),
+        "conviction": round(100 * (0.7 * 1 / 4 + 0.3 * 1 / 4), 2),
+        "accumulation": 100.0,
+        "persistence": 100.0,
+        "new-money": new_money,
     }
     assert new_money == 63.33
 
@@ -109,7 +123,9 @@ def test_a_gap_in_the_versions_ends_the_persistence_window():
 
 
 def test_history_runs_back_three_quarters_without_a_gap():
-    oldest = make_artifact({"alpha": ({"AAPL": (90, 30_000)}, None), "beta": ({"KO": (5, 300)}, None)}, quarter="2023-12-31")
+    oldest = make_artifact(
+        {"alpha": ({"AAPL": (90, 30_000)}, None), "beta": ({"KO": (5, 300)}, None)}, quarter="2023-12-31"
+    )
     previous = make_artifact(HISTORY_BOOKS, quarter="2024-03-31")
     result = _scores(history=(oldest, previous))
     assert result["basis"]["persistenceWindow"] == ["2024-06-30", "2024-03-31", "2023-12-31"]
@@ -133,15 +149,27 @@ def test_breadth_ties_are_broken_by_view_value_then_ticker(monkeypatch):
 def test_overlap_lists_tickers_in_every_top_set_and_jaccard_agreement():
     result = _scores(ids=("breadth", "new-money"))
     assert result["overlap"]["tickers"] == ["KO", "NVDA"]
-    assert result["overlap"]["pairwise"] == [{"a": "breadth", "b": "new-money", "agreement": 0.5, "shared": ["KO", "NVDA"]}]
+    assert result["overlap"]["pairwise"] == [
+        {"a": "breadth", "b": "new-money", "agreement": 0.5, "shared": ["KO", "NVDA"]}
+    ]
 
 
 def test_an_exited_only_ticker_scores_zero_with_undefined_features_null():
     artifact = make_artifact()
     view = select_view(artifact, ["alpha"], "any")
-    exit_row = {"ticker": "XOM", "cusip": "30231G102", "issuer": "XOM INC", "holders": [], "holderCount": 0, "value": 0,
-                "buyers": [], "sellers": ["alpha"],
-                "managers": [{"managerId": "alpha", "shares": 0, "value": 0, "weight": 0.0, "change": "exited", "shareDelta": -40}]}
+    exit_row = {
+        "ticker": "XOM",
+        "cusip": "30231G102",
+        "issuer": "XOM INC",
+        "holders": [],
+        "holderCount": 0,
+        "value": 0,
+        "buyers": [],
+        "sellers": ["alpha"],
+        "managers": [
+            {"managerId": "alpha", "shares": 0, "value": 0, "weight": 0.0, "change": "exited", "shareDelta": -40}
+        ],
+    }
     view = {**view, "tickers": [*view["tickers"], exit_row]}
     xom = _entry(score_view(view, artifact, [], []), "XOM")
     assert set(xom["scores"].values()) == {0.0}

@@ -41,14 +41,20 @@ def test_held_citations_name_the_rows_the_position_came_from():
     explanation, _ = _explain("AAPL")
     alpha = next(s for s in explanation["evidence"]["statements"] if s["text"].startswith("Alpha"))
     change = next(c for c in explanation["changes"] if c["managerId"] == "alpha")
-    assert [(c["accession"], c["row"]) for c in alpha["citations"]] == [(s["accession"], s["row"]) for s in change["sources"]]
-    assert alpha["text"] == "Alpha Capital bought 20 shares (from 100 to 120), now worth $60,000, 60.00% of its 13F book."
+    assert [(c["accession"], c["row"]) for c in alpha["citations"]] == [
+        (s["accession"], s["row"]) for s in change["sources"]
+    ]
+    assert (
+        alpha["text"] == "Alpha Capital bought 20 shares (from 100 to 120), now worth $60,000, 60.00% of its 13F book."
+    )
 
 
 def test_changes_are_the_artifacts_own_entries_for_the_selected_managers():
     explanation, artifact = _explain("MSFT")
     assert [(c["managerId"], c["change"]["kind"]) for c in explanation["changes"]] == [
-        ("alpha", "unchanged"), ("beta", "exited"), ("gamma", "unknown"),
+        ("alpha", "unchanged"),
+        ("beta", "exited"),
+        ("gamma", "unknown"),
     ]
     beta = next(m for m in artifact["managers"] if m["id"] == "beta")
     exit_change = explanation["changes"][1]
@@ -89,7 +95,10 @@ def test_an_unknown_change_is_stated_and_listed_as_a_limitation():
     explanation, _ = _explain("MSFT")
     gamma = next(s for s in explanation["evidence"]["statements"] if s["text"].startswith("Gamma"))
     assert "the change is unknown" in gamma["text"]
-    assert "Change unknown for Gamma Capital: the previous quarter's 13F is not in the sources." in explanation["limitations"]
+    assert (
+        "Change unknown for Gamma Capital: the previous quarter's 13F is not in the sources."
+        in explanation["limitations"]
+    )
 
 
 def test_policy_warnings_and_fixture_data_join_the_limitations():

@@ -42,12 +42,14 @@ def test_every_damaged_file_is_named_and_the_next_export_rewrites_exactly_those(
     checked = ras("verify", "--export", str(out))
     tree = (out / SITE).resolve().name
     assert checked.exit_code == 1
-    assert sorted(checked.stderr.strip().splitlines()[:-1]) == sorted([
-        f"{tree}: objects/{flipped.name}: sha256 does not match export.json",
-        f"{tree}: objects/{truncated.name}: sha256 does not match export.json",
-        f"{tree}: objects/{deleted.name}: missing",
-        f"{tree}: objects/stray.json: not in export.json",
-    ])
+    assert sorted(checked.stderr.strip().splitlines()[:-1]) == sorted(
+        [
+            f"{tree}: objects/{flipped.name}: sha256 does not match export.json",
+            f"{tree}: objects/{truncated.name}: sha256 does not match export.json",
+            f"{tree}: objects/{deleted.name}: missing",
+            f"{tree}: objects/stray.json: not in export.json",
+        ]
+    )
     assert checked.stderr.strip().splitlines()[-1] == f"Error: export tree {tree} fails verification (4 problems)"
 
     again = ras("export", "--releases", str(published), "--out", str(out))

@@ -28,7 +28,7 @@ from tests.servers import child_env
 from tests.test_reliability import changed_fixture
 
 PUBLISH_STEPS = [step for step in STEPS if step != "export"]
-# A kill costs a child process and a second run: that column runs in the slow suite (`make test-slow`).
+# A kill costs a child process and a second run: that column is marked slow (`make test-quick` leaves it out).
 FAULT_PARAMS = [pytest.param(fault, marks=pytest.mark.slow) if fault == "SIGKILL" else fault for fault in FAULTS]
 EXIT_CODES = {"ENOSPC": EXIT_NO_SPACE, "EACCES": EXIT_NO_PERMISSION, "EROFS": EXIT_NO_PERMISSION, "EIO": EXIT_IO}
 # What a killed or failed run may leave, by name: none of it may stay after a non-zero exit (or after the next run).
@@ -101,11 +101,21 @@ def test_a_fault_while_an_export_writes_leaves_the_live_tree_and_no_staging(
     assert debris(out) == []
 
 
-@pytest.mark.parametrize(("step", "fault", "line"), [
-    ("seal", "ENOSPC", "no space left on the device (ENOSPC) — free space on that filesystem, then run the command again"),
-    ("promote", "EROFS", "the filesystem is read-only (EROFS) — use a writable folder (or remount it read-write), then "
-                         "run again"),
-])
+@pytest.mark.parametrize(
+    ("step", "fault", "line"),
+    [
+        (
+            "seal",
+            "ENOSPC",
+            "no space left on the device (ENOSPC) — free space on that filesystem, then run the command again",
+        ),
+        (
+            "promote",
+            "EROFS",
+            "the filesystem is read-only (EROFS) — use a writable folder (or remount it read-write), then run again",
+        ),
+    ],
+)
 def test_an_os_fault_names_the_file_what_happened_and_what_to_do(
     step: str, fault: str, line: str, releases_copy: Path, fixture_tree: Path, tmp_path: Path
 ):
@@ -118,8 +128,11 @@ def test_an_os_fault_names_the_file_what_happened_and_what_to_do(
 
 def test_what_a_killed_run_left_is_removed_by_the_next_publish_which_names_it(releases_copy: Path, fixture_tree: Path):
     entry_folder = next((releases_copy / ".cache" / "sec13f").glob("*/*"))
-    left = [releases_copy / ".staging-4242", releases_copy / ".cache" / ".tmp-publish.json-4242",
-            entry_folder / ".entry-abc123"]
+    left = [
+        releases_copy / ".staging-4242",
+        releases_copy / ".cache" / ".tmp-publish.json-4242",
+        entry_folder / ".entry-abc123",
+    ]
     left[0].mkdir()
     for path in left[1:]:
         path.write_bytes(b"")

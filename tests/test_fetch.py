@@ -44,7 +44,10 @@ def test_a_first_fetch_writes_every_listed_13f_as_its_accession(fetched):
 
 def test_the_overflow_page_is_asked_for_because_the_window_reaches_before_the_listing(fetched):
     _, edgar, _ = fetched
-    assert edgar.log.paths()[:2] == [f"/submissions/CIK{BERKSHIRE_CIK}.json", f"/submissions/CIK{BERKSHIRE_CIK}-submissions-001.json"]
+    assert edgar.log.paths()[:2] == [
+        f"/submissions/CIK{BERKSHIRE_CIK}.json",
+        f"/submissions/CIK{BERKSHIRE_CIK}-submissions-001.json",
+    ]
 
 
 def test_every_request_declares_the_user_agent_and_no_second_holds_more_than_ten(fetched):
@@ -60,7 +63,9 @@ def test_the_record_beside_the_filings_holds_edgars_filing_date_of_every_accessi
     assert record[0] == "accession,form,period,filed"
     # each listed date is the one the submission's own SGML header gives (the listing comes from EDGAR, not from it)
     headers = {a: header_of(path) for a, path in edgar.filings.items()}
-    assert sorted(record[1:]) == sorted(f"{a},{h['form']},{h['reportDate']},{h['filingDate']}" for a, h in headers.items())
+    assert sorted(record[1:]) == sorted(
+        f"{a},{h['form']},{h['reportDate']},{h['filingDate']}" for a, h in headers.items()
+    )
     assert "0000950123-16-015025,13F-HR,2015-12-31,2016-02-16" in record  # signed 2016-02-12
 
 

@@ -21,9 +21,24 @@ from tests.standin_massive import KEY, Massive
 
 
 def fetch(root, edgar: str, massive: str, key: str | None, since: str = SINCE):
-    args = ["fetch", "--source", str(root), "--edgar-url", edgar, "--massive-url", massive, "--massive-rate", "20", "--since", since,
-            "--user-agent", USER_AGENT]
-    return CliRunner().invoke(main, args, env={"MASSIVE_API_KEY": key, "RAS_SEC_USER_AGENT": None, "RAS_EDGAR_URL": None})
+    args = [
+        "fetch",
+        "--source",
+        str(root),
+        "--edgar-url",
+        edgar,
+        "--massive-url",
+        massive,
+        "--massive-rate",
+        "20",
+        "--since",
+        since,
+        "--user-agent",
+        USER_AGENT,
+    ]
+    return CliRunner().invoke(
+        main, args, env={"MASSIVE_API_KEY": key, "RAS_SEC_USER_AGENT": None, "RAS_EDGAR_URL": None}
+    )
 
 
 @pytest.fixture(scope="module")
@@ -53,11 +68,16 @@ def test_the_splits_of_held_securities_become_records_citing_the_kept_page(fetch
         ("2020-08-31", "split", "037833100", "4:1"),
     ]  # Netflix, Tesla and Alphabet split too, but Berkshire never filed them
     source = records(root)[-1]["source"]
-    assert source.startswith("Massive reference splits: AAPL 4:1 executed 2020-08-31 (corporate_actions/massive/splits-")
+    assert source.startswith(
+        "Massive reference splits: AAPL 4:1 executed 2020-08-31 (corporate_actions/massive/splits-"
+    )
     page = root / source.rsplit("(", 1)[1].rstrip(")")
     assert {"ticker": "AAPL", "execution_date": "2020-08-31"}.items() <= next(
-        r for r in json.loads(page.read_bytes())["results"] if r["ticker"] == "AAPL").items()
-    assert "splits: 9 executed" in first.output and "6 of held securities, 6 new in corporate_actions.csv" in first.output
+        r for r in json.loads(page.read_bytes())["results"] if r["ticker"] == "AAPL"
+    ).items()
+    assert (
+        "splits: 9 executed" in first.output and "6 of held securities, 6 new in corporate_actions.csv" in first.output
+    )
 
 
 def test_the_key_goes_in_a_header_and_every_page_is_asked_for(fetched):
@@ -77,9 +97,17 @@ def test_the_fetched_records_turn_apples_split_into_what_berkshire_sold(fetched,
     root, *_ = fetched
     releases = tmp_path / "releases"
     publish(root, releases, None, quiet)
-    artifact = json.loads(next((current_release(releases) / "artifacts" / "13f-copycat").glob("multi-manager-2020-09-30-*.json")).read_bytes())
+    artifact = json.loads(
+        next(
+            (current_release(releases) / "artifacts" / "13f-copycat").glob("multi-manager-2020-09-30-*.json")
+        ).read_bytes()
+    )
     change = next(p for p in artifact["managers"][0]["positions"] if p["ticker"] == "AAPL")["change"]
-    assert (change["kind"], change["shareDelta"], change["cause"]) == ("reduced", -36_326_710, "trade-and-corporate-action")
+    assert (change["kind"], change["shareDelta"], change["cause"]) == (
+        "reduced",
+        -36_326_710,
+        "trade-and-corporate-action",
+    )
     assert change["corporateActions"][0]["source"].startswith("Massive reference splits: AAPL 4:1 executed 2020-08-31")
 
 
@@ -106,12 +134,19 @@ def test_a_ticker_names_the_cusip_that_had_it_on_the_execution_day():
     securities, _ = parse_securities(
         "cusip,ticker,name,valid_from,valid_to\n"
         "30303M102,FB,FACEBOOK INC,2012-05-18,2022-06-08\n30303M102,META,META PLATFORMS INC,2022-06-09,\n"
-        "037833100,AAPL,APPLE INC,,\n", "securities.csv")
+        "037833100,AAPL,APPLE INC,,\n",
+        "securities.csv",
+    )
     from datetime import date
     from decimal import Decimal
 
-    splits = [Split("FB", date(2020, 1, 2), Decimal(1), Decimal(2), "p.json"),
-              Split("META", date(2020, 1, 2), Decimal(1), Decimal(3), "p.json"),
-              Split("AAPL", date(2020, 8, 31), Decimal("1.0"), Decimal("4.0"), "p.json")]
+    splits = [
+        Split("FB", date(2020, 1, 2), Decimal(1), Decimal(2), "p.json"),
+        Split("META", date(2020, 1, 2), Decimal(1), Decimal(3), "p.json"),
+        Split("AAPL", date(2020, 8, 31), Decimal("1.0"), Decimal("4.0"), "p.json"),
+    ]
     rows = split_rows(splits, securities, {"30303M102", "037833100"})
-    assert [(r[0], r[2], r[4]) for r in rows] == [("2020-01-02", "30303M102", "2:1"), ("2020-08-31", "037833100", "4:1")]
+    assert [(r[0], r[2], r[4]) for r in rows] == [
+        ("2020-01-02", "30303M102", "2:1"),
+        ("2020-08-31", "037833100", "4:1"),
+    ]

@@ -60,13 +60,25 @@ SINGLES = {
     "bard_financial_services": (278, 1129298, 1129298, ValueUnit.THOUSANDS, BEFORE, ["filing-date-estimated"]),
     "baupost_group": (22, 5115380, 5115380, ValueUnit.THOUSANDS, CHECKED, ["filing-date-estimated", "unit-doubtful"]),
     "bull_street_advisors": (90, 192767, 192767, ValueUnit.THOUSANDS, CHECKED, ["unit-doubtful"]),
-    "duquesne_family_office": (61, 3369244, 3369240, ValueUnit.THOUSANDS, BEFORE,
-                               ["filing-date-estimated", "summary-mismatch"]),
+    "duquesne_family_office": (
+        61,
+        3369244,
+        3369240,
+        ValueUnit.THOUSANDS,
+        BEFORE,
+        ["filing-date-estimated", "summary-mismatch"],
+    ),
     "lts_one_management": (14, 454926000, 454926000, ValueUnit.DOLLARS, SINCE, []),
     "metlife": (6, 11019796, 11019796, ValueUnit.DOLLARS, SINCE, []),
     "scion_asset_management": (8, 1381198076, 1381198076, ValueUnit.DOLLARS, SINCE, ["filing-date-estimated"]),
-    "situational_awareness": (29, 5516758345, 5516758344, ValueUnit.DOLLARS, SINCE,
-                              ["filing-date-estimated", "summary-mismatch"]),
+    "situational_awareness": (
+        29,
+        5516758345,
+        5516758344,
+        ValueUnit.DOLLARS,
+        SINCE,
+        ["filing-date-estimated", "summary-mismatch"],
+    ),
 }
 
 

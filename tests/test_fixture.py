@@ -24,8 +24,16 @@ ROOT = Path(__file__).resolve().parents[1]
 SOURCE = ROOT / "builder" / "fixture" / "source"
 SCRIPT = ROOT / "scripts" / "make_fixture.py"
 LATEST, PREVIOUS = date(2026, 9, 30), date(2026, 6, 30)
-EXPECTED_COMMON = [date(2024, 9, 30), date(2024, 12, 31), date(2025, 6, 30), date(2025, 9, 30),
-                   date(2025, 12, 31), date(2026, 3, 31), date(2026, 6, 30), date(2026, 9, 30)]
+EXPECTED_COMMON = [
+    date(2024, 9, 30),
+    date(2024, 12, 31),
+    date(2025, 6, 30),
+    date(2025, 9, 30),
+    date(2025, 12, 31),
+    date(2026, 3, 31),
+    date(2026, 6, 30),
+    date(2026, 9, 30),
+]
 XML_SECTION = re.compile(rb"<XML>\s*(.*?)\s*</XML>", re.DOTALL)
 
 
@@ -59,18 +67,34 @@ def mdy(text: str) -> date:
 
 def parse_doc(path: str, primary: bytes, table: bytes) -> Doc:
     cover, info = ElementTree.fromstring(primary), ElementTree.fromstring(table)
-    rows = [{local(el.tag): (el.text or "").strip() for el in entry.iter()}
-            for entry in info if local(entry.tag) == "infoTable"]
-    return Doc(path, find(cover, "cik"), find(cover, "submissionType"), find(cover, "amendmentType"),
-               mdy(find(cover, "periodOfReport")), mdy(find(cover, "signatureDate")),
-               int(find(cover, "tableEntryTotal")), int(find(cover, "tableValueTotal")), rows)
+    rows = [
+        {local(el.tag): (el.text or "").strip() for el in entry.iter()}
+        for entry in info
+        if local(entry.tag) == "infoTable"
+    ]
+    return Doc(
+        path,
+        find(cover, "cik"),
+        find(cover, "submissionType"),
+        find(cover, "amendmentType"),
+        mdy(find(cover, "periodOfReport")),
+        mdy(find(cover, "signatureDate")),
+        int(find(cover, "tableEntryTotal")),
+        int(find(cover, "tableValueTotal")),
+        rows,
+    )
 
 
 def read_docs(root: Path) -> list[Doc]:
     docs = []
     for primary in sorted(root.glob("sec13f/*/*/primary_doc.xml")):
-        docs.append(parse_doc(primary.relative_to(root).as_posix(), primary.read_bytes(),
-                              (primary.parent / "infotable.xml").read_bytes()))
+        docs.append(
+            parse_doc(
+                primary.relative_to(root).as_posix(),
+                primary.read_bytes(),
+                (primary.parent / "infotable.xml").read_bytes(),
+            )
+        )
     for text in sorted(root.glob("sec13f/*/*.txt")):
         primary, table = XML_SECTION.findall(text.read_bytes())
         docs.append(parse_doc(text.relative_to(root).as_posix(), primary, table))
@@ -136,13 +160,34 @@ def test_every_xml_document_parses_with_defusedxml(docs):
 
 def test_writer_escapes_text_and_round_trips_a_filing():
     row = HoldingRow(1, "AT&T <INC>", "COM", "00206R102", 2200, 100, "SH", "Call", "DFND", "1,2", 0, 100, 0)
-    filing = Filing("x.txt", "9900000099-26-000001", "9900000099", "Q&A \"Partners\" <fictional>", "13F-HR/A",
-                    "13F HOLDINGS REPORT", date(2026, 9, 30), date(2026, 11, 2), Amendment.NEW_HOLDINGS, 2,
-                    ValueUnit.DOLLARS, "filed-on-or-after-2023-01-03", None, None, False, (row,))
+    filing = Filing(
+        "x.txt",
+        "9900000099-26-000001",
+        "9900000099",
+        'Q&A "Partners" <fictional>',
+        "13F-HR/A",
+        "13F HOLDINGS REPORT",
+        date(2026, 9, 30),
+        date(2026, 11, 2),
+        Amendment.NEW_HOLDINGS,
+        2,
+        ValueUnit.DOLLARS,
+        "filed-on-or-after-2023-01-03",
+        None,
+        None,
+        False,
+        (row,),
+    )
     primary, table = XML_SECTION.findall(full_submission(filing, prefix="ns1"))
     doc = parse_doc("x.txt", primary, table)
     assert (doc.form, doc.amendment, doc.period, doc.filed, doc.entries, doc.total) == (
-        "13F-HR/A", "NEW HOLDINGS", date(2026, 9, 30), date(2026, 11, 2), 1, 2200)
+        "13F-HR/A",
+        "NEW HOLDINGS",
+        date(2026, 9, 30),
+        date(2026, 11, 2),
+        1,
+        2200,
+    )
     assert find(ElementTree.fromstring(primary), "name") == 'Q&A "Partners" <fictional>'
     assert doc.rows[0]["nameOfIssuer"] == "AT&T <INC>" and doc.rows[0]["otherManager"] == "1,2"
     assert doc.rows[0]["putCall"] == "Call" and doc.rows[0]["Shared"] == "100"
@@ -266,8 +311,11 @@ def test_pre_2023_filing_reports_thousands_and_the_next_reports_dollars(docs):
 
 def amendments(docs: list[Doc], kind: str) -> list[tuple[Doc, Doc]]:
     """(original, amendment) pairs of one kind."""
-    return [(next(o for o in docs if o.cik == a.cik and o.period == a.period and not o.amendment), a)
-            for a in docs if a.amendment == kind]
+    return [
+        (next(o for o in docs if o.cik == a.cik and o.period == a.period and not o.amendment), a)
+        for a in docs
+        if a.amendment == kind
+    ]
 
 
 def test_new_holdings_amendment_adds_rows_in_a_recent_common_quarter(docs):
@@ -294,8 +342,12 @@ def view_counts(docs: list[Doc], tickers: dict[str, str]) -> dict[str, int]:
             holders[tickers.get(cusip, cusip)] += 1
         buyers |= {tickers.get(c, c) for c in new if new[c] > old.get(c, 0)}
         sellers |= {tickers.get(c, c) for c in old if new.get(c, 0) < old[c]}
-    return {"any": len(holders), "overlap": sum(n >= 2 for n in holders.values()),
-            "exclusive": sum(n == 1 for n in holders.values()), "disagreement": len(buyers & sellers)}
+    return {
+        "any": len(holders),
+        "overlap": sum(n >= 2 for n in holders.values()),
+        "exclusive": sum(n == 1 for n in holders.values()),
+        "disagreement": len(buyers & sellers),
+    }
 
 
 def test_every_view_mode_has_several_tickers_on_the_latest_quarter(docs, tickers):

@@ -45,9 +45,22 @@ def generated(published: Path, tmp_path_factory: pytest.TempPathFactory) -> Iter
     with running_server(published) as (base, _process):
         (workdir / "openapi.json").write_bytes(fetch(f"{base}/api/v1/openapi.json"))
         result = subprocess.run(
-            [sys.executable, "-m", "openapi_python_client", "generate", "--path", "openapi.json",
-             "--output-path", "client", "--config", "config.json"],
-            cwd=workdir, capture_output=True, text=True, timeout=GENERATE_TIMEOUT,
+            [
+                sys.executable,
+                "-m",
+                "openapi_python_client",
+                "generate",
+                "--path",
+                "openapi.json",
+                "--output-path",
+                "client",
+                "--config",
+                "config.json",
+            ],
+            cwd=workdir,
+            capture_output=True,
+            text=True,
+            timeout=GENERATE_TIMEOUT,
         )
         output = result.stdout + result.stderr
         assert result.returncode == 0, output
@@ -68,7 +81,13 @@ def fetch(url: str) -> bytes:
 
 def api(package: ModuleType, operation_id: str) -> ModuleType:
     operation = next(op for op in OPERATIONS if op.id == operation_id)
-    tag = "packs" if "/packs" in operation.route else "release" if operation.route.endswith(("health", "openapi.json")) else "research"
+    tag = (
+        "packs"
+        if "/packs" in operation.route
+        else "release"
+        if operation.route.endswith(("health", "openapi.json"))
+        else "research"
+    )
     module = "".join(f"_{c.lower()}" if c.isupper() else c for c in operation_id)
     return importlib.import_module(f"{package.__name__}.api.{tag}.{module}")
 
@@ -82,6 +101,7 @@ Call = tuple[str, Callable[[ModuleType], dict[str, Any]], int]
 
 def calls() -> list[Call]:
     """(operation id, keyword arguments built from the generated models, expected status)."""
+
     def enum(name: str, value: str) -> Callable[[ModuleType], Any]:
         return lambda p: model(p, name)(value)
 
@@ -89,41 +109,88 @@ def calls() -> list[Call]:
         ("getHealth", lambda p: {}, 200),
         ("getOpenApiDocument", lambda p: {}, 200),
         ("listPacks", lambda p: {}, 200),
-        ("getLatestPack", lambda p: {"pack_id": enum("GetLatestPackPackId", PACK)(p), "mode": model(p, "GetLatestPackMode")("overlap"),
-                                     "managers": [model(p, "GetLatestPackManagersItem")(m) for m in ("larch", "osprey")]}, 200),
-        ("getLatestPack", lambda p: {"pack_id": enum("GetLatestPackPackId", PREVIEW)(p)}, 200),  # sends the default mode=any
+        (
+            "getLatestPack",
+            lambda p: {
+                "pack_id": enum("GetLatestPackPackId", PACK)(p),
+                "mode": model(p, "GetLatestPackMode")("overlap"),
+                "managers": [model(p, "GetLatestPackManagersItem")(m) for m in ("larch", "osprey")],
+            },
+            200,
+        ),
+        (
+            "getLatestPack",
+            lambda p: {"pack_id": enum("GetLatestPackPackId", PREVIEW)(p)},
+            200,
+        ),  # sends the default mode=any
         ("getLatestPack", lambda p: {"pack_id": PLANNED}, 404),
-        ("getLatestPack", lambda p: {"pack_id": enum("GetLatestPackPackId", PREVIEW)(p),
-                                     "managers": [model(p, "GetLatestPackManagersItem")("larch")]}, 400),
+        (
+            "getLatestPack",
+            lambda p: {
+                "pack_id": enum("GetLatestPackPackId", PREVIEW)(p),
+                "managers": [model(p, "GetLatestPackManagersItem")("larch")],
+            },
+            400,
+        ),
         ("listPackVersions", lambda p: {"pack_id": enum("ListPackVersionsPackId", PACK)(p)}, 200),
         ("listPackVersions", lambda p: {"pack_id": PLANNED}, 404),
-        ("compareVersions", lambda p: {"pack_id": enum("CompareVersionsPackId", PACK)(p),
-                                       "from_": enum("CompareVersionsFrom", "multi-manager-2026-06-30-v2.0")(p),
-                                       "to": enum("CompareVersionsTo", "multi-manager-2026-09-30-v2.0")(p)}, 200),
-        ("compareVersions", lambda p: {"pack_id": enum("CompareVersionsPackId", PACK)(p),
-                                       "from_": enum("CompareVersionsFrom", "multi-manager-2026-09-30-v2.0")(p),
-                                       "to": enum("CompareVersionsTo", "multi-manager-2026-06-30-v2.0")(p)}, 400),
+        (
+            "compareVersions",
+            lambda p: {
+                "pack_id": enum("CompareVersionsPackId", PACK)(p),
+                "from_": enum("CompareVersionsFrom", "multi-manager-2026-06-30-v2.0")(p),
+                "to": enum("CompareVersionsTo", "multi-manager-2026-09-30-v2.0")(p),
+            },
+            200,
+        ),
+        (
+            "compareVersions",
+            lambda p: {
+                "pack_id": enum("CompareVersionsPackId", PACK)(p),
+                "from_": enum("CompareVersionsFrom", "multi-manager-2026-09-30-v2.0")(p),
+                "to": enum("CompareVersionsTo", "multi-manager-2026-06-30-v2.0")(p),
+            },
+            400,
+        ),
         ("compareVersions", lambda p: {"pack_id": PLANNED, "from_": raw("a"), "to": raw("b")}, 404),
         ("compareVersions", lambda p: {"pack_id": PREVIEW, "from_": raw("a"), "to": raw("b")}, 422),
         ("explainPosition", lambda p: {"pack_id": enum("ExplainPositionPackId", PACK)(p), "ticker": "aapl"}, 200),
-        ("explainPosition", lambda p: {"pack_id": enum("ExplainPositionPackId", PACK)(p), "ticker": "NOT_A_TICKER!"}, 400),
+        (
+            "explainPosition",
+            lambda p: {"pack_id": enum("ExplainPositionPackId", PACK)(p), "ticker": "NOT_A_TICKER!"},
+            400,
+        ),
         ("explainPosition", lambda p: {"pack_id": enum("ExplainPositionPackId", PACK)(p), "ticker": "ZZZZ"}, 404),
         ("explainPosition", lambda p: {"pack_id": PREVIEW, "ticker": "NVDA"}, 422),
         ("listEthos", lambda p: {}, 200),
-        ("compareEthos", lambda p: {"body": model(p, "ResearchRequest")(
-            ethos_ids=[model(p, "ResearchRequestEthosIdsItem")("breadth")])}, 200),
+        (
+            "compareEthos",
+            lambda p: {
+                "body": model(p, "ResearchRequest")(ethos_ids=[model(p, "ResearchRequestEthosIdsItem")("breadth")])
+            },
+            200,
+        ),
         ("compareEthos", lambda p: {"body": model(p, "ResearchRequest")(ethos_ids=[])}, 400),
         ("compareEthos", lambda p: {"body": model(p, "ResearchRequest")(tickers=["ZZZZ"])}, 404),
         ("compareEthos", lambda p: {"body": model(p, "ResearchRequest")(manager_ids=TOO_BIG)}, 413),
         ("compareEthos", lambda p: {"body": model(p, "ResearchRequest")(pack_id=raw(PREVIEW))}, 422),
-        ("validatePolicy", lambda p: {"body": model(p, "ViewRequest")(mode=model(p, "ViewRequestMode")("overlap"))}, 200),
-        ("validatePolicy", lambda p: {"body": model(p, "ViewRequest")(
-            manager_ids=[raw("nobody")])}, 400),
+        (
+            "validatePolicy",
+            lambda p: {"body": model(p, "ViewRequest")(mode=model(p, "ViewRequestMode")("overlap"))},
+            200,
+        ),
+        ("validatePolicy", lambda p: {"body": model(p, "ViewRequest")(manager_ids=[raw("nobody")])}, 400),
         ("validatePolicy", lambda p: {"body": model(p, "ViewRequest")(manager_ids=TOO_BIG)}, 413),
         ("validatePolicy", lambda p: {"body": model(p, "ViewRequest")(pack_id=raw(PREVIEW))}, 422),
         ("exportAuditTrail", lambda p: {"pack_id": enum("ExportAuditTrailPackId", PACK)(p)}, 200),
-        ("exportAuditTrail", lambda p: {"pack_id": enum("ExportAuditTrailPackId", PREVIEW)(p),
-                                        "managers": [model(p, "ExportAuditTrailManagersItem")("larch")]}, 400),
+        (
+            "exportAuditTrail",
+            lambda p: {
+                "pack_id": enum("ExportAuditTrailPackId", PREVIEW)(p),
+                "managers": [model(p, "ExportAuditTrailManagersItem")("larch")],
+            },
+            400,
+        ),
         ("exportAuditTrail", lambda p: {"pack_id": PLANNED}, 404),
     ]
 
@@ -131,7 +198,11 @@ def calls() -> list[Call]:
 def expected_model(operation_id: str, status: int) -> str:
     if status != 200:
         return f"Error{status}"
-    return "OpenApiDocument" if operation_id == "getOpenApiDocument" else operation_id[0].upper() + operation_id[1:] + "Response"
+    return (
+        "OpenApiDocument"
+        if operation_id == "getOpenApiDocument"
+        else operation_id[0].upper() + operation_id[1:] + "Response"
+    )
 
 
 def call(package: ModuleType, client: Any, operation_id: str, arguments: dict[str, Any]) -> Any:
@@ -145,8 +216,12 @@ def test_the_generated_client_parses_every_200_and_every_documented_error_status
     with client, strict:
         seen = answers_seen(package, client, strict)
     document = orjson.loads(fetch(f"{base}/api/v1/openapi.json"))
-    documented = {(op.id, int(status)) for op in OPERATIONS
-                  for status in document["paths"][op.route][op.method.lower()]["responses"] if status not in ("304", "503")}
+    documented = {
+        (op.id, int(status))
+        for op in OPERATIONS
+        for status in document["paths"][op.route][op.method.lower()]["responses"]
+        if status not in ("304", "503")
+    }
     assert documented == seen
 
 

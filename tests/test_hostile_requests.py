@@ -15,8 +15,19 @@ from hypothesis import strategies as st
 
 from tests.servers import running_server
 
-LEAKS = ("Traceback", "/tmp", "/work", "/root", "site-packages", ".py\"", "releases/")
-TRAVERSALS = ["../", "..%2f", "%2e%2e%2f", "%252e%252e%252f", "..\\", "%2e%2e/", "....//", "%c0%ae%c0%ae/", "%00", "%ff%fe"]
+LEAKS = ("Traceback", "/tmp", "/work", "/root", "site-packages", '.py"', "releases/")
+TRAVERSALS = [
+    "../",
+    "..%2f",
+    "%2e%2e%2f",
+    "%252e%252e%252f",
+    "..\\",
+    "%2e%2e/",
+    "....//",
+    "%c0%ae%c0%ae/",
+    "%00",
+    "%ff%fe",
+]
 PATH_TEMPLATES = [
     "/api/v1/packs/{}/latest",
     "/api/v1/packs/{}/versions",
@@ -144,7 +155,11 @@ def test_slow_clients_do_not_stop_others_from_being_answered(server):
     stalled = []
     for index in range(20):
         sock = socket.create_connection((host, port), timeout=5)
-        sock.sendall(b"GET /api/v1/health HTTP/1.1\r\nHost: x\r\n" if index % 2 else b"POST /api/v1/ethos/compare HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{")
+        sock.sendall(
+            b"GET /api/v1/health HTTP/1.1\r\nHost: x\r\n"
+            if index % 2
+            else b"POST /api/v1/ethos/compare HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"
+        )
         stalled.append(sock)
     try:
         started = time.monotonic()

@@ -13,8 +13,11 @@ from builder.api.wire import MAX_LINE_BYTES
 from server.app import create_app
 from tests.servers import running_server
 
-PREFLIGHT = {"Origin": "https://agent.example", "Access-Control-Request-Method": "POST",
-             "Access-Control-Request-Headers": "content-type"}
+PREFLIGHT = {
+    "Origin": "https://agent.example",
+    "Access-Control-Request-Method": "POST",
+    "Access-Control-Request-Headers": "content-type",
+}
 
 
 @pytest.fixture(scope="module")

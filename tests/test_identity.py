@@ -26,7 +26,10 @@ def test_the_cusip_filed_last_gives_the_ticker_whichever_order_the_rows_come_in(
     linked = link_by_figi(securities, filings)
     assert (linked[OLD].ticker, linked[NEW].ticker) == ("GL", "GL") and linked[OLD].name == "GLOBE LIFE INC"
     assert linked_tickers(securities, linked) == [f"linked {OLD} (TMK) to GL by share-class FIGI BBGFICTION01"]
-    reversed_filings = [filing("0000000001", date(2019, 6, 30), {NEW: 10}), filing("0000000001", date(2019, 9, 30), {OLD: 10})]
+    reversed_filings = [
+        filing("0000000001", date(2019, 6, 30), {NEW: 10}),
+        filing("0000000001", date(2019, 9, 30), {OLD: 10}),
+    ]
     assert link_by_figi(securities, reversed_filings)[NEW].ticker == "TMK"
 
 

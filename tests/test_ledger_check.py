@@ -34,8 +34,10 @@ def test_a_torn_last_line_is_reported_by_verify_and_removed_by_publish_which_say
     ]
     published = ras("publish", "--source", str(fixture_tree), "--releases", str(releases_copy))
     assert published.exit_code == 0, published.output
-    assert (f"{LEDGER_FILE}: removed line {count + 1}, cut short by an interrupted publish (20 bytes, an entry of a "
-            "release that never landed)") in published.stderr.splitlines()
+    assert (
+        f"{LEDGER_FILE}: removed line {count + 1}, cut short by an interrupted publish (20 bytes, an entry of a "
+        "release that never landed)"
+    ) in published.stderr.splitlines()
     assert len(lines(releases_copy)) == count
     assert ras("verify", "--releases", str(releases_copy)).exit_code == 0
 
@@ -67,5 +69,7 @@ def test_a_ledger_that_disagrees_with_a_release_is_named_with_both(releases_copy
     entries[0]["contentSha256"] = "f" * 64
     (releases_copy / LEDGER_FILE).write_bytes(b"".join(orjson.dumps(entry) + b"\n" for entry in entries))
     checked = ras("verify", "--releases", str(releases_copy))
-    assert f"{LEDGER_FILE}:1: {entries[0]['versionId']} names other content than release {release.name} records" \
+    assert (
+        f"{LEDGER_FILE}:1: {entries[0]['versionId']} names other content than release {release.name} records"
         in checked.stderr.splitlines()
+    )

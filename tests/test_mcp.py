@@ -29,7 +29,7 @@ PACK = "13f-copycat"
 TOOL_NAMES = [
     "get_health", "list_packs", "get_latest_pack", "list_pack_versions", "compare_versions",
     "explain_position", "list_ethos", "compare_ethos", "validate_policy", "export_audit_trail",
-]
+]  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -55,19 +55,35 @@ def tool_cases(release: LoadedRelease) -> dict[str, Case]:
     cases = [
         Case("get_health", {}, "/api/v1/health"),
         Case("list_packs", {}, "/api/v1/packs"),
-        Case("get_latest_pack", {"packId": PACK, "managers": ["osprey", "larch"], "mode": "overlap"},
-             f"{pack}/latest?managers=osprey&managers=larch&mode=overlap"),
+        Case(
+            "get_latest_pack",
+            {"packId": PACK, "managers": ["osprey", "larch"], "mode": "overlap"},
+            f"{pack}/latest?managers=osprey&managers=larch&mode=overlap",
+        ),
         Case("list_pack_versions", {"packId": PACK}, f"{pack}/versions"),
-        Case("compare_versions", {"packId": PACK, "from": older, "to": newer, "mode": "overlap"},
-             f"{pack}/versions/diff?from={older}&to={newer}&mode=overlap"),
-        Case("explain_position", {"packId": PACK, "ticker": ticker, "mode": "overlap"},
-             f"{pack}/positions/{ticker}/explanation?mode=overlap"),
+        Case(
+            "compare_versions",
+            {"packId": PACK, "from": older, "to": newer, "mode": "overlap"},
+            f"{pack}/versions/diff?from={older}&to={newer}&mode=overlap",
+        ),
+        Case(
+            "explain_position",
+            {"packId": PACK, "ticker": ticker, "mode": "overlap"},
+            f"{pack}/positions/{ticker}/explanation?mode=overlap",
+        ),
         Case("list_ethos", {}, "/api/v1/ethos"),
-        Case("compare_ethos", ethos := {"managerIds": ["larch", "osprey"], "mode": "overlap", "ethosIds": ["breadth"]},
-             "/api/v1/ethos/compare", ethos),
+        Case(
+            "compare_ethos",
+            ethos := {"managerIds": ["larch", "osprey"], "mode": "overlap", "ethosIds": ["breadth"]},
+            "/api/v1/ethos/compare",
+            ethos,
+        ),
         Case("validate_policy", policy := {"managerIds": ["larch"], "mode": "any"}, "/api/v1/policy/validate", policy),
-        Case("export_audit_trail", {"packId": PACK, "managers": ["larch", "osprey"]},
-             f"{pack}/audit?managers=larch&managers=osprey"),
+        Case(
+            "export_audit_trail",
+            {"packId": PACK, "managers": ["larch", "osprey"]},
+            f"{pack}/audit?managers=larch&managers=osprey",
+        ),
     ]
     return {case.tool: case for case in cases}
 
@@ -158,8 +174,10 @@ def without_descriptions(schema: Any) -> Any:
 async def test_post_tool_schemas_are_the_request_body_schemas_without_defaults(published, release):
     schemas = {tool.name: tool.input_schema for tool in await list_tools(published)}
     components = release.data.openapi["components"]["schemas"]
-    for name, body, component in (("compare_ethos", RESEARCH_REQUEST, "ResearchRequest"),
-                                  ("validate_policy", VIEW_REQUEST, "ViewRequest")):
+    for name, body, component in (
+        ("compare_ethos", RESEARCH_REQUEST, "ResearchRequest"),
+        ("validate_policy", VIEW_REQUEST, "ViewRequest"),
+    ):
         document = components[component]["properties"]
         assert set(schemas[name]["properties"]) == set(body["properties"]) == set(document)
         assert schemas[name]["additionalProperties"] is False
@@ -174,8 +192,12 @@ async def test_ids_that_grow_with_a_release_are_patterns_and_fixed_sets_are_enum
     schemas = {tool.name: tool.input_schema for tool in await list_tools(published)}
     packs = [pack["id"] for pack in release.data.index["packs"] if pack["status"] == "available"]
     latest, diff = schemas["get_latest_pack"]["properties"], schemas["compare_versions"]["properties"]
-    for argument in (latest["managers"]["items"], schemas["compare_ethos"]["properties"]["managerIds"]["items"],
-                     diff["from"], diff["to"]):
+    for argument in (
+        latest["managers"]["items"],
+        schemas["compare_ethos"]["properties"]["managerIds"]["items"],
+        diff["from"],
+        diff["to"],
+    ):
         assert "enum" not in argument and argument["pattern"].startswith("^")
     assert latest["packId"]["enum"] == packs
     assert schemas["explain_position"]["properties"]["packId"]["enum"] == [PACK]  # the one pack that explains
@@ -237,25 +259,42 @@ async def test_a_missing_path_argument_is_a_400_missing_parameter_envelope(publi
     assert result.is_error and result.structured_content is None and len(result.content) == 1
     envelope = orjson.loads(result.content[0].text)
     assert envelope["error"]["code"] == "missing_parameter" and envelope["error"]["details"] == {"parameter": missing}
-    assert envelope["meta"] == {"apiVersion": "v1", "contractVersion": "0.1.0", "capability": TOOLS[name].id,
-                                "deprecated": False}
+    assert envelope["meta"] == {
+        "apiVersion": "v1",
+        "contractVersion": "0.1.0",
+        "capability": TOOLS[name].id,
+        "deprecated": False,
+    }
 
 
 def error_cases(release: LoadedRelease) -> list[Case]:
     """Calls that pass the schema but not the service, with the REST requests that fail the same way."""
     older, newer = release.data.versions[:2]
     return [
-        Case("explain_position", {"packId": "congress-trades", "ticker": "NVDA"},
-             "/api/v1/packs/congress-trades/positions/NVDA/explanation"),
+        Case(
+            "explain_position",
+            {"packId": "congress-trades", "ticker": "NVDA"},
+            "/api/v1/packs/congress-trades/positions/NVDA/explanation",
+        ),
         Case("get_latest_pack", {"packId": "no-such-pack"}, "/api/v1/packs/no-such-pack/latest"),
-        Case("get_latest_pack", {"packId": PACK, "managers": ["nobody"]},
-             f"/api/v1/packs/{PACK}/latest?managers=nobody"),
-        Case("get_latest_pack", {"packId": "congress-trades", "mode": "overlap"},
-             "/api/v1/packs/congress-trades/latest?mode=overlap"),
-        Case("compare_versions", {"packId": PACK, "from": newer, "to": older},
-             f"/api/v1/packs/{PACK}/versions/diff?from={newer}&to={older}"),
-        Case("compare_versions", {"packId": PACK, "from": "multi-manager-1999-12-31-v2.0", "to": older},
-             f"/api/v1/packs/{PACK}/versions/diff?from=multi-manager-1999-12-31-v2.0&to={older}"),
+        Case(
+            "get_latest_pack", {"packId": PACK, "managers": ["nobody"]}, f"/api/v1/packs/{PACK}/latest?managers=nobody"
+        ),
+        Case(
+            "get_latest_pack",
+            {"packId": "congress-trades", "mode": "overlap"},
+            "/api/v1/packs/congress-trades/latest?mode=overlap",
+        ),
+        Case(
+            "compare_versions",
+            {"packId": PACK, "from": newer, "to": older},
+            f"/api/v1/packs/{PACK}/versions/diff?from={newer}&to={older}",
+        ),
+        Case(
+            "compare_versions",
+            {"packId": PACK, "from": "multi-manager-1999-12-31-v2.0", "to": older},
+            f"/api/v1/packs/{PACK}/versions/diff?from=multi-manager-1999-12-31-v2.0&to={older}",
+        ),
         Case("compare_ethos", {"packId": "congress-trades"}, "/api/v1/ethos/compare", {"packId": "congress-trades"}),
         Case("compare_ethos", {"tickers": ["ZZZZ"]}, "/api/v1/ethos/compare", {"tickers": ["ZZZZ"]}),
     ]

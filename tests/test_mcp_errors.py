@@ -62,8 +62,11 @@ INVALID_POSTS = [  # every 4xx a POST route gives for a JSON object body
     ("validatePolicy", {"managerIds": ["larch"], "orders": ["buy"]}),
     ("validatePolicy", {"packId": "jane-roe-tracker"}),
 ]
-ROUTES = [(re.compile("^" + re.sub(r"\{([^}]+)\}", r"(?P<\1>[^/]+)", op.route) + "$"), op)
-          for op in OPERATIONS if op.tool and op.method == "GET"]
+ROUTES = [
+    (re.compile("^" + re.sub(r"\{([^}]+)\}", r"(?P<\1>[^/]+)", op.route) + "$"), op)
+    for op in OPERATIONS
+    if op.tool and op.method == "GET"
+]
 
 
 def tool_call(target: str) -> tuple[Operation, dict[str, Any]]:
@@ -72,8 +75,11 @@ def tool_call(target: str) -> tuple[Operation, dict[str, Any]]:
     operation, match = next((op, m) for pattern, op in ROUTES if (m := pattern.match(path)))
     arguments: dict[str, Any] = {name: unquote(value) for name, value in match.groupdict().items()}
     for name, value in parse_qsl(query, keep_blank_values=True):
-        arguments[name] = [*arguments[name], value] if isinstance(arguments.get(name), list) else (
-            [arguments[name], value] if name in arguments else value)
+        arguments[name] = (
+            [*arguments[name], value]
+            if isinstance(arguments.get(name), list)
+            else ([arguments[name], value] if name in arguments else value)
+        )
     return operation, arguments
 
 
@@ -94,9 +100,20 @@ async def test_every_invalid_get_gets_the_same_status_code_and_envelope_from_its
             assert result.is_error and result.structured_content is None and len(result.content) == 1, target
             assert result.content[0].text.encode() == body, (target, arguments)
             codes.add(orjson.loads(body)["error"]["code"])
-    assert codes == {"unknown_parameter", "pack_not_found", "unknown_manager", "invalid_parameter", "invalid_mode",
-                     "view_not_supported", "invalid_version_order", "missing_parameter", "version_not_found",
-                     "feature_not_supported", "invalid_ticker", "position_not_found"}
+    assert codes == {
+        "unknown_parameter",
+        "pack_not_found",
+        "unknown_manager",
+        "invalid_parameter",
+        "invalid_mode",
+        "view_not_supported",
+        "invalid_version_order",
+        "missing_parameter",
+        "version_not_found",
+        "feature_not_supported",
+        "invalid_ticker",
+        "position_not_found",
+    }
 
 
 async def test_every_invalid_post_body_gets_the_same_envelope_as_tool_arguments(published, rest):
@@ -105,8 +122,9 @@ async def test_every_invalid_post_body_gets_the_same_envelope_as_tool_arguments(
     async with connect(published) as tools:
         for operation_id, body in INVALID_POSTS:
             operation = by_id[operation_id]
-            response = await rest.post(operation.route, data=orjson.dumps(body),
-                                       headers={"Content-Type": "application/json"})
+            response = await rest.post(
+                operation.route, data=orjson.dumps(body), headers={"Content-Type": "application/json"}
+            )
             expected = await response.read()
             assert 400 <= response.status < 500, body
             result = await tools.call_tool(operation.tool, body)
@@ -127,8 +145,11 @@ async def test_every_output_schema_is_compact_self_contained_and_rooted_in_an_ob
 
 async def test_structured_content_of_every_tool_validates_against_its_output_schema(published, release):
     schemas = {tool.name: tool.output_schema for tool in await list_tools(published)}
-    previews = [Case(tool, {"packId": pack}, "") for pack in ("congress-trades", "jane-roe-tracker",
-                "wsb-social-momentum") for tool in ("get_latest_pack", "export_audit_trail", "list_pack_versions")]
+    previews = [
+        Case(tool, {"packId": pack}, "")
+        for pack in ("congress-trades", "jane-roe-tracker", "wsb-social-momentum")
+        for tool in ("get_latest_pack", "export_audit_trail", "list_pack_versions")
+    ]
     async with connect(published) as tools:
         for case in [*tool_cases(release).values(), *previews]:
             result = await tools.call_tool(case.tool, case.arguments)
@@ -176,7 +197,9 @@ def test_rest_answers_the_oversized_and_nested_requests_with_the_same_codes(publ
     with running_server(published) as (base, _process):
         assert rest_code(f"{base}/api/v1/policy/validate", deep) == (400, "nesting_too_deep")
         assert rest_code(f"{base}/api/v1/policy/validate", orjson.dumps({"managerIds": ["larch"] * 100_000})) == (
-            413, "payload_too_large")
+            413,
+            "payload_too_large",
+        )
         managers = "&".join(["managers=larch"] * 100_000)
         assert rest_code(f"{base}{PACK}/latest?{managers}") == (400, "malformed_request")
         assert rest_code(f"{base}{PACK}/positions/{'A' * 1_000_000}/explanation") == (400, "malformed_request")

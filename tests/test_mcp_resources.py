@@ -31,18 +31,24 @@ def test_parts_rejoin_into_the_bytes_and_each_escaped_part_fits_its_budget(text,
 
 
 def test_a_large_answer_is_cut_into_parts_each_under_8_mib_in_json():
-    body = orjson.dumps({"rows": [{"ticker": "T\"X", "value": i} for i in range(600_000)]})
+    body = orjson.dumps({"rows": [{"ticker": 'T"X', "value": i} for i in range(600_000)]})
     parts = parts_of(body, "get_latest_pack", {"packId": PACK})
     assert len(parts) > 1 and sum(part.size for part in parts) == len(body)
-    assert all(escaped_size(body[p.start:p.end]) <= PART_BUDGET + 2 for p in parts)
+    assert all(escaped_size(body[p.start : p.end]) <= PART_BUDGET + 2 for p in parts)
     request = parse_uri(parts[1].uri)
     assert (request.sha256, request.part, request.parts) == (sha256_hex(body), 2, len(parts))
     assert (request.tool, request.arguments) == ("get_latest_pack", {"packId": PACK})
 
 
-@pytest.mark.parametrize("uri", ["research-artifact://answers/abc/part/1/of/1", "https://example.org/x",
-                                 "research-artifact://answers/" + "0" * 64 + "/part/2/of/1",
-                                 "research-artifact://answers/" + "0" * 64 + "/part/1/of/1?call=%7Bnot"])
+@pytest.mark.parametrize(
+    "uri",
+    [
+        "research-artifact://answers/abc/part/1/of/1",
+        "https://example.org/x",
+        "research-artifact://answers/" + "0" * 64 + "/part/2/of/1",
+        "research-artifact://answers/" + "0" * 64 + "/part/1/of/1?call=%7Bnot",
+    ],
+)
 def test_a_uri_outside_the_template_is_not_a_resource(uri):
     assert parse_uri(uri) is None
 

@@ -80,10 +80,16 @@ async def test_ras_mcp_serves_the_same_tools_over_stdio(published: Path, release
     assert body == release.answers["/api/v1/health"].body
 
 
-INITIALIZE = {"jsonrpc": "2.0", "id": "init", "method": "initialize", "params": {
-    "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}}
-DEEP = b'{"jsonrpc":"2.0","id":"deep","method":"tools/call","params":{"name":"validate_policy","arguments":' \
-       b'{"managerIds":' + b"[" * 999 + b'"larch"' + b"]" * 999 + b"}}}"
+INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": "init",
+    "method": "initialize",
+    "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}},
+}
+DEEP = (
+    b'{"jsonrpc":"2.0","id":"deep","method":"tools/call","params":{"name":"validate_policy","arguments":'
+    b'{"managerIds":' + b"[" * 999 + b'"larch"' + b"]" * 999 + b"}}}"
+)
 RAW_LINES = [  # (line, expected id, expected error code or None for a result), in the order they are sent
     (b'{"jsonrpc":"2.0","id":1,"method":"server/discover"}', 1, -32601),  # before initialize
     (b"not json at all", None, -32700),
@@ -104,8 +110,10 @@ RAW_LINES = [  # (line, expected id, expected error code or None for a result), 
 
 async def test_every_raw_line_gets_a_json_rpc_answer_with_its_id_and_the_server_goes_on(published: Path):
     process = await anyio.open_process(
-        [sys.executable, "-m", "server.mcp_server", "--releases", str(published)], cwd=str(REPO),
-        env={"PYTHONPATH": str(REPO)})
+        [sys.executable, "-m", "server.mcp_server", "--releases", str(published)],
+        cwd=str(REPO),
+        env={"PYTHONPATH": str(REPO)},
+    )
     answers: list[dict] = []
     with anyio.fail_after(ROUND_TRIP_SECONDS):
         async with process:

@@ -31,8 +31,13 @@ DEEP = 1000  # the nesting an agent developer tried; the Python client cannot se
 
 def typescript_client(releases: Path, calls: list[dict[str, Any]], work: Path) -> dict[str, Any]:
     """Run the TypeScript client over a plan; its report, parsed."""
-    plan = {"command": sys.executable, "args": ["-m", "server.mcp_server", "--releases", str(releases)],
-            "env": {"PYTHONPATH": str(REPO), "PATH": "/usr/bin:/bin"}, "cwd": str(REPO), "calls": calls}
+    plan = {
+        "command": sys.executable,
+        "args": ["-m", "server.mcp_server", "--releases", str(releases)],
+        "env": {"PYTHONPATH": str(REPO), "PATH": "/usr/bin:/bin"},
+        "cwd": str(REPO),
+        "calls": calls,
+    }
     (work / "plan.json").write_bytes(orjson.dumps(plan))
     result = run_script("mcp_client.mjs", str(work / "plan.json"))
     assert result.returncode == 0, result.stderr[-3000:]
@@ -43,8 +48,11 @@ def bad_calls() -> list[dict[str, Any]]:
     """BAD_INPUTS as the TypeScript client sends them: the nested ones 1,000 levels deep."""
     calls = []
     for tool, arguments, _code in BAD_INPUTS:
-        nested = {key: value for key, value in arguments.items() if isinstance(value, list) and value and
-                  isinstance(value[0], list)}
+        nested = {
+            key: value
+            for key, value in arguments.items()
+            if isinstance(value, list) and value and isinstance(value[0], list)
+        }
         call: dict[str, Any] = {"tool": tool, "arguments": {k: v for k, v in arguments.items() if k not in nested}}
         for key in nested:
             call["nest"] = {"key": key, "value": "larch", "depth": DEEP}
@@ -52,9 +60,11 @@ def bad_calls() -> list[dict[str, Any]]:
     return calls
 
 
-PREVIEWS = [Case(tool, {"packId": pack}, f"/api/v1/packs/{pack}/{route}")
-            for pack in ("congress-trades", "jane-roe-tracker", "wsb-social-momentum")
-            for tool, route in (("get_latest_pack", "latest"), ("export_audit_trail", "audit"))]
+PREVIEWS = [
+    Case(tool, {"packId": pack}, f"/api/v1/packs/{pack}/{route}")
+    for pack in ("congress-trades", "jane-roe-tracker", "wsb-social-momentum")
+    for tool, route in (("get_latest_pack", "latest"), ("export_audit_trail", "audit"))
+]
 
 
 @pytest.fixture(scope="module")
@@ -88,7 +98,7 @@ async def test_every_tool_answers_within_its_weight_and_links_the_rest_bytes(rep
 
 
 def test_every_bad_input_is_an_error_result_with_the_rest_code_first(report):
-    calls = report["calls"][len(report["cases"]):]
+    calls = report["calls"][len(report["cases"]) :]
     assert len(calls) == len(BAD_INPUTS)
     for (tool, _arguments, code), call in zip(BAD_INPUTS, calls, strict=True):
         assert "protocolError" not in call, (tool, code, call.get("protocolError"))
@@ -97,7 +107,12 @@ def test_every_bad_input_is_an_error_result_with_the_rest_code_first(report):
 
 
 def test_the_latest_pack_text_stands_on_its_own(report):
-    latest = next(call for case, call in zip(report["cases"], report["calls"], strict=False)
-                  if case.tool == "get_latest_pack" and case.arguments.get("packId") == PACK)
+    latest = next(
+        call
+        for case, call in zip(report["cases"], report["calls"], strict=False)
+        if case.tool == "get_latest_pack" and case.arguments.get("packId") == PACK
+    )
     payload = orjson.loads(latest["firstText"])
-    assert payload["managers"] and payload["nextCalls"] and payload["limits13F"] and payload["executionEnabled"] is False
+    assert (
+        payload["managers"] and payload["nextCalls"] and payload["limits13F"] and payload["executionEnabled"] is False
+    )

@@ -153,7 +153,7 @@ def test_304_for_an_exact_weak_listed_or_star_if_none_match_like_ras_serve(nginx
     for target in sample:
         current = fetch(app_port, target)
         etag = current.headers["ETag"]
-        for header in (etag, f"W/{etag}", f'"0000", W/"1111",{etag} ', "*", '"not-this-one"', f"{etag[:-2]}\""):
+        for header in (etag, f"W/{etag}", f'"0000", W/"1111",{etag} ', "*", '"not-this-one"', f'{etag[:-2]}"'):
             ours = fetch(nginx_port, target, If_None_Match=header)
             theirs = fetch(app_port, target, If_None_Match=header)
             assert_same(f"{target} If-None-Match: {header}", ours, theirs, static=True, ras_vary=ras_vary)
@@ -172,7 +172,7 @@ def test_gzip_and_brotli_variants_decompress_to_the_identity_bytes_under_their_o
             assert ours.headers["Vary"] == "Accept-Encoding"
             if target not in sample:
                 continue
-            again = fetch(nginx_port, target, Accept_Encoding=coding, If_None_Match=f'W/{ours.headers["ETag"]}')
+            again = fetch(nginx_port, target, Accept_Encoding=coding, If_None_Match=f"W/{ours.headers['ETag']}")
             assert (again.status, again.body, again.headers["ETag"]) == (304, b"", ours.headers["ETag"]), target
             stale = fetch(nginx_port, target, Accept_Encoding=coding, If_None_Match=identity.headers["ETag"])
             assert stale.status == 200, "an identity ETag does not validate the compressed representation"
@@ -181,8 +181,15 @@ def test_gzip_and_brotli_variants_decompress_to_the_identity_bytes_under_their_o
 @pytest.mark.parametrize(
     ("accept_encoding", "coding"),
     [
-        ("gzip, deflate, br", "br"), ("br;q=0, gzip", "gzip"), ("gzip;q=0.000, br;q=0", None), ("X-GZIP", "gzip"),
-        ("gzip;q=0.5", "gzip"), ("deflate, *", None), ("identity", None), ("", None), ("brotli, gzipx", None),
+        ("gzip, deflate, br", "br"),
+        ("br;q=0, gzip", "gzip"),
+        ("gzip;q=0.000, br;q=0", None),
+        ("X-GZIP", "gzip"),
+        ("gzip;q=0.5", "gzip"),
+        ("deflate, *", None),
+        ("identity", None),
+        ("", None),
+        ("brotli, gzipx", None),
     ],
 )
 def test_the_coding_is_chosen_by_accept_encoding_and_its_q_values(nginx_port, accept_encoding, coding):
@@ -197,15 +204,25 @@ def forwarded_requests(release) -> list[tuple[str, str, bytes | None, dict[str, 
     long_query = "&".join([f"managers={first}"] * 2000)  # ~40 kB: past nginx's default buffers, within the app's
     preflight = {"Origin": "https://example.org", "Access_Control_Request_Method": "GET"}
     gets = [
-        "/api/v1/packs/no-such-pack/latest", f"{LATEST}?managers={first},{second}", f"{LATEST}?{long_query}",
-        f"{LATEST}?managers={second}&managers={first}&mode=overlap", f"{LATEST}?mode=sideways",
-        f"{LATEST}?mode=overlap&mode=any", f"{LATEST}?colour=red", "/api/v1/no/such/route", "/API/V1/HEALTH",
-        "/api/v1/pack%73", f"{LATEST}?mode=%6Fverlap",
+        "/api/v1/packs/no-such-pack/latest",
+        f"{LATEST}?managers={first},{second}",
+        f"{LATEST}?{long_query}",
+        f"{LATEST}?managers={second}&managers={first}&mode=overlap",
+        f"{LATEST}?mode=sideways",
+        f"{LATEST}?mode=overlap&mode=any",
+        f"{LATEST}?colour=red",
+        "/api/v1/no/such/route",
+        "/API/V1/HEALTH",
+        "/api/v1/pack%73",
+        f"{LATEST}?mode=%6Fverlap",
     ]
     return [("GET", target, None, {}) for target in gets] + [
-        ("POST", "/api/v1/ethos/compare", json_body, as_json), ("POST", "/api/v1/policy/validate", json_body, as_json),
-        ("POST", "/api/v1/policy/validate", b" " * 100_000 + json_body, as_json), ("POST", "/api/v1/health", b"{}", as_json),
-        ("DELETE", "/api/v1/packs", None, {}), ("OPTIONS", "/api/v1/health", None, preflight),
+        ("POST", "/api/v1/ethos/compare", json_body, as_json),
+        ("POST", "/api/v1/policy/validate", json_body, as_json),
+        ("POST", "/api/v1/policy/validate", b" " * 100_000 + json_body, as_json),
+        ("POST", "/api/v1/health", b"{}", as_json),
+        ("DELETE", "/api/v1/packs", None, {}),
+        ("OPTIONS", "/api/v1/health", None, preflight),
     ]
 
 
@@ -224,12 +241,16 @@ def test_errors_posts_subsets_and_other_spellings_are_forwarded_to_ras_serve(ngi
 @pytest.mark.parametrize(
     ("headers", "static"),
     [
-        ({"If-Match": '"nope"'}, False), ({"If-Unmodified-Since": "Mon, 01 Jan 2001 00:00:00 GMT"}, False),
-        ({"Range": "bytes=0-9"}, True), ({"If-Modified-Since": "Fri, 01 Jan 2100 00:00:00 GMT"}, True),
+        ({"If-Match": '"nope"'}, False),
+        ({"If-Unmodified-Since": "Mon, 01 Jan 2001 00:00:00 GMT"}, False),
+        ({"Range": "bytes=0-9"}, True),
+        ({"If-Modified-Since": "Fri, 01 Jan 2100 00:00:00 GMT"}, True),
     ],
     ids=["if-match", "if-unmodified-since", "range", "if-modified-since"],
 )
-def test_preconditions_and_ranges_ras_serve_ignores_are_ignored_by_nginx_too(nginx_port, app_port, headers, static, ras_vary):
+def test_preconditions_and_ranges_ras_serve_ignores_are_ignored_by_nginx_too(
+    nginx_port, app_port, headers, static, ras_vary
+):
     sent = {name.replace("-", "_"): value for name, value in headers.items()}
     ours, theirs = fetch(nginx_port, LATEST, **sent), fetch(app_port, LATEST, **sent)
     assert_same(f"{LATEST} {headers}", ours, theirs, static=static, ras_vary=ras_vary)
@@ -251,11 +272,15 @@ def raw_exchange(port: int, request: bytes) -> tuple[int, dict[str, str], bytes]
 OVER_NGINX_BUFFERS = "q" * (4 * MAX_LINE_BYTES)  # past the app's limit and nginx's own buffers (twice the app's)
 
 
-@pytest.mark.parametrize("request_bytes", [
-    f"GET /api/v1/packs?{OVER_NGINX_BUFFERS} HTTP/1.1\r\nHost: x\r\n\r\n".encode(),
-    f"GET /api/v1/packs HTTP/1.1\r\nHost: x\r\nX-Filler: {OVER_NGINX_BUFFERS}\r\n\r\n".encode(),
-    b"HELLO THERE\r\n\r\n",
-], ids=["request line", "header", "not http"])
+@pytest.mark.parametrize(
+    "request_bytes",
+    [
+        f"GET /api/v1/packs?{OVER_NGINX_BUFFERS} HTTP/1.1\r\nHost: x\r\n\r\n".encode(),
+        f"GET /api/v1/packs HTTP/1.1\r\nHost: x\r\nX-Filler: {OVER_NGINX_BUFFERS}\r\n\r\n".encode(),
+        b"HELLO THERE\r\n\r\n",
+    ],
+    ids=["request line", "header", "not http"],
+)
 def test_what_nginx_refuses_itself_is_the_envelope_ras_serve_sends(nginx_port, app_port, request_bytes):
     status, headers, body = raw_exchange(nginx_port, request_bytes)
     app_status, app_headers, app_body = raw_exchange(app_port, request_bytes)
@@ -280,7 +305,9 @@ def test_reexport_after_a_promotion_switches_site_to_a_complete_tree_that_nginx_
         tree = (out / "site").resolve()
         assert tree != first_tree and first_tree.is_dir() and tree.name.startswith(newer)
         record = orjson.loads((tree / "export.json").read_bytes())
-        written = sorted(p.relative_to(tree).as_posix() for p in tree.rglob("*") if p.is_file() and p.name != "export.json")
+        written = sorted(
+            p.relative_to(tree).as_posix() for p in tree.rglob("*") if p.is_file() and p.name != "export.json"
+        )
         assert sorted(record["files"]) == written
         assert (out / "nginx.conf").read_bytes() == conf
         assert fetch(port, "/api/v1/health").body == old_health.body, "until a reload, the tree nginx loaded"
@@ -306,7 +333,9 @@ def test_export_reports_counts_and_degrades_to_gzip_without_brotli(published: Pa
     result = CliRunner().invoke(export_command, ["--releases", str(published), "--out", str(tmp_path / "out")])
     assert result.exit_code == 0, result.output
     assert "request targets" in result.stderr and "compressed variants verified" in result.stderr
-    assert "brotli is not installed" in result.stderr and result.stdout.strip() == (published / "current").resolve().name
+    assert (
+        "brotli is not installed" in result.stderr and result.stdout.strip() == (published / "current").resolve().name
+    )
     routes = (tmp_path / "out" / "site" / "nginx-routes.conf").read_text()
     assert not list((tmp_path / "out" / "site" / "objects").glob("*.br")) and "br\\s*;" not in routes
     assert list((tmp_path / "out" / "site" / "objects").glob("*.gz"))

@@ -23,7 +23,7 @@ TOKENS = st.sampled_from(
 CODING_TOKENS = st.sampled_from(
     ["br", "BR", "gzip", "x-gzip", "X-GZIP", "gzipx", "brotli", "deflate", "identity", "*", ";q=0", ";q=0.000",
      ";q=0.5", ";q=1", "; q = 0", ";q=0.0001", ";", ",", ", ", " ", "\t"]
-)
+)  # fmt: skip
 
 
 @functools.cache
@@ -33,7 +33,7 @@ def routes_conf() -> str:
 
 def map_block(variable: str) -> str:
     conf = routes_conf()
-    return conf[conf.index(f"{variable} {{"):].split("}\n", 1)[0]
+    return conf[conf.index(f"{variable} {{") :].split("}\n", 1)[0]
 
 
 @functools.cache
@@ -62,7 +62,9 @@ def preferred_coding(header: str) -> str:
     elements = header.split(",")
     for coding, name in (("br", "br"), ("gzip", "(?:x-)?gzip")):
         listed = any(re.fullmatch(rf"\s*{name}\s*(?:;.*)?", element, re.I | re.S) for element in elements)
-        refused = any(re.fullmatch(rf"\s*{name}\s*;\s*q\s*=\s*0(?:\.0{{0,3}})?\s*", element, re.I) for element in elements)
+        refused = any(
+            re.fullmatch(rf"\s*{name}\s*;\s*q\s*=\s*0(?:\.0{{0,3}})?\s*", element, re.I) for element in elements
+        )
         if listed and not refused:
             return coding
     return ""
@@ -85,5 +87,5 @@ def test_the_nginx_coding_map_picks_br_then_gzip_unless_refused_with_q_0(header)
 
 def test_the_coding_map_offers_only_the_exported_variants():
     gzip_only = render_routes_conf("r", "t", [Route("/api/v1/health", "0" * 64)], ("gzip",)).decode()
-    block = gzip_only[gzip_only.index("$ras_coding {"):].split("}\n", 1)[0]
+    block = gzip_only[gzip_only.index("$ras_coding {") :].split("}\n", 1)[0]
     assert re.findall(r'" (\w+);', block) == ["gzip"]

@@ -46,8 +46,18 @@ class Contract:
         key = (operation.id, status)
         if key not in self._validators:
             self.response(operation, status)
-            pointer = "/".join(["paths", operation.route.replace("/", "~1"), operation.method.lower(), "responses",
-                                str(status), "content", "application~1json", "schema"])
+            pointer = "/".join(
+                [
+                    "paths",
+                    operation.route.replace("/", "~1"),
+                    operation.method.lower(),
+                    "responses",
+                    str(status),
+                    "content",
+                    "application~1json",
+                    "schema",
+                ]
+            )
             schema = {"$ref": f"{DOCUMENT_URI}#/{pointer}"}
             self._validators[key] = Draft202012Validator(
                 schema, registry=self.registry, format_checker=Draft202012Validator.FORMAT_CHECKER
@@ -120,8 +130,18 @@ def test_every_operation_appears_once_with_its_tool_name(document):
     assert sorted(found) == sorted((op.id, op.method, op.route, op.tool) for op in OPERATIONS)
     assert len(found) == 11 and BY_ID["getOpenApiDocument"].tool is None
     assert sorted(tool for *_, tool in found if tool) == sorted(
-        ["get_health", "list_packs", "get_latest_pack", "list_pack_versions", "compare_versions", "explain_position",
-         "list_ethos", "compare_ethos", "validate_policy", "export_audit_trail"]
+        [
+            "get_health",
+            "list_packs",
+            "get_latest_pack",
+            "list_pack_versions",
+            "compare_versions",
+            "explain_position",
+            "list_ethos",
+            "compare_ethos",
+            "validate_policy",
+            "export_audit_trail",
+        ]
     )
 
 
@@ -129,7 +149,11 @@ def test_every_operation_documents_503_and_gets_document_304_and_posts_413(docum
     for op in OPERATIONS:
         responses = document["paths"][op.route][op.method.lower()]["responses"]
         assert set(responses) == {str(s) for s in statuses(op)} and set(op.statuses) <= set(statuses(op))
-        assert "503" in responses and ("304" in responses) == (op.method == "GET") and ("413" in responses) == (op.method == "POST")
+        assert (
+            "503" in responses
+            and ("304" in responses) == (op.method == "GET")
+            and ("413" in responses) == (op.method == "POST")
+        )
 
 
 def parameter(document: dict[str, Any], operation_id: str, name: str) -> dict[str, Any]:
@@ -140,7 +164,12 @@ def parameter(document: dict[str, Any], operation_id: str, name: str) -> dict[st
 
 def test_the_managers_parameter_is_documented_as_repeated_or_comma_separated(document):
     managers = parameter(document, "getLatestPack", "managers")
-    assert (managers["in"], managers["style"], managers["explode"], managers["schema"]["type"]) == ("query", "form", True, "array")
+    assert (managers["in"], managers["style"], managers["explode"], managers["schema"]["type"]) == (
+        "query",
+        "form",
+        True,
+        "array",
+    )
     assert "comma" in managers["description"]
 
 
@@ -236,7 +265,9 @@ async def test_live_get_answers_and_their_304s_fit_the_document(aiohttp_client, 
             await contract.check(again, operation)
 
 
-async def test_every_operation_answers_a_documented_503_while_no_release_is_consumable(aiohttp_client, releases_copy, contract):
+async def test_every_operation_answers_a_documented_503_while_no_release_is_consumable(
+    aiohttp_client, releases_copy, contract
+):
     os.unlink(releases_copy / CURRENT)
     client = await aiohttp_client(create_app(releases_copy))
     for operation in OPERATIONS:

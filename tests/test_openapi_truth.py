@@ -14,10 +14,7 @@ from builder.research.methods.ethos import ETHOS_IDS
 from builder.research.methods.policy import CHECK_IDS
 
 # Differently named fields that are one concept, and so share one description.
-SHARED_CONCEPTS = {
-    frozenset({"id", "managerId"}): "a manager's id",
-    frozenset({"id", "packId"}): "a pack id",
-}
+SHARED_CONCEPTS = {frozenset({"id", "managerId"}): "a manager's id", frozenset({"id", "packId"}): "a pack id"}
 
 
 @pytest.fixture(scope="module")
@@ -44,12 +41,16 @@ def test_a_description_is_on_two_differently_named_fields_only_for_one_shared_co
                 names[schema["description"]].add(name)
     shared = {text: frozenset(found) for text, found in names.items() if len(found) > 1}
     assert all(found in SHARED_CONCEPTS for found in shared.values()), {
-        text[:60]: sorted(found) for text, found in shared.items() if found not in SHARED_CONCEPTS}
+        text[:60]: sorted(found) for text, found in shared.items() if found not in SHARED_CONCEPTS
+    }
 
 
 def test_no_schema_is_a_bare_object(document):
-    bare = [path for path, node in nodes(document["components"]["schemas"])
-            if node.get("type") == "object" and not {"properties", "additionalProperties", "propertyNames"} & set(node)]
+    bare = [
+        path
+        for path, node in nodes(document["components"]["schemas"])
+        if node.get("type") == "object" and not {"properties", "additionalProperties", "propertyNames"} & set(node)
+    ]
     assert bare == []
 
 
@@ -82,7 +83,10 @@ def test_ids_that_grow_are_open_strings_in_responses_with_the_known_values_liste
     assert "enum" not in error_code and "invalid_mode" in error_code["examples"]
     scores = schemas["EthosComparison"]["properties"]["scores"]["items"]["properties"]["scores"]
     assert "enum" not in scores["propertyNames"] and scores["propertyNames"]["examples"] == list(ETHOS_IDS)
-    for warning in (schemas["ArtifactWarning"]["properties"]["code"], schemas["Health"]["properties"]["warnings"]["items"]["properties"]["code"]):
+    for warning in (
+        schemas["ArtifactWarning"]["properties"]["code"],
+        schemas["Health"]["properties"]["warnings"]["items"]["properties"]["code"],
+    ):
         assert warning["type"] == "string" and "enum" not in warning
 
 

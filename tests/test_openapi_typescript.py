@@ -18,9 +18,18 @@ from tests.node_clients import bin_path, installed, require_node
 from tests.servers import running_server
 
 PACK = "13f-copycat"
-TSCONFIG = {"compilerOptions": {"strict": True, "target": "ES2022", "module": "NodeNext", "moduleResolution": "NodeNext",
-                                "outDir": "out", "skipLibCheck": False, "noUncheckedIndexedAccess": True},
-            "files": ["client.ts"]}
+TSCONFIG = {
+    "compilerOptions": {
+        "strict": True,
+        "target": "ES2022",
+        "module": "NodeNext",
+        "moduleResolution": "NodeNext",
+        "outDir": "out",
+        "skipLibCheck": False,
+        "noUncheckedIndexedAccess": True,
+    },
+    "files": ["client.ts"],
+}
 TYPE_CHECKS = """
 type Change = components["schemas"]["ArtifactPosition"]["change"];
 type IsUnion<T, U = T> = T extends unknown ? ([U] extends [T] ? false : true) : never;
@@ -73,7 +82,8 @@ def compiled(release) -> Path:
         (work / "openapi.json").write_bytes(orjson.dumps(release.data.openapi))
         run([node, str(bin_path("openapi-typescript")), "openapi.json", "-o", "schema.d.ts"], work)
         ticker = release.data.openapi["paths"]["/api/v1/packs/{packId}/positions/{ticker}/explanation"]["get"][
-            "parameters"][1]["example"]
+            "parameters"
+        ][1]["example"]
         (work / "client.ts").write_text(client_source(release.data.versions, ticker))
         (work / "tsconfig.json").write_text(json.dumps(TSCONFIG))
         run([node, str(bin_path("tsc")), "-p", "tsconfig.json"], work)

@@ -26,7 +26,8 @@ def parameters(document: dict[str, Any], operation_id: str) -> dict[str, dict[st
 def test_the_document_uses_plain_references_and_no_all_of(document):
     assert b"allOf" not in orjson.dumps(document)
     assert document["components"]["schemas"]["GetHealthResponse"]["properties"]["meta"] == {
-        "$ref": "#/components/schemas/ApiMeta"}
+        "$ref": "#/components/schemas/ApiMeta"
+    }
 
 
 def test_servers_is_the_api_root_relative_to_the_document():

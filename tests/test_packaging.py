@@ -13,8 +13,12 @@ from tests.servers import REPO
 
 
 def test_the_wheel_builds_without_warnings_and_publishes_the_fixture_outside_the_checkout(tmp_path: Path):
-    built = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-w", str(tmp_path / "wheels"), str(REPO)],
-                           capture_output=True, text=True, timeout=300)
+    built = subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-w", str(tmp_path / "wheels"), str(REPO)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert built.returncode == 0, built.stderr[-3000:]
     assert "Warning" not in built.stdout + built.stderr, (built.stdout + built.stderr)[-3000:]
     (wheel,) = (tmp_path / "wheels").glob("research_artifact_service-*.whl")
@@ -27,11 +31,23 @@ def test_the_wheel_builds_without_warnings_and_publishes_the_fixture_outside_the
     env["PYTHONPATH"] = str(tmp_path / "installed")
     script = "import sys; from builder.cli import main; sys.argv[0] = 'ras'; main()"
     for arguments in (["publish", "--releases", "releases"], ["export", "--releases", "releases", "--out", "dist"]):
-        result = subprocess.run([sys.executable, "-c", script, *arguments], cwd=tmp_path, env=env, capture_output=True,
-                                text=True, timeout=300)
+        result = subprocess.run(
+            [sys.executable, "-c", script, *arguments],
+            cwd=tmp_path,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
         assert result.returncode == 0, result.stderr[-3000:]
-    where = subprocess.run([sys.executable, "-c", "import builder; print(builder.__file__)"], cwd=tmp_path, env=env,
-                           capture_output=True, text=True, timeout=60)
+    where = subprocess.run(
+        [sys.executable, "-c", "import builder; print(builder.__file__)"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert where.stdout.startswith(str(tmp_path / "installed")), where.stdout
     assert (tmp_path / "releases" / "current").is_symlink()
     assert (tmp_path / "dist" / "site" / "docs" / "index.html").is_file()

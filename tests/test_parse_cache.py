@@ -72,8 +72,11 @@ def test_a_damaged_entry_is_parsed_again_and_rewritten(cached_releases, tmp_path
     copy = copy_without_record(releases, tmp_path / "releases")
     victim = entries(copy)[0]
     stored = victim.read_bytes()
-    altered = {"flip": stored[:-3] + bytes([stored[-3] ^ 1]) + stored[-2:], "truncate": stored[: len(stored) // 2],
-               "garbage": b"not an entry"}[damage]
+    altered = {
+        "flip": stored[:-3] + bytes([stored[-3] ^ 1]) + stored[-2:],
+        "truncate": stored[: len(stored) // 2],
+        "garbage": b"not an entry",
+    }[damage]
     victim.write_bytes(altered)
     again, report = publish_reporting(copy)
     assert (again, report) == (release_id, f"parse cache: {len(filing_files()) - 1} files from it, 1 parsed")

@@ -46,7 +46,9 @@ def test_source_coverage_blocks_a_position_without_source_rows():
     result = _policy(artifact)
     assert _check(result, "source-coverage")["outcome"] == "block"
     assert "alpha/AAPL" in _check(result, "source-coverage")["reason"]
-    assert result["signal"] == "no-signal" and result["blockingReasons"] == [_check(result, "source-coverage")["reason"]]
+    assert result["signal"] == "no-signal" and result["blockingReasons"] == [
+        _check(result, "source-coverage")["reason"]
+    ]
 
 
 def test_source_coverage_blocks_a_citation_of_a_filing_outside_the_managers_book():
@@ -106,7 +108,9 @@ def test_concentration_warns_when_only_the_top_five_pass_their_limit():
 def test_empty_view_blocks_with_no_signal():
     result = _policy(mode="overlap", managers=("beta", "gamma"))  # AAPL is the one both hold
     assert _check(result, "empty-view")["outcome"] == "pass"
-    empty = _policy(make_artifact({"alpha": ({"AAPL": (1, 10)}, None), "beta": ({"KO": (1, 10)}, None)}), mode="overlap")
+    empty = _policy(
+        make_artifact({"alpha": ({"AAPL": (1, 10)}, None), "beta": ({"KO": (1, 10)}, None)}), mode="overlap"
+    )
     assert _check(empty, "empty-view")["outcome"] == "block"
     assert empty["signal"] == "no-signal" and "stay in cash" in empty["blockingReasons"][0]
     assert _check(empty, "concentration")["outcome"] == "pass" and empty["executionEnabled"] is False
@@ -129,7 +133,10 @@ def test_policy_changes_lists_only_checks_whose_outcome_moved():
     older = _policy(make_artifact(fixture=True))
     newer = _policy(make_artifact(fixture=False), as_of=DEADLINE + timedelta(days=STALE_AFTER_DAYS + 5))
     changes = policy_changes(older, newer)
-    assert [(c["id"], c["from"], c["to"]) for c in changes] == [("freshness", "pass", "warn"), ("fixture-data", "warn", "pass")]
+    assert [(c["id"], c["from"], c["to"]) for c in changes] == [
+        ("freshness", "pass", "warn"),
+        ("fixture-data", "warn", "pass"),
+    ]
     assert policy_changes(older, copy.deepcopy(older)) == []
 
 

@@ -45,8 +45,9 @@ def no_rendering(*_arguments):
 
 
 @pytest.mark.parametrize("operation", POSTS, ids=lambda op: op.id)
-async def test_every_spelling_of_the_all_manager_view_is_answered_from_the_release(client, release, operation,
-                                                                                    monkeypatch):
+async def test_every_spelling_of_the_all_manager_view_is_answered_from_the_release(
+    client, release, operation, monkeypatch
+):
     monkeypatch.setattr(dispatch, "render", no_rendering)
     managers = [manager["id"] for manager in release.data.index["copycat"]["managers"]]
     spellings = [{}, {"packId": "13f-copycat", "mode": "any"}, {"managerIds": managers[::-1]}, {"managerIds": []}]

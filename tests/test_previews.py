@@ -35,7 +35,7 @@ def realdata() -> Path:
 @pytest.fixture(scope="module")
 def fixture_tree(tmp_path_factory) -> Path:
     root = tmp_path_factory.mktemp("source")
-    (root / "packs.toml").write_text('[source]\nfixture = true\n\n[copycat]\nversions = 8', encoding="utf-8")
+    (root / "packs.toml").write_text("[source]\nfixture = true\n\n[copycat]\nversions = 8", encoding="utf-8")
     write_preview_sources(root)
     return root
 
@@ -79,8 +79,11 @@ def test_every_real_file_is_read_once_with_its_sha256_and_one_report_line(realda
 
 def test_the_real_packs_build_as_of_the_last_real_disclosure(realdata):
     packs = build_previews(read_previews(realdata, REAL_SECTIONS).sources, as_of=date(2026, 8, 20))
-    assert [p.version for p in packs] == ["alan-s-lowenthal-tracker-2026-08-20-v1.0", "congress-trades-2026-08-20-v1.0",
-                                          "wsb-social-momentum-2026-08-20-v1.0"]
+    assert [p.version for p in packs] == [
+        "alan-s-lowenthal-tracker-2026-08-20-v1.0",
+        "congress-trades-2026-08-20-v1.0",
+        "wsb-social-momentum-2026-08-20-v1.0",
+    ]
     congress = packs[1].agent_payload
     assert (congress["outcome"], congress["stance"]) == ("no-signal", "stay in cash")
     assert "stale-snapshot" in {w.code for w in packs[2].warnings}
@@ -96,11 +99,14 @@ def test_a_pack_whose_section_is_absent_is_absent(realdata):
 def test_missing_files_invalid_json_and_bad_settings_are_problems_naming_the_file(tmp_path):
     (tmp_path / "bad.json").write_text('[{"senator": "x",\n  oops]', encoding="utf-8")
     (tmp_path / "object.json").write_text('{"not": "snapshots"}', encoding="utf-8")
-    found = read_previews(tmp_path, {
-        "congress": {"files": ["bad.json", "missing.json", "../outside.json"], "strict": {"min_members": 0}},
-        "social": {"files": ["object.json"]},
-        "person": "not a table",
-    })
+    found = read_previews(
+        tmp_path,
+        {
+            "congress": {"files": ["bad.json", "missing.json", "../outside.json"], "strict": {"min_members": 0}},
+            "social": {"files": ["object.json"]},
+            "person": "not a table",
+        },
+    )
     assert found.sources == {}
     assert [str(p) for p in found.problems] == [
         "packs.toml: [person] must be a table",
@@ -169,7 +175,12 @@ def test_the_fixture_person_and_forum_packs_hold_their_expected_figures(fixture_
     # JNJ: $15,001–$50,000 and, filed as "Roe, Jane Q.", $1,001–$15,000 (midpoints 32,500 + 8,000); AAPL keeps
     # its stock (32,500 bought, 8,000 sold) although Jane sold all her AAPL calls
     assert [(h["ticker"], h["estimate"]) for h in person["topHoldings"]] == [
-        ("MSFT", 75_000), ("JNJ", 40_500), ("NVDA", 40_500), ("LLY", 32_500), ("AAPL", 24_500)]
+        ("MSFT", 75_000),
+        ("JNJ", 40_500),
+        ("NVDA", 40_500),
+        ("LLY", 32_500),
+        ("AAPL", 24_500),
+    ]
     assert person["totals"] == {"estimate": 213_000, "low": 97_007, "high": 328_999}
     social = packs["wsb-social-momentum"].agent_payload
     assert [m["ticker"] for m in social["topMovers"]] == ["PLTR", "AMD", "NVDA", "SPY"]
@@ -177,7 +188,7 @@ def test_the_fixture_person_and_forum_packs_hold_their_expected_figures(fixture_
 
 
 def test_the_fixture_is_deterministic_and_refuses_to_append_twice(fixture_tree, tmp_path):
-    (tmp_path / "packs.toml").write_text('[source]\nfixture = true\n\n[copycat]\nversions = 8', encoding="utf-8")
+    (tmp_path / "packs.toml").write_text("[source]\nfixture = true\n\n[copycat]\nversions = 8", encoding="utf-8")
     write_preview_sources(tmp_path)
     for path in sorted(p for p in tmp_path.rglob("*") if p.is_file()):
         assert path.read_bytes() == (fixture_tree / path.relative_to(tmp_path)).read_bytes()
@@ -206,7 +217,8 @@ def test_a_configured_evaluation_date_after_the_release_date_is_clamped(fixture_
 
 def test_a_file_listed_by_two_sections_is_read_once_and_reported_once(tmp_path):
     (tmp_path / "bad.json").write_text("[", encoding="utf-8")
-    found = read_previews(tmp_path, {"person": {"name": "Jane Roe", "files": ["bad.json"]},
-                                     "congress": {"files": ["bad.json"]}})
+    found = read_previews(
+        tmp_path, {"person": {"name": "Jane Roe", "files": ["bad.json"]}, "congress": {"files": ["bad.json"]}}
+    )
     assert (found.sources, [p.source for p in found.problems]) == ({}, ["bad.json"])
     assert [f.path for f in found.files] == ["bad.json"]

@@ -49,6 +49,7 @@ def test_what_fails_after_current_has_moved_is_a_warning_with_exit_0(
     result = publish(releases_copy, changed_fixture(fixture_tree, tmp_path))
     assert result.exit_code == 0, result.output
     assert current_release(releases_copy).name == result.stdout.strip() != before
-    assert f"warning: {releases_copy}: the promotion may not survive a power cut (Input/output error); it is in " \
+    assert (
+        f"warning: {releases_copy}: the promotion may not survive a power cut (Input/output error); it is in "
         "place" in result.stderr.splitlines()
-
+    )

@@ -27,7 +27,7 @@ def changed(fixture_tree: Path, tmp_path: Path, drop: int) -> Path:
     source = tmp_path / f"source-{drop}"
     shutil.copytree(fixture_tree, source)
     lines = (source / "securities.csv").read_text().splitlines()
-    (source / "securities.csv").write_text("\n".join([*lines[:drop], *lines[drop + 1:]]) + "\n")
+    (source / "securities.csv").write_text("\n".join([*lines[:drop], *lines[drop + 1 :]]) + "\n")
     return source
 
 
@@ -37,14 +37,21 @@ def test_releases_lists_as_of_quarters_managers_warnings_and_the_promoted_mark(p
     release_id = current_release(published).name
     assert re.fullmatch(
         rf"1 release\(s\) in {re.escape(str(published))}, oldest as-of first \(then build time\); \* promoted\n"
-        rf"\* {release_id}  as of 2026-11-13  8 quarters 2024-09-30 … 2026-09-30  7 managers  \d+ warnings\n", listing.stdout
+        rf"\* {release_id}  as of 2026-11-13  8 quarters 2024-09-30 … 2026-09-30  7 managers  \d+ warnings\n",
+        listing.stdout,
     )
 
 
-def test_prune_keeps_the_newest_and_the_promoted_and_the_ledger(releases_copy: Path, fixture_tree: Path, tmp_path: Path):
+def test_prune_keeps_the_newest_and_the_promoted_and_the_ledger(
+    releases_copy: Path, fixture_tree: Path, tmp_path: Path
+):
     first = current_release(releases_copy).name
-    built = [run("build", "--source", str(changed(fixture_tree, tmp_path, n)), "--releases", str(releases_copy),
-                 *LAX).stdout.strip() for n in (1, 2, 3)]
+    built = [
+        run(
+            "build", "--source", str(changed(fixture_tree, tmp_path, n)), "--releases", str(releases_copy), *LAX
+        ).stdout.strip()
+        for n in (1, 2, 3)
+    ]
     ledger_before = read_ledger(releases_copy)
     result = run("prune", "--keep", "1", "--releases", str(releases_copy))
     assert result.exit_code == 0, result.output
@@ -69,16 +76,26 @@ def test_releases_are_listed_and_pruned_by_as_of_not_by_build_order(releases_cop
     listing = run("releases", "--releases", str(releases_copy)).stdout.splitlines()
     assert [line[2:].split()[0] for line in listing[1:]] == [older.stdout.strip(), promoted]
     pruned = run("prune", "--keep", "1", "--releases", str(releases_copy)).stdout.splitlines()
-    assert pruned[:2] == [f"kept    {promoted}  as of 2026-11-13  (promoted, among the newest 1)",
-                          f"removed {older.stdout.strip()}  as of 2026-08-20"]
+    assert pruned[:2] == [
+        f"kept    {promoted}  as of 2026-11-13  (promoted, among the newest 1)",
+        f"removed {older.stdout.strip()}  as of 2026-08-20",
+    ]
 
 
 def test_a_gated_publish_of_a_restatement_exits_3_and_keeps_the_release_unpromoted(
     releases_copy: Path, fixture_tree: Path, tmp_path: Path
 ):
     before = current_release(releases_copy).name
-    result = run("publish", "--source", str(changed(fixture_tree, tmp_path, 1)), "--releases", str(releases_copy),
-                 "--gate", "new-warnings,restatement,shrink", *LAX)
+    result = run(
+        "publish",
+        "--source",
+        str(changed(fixture_tree, tmp_path, 1)),
+        "--releases",
+        str(releases_copy),
+        "--gate",
+        "new-warnings,restatement,shrink",
+        *LAX,
+    )
     assert result.exit_code == 3
     last = result.stderr.strip().splitlines()[-1]
     assert last.startswith("Error: release ") and "restatement: 8 published quarter(s) restated" in last
@@ -89,7 +106,9 @@ def test_a_gated_publish_of_a_restatement_exits_3_and_keeps_the_release_unpromot
 
 
 def test_a_gated_publish_with_nothing_tripped_promotes(releases_copy: Path, fixture_tree: Path):
-    result = run("publish", "--source", str(fixture_tree), "--releases", str(releases_copy), "--gate", "restatement,shrink")
+    result = run(
+        "publish", "--source", str(fixture_tree), "--releases", str(releases_copy), "--gate", "restatement,shrink"
+    )
     assert result.exit_code == 0, result.output
 
 
@@ -98,7 +117,9 @@ def test_an_unknown_gate_is_a_usage_error(releases_copy: Path):
     assert result.exit_code == 2 and "unknown gate(s) restatment" in result.output
 
 
-def test_a_gated_publish_of_fewer_versions_is_refused_as_a_shrink(releases_copy: Path, fixture_tree: Path, tmp_path: Path):
+def test_a_gated_publish_of_fewer_versions_is_refused_as_a_shrink(
+    releases_copy: Path, fixture_tree: Path, tmp_path: Path
+):
     source = tmp_path / "fewer"
     shutil.copytree(fixture_tree, source)
     packs = (source / "packs.toml").read_text()

@@ -53,7 +53,11 @@ def page_examples(page: Path) -> list[Example]:
             continue
         lines = [line.strip() for line in block["body"].splitlines() if line.strip() and not line.startswith("#")]
         after = blocks[index + 1] if index + 1 < len(blocks) else None
-        shown = after["body"] if after and after["lang"] == "output" and not text[block.end():after.start()].strip() else None
+        shown = (
+            after["body"]
+            if after and after["lang"] == "output" and not text[block.end() : after.start()].strip()
+            else None
+        )
         examples += [Example(name, line, shown if n == len(lines) - 1 else None) for n, line in enumerate(lines)]
     return examples
 
@@ -73,11 +77,13 @@ def shown_lines_missing(shown: str, actual: str) -> list[str]:
     lines = [line.rstrip("\r") for line in actual.splitlines()]
     wanted = shown.splitlines()
     if shown.startswith("HTTP/") and "" in lines and "" in wanted:
-        head = [line for line in lines[:lines.index("")] if not line.lower().startswith("date:")]
+        head = [line for line in lines[: lines.index("")] if not line.lower().startswith("date:")]
         if len(head) != wanted.index(""):
             return [f"every header but Date, in order: {head}"]
-        wanted = [want for want, line in zip(wanted, head, strict=False) if not _pattern(want).fullmatch(line)] + wanted[len(head):]
-        lines = lines[lines.index(""):]
+        wanted = [
+            want for want, line in zip(wanted, head, strict=False) if not _pattern(want).fullmatch(line)
+        ] + wanted[len(head) :]
+        lines = lines[lines.index("") :]
         if wanted[:1] != [""]:
             return wanted
     position, missing = 0, []
@@ -96,7 +102,9 @@ def _pattern(shown: str) -> re.Pattern:
 
 def test_the_readme_and_the_docs_have_examples_for_the_api_and_the_cli():
     readme = [example.line for example in EXAMPLES if example.page == "README.md"]
-    assert sum(line.startswith("curl ") for line in readme) >= 3 and sum(line.startswith("ras ") for line in readme) >= 3
+    assert (
+        sum(line.startswith("curl ") for line in readme) >= 3 and sum(line.startswith("ras ") for line in readme) >= 3
+    )
     lines = [example.line for example in EXAMPLES]
     assert sum(line.startswith("curl ") for line in lines) >= 10
     assert sum(line.startswith("ras ") for line in lines) >= 15
@@ -104,7 +112,7 @@ def test_the_readme_and_the_docs_have_examples_for_the_api_and_the_cli():
 
 
 def test_the_output_matcher_holds_order_wildcards_and_every_header():
-    actual = "HTTP/1.1 200 OK\r\nETag: \"abc\"\r\nServer: ras\r\nDate: today\r\n\r\n{\"data\":1}\r\nmore"
+    actual = 'HTTP/1.1 200 OK\r\nETag: "abc"\r\nServer: ras\r\nDate: today\r\n\r\n{"data":1}\r\nmore'
     assert shown_lines_missing('HTTP/1.1 200 OK\nETag: "…"\nServer: ras\n\n{"data":…}', actual) == []
     assert shown_lines_missing('HTTP/1.1 200 OK\nETag: "…"\n\n{"data":…}', actual)  # a header left out
     assert shown_lines_missing('HTTP/1.1 200 OK\nServer: ras\nETag: "…"\n\n', actual)  # out of order
@@ -136,7 +144,11 @@ def scratch(tmp_path_factory, published: Path):
 
 
 def run(command: str, cwd: Path) -> subprocess.CompletedProcess:
-    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}", "PYTHONPATH": str(REPO)}
+    env = {
+        **os.environ,
+        "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
+        "PYTHONPATH": str(REPO),
+    }
     return subprocess.run(["bash", "-c", command], cwd=cwd, env=env, capture_output=True, text=True, timeout=120)
 
 
@@ -152,9 +164,7 @@ def test_each_curl_example_answers_the_status_it_states(server: str, scratch, ex
         assert not shown_lines_missing(example.output, shown), (example.line, shown[:3000])
 
 
-@pytest.mark.parametrize(
-    "example", [e for e in EXAMPLES if not e.line.startswith(("curl ", *LONG_RUNNING))], ids=str
-)
+@pytest.mark.parametrize("example", [e for e in EXAMPLES if not e.line.startswith(("curl ", *LONG_RUNNING))], ids=str)
 def test_each_command_example_exits_as_it_states(scratch, example: Example):
     command, expected = split(example.line)
     result = run(command.replace(".venv/bin/python", sys.executable), scratch(example.page))

@@ -28,13 +28,17 @@ def test_the_readme_takes_an_empty_folder_to_a_served_real_release(tmp_path: Pat
     edgar, openfigi = Edgar.berkshire(), OpenFigi()
     with serving(edgar.app()) as edgar_url, serving(openfigi.app()) as openfigi_url:
         env = {
-            **os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
-            "PYTHONPATH": str(REPO), "RAS_EDGAR_URL": edgar_url, "RAS_OPENFIGI_URL": openfigi_url,
+            **os.environ,
+            "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
+            "PYTHONPATH": str(REPO),
+            "RAS_EDGAR_URL": edgar_url,
+            "RAS_OPENFIGI_URL": openfigi_url,
         }
         env.pop("RAS_SEC_USER_AGENT", None)
         env.pop("OPENFIGI_API_KEY", None)
-        result = subprocess.run(["bash", "-e", "-c", "\n".join(steps)], cwd=tmp_path, env=env, capture_output=True,
-                                text=True, timeout=300)
+        result = subprocess.run(
+            ["bash", "-e", "-c", "\n".join(steps)], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300
+        )
     assert result.returncode == 0, result.stderr[-3000:]
     assert {seen.user_agent for seen in edgar.log.seen} == {"Jane Doe jane.doe@example.com"}
     real = tmp_path / "real"
@@ -49,8 +53,13 @@ def test_the_readme_takes_an_empty_folder_to_a_served_real_release(tmp_path: Pat
     port = free_port()
     log = tmp_path / "serve.log"
     with open(log, "wb") as sink:
-        process = subprocess.Popen(["bash", "-c", "exec " + serve.replace("--port 8080", f"--port {port}")], cwd=real,
-                                   env=env, stdout=sink, stderr=sink)
+        process = subprocess.Popen(
+            ["bash", "-c", "exec " + serve.replace("--port 8080", f"--port {port}")],
+            cwd=real,
+            env=env,
+            stdout=sink,
+            stderr=sink,
+        )
     try:
         wait_until_listening(process, port, log)
         health = fetch(port, "/api/v1/health")

@@ -62,8 +62,10 @@ def test_republishing_unchanged_sources_stops_before_building(releases_copy: Pat
     before = current_release(releases_copy)
     messages: list[str] = []
     assert publish(fixture_tree, releases_copy, None, messages.append) == before.name
-    assert any(m.startswith(f"unchanged: the sources, --as-of and code built the promoted release {before.name}")
-               for m in messages)
+    assert any(
+        m.startswith(f"unchanged: the sources, --as-of and code built the promoted release {before.name}")
+        for m in messages
+    )
     assert not any(m.startswith("reading sources") for m in messages)
     assert list_releases(releases_copy) == [before.name]
 
@@ -104,22 +106,30 @@ def changed_sources(fixture_tree: Path, tmp_path: Path) -> Path:
     return source
 
 
-def test_changed_content_of_a_published_quarter_gets_the_next_minor(releases_copy: Path, fixture_tree: Path, tmp_path: Path):
+def test_changed_content_of_a_published_quarter_gets_the_next_minor(
+    releases_copy: Path, fixture_tree: Path, tmp_path: Path
+):
     before = current_release(releases_copy)
     old_versions = orjson.loads((before / "data/release.json").read_bytes())["copycat"]["versions"]
     publish(changed_sources(fixture_tree, tmp_path), releases_copy, None, quiet)
-    new_versions = orjson.loads((current_release(releases_copy) / "data/release.json").read_bytes())["copycat"]["versions"]
+    new_versions = orjson.loads((current_release(releases_copy) / "data/release.json").read_bytes())["copycat"][
+        "versions"
+    ]
     assert [v.replace("-v2.0", "-v2.1") for v in old_versions] == new_versions
     ledger = orjson.loads((current_release(releases_copy) / "data/ledger.json").read_bytes())
     assert {e["versionId"] for e in ledger} == set(old_versions) | set(new_versions)
 
 
-def test_a_release_whose_own_ledger_forgot_still_gets_no_reused_id(releases_copy: Path, fixture_tree: Path, tmp_path: Path):
+def test_a_release_whose_own_ledger_forgot_still_gets_no_reused_id(
+    releases_copy: Path, fixture_tree: Path, tmp_path: Path
+):
     current = current_release(releases_copy)
     old_versions = orjson.loads((current / "data/release.json").read_bytes())["copycat"]["versions"]
     (current / "data/ledger.json").write_bytes(b"[]")  # a release ledger that forgot what it published
     publish(changed_sources(fixture_tree, tmp_path), releases_copy, None, quiet)
-    new_versions = orjson.loads((current_release(releases_copy) / "data/release.json").read_bytes())["copycat"]["versions"]
+    new_versions = orjson.loads((current_release(releases_copy) / "data/release.json").read_bytes())["copycat"][
+        "versions"
+    ]
     assert not set(old_versions) & set(new_versions)  # releases/ledger.jsonl remembers
 
 
@@ -137,7 +147,16 @@ def test_a_publish_killed_at_any_moment_leaves_current_on_a_complete_release(
 ):
     source = changed_sources(fixture_tree, tmp_path)
     before = current_release(releases_copy).name
-    command = [sys.executable, "-m", "builder.cli", "publish", "--source", str(source), "--releases", str(releases_copy)]
+    command = [
+        sys.executable,
+        "-m",
+        "builder.cli",
+        "publish",
+        "--source",
+        str(source),
+        "--releases",
+        str(releases_copy),
+    ]
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
     outcomes = set()
     for delay in (0.05, 0.2, 0.4, 0.6, 0.8, 1.0, 1.3, 1.7):

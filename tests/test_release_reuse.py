@@ -58,7 +58,9 @@ def _taken(messages: list[str]) -> int:
 
 
 def _artifacts_taken(messages: list[str]) -> int:
-    found = re.search(r"versions of 13f-copycat .*, (\d+) taken unchanged from the promoted release", "\n".join(messages))
+    found = re.search(
+        r"versions of 13f-copycat .*, (\d+) taken unchanged from the promoted release", "\n".join(messages)
+    )
     return int(found.group(1)) if found else 0
 
 

@@ -110,7 +110,9 @@ DIE_MIDWAY = (
 )
 
 
-def test_a_write_that_dies_midway_leaves_only_staging_that_the_next_publish_removes(releases_copy, fixture_tree, tmp_path):
+def test_a_write_that_dies_midway_leaves_only_staging_that_the_next_publish_removes(
+    releases_copy, fixture_tree, tmp_path
+):
     source = changed_fixture(fixture_tree, tmp_path)
     before = current_release(releases_copy).name
     command = [sys.executable, "-c", DIE_MIDWAY, "publish", "--source", str(source), "--releases", str(releases_copy)]
@@ -136,7 +138,12 @@ def test_fifty_publishes_killed_at_random_moments_never_leave_a_half_release(rel
     chance = random.Random(20261121)
     promoted = 0
     for _ in range(CRASH_TRIALS):
-        process = subprocess.Popen(publish_command(source, releases_copy), env=child_env(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        process = subprocess.Popen(
+            publish_command(source, releases_copy),
+            env=child_env(),
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         time.sleep(chance.uniform(0, duration * 1.1))
         process.send_signal(signal.SIGKILL)
         process.wait()
@@ -217,24 +224,40 @@ def hostile_files(source: Path) -> dict[str, tuple[str, bytes | None]]:
     """Name → (path relative to the source tree, bytes to write); None means: a sparse oversized file."""
     table = next((source / "sec13f" / "9900000001").rglob("infotable.xml"))
     good = table.read_bytes()
-    bomb = (b'<?xml version="1.0"?><!DOCTYPE lolz [<!ENTITY lol "lol">'
-            + b"".join(b'<!ENTITY lol%d "%s">' % (i, (b"&lol%d;" % (i - 1) if i > 1 else b"&lol;") * 10) for i in range(1, 10))
-            + b']><informationTable xmlns="http://www.sec.gov/edgar/document/thirteenf/informationtable">&lol9;</informationTable>')
+    bomb = (
+        b'<?xml version="1.0"?><!DOCTYPE lolz [<!ENTITY lol "lol">'
+        + b"".join(
+            b'<!ENTITY lol%d "%s">' % (i, (b"&lol%d;" % (i - 1) if i > 1 else b"&lol;") * 10) for i in range(1, 10)
+        )
+        + b']><informationTable xmlns="http://www.sec.gov/edgar/document/thirteenf/informationtable">&lol9;</informationTable>'
+    )
     relative = table.relative_to(source).as_posix()
     return {
         "billion-laughs": (relative, bomb),
-        "external-entity": (relative, b'<?xml version="1.0"?><!DOCTYPE t [<!ENTITY x SYSTEM "file:///etc/passwd">]>'
-                            b'<informationTable xmlns="http://www.sec.gov/edgar/document/thirteenf/informationtable">&x;</informationTable>'),
-        "dtd": (relative, b'<?xml version="1.0"?><!DOCTYPE informationTable SYSTEM "http://example.invalid/x.dtd">' + good.split(b"?>", 1)[1]),
+        "external-entity": (
+            relative,
+            b'<?xml version="1.0"?><!DOCTYPE t [<!ENTITY x SYSTEM "file:///etc/passwd">]>'
+            b'<informationTable xmlns="http://www.sec.gov/edgar/document/thirteenf/informationtable">&x;</informationTable>',
+        ),
+        "dtd": (
+            relative,
+            b'<?xml version="1.0"?><!DOCTYPE informationTable SYSTEM "http://example.invalid/x.dtd">'
+            + good.split(b"?>", 1)[1],
+        ),
         "oversized": (relative, None),
         "truncated": (relative, good[: len(good) // 2]),
         "non-utf8": (relative, good.replace(b"<nameOfIssuer>", b"<nameOfIssuer>\xff\xfe", 1)),
-        "not-13f": (relative, b'<?xml version="1.0"?><catalog><book id="1"><title>Not a filing</title></book></catalog>'),
+        "not-13f": (
+            relative,
+            b'<?xml version="1.0"?><catalog><book id="1"><title>Not a filing</title></book></catalog>',
+        ),
         "csv-columns": ("securities.csv", b"isin,symbol\nUS0378331005,AAPL\n"),
     }
 
 
-@pytest.mark.parametrize("case", ["billion-laughs", "external-entity", "dtd", "oversized", "truncated", "non-utf8", "not-13f", "csv-columns"])
+@pytest.mark.parametrize(
+    "case", ["billion-laughs", "external-entity", "dtd", "oversized", "truncated", "non-utf8", "not-13f", "csv-columns"]
+)
 def test_a_hostile_source_ends_the_publish_with_one_error_naming_the_file(releases_copy, fixture_tree, tmp_path, case):
     source = tmp_path / "hostile"
     shutil.copytree(fixture_tree, source)

@@ -29,8 +29,9 @@ def side(data: ReleaseData, release_id: str) -> Side:
 
 @pytest.fixture(scope="module")
 def berkshire(tmp_path_factory: pytest.TempPathFactory) -> ReleaseData:
-    root = berkshire_tree(tmp_path_factory.mktemp("review") / "source",
-                          without=only("2020-03-31", "2020-06-30", "2020-09-30"), versions=2)
+    root = berkshire_tree(
+        tmp_path_factory.mktemp("review") / "source", without=only("2020-03-31", "2020-06-30", "2020-09-30"), versions=2
+    )
     return data_of(root)
 
 
@@ -46,7 +47,8 @@ def test_trades_are_the_change_records_ranked_by_shares_traded_never_by_change_o
         effects = [abs(t["tradeEffect"]) for t in trades if t["kind"] == kind]
         assert effects == sorted(effects, reverse=True)
     assert {t["ticker"] for t in trades if t["kind"] == "new"} <= NEW and {"JPM", "WFC"} <= {
-        t["ticker"] for t in trades if t["kind"] == "reduced"}
+        t["ticker"] for t in trades if t["kind"] == "reduced"
+    }
     assert {t["ticker"] for t in trades if t["kind"] == "reduced"} <= REDUCED
     # KO's value rose $1,876,001,000 in the quarter on no trade: the records say unchanged, so it is no trade here
     ko = next(p for p in berkshire.latest["managers"][0]["positions"] if p["ticker"] == "KO")
@@ -71,12 +73,16 @@ def test_the_verdict_says_what_changes_which_gates_stop_it_and_the_next_command(
     assert verdict["gates"] == tripped(result, GATES) and verdict["gateNames"] == ["new-warnings", "corporate-actions"]
     assert verdict["undecidedOpen"] == 2 and not verdict["promotable"]
     assert verdict["next"] == "ras promote candidate --releases here"
-    assert "for agents: the latest quarter's trades: 6 new, 4 added, 8 reduced, 0 exited; 2 undecided, counted as neither" \
+    assert (
+        "for agents: the latest quarter's trades: 6 new, 4 added, 8 reduced, 0 exited; 2 undecided, counted as neither"
         in "\n".join(review_lines(result))
+    )
     lines = review_lines(result)
     assert lines[1] == "verdict:" and lines[lines.index("verdict:") + 1].startswith("  for agents: latest version ")
-    assert any(line.startswith("  next: fix the above and build again, or, having reviewed it, ras promote candidate")
-               for line in lines)
+    assert any(
+        line.startswith("  next: fix the above and build again, or, having reviewed it, ras promote candidate")
+        for line in lines
+    )
 
 
 def test_a_promoted_release_reviewed_against_itself_has_nothing_to_promote(berkshire):

@@ -37,12 +37,23 @@ def restated_fixture(fixture_tree: Path, tmp_path: Path) -> Path:
 @pytest.fixture
 def page(releases_copy: Path, fixture_tree: Path, tmp_path: Path) -> Path:
     """The review page of a restated fixture release against the promoted one (releases_copy is tmp_path/releases)."""
-    built = CliRunner().invoke(main, ["build", "--source", str(restated_fixture(fixture_tree, tmp_path)),
-                                      "--releases", str(releases_copy),
-                                      "--max-unmapped-value", "100%"])  # the dropped mapping is 2.19% of a book
+    built = CliRunner().invoke(
+        main,
+        [
+            "build",
+            "--source",
+            str(restated_fixture(fixture_tree, tmp_path)),
+            "--releases",
+            str(releases_copy),
+            "--max-unmapped-value",
+            "100%",
+        ],
+    )  # the dropped mapping is 2.19% of a book
     assert built.exit_code == 0, built.output
     html = tmp_path / "review.html"
-    result = CliRunner().invoke(main, ["review", built.stdout.strip(), "--releases", str(releases_copy), "--html", str(html)])
+    result = CliRunner().invoke(
+        main, ["review", built.stdout.strip(), "--releases", str(releases_copy), "--html", str(html)]
+    )
     assert result.exit_code == 0, result.output
     assert "restated  multi-manager-2026-09-30-v2.0 → multi-manager-2026-09-30-v2.1" in result.stdout
     return html
@@ -61,7 +72,10 @@ async def test_the_review_page_in_chromium_decides_above_the_fold_with_labelled_
     charts = seen["charts"]
     assert len(charts) == 9  # seven managers' book values, positions by change kind, tickers per view mode
     assert [c["axes"] for c in charts[:7]] == [["quarter end", "book value (US$)"]] * 7
-    assert charts[7]["axes"] == ["change kind", "positions"] and charts[8]["axes"] == ["view mode (all managers)", "tickers"]
+    assert charts[7]["axes"] == ["change kind", "positions"] and charts[8]["axes"] == [
+        "view mode (all managers)",
+        "tickers",
+    ]
     assert [c["points"] for c in charts] == [8] * 7 + [8, 4]  # 8 quarters, 8 change kinds, 4 modes
     assert all(len(c["values"]) == c["points"] and all(c["values"]) for c in charts)  # a value at every point
     assert all(v.startswith("$") for c in charts[:7] for v in c["values"])

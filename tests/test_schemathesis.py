@@ -36,7 +36,7 @@ def test_schemathesis_finds_no_failure_in_any_operation_of_the_live_server(publi
             ],
             cwd=tmp_path, capture_output=True, text=True, timeout=RUN_TIMEOUT,
             env={**child_env(), "SCHEMATHESIS_HOOKS": HOOKS},
-        )
+        )  # fmt: skip
     report = result.stdout + result.stderr
     assert result.returncode == 0, report[-30_000:]
     assert "11 selected / 11 total" in report and "schemathesis.toml" not in report, report[-5_000:]

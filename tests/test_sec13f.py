@@ -247,8 +247,9 @@ def test_the_amendment_kind_comes_from_amendment_type_and_a_missing_type_reads_a
 ) -> None:
     document = parse_document(primary_xml(form=form, cover=cover))
     assert isinstance(document, PrimaryDocument)
-    filing = build_filing(document, (holding(1_200, 10_000),), source="a/p.xml + a/t.xml", accession="x",
-                          filed=date(2022, 11, 14))
+    filing = build_filing(
+        document, (holding(1_200, 10_000),), source="a/p.xml + a/t.xml", accession="x", filed=date(2022, 11, 14)
+    )
     assert (filing.form_type, filing.amendment, filing.amendment_no) == (form, amendment, number)
     assert [w.code for w in filing.warnings] == codes
 
@@ -319,7 +320,6 @@ def test_the_median_price_counts_only_plain_share_rows_with_shares() -> None:
     assert median_price([holding(1, 1, put_call="Call")], ValueUnit.DOLLARS) is None
 
 
-
 # Near 2**53 distinct ratios round to one float: the case where float order alone would pick a wrong median.
 _NEAR_BIG = st.integers(2**53 - 8, 2**53 + 8)
 _pair = st.one_of(st.tuples(st.integers(0, 10**16 - 1), st.integers(1, 10**6)), st.tuples(_NEAR_BIG, _NEAR_BIG))
@@ -331,6 +331,7 @@ def test_the_median_price_is_the_exact_median_of_the_ratios(pairs: list[tuple[in
     expected = statistics.median(Fraction(value, shares) for value, shares in pairs)
     assert median_price(rows, ValueUnit.DOLLARS) == expected
     assert median_price(rows, ValueUnit.THOUSANDS) == expected * 1000
+
 
 @pytest.mark.parametrize(
     ("summary", "codes", "detail"),

@@ -55,7 +55,11 @@ def test_a_ticker_belongs_to_a_date_and_an_undated_row_is_todays_ticker() -> Non
     securities, problems = parse_securities(text, "securities.csv")
     assert problems == ()
     cencora = securities["03073E105"]
-    assert (cencora.ticker, cencora.at(date(2016, 3, 31))[0].ticker, cencora.at(date(2016, 3, 31))[1]) == ("COR", "ABC", True)
+    assert (cencora.ticker, cencora.at(date(2016, 3, 31))[0].ticker, cencora.at(date(2016, 3, 31))[1]) == (
+        "COR",
+        "ABC",
+        True,
+    )
     assert (cencora.at(date(2024, 3, 31))[0].ticker, cencora.at(date(2024, 3, 31))[1]) == ("COR", True)
     assert cencora.at(date(1999, 12, 31)) == (cencora, False)  # no row covers it: today's ticker, said to be current
     meta = securities["30303M102"]
@@ -70,10 +74,7 @@ def test_a_lower_case_cusip_is_read_upper_case_as_in_the_filings() -> None:
 @pytest.mark.parametrize(
     ("text", "problem"),
     [
-        (
-            "ticker,name\nAAPL,APPLE\n",
-            "securities.csv:1: securities.csv header lacks cusip (it needs cusip,ticker)",
-        ),
+        ("ticker,name\nAAPL,APPLE\n", "securities.csv:1: securities.csv header lacks cusip (it needs cusip,ticker)"),
         ("", "securities.csv:1: securities.csv header lacks cusip, ticker (it needs cusip,ticker)"),
         (
             "cusip,ticker,name\n037833100,AAPL,APPLE\n03783310,X,Y\n",

@@ -150,10 +150,14 @@ def test_unlinked_torchmark_and_globe_life_are_undecided_with_the_rename_among_t
     root = berkshire_tree(tmp_path / "source", securities=sample)
     after = berkshire_positions(root, "2019-09-30")
     change = after["GL"]["change"]
-    assert "TMK" not in after and (change["kind"], change["previousShares"], change["shareDelta"]) == ("undecided", 0, None)
+    assert "TMK" not in after and (change["kind"], change["previousShares"], change["shareDelta"]) == (
+        "undecided",
+        0,
+        None,
+    )
     assert [c["record"] for c in change["candidates"]] == [
         '2019-09-30,merger,891027104,37959E102,1:1,,"CHECK TMK into GL: effective date between 2019-06-30 and '
-        '2019-09-30, cite the issuer\'s announcement"'
+        "2019-09-30, cite the issuer's announcement\""
     ]
 
 
@@ -167,22 +171,35 @@ def test_a_cusip_change_linked_by_figi_is_one_unchanged_position(tmp_path, openf
     after = berkshire_positions(root, "2019-09-30")
     assert "TMK" not in after
     change = after["GL"]["change"]
-    assert (change["kind"], change["previousShares"], change["shareDelta"], change["cause"]) == ("unchanged", 6353727, 0, "none")
+    assert (change["kind"], change["previousShares"], change["shareDelta"], change["cause"]) == (
+        "unchanged",
+        6353727,
+        0,
+        "none",
+    )
 
 
-@pytest.mark.parametrize(("headers", "keyed", "pause"), [
-    ({"ratelimit-remaining": "0", "ratelimit-reset": "42"}, False, 42.0),  # the window is spent: wait it out
-    ({"ratelimit-remaining": "3", "ratelimit-reset": "42"}, False, 0.0),
-    ({}, False, 60 / 25),  # no headers: OpenFIGI's documented keyless pace, 25 a minute
-    ({}, True, 6 / 25),  # with a key, 25 per 6 seconds
-])
+@pytest.mark.parametrize(
+    ("headers", "keyed", "pause"),
+    [
+        ({"ratelimit-remaining": "0", "ratelimit-reset": "42"}, False, 42.0),  # the window is spent: wait it out
+        ({"ratelimit-remaining": "3", "ratelimit-reset": "42"}, False, 0.0),
+        ({}, False, 60 / 25),  # no headers: OpenFIGI's documented keyless pace, 25 a minute
+        ({}, True, 6 / 25),  # with a key, 25 per 6 seconds
+    ],
+)
 def test_the_pause_between_requests_follows_the_rate_limit_headers_else_the_documented_pace(headers, keyed, pause):
     assert pause_after(headers, keyed) == pytest.approx(pause)
 
 
 def test_an_equity_listing_is_preferred_to_another_sector_on_the_us_composite():
-    listing = {"figi": "BBGFICTION01", "compositeFIGI": "BBGFICTION01", "exchCode": "US", "name": "FICTIONAL CO",
-               "shareClassFIGI": "BBGFICTION02"}
+    listing = {
+        "figi": "BBGFICTION01",
+        "compositeFIGI": "BBGFICTION01",
+        "exchCode": "US",
+        "name": "FICTIONAL CO",
+        "shareClassFIGI": "BBGFICTION02",
+    }
     other = {**listing, "ticker": "FICT 1 C", "marketSector": "Corp"}
     equity = {**listing, "ticker": "FICT", "marketSector": "Equity"}
     assert choose_listing("000000000", [other, equity]).ticker == "FICT"

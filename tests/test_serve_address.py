@@ -25,16 +25,7 @@ from builder.errors import EXIT_UNAVAILABLE
 from builder.release.promote import publish
 from builder.release.store import current_release
 from tests.conftest import quiet
-from tests.servers import (
-    REPO,
-    Reply,
-    child_env,
-    free_port,
-    running_server,
-    start_ras_serve,
-    stop,
-    wait_until_listening,
-)
+from tests.servers import REPO, Reply, child_env, free_port, running_server, start_ras_serve, stop, wait_until_listening
 from tests.test_reliability import changed_fixture
 
 HALF_OPEN = 1000
@@ -71,8 +62,23 @@ def test_a_second_server_on_a_busy_port_fails_in_one_line_and_every_answer_comes
         wait_until_listening(first, port, tmp_path / "first.log")
         expected = release_id(port)
         second = subprocess.run(
-            [sys.executable, "-m", "builder.cli", "serve", "--releases", str(other_releases), "--port", str(port),
-             "--workers", "2"], env=child_env(), cwd=REPO, capture_output=True, text=True, timeout=30,
+            [
+                sys.executable,
+                "-m",
+                "builder.cli",
+                "serve",
+                "--releases",
+                str(other_releases),
+                "--port",
+                str(port),
+                "--workers",
+                "2",
+            ],
+            env=child_env(),
+            cwd=REPO,
+            capture_output=True,
+            text=True,
+            timeout=30,
         )
         assert second.returncode == EXIT_UNAVAILABLE
         assert second.stderr.splitlines() == [
@@ -91,16 +97,38 @@ def test_a_port_held_by_any_other_program_is_the_same_one_line(published: Path):
         holder.bind(("127.0.0.1", 0))
         holder.listen()
         port = holder.getsockname()[1]
-        result = subprocess.run([sys.executable, "-m", "builder.cli", "serve", "--releases", str(published), "--port",
-                                 str(port)], env=child_env(), cwd=REPO, capture_output=True, text=True, timeout=30)
+        result = subprocess.run(
+            [sys.executable, "-m", "builder.cli", "serve", "--releases", str(published), "--port", str(port)],
+            env=child_env(),
+            cwd=REPO,
+            capture_output=True,
+            text=True,
+            timeout=30,
+        )
     assert result.returncode == EXIT_UNAVAILABLE and len(result.stderr.splitlines()) == 1
     assert result.stderr.startswith(f"Error: 127.0.0.1:{port} is in use")
 
 
 def test_an_address_this_machine_does_not_have_is_one_line_too(published: Path):
-    result = subprocess.run([sys.executable, "-m", "builder.cli", "serve", "--releases", str(published), "--host",
-                             TEST_NET, "--port", "8080"], env=child_env(), cwd=REPO, capture_output=True, text=True,
-                            timeout=30)
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "builder.cli",
+            "serve",
+            "--releases",
+            str(published),
+            "--host",
+            TEST_NET,
+            "--port",
+            "8080",
+        ],
+        env=child_env(),
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
     assert result.returncode == EXIT_UNAVAILABLE
     assert result.stderr.splitlines() == [
         f"Error: {TEST_NET}:8080 is not an address of this machine — give a --host it has (127.0.0.1, or 0.0.0.0 for "

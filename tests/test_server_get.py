@@ -28,7 +28,12 @@ async def get_json(client, path: str, status: int = 200, **headers):
 
 async def test_health_is_degraded_with_a_fixture_warning(client):
     response, body = await get_json(client, "/api/v1/health")
-    assert body["meta"] == {"apiVersion": "v1", "contractVersion": "0.1.0", "capability": "getHealth", "deprecated": False}
+    assert body["meta"] == {
+        "apiVersion": "v1",
+        "contractVersion": "0.1.0",
+        "capability": "getHealth",
+        "deprecated": False,
+    }
     assert body["data"]["status"] == "degraded"
     assert "fixture-data" in [w["code"] for w in body["data"]["warnings"]]
     assert body["data"]["executionEnabled"] is False
@@ -59,7 +64,12 @@ async def test_equal_manager_views_have_one_etag_and_all_managers_equals_none(cl
     ids = sorted(m["id"] for m in release.data.index["copycat"]["managers"])
     a, b = ids[0], ids[1]
     etags = set()
-    for query in (f"managers={b},{a}", f"managers={a}&managers={b}", f"managers={a},{b}", f"managers=%20{a}%20,{b},{a}"):
+    for query in (
+        f"managers={b},{a}",
+        f"managers={a}&managers={b}",
+        f"managers={a},{b}",
+        f"managers=%20{a}%20,{b},{a}",
+    ):
         response = await client.get(f"{LATEST}?{query}")
         assert response.status == 200, await response.text()
         etags.add(response.headers["ETag"])
@@ -78,7 +88,9 @@ async def test_a_live_subset_view_has_the_bytes_a_builder_render_would_have(clie
     ids = sorted(m["id"] for m in release.data.index["copycat"]["managers"])[:2]
     response = await client.get(f"{LATEST}?managers={','.join(ids)}&mode=overlap")
     operation = BY_ID["getLatestPack"]
-    params = resolve(operation, release.data, {"packId": "13f-copycat"}, [("managers", ",".join(ids)), ("mode", "overlap")])
+    params = resolve(
+        operation, release.data, {"packId": "13f-copycat"}, [("managers", ",".join(ids)), ("mode", "overlap")]
+    )
     assert await response.read() == render(operation, release.data, params).body
     body = await response.json()
     assert body["data"]["view"]["managers"] == ids and body["data"]["view"]["mode"] == "overlap"

@@ -63,7 +63,10 @@ async def test_every_explanation_statement_cites_an_accession_that_exists_in_the
 async def test_explanation_errors_are_envelopes_with_stable_codes(client, release):
     view = orjson.loads(release.answers[f"{PACK}/latest?mode=exclusive"].body)["data"]["view"]
     only_one = view["tickers"][0]["ticker"]
-    overlap = {r["ticker"] for r in orjson.loads(release.answers[f"{PACK}/latest?mode=overlap"].body)["data"]["view"]["tickers"]}
+    overlap = {
+        r["ticker"]
+        for r in orjson.loads(release.answers[f"{PACK}/latest?mode=overlap"].body)["data"]["view"]["tickers"]
+    }
     assert only_one not in overlap
     body = await get_json(client, f"{PACK}/positions/{only_one}/explanation?mode=overlap", 404)
     assert body["error"]["code"] == "position_not_found"
@@ -132,7 +135,9 @@ async def test_post_ethos_scores_equal_the_scores_in_the_precomputed_explanation
 async def test_ethos_ids_omitted_means_all_and_a_subset_is_honoured(client):
     every = await post(client, "/api/v1/ethos/compare", {})
     assert every["data"]["ethosIds"] == ["breadth", "conviction", "accumulation", "persistence", "new-money"]
-    some = await post(client, "/api/v1/ethos/compare", {"ethosIds": ["conviction", "breadth"], "managerIds": ["larch", "osprey"]})
+    some = await post(
+        client, "/api/v1/ethos/compare", {"ethosIds": ["conviction", "breadth"], "managerIds": ["larch", "osprey"]}
+    )
     assert set(some["data"]["ethosIds"]) == {"conviction", "breadth"}
     assert some["data"]["basis"]["managers"] == ["larch", "osprey"]
 

@@ -7,21 +7,23 @@ from datetime import UTC, date, datetime
 
 import pytest
 
-from builder.research.previews.social import (
-    EXCLUDED_TICKER_WORDS,
-    SocialInput,
-    build_social,
-    pack_id,
-    rankings,
-)
+from builder.research.previews.social import EXCLUDED_TICKER_WORDS, SocialInput, build_social, pack_id, rankings
 from builder.sources.congress.rows import RowOutcome
 from builder.sources.social import parse_social
 from tests.conftest import realdata
 
 
 def row(rank: int, ticker: str, mentions: object, before: object, **changes: object) -> dict:
-    return {"rank": rank, "ticker": ticker, "name": ticker.title(), "mentions": mentions, "upvotes": 10,
-            "rank_24h_ago": rank, "mentions_24h_ago": before, **changes}
+    return {
+        "rank": rank,
+        "ticker": ticker,
+        "name": ticker.title(),
+        "mentions": mentions,
+        "upvotes": 10,
+        "rank_24h_ago": rank,
+        "mentions_24h_ago": before,
+        **changes,
+    }
 
 
 def snapshot(ts: str, *rows: dict, forum: str = "wallstreetbets") -> dict:
@@ -33,8 +35,12 @@ def parse(*snapshots: dict):
 
 
 def test_a_row_keeps_negative_upvotes_unescapes_names_and_reads_zero_rank_as_unranked():
-    parsed = parse(snapshot("2026-05-01T07:39:15.268Z",
-                            row(1, "SPY", 530, 465, name="SPDR S&amp;P 500 ETF Trust", upvotes=-20, rank_24h_ago=0)))
+    parsed = parse(
+        snapshot(
+            "2026-05-01T07:39:15.268Z",
+            row(1, "SPY", 530, 465, name="SPDR S&amp;P 500 ETF Trust", upvotes=-20, rank_24h_ago=0),
+        )
+    )
     mention = parsed.snapshots[0].mentions[0]
     assert (mention.name, mention.upvotes, mention.rank_24h_ago) == ("SPDR S&P 500 ETF Trust", -20, None)
     assert parsed.snapshots[0].taken == datetime(2026, 5, 1, 7, 39, 15, 268000, tzinfo=UTC)
@@ -45,14 +51,17 @@ def test_numbers_sent_as_digit_strings_are_read_as_integers():
     assert (mention.ticker, mention.mentions, mention.mentions_24h_ago) == ("NVDA", 12, 7)
 
 
-@pytest.mark.parametrize(("bad", "code", "outcome"), [
-    (row(2, "BB", "lots", 3), "mentions-unreadable", RowOutcome.EXCLUDED),
-    (row(2, "", 5, 3), "ticker-unreadable", RowOutcome.EXCLUDED),
-    (row(2, "NVDA", 5, 3), "duplicate-ticker", RowOutcome.EXCLUDED),
-    (row(2, "BB", 5, 3, rank_24h_ago="n/a"), "rank_24h_ago-unreadable", RowOutcome.KEPT),
-    (row(2, "BB", 5, -3), "mentions_24h_ago-unreadable", RowOutcome.KEPT),
-    ("junk", "row-not-object", RowOutcome.EXCLUDED),
-])
+@pytest.mark.parametrize(
+    ("bad", "code", "outcome"),
+    [
+        (row(2, "BB", "lots", 3), "mentions-unreadable", RowOutcome.EXCLUDED),
+        (row(2, "", 5, 3), "ticker-unreadable", RowOutcome.EXCLUDED),
+        (row(2, "NVDA", 5, 3), "duplicate-ticker", RowOutcome.EXCLUDED),
+        (row(2, "BB", 5, 3, rank_24h_ago="n/a"), "rank_24h_ago-unreadable", RowOutcome.KEPT),
+        (row(2, "BB", 5, -3), "mentions_24h_ago-unreadable", RowOutcome.KEPT),
+        ("junk", "row-not-object", RowOutcome.EXCLUDED),
+    ],
+)
 def test_a_malformed_row_is_counted_and_reported_never_fatal(bad, code, outcome):
     parsed = parse(snapshot("2026-05-01T00:00:00Z", row(1, "NVDA", 9, 3), bad))
     assert parsed.rows == 2
@@ -77,8 +86,15 @@ def inputs(*snapshots: dict, **changes: object) -> SocialInput:
 
 
 def test_movers_are_ranked_by_mention_ratio_and_ticker_words_are_excluded():
-    latest = snapshot("2026-05-01T12:00:00Z", row(1, "NVDA", 300, 100), row(2, "ON", 200, 20), row(3, "AMD", 100, 50),
-                      row(4, "TSLA", 90, 120), row(5, "GME", 80, 4, rank_24h_ago=0), row(6, "SOFI", 10, 1))
+    latest = snapshot(
+        "2026-05-01T12:00:00Z",
+        row(1, "NVDA", 300, 100),
+        row(2, "ON", 200, 20),
+        row(3, "AMD", 100, 50),
+        row(4, "TSLA", 90, 120),
+        row(5, "GME", 80, 4, rank_24h_ago=0),
+        row(6, "SOFI", 10, 1),
+    )
     ranked = rankings(parse(latest).snapshots[0], inputs(latest))
     assert [(r["ticker"], r["mention_ratio"]) for r in ranked["movers"]] == [("NVDA", 3.0), ("AMD", 2.0)]
     assert [r["ticker"] for r in ranked["faders"]] == ["TSLA"]
@@ -92,8 +108,11 @@ def test_the_pack_uses_the_latest_snapshot_on_or_before_as_of_and_keeps_each_pat
     pack = build_social(inputs(early, late), as_of=date(2026, 5, 2))
     assert pack.agent_payload["snapshotTime"] == "2026-05-01T12:00:00.000Z"
     assert pack.artifact["movers"][0]["path"] == [{"time": "2026-05-01T12:00:00.000Z", "rank": 1, "mentions": 300}]
-    assert (pack.id, pack.label, pack.version) == ("wsb-social-momentum", "research preview",
-                                                   "wsb-social-momentum-2026-05-02-v1.0")
+    assert (pack.id, pack.label, pack.version) == (
+        "wsb-social-momentum",
+        "research preview",
+        "wsb-social-momentum-2026-05-02-v1.0",
+    )
 
 
 def test_the_pack_id_carries_the_forum_abbreviation():
@@ -147,5 +166,11 @@ def test_the_real_wsb_pack_leads_with_jpm_and_shows_what_the_exclusion_list_remo
     seen = {e["ticker"]: e["mentions"] for e in pack.artifact["excludedSeen"]}
     assert (seen["IT"], seen["ON"], seen["ALL"]) == (6, 9, 3)
     assert pack.artifact["sources"][0] | {"issues": []} == {
-        "path": "social/apewisdom_snapshots_sample.json", "rows": 3000, "malformed": 0, "kept": 0, "excluded": 0,
-        "reasons": {}, "issues": []}
+        "path": "social/apewisdom_snapshots_sample.json",
+        "rows": 3000,
+        "malformed": 0,
+        "kept": 0,
+        "excluded": 0,
+        "reasons": {},
+        "issues": [],
+    }

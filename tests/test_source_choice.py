@@ -92,10 +92,14 @@ def test_promote_of_a_fixture_release_over_a_real_one_is_refused_too(real):
     assert built.exit_code == 0, built.output
     refused = ras("promote", built.stdout.strip(), "--releases", str(releases))
     assert refused.exit_code == FixtureRefused.exit_code and fixture_flag(releases) is False
-    assert ras("promote", built.stdout.strip(), "--releases", str(releases), "--replace-real-with-fixture").exit_code == 0
+    assert (
+        ras("promote", built.stdout.strip(), "--releases", str(releases), "--replace-real-with-fixture").exit_code == 0
+    )
 
 
-def test_filings_without_packs_toml_are_an_error_not_a_reason_for_the_fixture(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+def test_filings_without_packs_toml_are_an_error_not_a_reason_for_the_fixture(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
     (tmp_path / "sec13f").mkdir()
     monkeypatch.chdir(tmp_path)
     result = ras("publish", "--releases", str(tmp_path / "releases"))

@@ -59,8 +59,10 @@ def test_a_name_that_is_not_utf8_among_the_filings_is_refused_by_its_escaped_for
     before = current_release(releases_copy).name
     shutil.copy(source / FILING, os.fsencode(source / "sec13f" / "9900000002") + b"/r\xe9sum\xe9.txt")
     line = refused(publish(source, releases_copy), releases_copy, before)
-    assert line == ("Error: sec13f/9900000002/r\\xe9sum\\xe9.txt: the name is not UTF-8 — rename it (a release names "
-                    "its sources in UTF-8)")
+    assert line == (
+        "Error: sec13f/9900000002/r\\xe9sum\\xe9.txt: the name is not UTF-8 — rename it (a release names "
+        "its sources in UTF-8)"
+    )
 
 
 def test_a_200_mb_preview_file_is_refused_unread_with_its_size_and_the_limit(source: Path, releases_copy: Path):
@@ -101,7 +103,9 @@ def test_a_limit_that_is_no_whole_number_of_mib_is_a_problem_naming_the_key(sour
     )
 
 
-@pytest.mark.parametrize("inside", [FILING, "securities.csv", "previews/social/apewisdom_fixture.json", "sec13f/9900000002"])
+@pytest.mark.parametrize(
+    "inside", [FILING, "securities.csv", "previews/social/apewisdom_fixture.json", "sec13f/9900000002"]
+)
 def test_a_link_out_of_the_source_tree_is_refused_in_one_line_whatever_reads_it(
     inside: str, source: Path, tmp_path: Path
 ):

@@ -20,8 +20,9 @@ CONFIDENTIAL_OUTSIDE = ("2013-06-30", "2014-09-30", "2015-06-30")  # quarters wi
 @pytest.fixture(scope="module")
 def published(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
     root = tmp_path_factory.mktemp("berkshire")
-    result = CliRunner().invoke(main, ["publish", "--source", str(berkshire_tree(root / "source")),
-                                       "--releases", str(root / "releases")])
+    result = CliRunner().invoke(
+        main, ["publish", "--source", str(berkshire_tree(root / "source")), "--releases", str(root / "releases")]
+    )
     assert result.exit_code == 0, result.output
     return root / "releases", result.stderr
 
@@ -36,8 +37,10 @@ def test_publish_prints_a_grouped_warning_summary_naming_each_pack(published):
     lines = stderr.splitlines()
     start = next(i for i, line in enumerate(lines) if line.startswith("warnings: "))
     assert "in 1 pack(s)" in lines[start]
-    assert any(line.startswith("  confidential-omitted ×1 [13f-copycat] e.g. (sec13f/1067983/2020-09-30_")
-               for line in lines[start + 1:])
+    assert any(
+        line.startswith("  confidential-omitted ×1 [13f-copycat] e.g. (sec13f/1067983/2020-09-30_")
+        for line in lines[start + 1 :]
+    )
 
 
 def test_health_counts_only_the_published_versions_warnings_once_each_with_its_pack(published):

@@ -81,8 +81,12 @@ def test_damage_no_stat_field_shows_is_found_by_the_scrub_within_one_pass(releas
     assert watch.files is not None
     victim = damage(current_release(releases_copy), "flip")
     relative = victim.relative_to(current_release(releases_copy)).as_posix()
-    watch.files.stamps[relative] = (victim.stat().st_ino, victim.stat().st_size, victim.stat().st_ctime_ns,
-                                    victim.stat().st_mtime_ns)  # as if the edit had kept every stat field
+    watch.files.stamps[relative] = (
+        victim.stat().st_ino,
+        victim.stat().st_size,
+        victim.stat().st_ctime_ns,
+        victim.stat().st_mtime_ns,
+    )  # as if the edit had kept every stat field
     for _ in range(len(watch.files.order)):  # one file per tick: a pass takes as many ticks as there are files
         watch.refresh()
     assert watch.serving.release is None

@@ -50,8 +50,9 @@ def get_health(data: ReleaseData, params: dict[str, Any]) -> dict[str, Any]:
             if p["status"] == "available"
         ],
         "warningCount": len(warnings),
-        "warnings": [{key: w[key] for key in ("code", "message", "pack", "manager", "quarter", "accession")}
-                     for w in warnings],
+        "warnings": [
+            {key: w[key] for key in ("code", "message", "pack", "manager", "quarter", "accession")} for w in warnings
+        ],
         "executionEnabled": False,
     }
 
@@ -128,7 +129,8 @@ def _agent_payload(data: ReleaseData, view: dict, managers: list[str], mode: str
         f"the quarter ended {artifact['quarter']}" + (" (fictional fixture data)" if fixture else "")
     )
     return agent_payload(
-        view, artifact,
+        view,
+        artifact,
         previous=previous,
         diff=methods.diff_of(data, previous, version, managers, mode) if previous else None,
         scores=methods.scores_of(data, version, managers, mode, ETHOS_IDS),

@@ -39,7 +39,9 @@ def rows_of(data: ReleaseData, version: str, managers: Sequence[str]) -> list[di
 
 def scores_of(data: ReleaseData, version: str, managers: Sequence[str], mode: str, ethos_ids: Sequence[str]) -> dict:
     def compute() -> dict:
-        return score_view(view_of(data, version, managers, mode), data.artifacts[version], data.history(version), ethos_ids)
+        return score_view(
+            view_of(data, version, managers, mode), data.artifacts[version], data.history(version), ethos_ids
+        )
 
     return data.memo(("scores", version, tuple(managers), mode, tuple(ethos_ids)), compute)
 
@@ -73,9 +75,12 @@ def artifact_sha256(data: ReleaseData, version: str) -> str:
 def diff_of(data: ReleaseData, older: str, newer: str, managers: Sequence[str], mode: str) -> dict:
     """diff_versions of two versions, sharing across modes what does not depend on the mode."""
     before, after = data.artifacts[older], data.artifacts[newer]
-    between = [data.artifacts[v] for v in data.versions[data.versions.index(older) + 1: data.versions.index(newer) + 1]]
-    book = data.memo(("book", older, newer, tuple(managers)), lambda: book_changes(before, after, managers, between),
-                     large=True)
+    between = [
+        data.artifacts[v] for v in data.versions[data.versions.index(older) + 1 : data.versions.index(newer) + 1]
+    ]
+    book = data.memo(
+        ("book", older, newer, tuple(managers)), lambda: book_changes(before, after, managers, between), large=True
+    )
     tickers = (view_tickers_of(data, older, managers, mode), view_tickers_of(data, newer, managers, mode))
     return diff_versions(before, after, managers, mode, book=book, tickers=tickers)
 
@@ -86,7 +91,7 @@ def diff_inputs(data: ReleaseData, params: dict[str, Any]) -> list:
     release's answer when they were the same (builder.release.inputs)."""
     sides = [[artifact_sha256(data, v), policy_as_of(data, v).isoformat()] for v in (params["from"], params["to"])]
     versions = data.versions
-    between = versions[versions.index(params["from"]) + 1: versions.index(params["to"])]
+    between = versions[versions.index(params["from"]) + 1 : versions.index(params["to"])]
     return [params, *sides, [artifact_sha256(data, v) for v in between]]
 
 
@@ -128,7 +133,12 @@ def compare_versions(data: ReleaseData, params: dict[str, Any]) -> dict[str, Any
         if version not in data.artifacts:
             raise ApiError(404, ErrorCode.VERSION_NOT_FOUND, f"version {version!r} is not in the version catalog")
     if data.versions.index(older) >= data.versions.index(newer):
-        raise ApiError(400, ErrorCode.INVALID_VERSION_ORDER, "'from' must be an earlier version than 'to'", {"from": older, "to": newer})
+        raise ApiError(
+            400,
+            ErrorCode.INVALID_VERSION_ORDER,
+            "'from' must be an earlier version than 'to'",
+            {"from": older, "to": newer},
+        )
     managers, mode = _view_params(params)
     diff = diff_of(data, older, newer, managers, mode)
     diff["policy"] = policy_changes(policy_of(data, older, managers, mode), policy_of(data, newer, managers, mode))
@@ -174,15 +184,27 @@ def _preview_audit(data: ReleaseData, preview: dict) -> dict[str, Any]:
     return {
         "identity": {"packId": preview["id"], "versionId": preview["version"], "asOf": preview["asOf"]},
         "release": dict(data.identity or {}),
-        "contentHash": {"algorithm": "sha256", "value": digest, "of": "canonical artifact bytes: sorted keys, no whitespace"},
+        "contentHash": {
+            "algorithm": "sha256",
+            "value": digest,
+            "of": "canonical artifact bytes: sorted keys, no whitespace",
+        },
         "provenance": data.index["provenance"],
         "methodology": preview["methodology"],
         "caveats": preview["caveats"],
         "policy": None,
         "events": [
-            {"event": "ingested", "at": data.index["asOf"], "detail": f"{len(data.index['provenance'])} source files read"},
+            {
+                "event": "ingested",
+                "at": data.index["asOf"],
+                "detail": f"{len(data.index['provenance'])} source files read",
+            },
             {"event": "validated", "at": data.index["asOf"], "detail": f"{len(preview['warnings'])} scope warnings"},
-            {"event": "sealed", "at": data.index["asOf"], "detail": f"release {(data.identity or {}).get('releaseId')}"},
+            {
+                "event": "sealed",
+                "at": data.index["asOf"],
+                "detail": f"release {(data.identity or {}).get('releaseId')}",
+            },
         ],
         "executionEnabled": False,
         "artifact": preview["artifact"],

@@ -13,13 +13,7 @@ from typing import Any
 
 from jsonschema import Draft202012Validator
 
-from builder.api.contract import (
-    BY_ID,
-    MAX_MANAGER_VALUES,
-    TICKER_PATTERN,
-    Operation,
-    Param,
-)
+from builder.api.contract import BY_ID, MAX_MANAGER_VALUES, TICKER_PATTERN, Operation, Param
 from builder.api.data import ReleaseData
 from builder.api.wire import ApiError, ErrorCode, api_error
 from builder.research.artifact import PACK_ID
@@ -57,10 +51,14 @@ def resolve(
 def _check_pack(operation: Operation, data: ReleaseData, pack_id: str) -> None:
     pack = data.pack(pack_id)
     if pack is None or pack["status"] != "available":
-        raise ApiError(404, ErrorCode.PACK_NOT_FOUND, f"no available pack {pack_id!r}; see /api/v1/packs", {"packId": pack_id})
+        raise ApiError(
+            404, ErrorCode.PACK_NOT_FOUND, f"no available pack {pack_id!r}; see /api/v1/packs", {"packId": pack_id}
+        )
     if operation.feature and operation.feature not in pack["features"]:
         raise ApiError(
-            422, ErrorCode.FEATURE_NOT_SUPPORTED, f"pack {pack_id!r} does not support {operation.id}",
+            422,
+            ErrorCode.FEATURE_NOT_SUPPORTED,
+            f"pack {pack_id!r} does not support {operation.id}",
             {"packId": pack_id, "feature": operation.feature},
         )
 
@@ -69,7 +67,12 @@ def _single(param: Param, query: Sequence[tuple[str, str]]) -> dict[str, str]:
     values = [value for name, value in query if name == param.name]
     if not values:
         if param.required:
-            raise ApiError(400, ErrorCode.MISSING_PARAMETER, f"query parameter {param.name!r} is required", {"parameter": param.name})
+            raise ApiError(
+                400,
+                ErrorCode.MISSING_PARAMETER,
+                f"query parameter {param.name!r} is required",
+                {"parameter": param.name},
+            )
         return {}
     if len(values) > 1 or not re.fullmatch(param.schema["pattern"], values[0]):  # fullmatch: `$` admits a final \n
         raise ApiError(400, ErrorCode.INVALID_PARAMETER, f"invalid value for {param.name!r}", {"parameter": param.name})
@@ -79,7 +82,9 @@ def _single(param: Param, query: Sequence[tuple[str, str]]) -> dict[str, str]:
 def _ticker(value: str) -> str:
     ticker = value.strip().upper()
     if not re.match(TICKER_PATTERN, ticker):
-        raise ApiError(400, ErrorCode.INVALID_TICKER, "a ticker is 1–12 letters, digits, '.' or '-'", {"ticker": value[:32]})
+        raise ApiError(
+            400, ErrorCode.INVALID_TICKER, "a ticker is 1–12 letters, digits, '.' or '-'", {"ticker": value[:32]}
+        )
     return ticker
 
 
@@ -88,7 +93,9 @@ def _view(data: ReleaseData, pack_id: str, query: Sequence[tuple[str, str]]) -> 
     modes = [value for name, value in query if name == "mode"]
     if pack_id != PACK_ID:  # a preview has one view, the complete dataset: mode=any (the API default) names it
         if raw_managers or modes not in ([], [DEFAULT_MODE]):
-            raise ApiError(400, ErrorCode.VIEW_NOT_SUPPORTED, f"pack {pack_id!r} takes no view parameters", {"packId": pack_id})
+            raise ApiError(
+                400, ErrorCode.VIEW_NOT_SUPPORTED, f"pack {pack_id!r} takes no view parameters", {"packId": pack_id}
+            )
         return {}
     params: dict[str, Any] = {}
     managers = canonical_managers(data, raw_managers)
@@ -105,13 +112,20 @@ def canonical_managers(data: ReleaseData, values: Sequence[str]) -> list[str]:
     """Trimmed, de-duplicated, sorted manager ids; [] for all managers. Unknown or empty ids are a 400."""
     ids = [part.strip() for value in values for part in value.split(",")]
     if len(ids) > MAX_MANAGER_VALUES:
-        raise ApiError(400, ErrorCode.INVALID_PARAMETER, f"at most {MAX_MANAGER_VALUES} manager ids", {"parameter": "managers"})
+        raise ApiError(
+            400, ErrorCode.INVALID_PARAMETER, f"at most {MAX_MANAGER_VALUES} manager ids", {"parameter": "managers"}
+        )
     if any(not manager for manager in ids):
         raise ApiError(400, ErrorCode.INVALID_PARAMETER, "empty manager id in 'managers'", {"parameter": "managers"})
     every = [m["id"] for m in data.index["copycat"]["managers"]]
     unknown = sorted(set(ids) - set(every))
     if unknown:
-        raise ApiError(400, ErrorCode.UNKNOWN_MANAGER, f"unknown manager id(s): {', '.join(unknown[:10])}", {"unknown": unknown[:10], "allowed": every})
+        raise ApiError(
+            400,
+            ErrorCode.UNKNOWN_MANAGER,
+            f"unknown manager id(s): {', '.join(unknown[:10])}",
+            {"unknown": unknown[:10], "allowed": every},
+        )
     selected = sorted(set(ids))
     return [] if set(selected) == set(every) else selected
 
@@ -128,26 +142,42 @@ def check_depth(value: Any, limit: int = MAX_DEPTH) -> None:
     """ApiError 400 nesting_too_deep when `value` nests arrays or objects more than `limit` levels deep."""
     level, todo = 0, [value]
     while todo:
-        todo = [item for node in todo if isinstance(node, (dict, list))
-                for item in (node.values() if isinstance(node, dict) else node)]
+        todo = [
+            item
+            for node in todo
+            if isinstance(node, (dict, list))
+            for item in (node.values() if isinstance(node, dict) else node)
+        ]
         level += 1
         if level >= limit and any(isinstance(node, (dict, list)) for node in todo):
-            raise ApiError(400, ErrorCode.NESTING_TOO_DEEP, f"arrays and objects nested deeper than {limit} levels",
-                           {"limit": limit})
+            raise ApiError(
+                400,
+                ErrorCode.NESTING_TOO_DEEP,
+                f"arrays and objects nested deeper than {limit} levels",
+                {"limit": limit},
+            )
 
 
 def resolve_body(operation: Operation, data: ReleaseData, body: Any) -> dict[str, Any]:
     """Validated, canonical parameters of a POST body, or ApiError (400 / 422)."""
     assert operation.body is not None, operation.id
     check_depth(body)
-    error = next(iter(sorted(body_validator(operation.id).iter_errors(body), key=lambda e: list(e.absolute_path))), None)
+    error = next(
+        iter(sorted(body_validator(operation.id).iter_errors(body), key=lambda e: list(e.absolute_path))), None
+    )
     if error is not None:
         where = "/".join(str(part) for part in error.absolute_path) or "(body)"
-        raise ApiError(400, ErrorCode.INVALID_BODY, f"invalid request body at {where}: {error.message[:200]}", {"path": where})
+        raise ApiError(
+            400, ErrorCode.INVALID_BODY, f"invalid request body at {where}: {error.message[:200]}", {"path": where}
+        )
     pack_id = body.get("packId", PACK_ID)
     if pack_id != PACK_ID:
-        raise ApiError(422, ErrorCode.FEATURE_NOT_SUPPORTED, f"pack {pack_id!r} does not support {operation.id}",
-                       {"packId": pack_id, "feature": operation.feature})
+        raise ApiError(
+            422,
+            ErrorCode.FEATURE_NOT_SUPPORTED,
+            f"pack {pack_id!r} does not support {operation.id}",
+            {"packId": pack_id, "feature": operation.feature},
+        )
     params: dict[str, Any] = {}
     managers = canonical_managers(data, body.get("managerIds", [])) if body.get("managerIds") else []
     if managers:

@@ -83,7 +83,12 @@ def api_error(error: ResearchError) -> ApiError:
 
 
 def meta(capability: str) -> dict[str, Any]:
-    return {"apiVersion": API_VERSION, "contractVersion": CONTRACT_VERSION, "capability": capability, "deprecated": False}
+    return {
+        "apiVersion": API_VERSION,
+        "contractVersion": CONTRACT_VERSION,
+        "capability": capability,
+        "deprecated": False,
+    }
 
 
 def success(capability: str, data: Any) -> dict[str, Any]:

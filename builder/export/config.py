@@ -32,7 +32,9 @@ DEFAULT_UPSTREAM = "http://127.0.0.1:8080"
 # decodes them, so the raw and the decoded target would differ) and nothing that could end a quoted
 # nginx string or the maps' '|' and ':' separators. Other targets are left to the app.
 SAFE_TARGET = re.compile(r"^/[A-Za-z0-9/._~?=&,-]*$")
-UPSTREAM_URL = re.compile(r"^(?P<scheme>https?)://(?P<host>[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::(?P<port>\d{1,5}))?/?$")
+UPSTREAM_URL = re.compile(
+    r"^(?P<scheme>https?)://(?P<host>[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::(?P<port>\d{1,5}))?/?$"
+)
 DEFAULT_PORTS = {"http": 80, "https": 443}
 # nginx builds each map as a hash; its buckets must hold the longest key, and the table must be allowed
 # to grow past the number of keys (it gives up rather than resize).
@@ -64,7 +66,9 @@ def parse_upstream(url: str) -> Upstream:
     """The app's base URL, or PublishError: http(s), a host, an optional port, no path."""
     match = UPSTREAM_URL.match(url.strip())
     if match is None:
-        raise PublishError(f"--upstream must look like http://127.0.0.1:8080 (scheme, host, port, no path), not {url!r}")
+        raise PublishError(
+            f"--upstream must look like http://127.0.0.1:8080 (scheme, host, port, no path), not {url!r}"
+        )
     port = int(match["port"] or DEFAULT_PORTS[match["scheme"]])
     if not 0 < port < 65536:
         raise PublishError(f"--upstream port {port} is out of range")
@@ -73,7 +77,9 @@ def parse_upstream(url: str) -> Upstream:
 
 def _environment() -> jinja2.Environment:
     return jinja2.Environment(
-        loader=jinja2.FileSystemLoader(TEMPLATES), undefined=jinja2.StrictUndefined, keep_trailing_newline=True,
+        loader=jinja2.FileSystemLoader(TEMPLATES),
+        undefined=jinja2.StrictUndefined,
+        keep_trailing_newline=True,
         autoescape=False,
     )
 
@@ -97,7 +103,9 @@ def unreachable_body() -> bytes:
 def refusal_bodies() -> dict[str, str]:
     """What nginx answers to requests it cannot read itself, worded as `ras serve` words its own refusals
     (server/protocol.py): a line over nginx's buffers, or bytes that are not HTTP."""
-    oversize = ApiError(400, ErrorCode.MALFORMED_REQUEST, f"the request line or a header field is over {MAX_LINE_BYTES} bytes")
+    oversize = ApiError(
+        400, ErrorCode.MALFORMED_REQUEST, f"the request line or a header field is over {MAX_LINE_BYTES} bytes"
+    )
     invalid = ApiError(400, ErrorCode.MALFORMED_REQUEST, "the request is not valid HTTP/1.1")
     return {"oversize": router_envelope(oversize).decode(), "invalid": router_envelope(invalid).decode()}
 
@@ -105,9 +113,17 @@ def refusal_bodies() -> dict[str, str]:
 def render_nginx_conf(listen: int, upstream: Upstream) -> bytes:
     """The release-independent nginx.conf: runtime paths, the server, and the include of the live routes."""
     return _render(
-        "nginx.conf.j2", listen=listen, upstream=upstream, json_type=JSON_TYPE, cache_control=GET_CACHE_CONTROL,
-        no_store=POST_CACHE_CONTROL, base_headers=BASE_HEADERS, line_buffer=REQUEST_LINE_BUFFER, vary=GET_VARY,
-        unreachable_body=unreachable_body().decode(), refusals=refusal_bodies(),
+        "nginx.conf.j2",
+        listen=listen,
+        upstream=upstream,
+        json_type=JSON_TYPE,
+        cache_control=GET_CACHE_CONTROL,
+        no_store=POST_CACHE_CONTROL,
+        base_headers=BASE_HEADERS,
+        line_buffer=REQUEST_LINE_BUFFER,
+        vary=GET_VARY,
+        unreachable_body=unreachable_body().decode(),
+        refusals=refusal_bodies(),
         docs_types=[(extension.lstrip("."), content.split(";")[0]) for extension, content in TYPES.items()],
     )
 
@@ -120,7 +136,11 @@ def render_routes_conf(release_id: str, tree: str, routes: Sequence[Route], enco
     """The maps of one tree: exact request target → object, content coding, ETag suffix and If-None-Match."""
     longest = max((len(route.request) for route in routes), default=0)
     return _render(
-        "nginx-routes.conf.j2", release_id=release_id, tree=tree, routes=routes, encodings=encodings,
+        "nginx-routes.conf.j2",
+        release_id=release_id,
+        tree=tree,
+        routes=routes,
+        encodings=encodings,
         hash_bucket_size=max(MIN_HASH_BUCKET, _power_of_two_at_least(longest + 32)),
         hash_max_size=max(MIN_HASH_SIZE, _power_of_two_at_least(len(routes) * 4)),
     )
@@ -130,15 +150,21 @@ def render_headers(release_id: str, routes: Sequence[Route]) -> bytes:
     """`_headers`: the GET answer headers for every rewritten path and for the objects themselves."""
     paths = [*sorted({urlsplit(route.request).path for route in routes}), "/objects/*"]
     return _render(
-        "_headers.j2", release_id=release_id, paths=paths, json_type=JSON_TYPE, cache_control=GET_CACHE_CONTROL,
-        base_headers=BASE_HEADERS, docs_page=f"/{PAGE}", docs_type=TYPES[".html"],
+        "_headers.j2",
+        release_id=release_id,
+        paths=paths,
+        json_type=JSON_TYPE,
+        cache_control=GET_CACHE_CONTROL,
+        base_headers=BASE_HEADERS,
+        docs_page=f"/{PAGE}",
+        docs_type=TYPES[".html"],
     )
 
 
 def render_redirects(release_id: str, routes: Sequence[Route], upstream: Upstream) -> bytes:
     """`_redirects` (Netlify syntax): rewrites to the objects, most specific query first, then the app."""
     return _render(
-        "_redirects.j2", release_id=release_id, upstream=upstream.url, rules=list(redirect_rules(routes, upstream)),
+        "_redirects.j2", release_id=release_id, upstream=upstream.url, rules=list(redirect_rules(routes, upstream))
     )
 
 

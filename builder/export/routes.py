@@ -53,9 +53,13 @@ def mode_aliases(release: LoadedRelease) -> Iterator[tuple[str, str]]:
 
 def served_routes(release: LoadedRelease) -> Served:
     """Every request target nginx may answer from a file, with the bytes it answers with."""
-    canonical = {key: answer for key, answer in release.answers.items() if answer.status == 200 and SAFE_TARGET.match(key)}
+    canonical = {
+        key: answer for key, answer in release.answers.items() if answer.status == 200 and SAFE_TARGET.match(key)
+    }
     targets = {key: sha256_hex(answer.body) for key, answer in canonical.items()}
-    aliases = {alias: targets[key] for alias, key in mode_aliases(release) if key in targets and SAFE_TARGET.match(alias)}
+    aliases = {
+        alias: targets[key] for alias, key in mode_aliases(release) if key in targets and SAFE_TARGET.match(alias)
+    }
     targets.update({alias: sha for alias, sha in aliases.items() if alias not in targets})
     folded: dict[str, int] = {}
     for target in targets:

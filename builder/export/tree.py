@@ -85,7 +85,10 @@ def plan_tree(releases: Path, upstream: Upstream, previous: Path | None, progres
     name = f"{release.release_id}.{digest[:12]}"
     files[ROUTES_CONF] = render_routes_conf(release.release_id, f"{TREES}/{name}", served.routes, encodings())
     record = {
-        "releaseId": release.release_id, "digest": digest, "routes": len(served.routes), "encodings": list(encodings()),
+        "releaseId": release.release_id,
+        "digest": digest,
+        "routes": len(served.routes),
+        "encodings": list(encodings()),
         "files": {path: sha256_hex(body) for path, body in sorted(files.items())},
     }
     files[RECORD] = canonical_json(record)
@@ -99,7 +102,9 @@ def object_files(served: Served, previous: Path | None, progress: Progress) -> d
         files[f"objects/{sha256}.json"] = body
         variants = compressed_variants(sha256, body, previous)
         files.update({f"objects/{sha256}.json{extension}": data for extension, data in variants.items()})
-    sizes = {ext: sum(len(body) for path, body in files.items() if path.endswith(ext)) for ext in (".json", ".gz", ".br")}
+    sizes = {
+        ext: sum(len(body) for path, body in files.items() if path.endswith(ext)) for ext in (".json", ".gz", ".br")
+    }
     progress(
         f"objects: {len(served.bodies)} answers, {sizes['.json']} bytes; {len(files) - len(served.bodies)} compressed "
         f"variants verified (gzip {sizes['.gz']} bytes, br {sizes['.br']} bytes)"
@@ -124,7 +129,9 @@ def write_tree(out: Path, tree: Tree, progress: Progress) -> Path:
         for directory in directories:
             directory.mkdir(parents=True, exist_ok=True)
         with ThreadPoolExecutor(WRITE_THREADS) as pool:
-            list(pool.map(lambda path: _write_file(staging / path, tree.files[path]), sorted(set(tree.files) - {RECORD})))
+            list(
+                pool.map(lambda path: _write_file(staging / path, tree.files[path]), sorted(set(tree.files) - {RECORD}))
+            )
         _write_file(staging / RECORD, tree.files[RECORD])  # last: a tree with its record is complete
         for directory in reversed(directories):
             fsync_directory(directory)
@@ -213,7 +220,7 @@ def clean_staging(out: Path) -> list[str]:
 def prune_trees(out: Path, live: Path) -> list[str]:
     """Remove all but the newest KEEP_TREES trees; the live one always stays."""
     others = [entry for entry in (out / TREES).iterdir() if entry.is_dir() and not entry.is_symlink() and entry != live]
-    doomed = sorted(others, key=lambda entry: entry.stat().st_mtime, reverse=True)[KEEP_TREES - 1:]
+    doomed = sorted(others, key=lambda entry: entry.stat().st_mtime, reverse=True)[KEEP_TREES - 1 :]
     for entry in doomed:
         shutil.rmtree(entry)
     return [entry.name for entry in doomed]
@@ -235,8 +242,14 @@ def export_release(releases: Path, out: Path, listen: int, upstream_url: str, pr
         try:
             removed = prune_trees(out, target)
         except OSError as exc:
-            removed, warnings = [], [*warnings, f"{escaped(exc.filename or out)}: an older tree not removed "
-                                                f"({exc.strerror}); the next export tries again"]
+            removed, warnings = (
+                [],
+                [
+                    *warnings,
+                    f"{escaped(exc.filename or out)}: an older tree not removed "
+                    f"({exc.strerror}); the next export tries again",
+                ],
+            )
     for line in warnings:
         progress(f"warning: {line}")
     progress(f"{SITE} -> {TREES}/{tree.name}; removed {len(removed)} older trees")
@@ -247,19 +260,32 @@ def export_release(releases: Path, out: Path, listen: int, upstream_url: str, pr
 
 @click.command("export")
 @click.option(
-    "--releases", "releases", type=click.Path(file_okay=False, path_type=Path), default=Path("releases"),
-    show_default=True, help="Directory holding the releases and the `current` link.",
+    "--releases",
+    "releases",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=Path("releases"),
+    show_default=True,
+    help="Directory holding the releases and the `current` link.",
 )
 @click.option(
-    "--out", "out", type=click.Path(file_okay=False, path_type=Path), default=Path("dist"), show_default=True,
+    "--out",
+    "out",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=Path("dist"),
+    show_default=True,
     help="Export directory: nginx.conf, the `site` link and its trees.",
 )
 @click.option(
-    "--listen", default=DEFAULT_LISTEN, show_default=True, type=click.IntRange(1, 65535),
+    "--listen",
+    default=DEFAULT_LISTEN,
+    show_default=True,
+    type=click.IntRange(1, 65535),
     help="Port nginx listens on (127.0.0.1).",
 )
 @click.option(
-    "--upstream", default=DEFAULT_UPSTREAM, show_default=True,
+    "--upstream",
+    default=DEFAULT_UPSTREAM,
+    show_default=True,
     help="Base URL of `ras serve`, which answers everything not precomputed.",
 )
 def export_command(releases: Path, out: Path, listen: int, upstream: str) -> None:

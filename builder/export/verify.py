@@ -32,8 +32,11 @@ def damaged_files(tree: Path, expected: dict[str, str]) -> tuple[list[str], list
     """(files missing or not holding the bytes `expected` names, files present that `expected` lacks)."""
     present = set(tree_files(tree)) - {RECORD}
     checked = sorted(present & expected.keys())
-    altered = [path for path, sha256 in zip(checked, sha256_files([tree / p for p in checked]), strict=True)
-               if sha256 != expected[path]]
+    altered = [
+        path
+        for path, sha256 in zip(checked, sha256_files([tree / p for p in checked]), strict=True)
+        if sha256 != expected[path]
+    ]
     return sorted([*altered, *(expected.keys() - present)]), sorted(present - expected.keys())
 
 
@@ -49,7 +52,10 @@ def verify_export(out: Path) -> tuple[str, list[str]]:
         return tree.name, [f"{RECORD}: missing or unreadable — run `ras export` again", *_object_problems(tree)]
     altered, extra = damaged_files(tree, expected)
     return tree.name, [
-        *(f"{path}: {'sha256 does not match export.json' if (tree / path).exists() else 'missing'}" for path in altered),
+        *(
+            f"{path}: {'sha256 does not match export.json' if (tree / path).exists() else 'missing'}"
+            for path in altered
+        ),
         *(f"{path}: not in export.json" for path in extra),
     ]
 

@@ -64,7 +64,9 @@ class Pacer:
 class Client:
     """Requests through one aiohttp session, paced, retried, within `deadline` seconds in total."""
 
-    def __init__(self, session: aiohttp.ClientSession, rate: float, deadline: float, timeout: float = REQUEST_TIMEOUT) -> None:
+    def __init__(
+        self, session: aiohttp.ClientSession, rate: float, deadline: float, timeout: float = REQUEST_TIMEOUT
+    ) -> None:
         self.session = session
         self.timeout = timeout
         self.pacer = Pacer(rate)
@@ -72,14 +74,17 @@ class Client:
         self.requests = 0
         self.retries = 0
 
-    async def get(self, url: str, check: Callable[[Reply], None] | None = None,
-                  headers: Mapping[str, str] | None = None) -> Reply:
+    async def get(
+        self, url: str, check: Callable[[Reply], None] | None = None, headers: Mapping[str, str] | None = None
+    ) -> Reply:
         """GET `url` until a final answer; `check` may raise RetryableError to ask again."""
         return await self._send(lambda: self.session.get(url, headers=headers, timeout=self._timeout()), url, check)
 
     async def post_json(self, url: str, body: bytes, headers: Mapping[str, str]) -> Reply:
         sent = {"Content-Type": "application/json", **headers}
-        return await self._send(lambda: self.session.post(url, data=body, headers=sent, timeout=self._timeout()), url, None)
+        return await self._send(
+            lambda: self.session.post(url, data=body, headers=sent, timeout=self._timeout()), url, None
+        )
 
     async def _send(self, request: Callable, url: str, check: Callable[[Reply], None] | None) -> Reply:
         reason = ""

@@ -25,12 +25,15 @@ DEFAULT_MAX_TIME = 3600.0  # seconds: a first fetch of 10 managers × 9 quarters
 # SEC fair access asks for a User-Agent declaring who you are and how to reach you: we require an e-mail in it.
 _CONTACT = re.compile(r"[^@\s]+@[^@\s]+\.[^@\s]+")
 USER_AGENT_HELP = (
-    "SEC EDGAR requires a User-Agent naming you and a contact e-mail: pass --user-agent \"Your Name you@example.com\", "
-    "set RAS_SEC_USER_AGENT, or add user_agent = \"…\" under [source] in packs.toml"
+    'SEC EDGAR requires a User-Agent naming you and a contact e-mail: pass --user-agent "Your Name you@example.com", '
+    'set RAS_SEC_USER_AGENT, or add user_agent = "…" under [source] in packs.toml'
 )
 
 SOURCE_DIR = click.option(
-    "--source", type=click.Path(exists=True, file_okay=False, path_type=Path), default=Path("."), show_default=True,
+    "--source",
+    type=click.Path(exists=True, file_okay=False, path_type=Path),
+    default=Path("."),
+    show_default=True,
     help="Source tree to fill (packs.toml at its root).",
 )
 
@@ -53,24 +56,64 @@ def user_agent_of(given: str | None, config: PacksConfig) -> str:
 
 @click.command("fetch")
 @SOURCE_DIR
-@click.option("--since", type=click.DateTime(["%Y-%m-%d"]), default=None,
-              help="Fetch quarters ending on or after this date. Default: the pack's versions + 1.")
-@click.option("--edgar-url", envvar="RAS_EDGAR_URL", default=None,
-              help="Send every request to this base URL (a mirror or a test stand-in). Default: the SEC's hosts.")
+@click.option(
+    "--since",
+    type=click.DateTime(["%Y-%m-%d"]),
+    default=None,
+    help="Fetch quarters ending on or after this date. Default: the pack's versions + 1.",
+)
+@click.option(
+    "--edgar-url",
+    envvar="RAS_EDGAR_URL",
+    default=None,
+    help="Send every request to this base URL (a mirror or a test stand-in). Default: the SEC's hosts.",
+)
 @click.option("--user-agent", default=None, help="Who you are and a contact e-mail (SEC fair access).")
-@click.option("--rate", type=click.FloatRange(0.1, SEC_MAX_RATE), default=SEC_MAX_RATE, show_default=True,
-              help="Requests per second, over the whole run.")
-@click.option("--max-time", type=click.FloatRange(1), default=DEFAULT_MAX_TIME, show_default=True,
-              help="Seconds the whole fetch may take.")
-@click.option("--timeout", type=click.FloatRange(0.1), default=REQUEST_TIMEOUT, show_default=True,
-              help="Seconds one response may take before it is asked for again.")
-@click.option("--massive-url", envvar="RAS_MASSIVE_URL", default=MASSIVE_URL, show_default=True,
-              help="Base URL of Massive's reference data, for split records (a test stand-in replaces it).")
-@click.option("--massive-rate", type=click.FloatRange(0.01), default=MASSIVE_RATE, show_default=True,
-              help="Requests per second to Massive (the free plan allows 5 a minute; a paid plan more).")
+@click.option(
+    "--rate",
+    type=click.FloatRange(0.1, SEC_MAX_RATE),
+    default=SEC_MAX_RATE,
+    show_default=True,
+    help="Requests per second, over the whole run.",
+)
+@click.option(
+    "--max-time",
+    type=click.FloatRange(1),
+    default=DEFAULT_MAX_TIME,
+    show_default=True,
+    help="Seconds the whole fetch may take.",
+)
+@click.option(
+    "--timeout",
+    type=click.FloatRange(0.1),
+    default=REQUEST_TIMEOUT,
+    show_default=True,
+    help="Seconds one response may take before it is asked for again.",
+)
+@click.option(
+    "--massive-url",
+    envvar="RAS_MASSIVE_URL",
+    default=MASSIVE_URL,
+    show_default=True,
+    help="Base URL of Massive's reference data, for split records (a test stand-in replaces it).",
+)
+@click.option(
+    "--massive-rate",
+    type=click.FloatRange(0.01),
+    default=MASSIVE_RATE,
+    show_default=True,
+    help="Requests per second to Massive (the free plan allows 5 a minute; a paid plan more).",
+)
 def fetch_command(
-    source: Path, since, edgar_url: str | None, user_agent: str | None, rate: float, max_time: float, timeout: float,
-    massive_url: str, massive_rate: float,
+    source: Path,
+    since,
+    edgar_url: str | None,
+    user_agent: str | None,
+    rate: float,
+    max_time: float,
+    timeout: float,
+    massive_url: str,
+    massive_rate: float,
 ) -> None:
     """Download every manager's 13F-HR and 13F-HR/A filings of the window from SEC EDGAR into sec13f/<cik>/, then
     the splits of the held securities into corporate_actions.csv (with MASSIVE_API_KEY set)."""
@@ -94,31 +137,44 @@ def splits_step(source: Path, config: PacksConfig, base: str, rate: float, after
     """Fill corporate_actions.csv with the window's splits of held securities; the lines to print."""
     api_key = os.environ.get("MASSIVE_API_KEY")
     if not api_key:
-        return ["splits: MASSIVE_API_KEY is not set, none fetched; write corporate_actions.csv by hand "
-                "(`ras review` lists the changes that look like corporate actions, each with a line to paste)"]
+        return [
+            "splits: MASSIVE_API_KEY is not set, none fetched; write corporate_actions.csv by hand "
+            "(`ras review` lists the changes that look like corporate actions, each with a line to paste)"
+        ]
     securities, problems = read_securities(source / "securities.csv", source)
     if problems:
-        return [f"splits: not matched to CUSIPs, securities.csv cannot be read ({problems[0]}); run `ras securities`, "
-                "then `ras fetch` again"]
+        return [
+            f"splits: not matched to CUSIPs, securities.csv cannot be read ({problems[0]}); run `ras securities`, "
+            "then `ras fetch` again"
+        ]
     held = held_cusips(source, config.copycat.managers)
     found, requests = fetch_splits(base, api_key, rate, after, through, source)
     rows = split_rows(found, securities, held)
     added = append_rows(source, rows)
-    return [f"splits: {len(found)} executed {after} … {through} ({requests} requests to Massive), {len(rows)} of held "
-            f"securities, {added} new in corporate_actions.csv"]
+    return [
+        f"splits: {len(found)} executed {after} … {through} ({requests} requests to Massive), {len(rows)} of held "
+        f"securities, {added} new in corporate_actions.csv"
+    ]
 
 
 @click.command("securities")
 @SOURCE_DIR
-@click.option("--openfigi-url", envvar="RAS_OPENFIGI_URL", default=OPENFIGI_URL, show_default=True,
-              help="Base URL of the OpenFIGI API (a test stand-in replaces it).")
+@click.option(
+    "--openfigi-url",
+    envvar="RAS_OPENFIGI_URL",
+    default=OPENFIGI_URL,
+    show_default=True,
+    help="Base URL of the OpenFIGI API (a test stand-in replaces it).",
+)
 def securities_command(source: Path, openfigi_url: str) -> None:
     """Map the filings' CUSIPs that securities.csv lacks with OpenFIGI (OPENFIGI_API_KEY: larger batches, faster)."""
     config = read_config(source)
     today = date.today()
     asked, skipped = wanted_cusips(source, config.copycat.managers, today)
     if skipped:
-        click.echo(f"{len(skipped)} CUSIPs OpenFIGI did not know in the last {RECHECK_AFTER.days} days: not asked again")
+        click.echo(
+            f"{len(skipped)} CUSIPs OpenFIGI did not know in the last {RECHECK_AFTER.days} days: not asked again"
+        )
     if not asked:
         click.echo("securities.csv maps every CUSIP of the filings that OpenFIGI can")
         return

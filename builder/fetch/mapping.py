@@ -45,7 +45,9 @@ def _known(root: Path) -> set[str]:
     lines = list(csv.reader(io.StringIO(path.read_text(encoding="utf-8-sig"), newline="")))
     header = [name.strip().lower() for name in lines[0]] if lines else []
     if "cusip" not in header:
-        raise SourceError([SourceProblem(SECURITIES, f"{SECURITIES} header lacks cusip (it needs cusip,ticker,name)", 1)])
+        raise SourceError(
+            [SourceProblem(SECURITIES, f"{SECURITIES} header lacks cusip (it needs cusip,ticker,name)", 1)]
+        )
     column = header.index("cusip")
     return {line[column].strip().upper() for line in lines[1:] if len(line) > column}
 

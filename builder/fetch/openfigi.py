@@ -31,7 +31,9 @@ class Unresolved:
     reason: str  # OpenFIGI's warning or error, or why no listing was chosen
 
 
-async def resolve_cusips(client: Client, base: str, cusips: Sequence[str], api_key: str | None) -> list[Resolved | Unresolved]:
+async def resolve_cusips(
+    client: Client, base: str, cusips: Sequence[str], api_key: str | None
+) -> list[Resolved | Unresolved]:
     """One answer per CUSIP, in order; requests of at most the key's job limit, paced to its rate."""
     keyed = bool(api_key)
     size = JOBS_PER_REQUEST[keyed]
@@ -44,7 +46,9 @@ async def resolve_cusips(client: Client, base: str, cusips: Sequence[str], api_k
         if reply.status != 200:
             raise FetchError(f"OpenFIGI answered HTTP {reply.status} to {len(batch)} CUSIPs: {reply.body[:200]!r}")
         client.pacer.hold(pause_after(reply.headers, keyed))
-        answers += [_answer(cusip, result) for cusip, result in zip(batch, _results(reply.body, len(batch)), strict=True)]
+        answers += [
+            _answer(cusip, result) for cusip, result in zip(batch, _results(reply.body, len(batch)), strict=True)
+        ]
     return answers
 
 

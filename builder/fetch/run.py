@@ -93,12 +93,16 @@ async def _fetch_manager(client: Client, plan: FetchPlan, manager: ManagerConfig
     return result
 
 
-def fetch_splits(base: str, api_key: str, rate: float, after: date, through: date, root: Path) -> tuple[list[Split], int]:
+def fetch_splits(
+    base: str, api_key: str, rate: float, after: date, through: date, root: Path
+) -> tuple[list[Split], int]:
     """Massive's splits executed in (after, through] and the number of requests it took."""
     return asyncio.run(_fetch_splits(base, api_key, rate, after, through, root))
 
 
-async def _fetch_splits(base: str, api_key: str, rate: float, after: date, through: date, root: Path) -> tuple[list[Split], int]:
+async def _fetch_splits(
+    base: str, api_key: str, rate: float, after: date, through: date, root: Path
+) -> tuple[list[Split], int]:
     async with open_session(RESOLVER_AGENT) as session:
         client = Client(session, rate, RESOLVE_MAX_TIME)
         return await list_splits(client, base, api_key, after, through, root), client.requests

@@ -50,8 +50,13 @@ class Split:
 
 async def list_splits(client: Client, base: str, api_key: str, after: date, through: date, root: Path) -> list[Split]:
     """Every split Massive lists executed in (after, through], each page kept under corporate_actions/massive/."""
-    query = {"execution_date.gt": after.isoformat(), "execution_date.lte": through.isoformat(), "limit": PAGE_SIZE,
-             "sort": "execution_date", "order": "asc"}
+    query = {
+        "execution_date.gt": after.isoformat(),
+        "execution_date.lte": through.isoformat(),
+        "limit": PAGE_SIZE,
+        "sort": "execution_date",
+        "order": "asc",
+    }
     url: str | None = f"{base}{SPLITS_PATH}?{urlencode(query)}"
     headers = {"Authorization": f"Bearer {api_key}"}  # never in a kept URL
     found: list[Split] = []
@@ -77,14 +82,21 @@ def _page(reply: Reply, url: str) -> dict:
     except ValueError as exc:
         raise FetchError(f"{url.split('?')[0]}: the answer is not JSON") from exc
     if not isinstance(page, dict) or page.get("status") not in ("OK", "DELAYED"):
-        raise FetchError(f"{url.split('?')[0]}: Massive answered status {page.get('status') if isinstance(page, dict) else '?'}")
+        raise FetchError(
+            f"{url.split('?')[0]}: Massive answered status {page.get('status') if isinstance(page, dict) else '?'}"
+        )
     return page
 
 
 def _split(entry: dict, page: str) -> Split:
     try:
-        return Split(str(entry["ticker"]), date.fromisoformat(entry["execution_date"]),
-                     Decimal(str(entry["split_from"])), Decimal(str(entry["split_to"])), page)
+        return Split(
+            str(entry["ticker"]),
+            date.fromisoformat(entry["execution_date"]),
+            Decimal(str(entry["split_from"])),
+            Decimal(str(entry["split_to"])),
+            page,
+        )
     except (KeyError, ValueError, ArithmeticError) as exc:
         raise FetchError(f"{page}: a split entry lacks a field or holds a bad one ({entry!r})") from exc
 
@@ -102,8 +114,9 @@ def split_rows(splits: Iterable[Split], securities: Mapping[str, Security], held
             continue
         for security in by_ticker.get(split.ticker, ()):
             if security.cusip in held and security.at(split.executed)[0].ticker == split.ticker:
-                source = (f"Massive reference splits: {split.ticker} {split.ratio} executed {split.executed} "
-                          f"({split.page})")
+                source = (
+                    f"Massive reference splits: {split.ticker} {split.ratio} executed {split.executed} ({split.page})"
+                )
                 rows.append([split.executed.isoformat(), "split", security.cusip, "", split.ratio, "", source])
     return rows
 
@@ -118,8 +131,11 @@ def append_rows(root: Path, rows: list[list[str]]) -> int:
     if missing:
         raise FetchError(f"{RECORDS}: its header lacks {', '.join(missing)}; fix it before `ras fetch` adds rows")
     at = {name: header.index(name) for name in HEADER}
-    have = {(line[at["effective"]], line[at["kind"]], line[at["cusip"]].upper())
-            for line in lines[1:] if len(line) > max(at.values())}
+    have = {
+        (line[at["effective"]], line[at["kind"]], line[at["cusip"]].upper())
+        for line in lines[1:]
+        if len(line) > max(at.values())
+    }
     new = [row for row in rows if (row[0], row[1], row[2]) not in have]
     if not new:
         return 0

@@ -42,7 +42,9 @@ PLANNED_PACKS = (
 
 
 def assemble(
-    sources: Sources, ledger: Iterable[dict], previews: Iterable[Any] = (),
+    sources: Sources,
+    ledger: Iterable[dict],
+    previews: Iterable[Any] = (),
     earlier: Callable[[list], dict | None] | None = None,
 ) -> tuple[ReleaseData, list[dict]]:
     """The release data of `sources`; `ledger` lists versions already published. Returns the new ledger too.
@@ -57,7 +59,9 @@ def assemble(
         "packs": _catalog(artifacts, preview_entries),
         "copycat": {
             "versions": [a["versionId"] for a in artifacts],
-            "managers": [{"id": m.id, "name": m.name, "cik": m.cik, "fictional": m.fictional} for m in sources.copycat.managers],
+            "managers": [
+                {"id": m.id, "name": m.name, "cik": m.cik, "fictional": m.fictional} for m in sources.copycat.managers
+            ],
         },
         "previews": preview_entries,
         "warnings": _warnings(artifacts, preview_entries),

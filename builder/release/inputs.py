@@ -49,8 +49,11 @@ def inputs_digest(tree: SourceTree, as_of: date | None, promoted: str | None, ch
     """sha256 over every file of the source tree, the builder's code, the as-of date, the promoted id and the
     publish's checks (a stricter `--max-unmapped-value` must run its check again)."""
     digest = hashlib.sha256()
-    digest.update(orjson.dumps({"asOf": as_of and as_of.isoformat(), "promoted": promoted, "checks": dict(checks),
-                                "code": code_digest()}))
+    digest.update(
+        orjson.dumps(
+            {"asOf": as_of and as_of.isoformat(), "promoted": promoted, "checks": dict(checks), "code": code_digest()}
+        )
+    )
     for name, sha256 in tree:  # a name that is not UTF-8 still counts (the build then refuses it)
         digest.update(f"source\0{name}\0{sha256}\n".encode("utf-8", "surrogateescape"))
     return digest.hexdigest()
@@ -91,8 +94,11 @@ def write_record(path: Path, record: dict) -> str:
 
 def remove_temporaries(releases: Path) -> list[str]:
     """Remove the records' temporary files a killed publish left (under the releases lock)."""
-    found = [path for folder in (releases / RECORD.parent, releases / ANSWERS)
-             for path in (folder.glob(f"{TEMPORARY_PREFIX}*") if folder.is_dir() else ())]
+    found = [
+        path
+        for folder in (releases / RECORD.parent, releases / ANSWERS)
+        for path in (folder.glob(f"{TEMPORARY_PREFIX}*") if folder.is_dir() else ())
+    ]
     for path in found:
         path.unlink(missing_ok=True)
     return [path.relative_to(releases).as_posix() for path in found]

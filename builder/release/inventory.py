@@ -29,8 +29,10 @@ class ReleaseSummary:
         if self.as_of is None:
             return f"{mark} {self.release_id}  (unreadable: run `ras verify {self.release_id}`)"
         span = f"{self.quarters[0]} … {self.quarters[-1]}" if self.quarters else "none"
-        return (f"{mark} {self.release_id}  as of {self.as_of}  {len(self.quarters)} quarters {span}  "
-                f"{self.managers} managers  {self.warnings} warnings")
+        return (
+            f"{mark} {self.release_id}  as of {self.as_of}  {len(self.quarters)} quarters {span}  "
+            f"{self.managers} managers  {self.warnings} warnings"
+        )
 
 
 def release_summaries(releases: Path) -> list[ReleaseSummary]:
@@ -54,14 +56,17 @@ class Pruned:
 
     def lines(self, keep: int) -> list[str]:
         """What `ras prune` prints: each release kept and why, each removed, and a count, also when none goes."""
+
         def why(summary: ReleaseSummary) -> str:
             reasons = (("promoted", summary.promoted), (f"among the newest {keep}", summary.release_id in self.newest))
             return ", ".join(reason for reason, holds in reasons if holds)
 
         lines = [f"kept    {s.release_id}  as of {s.as_of}  ({why(s)})" for s in self.kept]
         lines += [f"removed {s.release_id}  as of {s.as_of}" for s in self.removed]
-        lines.append(f"{len(self.removed) or 'no'} release(s) removed, {len(self.kept)} kept (the newest {keep} by as-of "
-                     "and the promoted one); the ledger keeps every version id")
+        lines.append(
+            f"{len(self.removed) or 'no'} release(s) removed, {len(self.kept)} kept (the newest {keep} by as-of "
+            "and the promoted one); the ledger keeps every version id"
+        )
         return lines
 
 
@@ -71,8 +76,15 @@ def _summary(directory: Path, current: Path | None) -> ReleaseSummary:
     try:
         index = orjson.loads((directory / INDEX).read_bytes())
         quarters = tuple(v.removeprefix("multi-manager-").rsplit("-v", 1)[0] for v in index["copycat"]["versions"])
-        return ReleaseSummary(directory.name, index["asOf"], quarters, len(index["copycat"]["managers"]),
-                              len(index["warnings"]), promoted, written)
+        return ReleaseSummary(
+            directory.name,
+            index["asOf"],
+            quarters,
+            len(index["copycat"]["managers"]),
+            len(index["warnings"]),
+            promoted,
+            written,
+        )
     except (OSError, orjson.JSONDecodeError, KeyError, TypeError):
         return ReleaseSummary(directory.name, None, (), 0, 0, promoted, written)
 
@@ -89,8 +101,9 @@ def prune(releases: Path, keep: int) -> Pruned:
     summaries = by_as_of(release_summaries(releases))
     newest = frozenset(s.release_id for s in summaries[-keep:])
     kept = newest | {s.release_id for s in summaries if s.promoted}
-    result = Pruned([s for s in summaries if s.release_id in kept], [s for s in summaries if s.release_id not in kept],
-                    newest)
+    result = Pruned(
+        [s for s in summaries if s.release_id in kept], [s for s in summaries if s.release_id not in kept], newest
+    )
     for release_id in (s.release_id for s in result.removed):
         doomed = releases / f"{STAGING_PREFIX}pruned-{release_id}"
         os.rename(releases / release_id, doomed)  # gone from the listing at once; a killed prune leaves only this

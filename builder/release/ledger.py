@@ -33,7 +33,10 @@ def read_ledger(releases: Path) -> list[dict]:
     """Every version id known in `releases`, the first content recorded for an id winning, sorted by id."""
     entries: dict[str, dict] = {}
     names = list_releases(releases)
-    for entry in (*_ledger_lines(releases / LEDGER_FILE), *(e for name in names for e in _release_ledger(releases / name))):
+    for entry in (
+        *_ledger_lines(releases / LEDGER_FILE),
+        *(e for name in names for e in _release_ledger(releases / name)),
+    ):
         entries.setdefault(entry["versionId"], entry)
     for name in names:  # an artifact no ledger lists (a ledger lost or edited): its own digest, read only then
         for entry in _unlisted_artifacts(releases / name, entries.keys()):
@@ -76,8 +79,10 @@ def repair_ledger(releases: Path) -> str:
         handle.flush()
         os.fsync(handle.fileno())
     line = data.count(b"\n") + 1
-    return (f"{LEDGER_FILE}: removed line {line}, cut short by an interrupted publish ({len(data) - whole} bytes, "
-            f"an entry of a release that never landed)")
+    return (
+        f"{LEDGER_FILE}: removed line {line}, cut short by an interrupted publish ({len(data) - whole} bytes, "
+        f"an entry of a release that never landed)"
+    )
 
 
 def verify_ledger(releases: Path) -> list[str]:
@@ -95,21 +100,28 @@ def verify_ledger(releases: Path) -> list[str]:
     for number, line in enumerate(lines, start=1):
         entry = _parsed(line)
         if number == len(lines) and not data.endswith(b"\n"):
-            problems.append(f"{LEDGER_FILE}:{number}: cut short by an interrupted publish — the next publish removes it")
+            problems.append(
+                f"{LEDGER_FILE}:{number}: cut short by an interrupted publish — the next publish removes it"
+            )
         elif entry is None:
             problems.append(f"{LEDGER_FILE}:{number}: not a ledger entry ({line[:60].decode('utf-8', 'replace')!r})")
         elif first.setdefault(entry["versionId"], (entry["contentSha256"], number))[0] != entry["contentSha256"]:
-            problems.append(f"{LEDGER_FILE}:{number}: {entry['versionId']} names other content than line "
-                            f"{first[entry['versionId']][1]}")
+            problems.append(
+                f"{LEDGER_FILE}:{number}: {entry['versionId']} names other content than line "
+                f"{first[entry['versionId']][1]}"
+            )
     for name in names:
         for entry in _release_ledger(releases / name):
             known = first.get(entry["versionId"])
             if known is None:
-                problems.append(f"{LEDGER_FILE}: lacks {entry['versionId']}, which release {name} records — the next "
-                                f"publish appends it")
+                problems.append(
+                    f"{LEDGER_FILE}: lacks {entry['versionId']}, which release {name} records — the next "
+                    f"publish appends it"
+                )
             elif known[0] != entry["contentSha256"]:
-                problems.append(f"{LEDGER_FILE}:{known[1]}: {entry['versionId']} names other content than release "
-                                f"{name} records")
+                problems.append(
+                    f"{LEDGER_FILE}:{known[1]}: {entry['versionId']} names other content than release {name} records"
+                )
     return problems
 
 
@@ -152,7 +164,11 @@ def _unlisted_artifacts(directory: Path, known: Iterable[str]) -> Iterator[dict]
             continue
         try:
             artifact = orjson.loads(path.read_bytes())
-            yield {"versionId": artifact["versionId"], "quarter": artifact["quarter"], "contentSha256": content_digest(artifact)}
+            yield {
+                "versionId": artifact["versionId"],
+                "quarter": artifact["quarter"],
+                "contentSha256": content_digest(artifact),
+            }
         except (OSError, orjson.JSONDecodeError, KeyError, TypeError):
             continue
 

@@ -109,7 +109,9 @@ class Answers(Mapping[str, Answer]):
 
     def __init__(self, routes: Mapping[str, Mapping], reader: ReleaseReader) -> None:
         # (status, sha256, strong ETag of those bytes), the ETag built once: a 304 needs nothing else
-        self._routes = {key: (route["status"], route["sha256"], f'"{route["sha256"]}"') for key, route in routes.items()}
+        self._routes = {
+            key: (route["status"], route["sha256"], f'"{route["sha256"]}"') for key, route in routes.items()
+        }
         self._reader = reader
 
     def __getitem__(self, key: str) -> Answer:

@@ -18,14 +18,7 @@ import orjson
 
 from builder.errors import FixtureRefused, ReleaseError
 from builder.release.atomic import exclusive, settle
-from builder.release.build import (
-    DEFAULT_MAX_UNMAPPED,
-    PARSE_CACHE,
-    Progress,
-    prepare_release,
-    seconds,
-    write_release,
-)
+from builder.release.build import DEFAULT_MAX_UNMAPPED, PARSE_CACHE, Progress, prepare_release, seconds, write_release
 from builder.release.inputs import (
     SourceTree,
     inputs_digest,
@@ -160,12 +153,18 @@ def _unchanged(tree: SourceTree, releases: Path, as_of: date | None, checks: dic
     started = time.perf_counter()
     current = current_release(releases)
     promoted = current.name if current is not None else None
-    if current is None or promoted is None or recorded_release(releases, inputs_digest(tree, as_of, promoted, checks)) != promoted:
+    if (
+        current is None
+        or promoted is None
+        or recorded_release(releases, inputs_digest(tree, as_of, promoted, checks)) != promoted
+    ):
         return None
     problems = verify_release(current)
     if problems:
         progress(f"the promoted release {promoted} fails verification ({problems[0]}): building it again")
         return None
-    progress(f"unchanged: the sources, --as-of and code built the promoted release {promoted}, which verifies; "
-             f"nothing to do ({seconds(started)})")
+    progress(
+        f"unchanged: the sources, --as-of and code built the promoted release {promoted}, which verifies; "
+        f"nothing to do ({seconds(started)})"
+    )
     return promoted

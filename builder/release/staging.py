@@ -94,6 +94,9 @@ def _vouched(previous: Path | None) -> dict[str, str]:
     if previous is None:
         return {}
     try:
-        return {**orjson.loads((previous / MANIFEST).read_bytes())["files"], **orjson.loads((previous / SEAL).read_bytes())["files"]}
+        return {
+            **orjson.loads((previous / MANIFEST).read_bytes())["files"],
+            **orjson.loads((previous / SEAL).read_bytes())["files"],
+        }
     except (OSError, orjson.JSONDecodeError, KeyError, TypeError):
         return {}

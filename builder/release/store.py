@@ -64,7 +64,9 @@ def current_release(releases: Path) -> Path | None:
 def list_releases(releases: Path) -> list[str]:
     if not releases.is_dir():
         return []
-    return sorted(p.name for p in releases.iterdir() if p.is_dir() and not p.is_symlink() and not p.name.startswith("."))
+    return sorted(
+        p.name for p in releases.iterdir() if p.is_dir() and not p.is_symlink() and not p.name.startswith(".")
+    )
 
 
 def _read_json(directory: Path, name: str) -> dict:
@@ -154,4 +156,3 @@ def load_release(directory: Path, cache_bytes: int = CACHE_BYTES) -> LoadedRelea
     artifacts = Artifacts(reader, {version: artifact_file(version) for version in index["copycat"]["versions"]})
     data = ReleaseData(index, artifacts, identity, openapi)
     return LoadedRelease(manifest["releaseId"], directory, data, answers, reader)
-

@@ -30,10 +30,14 @@ NEXT_CALL_MANAGERS = 50  # a next call repeats the view's managers up to this ma
 WEIGHT_DIGITS = 4
 # What a 13F cannot say, stated once (17 CFR 240.13f-1; SEC Form 13F instructions).
 LIMITS_13F = (
-    ("A 13F shows long positions as of the quarter's last day and is filed up to 45 days later "
-     "(17 CFR 240.13f-1): they may have changed since."),
-    ("Only long positions in Section 13(f) securities (mostly US-listed stocks): no short positions, cash, bonds "
-     "or most non-US holdings, so a book here is not a manager's whole portfolio."),
+    (
+        "A 13F shows long positions as of the quarter's last day and is filed up to 45 days later "
+        "(17 CFR 240.13f-1): they may have changed since."
+    ),
+    (
+        "Only long positions in Section 13(f) securities (mostly US-listed stocks): no short positions, cash, bonds "
+        "or most non-US holdings, so a book here is not a manager's whole portfolio."
+    ),
     "A 13F says nothing about why a manager traded, at what price, or when within the quarter.",
 )
 RESEARCH_ONLY = "Research only: no broker, no account, no orders. executionEnabled is always false."
@@ -53,8 +57,14 @@ GLOSSARY = {
     "signal": "research-only when no policy check blocks; no-signal when one does (stay in cash).",
     "ethos": "A scoring methodology over filing data, 0-100 per ticker; list_ethos defines each.",
 }
-TRIMMABLE = (("managers",), ("headline",), ("undecided",), ("caveats",), ("policy", "warnings"),
-             ("policy", "blockingReasons"))
+TRIMMABLE = (
+    ("managers",),
+    ("headline",),
+    ("undecided",),
+    ("caveats",),
+    ("policy", "warnings"),
+    ("policy", "blockingReasons"),
+)
 
 
 def is_trade(kind: str) -> bool:
@@ -75,8 +85,15 @@ def traded_value(change: dict) -> int:
 
 
 def agent_payload(
-    view: dict, artifact: dict, *, previous: str | None, diff: dict | None, scores: dict, policy: dict,
-    as_of: str, summary: str,
+    view: dict,
+    artifact: dict,
+    *,
+    previous: str | None,
+    diff: dict | None,
+    scores: dict,
+    policy: dict,
+    as_of: str,
+    summary: str,
 ) -> dict[str, Any]:
     """The bounded payload of `view` of `artifact`; `diff` is against the `previous` version (None for the first)."""
     # The view's tickers, and those that left it: a position sold out by every selected manager is a trade too.
@@ -123,8 +140,12 @@ def trades_by_manager(changes: Sequence[dict]) -> dict[str, list[dict]]:
     found: dict[str, list[dict]] = {}
     for change in changes:
         if is_trade(change["kind"]):
-            trade = {"ticker": change["ticker"], "kind": change["kind"], "shareDelta": change["shareDelta"],
-                     "tradedValue": traded_value(change)}
+            trade = {
+                "ticker": change["ticker"],
+                "kind": change["kind"],
+                "shareDelta": change["shareDelta"],
+                "tradedValue": traded_value(change),
+            }
             found.setdefault(change["managerId"], []).append(trade)
     for listed in found.values():
         listed.sort(key=lambda trade: (-abs(trade["tradedValue"]), trade["ticker"]))
@@ -153,8 +174,12 @@ def freshness(artifact: dict, as_of: str) -> dict[str, Any]:
     """Days since the quarter's filing deadline; stale once the next quarter's filings are due."""
     deadline = date.fromisoformat(artifact["filingDeadline"])
     days = (date.fromisoformat(as_of) - deadline).days
-    return {"filingDeadline": deadline.isoformat(), "daysSinceDeadline": days, "staleAfterDays": STALE_AFTER_DAYS,
-            "stale": days > STALE_AFTER_DAYS}
+    return {
+        "filingDeadline": deadline.isoformat(),
+        "daysSinceDeadline": days,
+        "staleAfterDays": STALE_AFTER_DAYS,
+        "stale": days > STALE_AFTER_DAYS,
+    }
 
 
 def headline(view: dict, artifact: dict) -> list[dict]:
@@ -168,8 +193,10 @@ def headline(view: dict, artifact: dict) -> list[dict]:
             "value": row["value"],
             "weight": round(row["value"] / total, WEIGHT_DIGITS) if total else 0.0,
             "holderCount": row["holderCount"],
-            "topHolders": [{"managerId": p["managerId"], "weight": round(p["weight"], WEIGHT_DIGITS),
-                            "change": p["change"]} for p in _largest_holders(row)],
+            "topHolders": [
+                {"managerId": p["managerId"], "weight": round(p["weight"], WEIGHT_DIGITS), "change": p["change"]}
+                for p in _largest_holders(row)
+            ],
         }
         for row in rows
     ]
@@ -213,22 +240,37 @@ def next_calls(artifact: dict, view: dict, previous: str | None, trades: dict[st
     """The calls that take an agent deeper, with their exact arguments: the largest trades' tickers explained,
     the diff from the previous version, the policy checks. A subset of more than NEXT_CALL_MANAGERS managers
     is not repeated in every call: `repeatManagers` asks the agent to pass this call's managers again."""
-    largest = sorted((t for listed in trades.values() for t in listed),
-                     key=lambda trade: (-abs(trade["tradedValue"]), trade["ticker"]))
+    largest = sorted(
+        (t for listed in trades.values() for t in listed),
+        key=lambda trade: (-abs(trade["tradedValue"]), trade["ticker"]),
+    )
     tickers = list(dict.fromkeys(trade["ticker"] for trade in largest))[:2]
     pack_id, view_args = artifact["packId"], view_arguments(view, len(artifact["managers"]))
     repeat = len(view_args.get("managers", ())) > NEXT_CALL_MANAGERS
     if repeat:
         del view_args["managers"]
     body_args = {("managerIds" if key == "managers" else key): value for key, value in view_args.items()}
-    calls = [("explain_position", {"packId": pack_id, "ticker": t, **view_args},
-              f"who traded {t}, with the filing rows behind each number") for t in tickers]
+    calls = [
+        (
+            "explain_position",
+            {"packId": pack_id, "ticker": t, **view_args},
+            f"who traded {t}, with the filing rows behind each number",
+        )
+        for t in tickers
+    ]
     if previous is not None:
-        calls.append(("compare_versions", {"packId": pack_id, "from": previous, "to": artifact["versionId"], **view_args},
-                      "every change since the previous version, with source and policy changes"))
+        calls.append(
+            (
+                "compare_versions",
+                {"packId": pack_id, "from": previous, "to": artifact["versionId"], **view_args},
+                "every change since the previous version, with source and policy changes",
+            )
+        )
     calls.append(("validate_policy", body_args, "every research policy check of this view"))
-    return [{"tool": tool, "arguments": arguments, "why": why, **({"repeatManagers": True} if repeat else {})}
-            for tool, arguments, why in calls]
+    return [
+        {"tool": tool, "arguments": arguments, "why": why, **({"repeatManagers": True} if repeat else {})}
+        for tool, arguments, why in calls
+    ]
 
 
 def size(payload: dict) -> int:

@@ -64,7 +64,9 @@ def _files_behind(filing: Filing) -> list[str]:
 
 
 def build_artifact(
-    quarter: date, sources: Sources, books: Mapping[tuple[str, date], QuarterBook],
+    quarter: date,
+    sources: Sources,
+    books: Mapping[tuple[str, date], QuarterBook],
     book_of: Callable[[tuple[str, date]], tuple[dict[str, dict], Side] | None],
 ) -> dict:
     """One version's artifact; `versionId` is assigned by the release (it depends on what was published).
@@ -81,8 +83,15 @@ def build_artifact(
             trend = book_of((manager.cik, previous_quarter(prior[1])))
             earlier = dataclasses.replace(before[1], previous=trend[1].lots if trend else {})
         changes = book_changes(earlier, current[1], legs)
-        entry = _manager_entry(manager, books[key], books.get(prior), current[0], before[0] if before else None,
-                               changes, sources.securities)
+        entry = _manager_entry(
+            manager,
+            books[key],
+            books.get(prior),
+            current[0],
+            before[0] if before else None,
+            changes,
+            sources.securities,
+        )
         managers.append(entry)
         previous = books.get(prior)
         parts.append(ManagerQuarter(books[key], previous if previous and omits_positions(previous) else None, entry))
@@ -130,12 +139,17 @@ def omits_positions(book: QuarterBook) -> bool:
     omitting = [i for i, f in enumerate(book.filings) if f.confidential_omitted]
     if not omitting:
         return False
-    return not any(f.amendment is Amendment.NEW_HOLDINGS for f in book.filings[omitting[-1] + 1:])
+    return not any(f.amendment is Amendment.NEW_HOLDINGS for f in book.filings[omitting[-1] + 1 :])
 
 
 def _manager_entry(
-    manager: ManagerConfig, book: QuarterBook, previous: QuarterBook | None,
-    current: dict[str, dict], prior: dict[str, dict] | None, changes: Changes, securities: Mapping[str, Security],
+    manager: ManagerConfig,
+    book: QuarterBook,
+    previous: QuarterBook | None,
+    current: dict[str, dict],
+    prior: dict[str, dict] | None,
+    changes: Changes,
+    securities: Mapping[str, Security],
 ) -> dict:
     book_value = sum(p["value"] for p in current.values())
     positions = [_with_change(p, changes.held[key], book_value) for key, p in sorted(current.items())]
@@ -197,13 +211,24 @@ def _ended(entry, prior: Mapping[str, dict], previous: QuarterBook | None, secur
     """A position the book no longer holds, as the previous quarter named it; its sources are that quarter's rows."""
     before = prior.get(entry.key)
     if before is None:  # received through a corporate action and never filed: cite the rows it came from
-        rows = [s for h in (previous.holdings if previous else ()) if h.cusip in entry.origins and h.long_equity
-                for s in _sources(h)]
+        rows = [
+            s
+            for h in (previous.holdings if previous else ())
+            if h.cusip in entry.origins and h.long_equity
+            for s in _sources(h)
+        ]
         security = securities.get(entry.cusips[0])
-        before = {"ticker": entry.key, "mapped": security is not None, "tickerAsOf": "current" if security else "unmapped",
-                  "cusip": entry.cusips[0], "issuer": security.name if security else "", "sources": rows}
+        before = {
+            "ticker": entry.key,
+            "mapped": security is not None,
+            "tickerAsOf": "current" if security else "unmapped",
+            "cusip": entry.cusips[0],
+            "issuer": security.name if security else "",
+            "sources": rows,
+        }
     return {key: before[key] for key in ("ticker", "mapped", "tickerAsOf", "cusip", "issuer", "sources")} | {
-        "change": entry.change}
+        "change": entry.change
+    }
 
 
 def _other(holding: Holding, securities: Mapping[str, Security], quarter: date) -> dict:

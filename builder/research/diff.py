@@ -16,8 +16,14 @@ from builder.research.views import entries, manager_ids, view_tickers
 
 
 def diff_versions(
-    older: dict, newer: dict, managers: Sequence[str], mode: str,
-    *, book: dict | None = None, tickers: tuple[set[str], set[str]] | None = None, between: Sequence[dict] = (),
+    older: dict,
+    newer: dict,
+    managers: Sequence[str],
+    mode: str,
+    *,
+    book: dict | None = None,
+    tickers: tuple[set[str], set[str]] | None = None,
+    between: Sequence[dict] = (),
 ) -> dict:
     """Tickers that entered or left the view, per-manager position changes, source changes, and the warnings about the
     view's managers that appeared (in `newer` or a version between) or disappeared.
@@ -27,7 +33,10 @@ def diff_versions(
     depend on the mode, computed once: `book` = book_changes(…) and `tickers` = each side's view_tickers.
     """
     selected = sorted(managers or manager_ids(newer))
-    before_tickers, after_tickers = tickers or (view_tickers(older, managers, mode), view_tickers(newer, managers, mode))
+    before_tickers, after_tickers = tickers or (
+        view_tickers(older, managers, mode),
+        view_tickers(newer, managers, mode),
+    )
     return {
         "from": older["versionId"],
         "to": newer["versionId"],
@@ -47,10 +56,14 @@ def book_changes(older: dict, newer: dict, managers: Sequence[str], between: Seq
     """The selected managers' position, source and warning changes between two versions: the same in every mode."""
     selected = sorted(managers or manager_ids(newer))
     later = [w for artifact in between for w in artifact["warnings"]]
-    warnings = warning_changes(*(for_managers(found, selected) for found in (older["warnings"], later, newer["warnings"])))
-    return {"positions": _position_changes(older, newer, selected, between),
-            "sources": _source_changes(older, newer, selected),
-            "warnings": warnings}
+    warnings = warning_changes(
+        *(for_managers(found, selected) for found in (older["warnings"], later, newer["warnings"]))
+    )
+    return {
+        "positions": _position_changes(older, newer, selected, between),
+        "sources": _source_changes(older, newer, selected),
+        "warnings": warnings,
+    }
 
 
 def _position_changes(older: dict, newer: dict, managers: Sequence[str], between: Sequence[dict]) -> list[dict]:
@@ -60,17 +73,25 @@ def _position_changes(older: dict, newer: dict, managers: Sequence[str], between
     adjacent = len(between) == 1 and newer["previousQuarter"] == older["quarter"]
     by_id_old = {m["id"]: m for m in older["managers"]}
     by_id_new = {m["id"]: m for m in newer["managers"]}
+    by_id_between = [] if adjacent else [{m["id"]: m for m in artifact["managers"]} for artifact in between]
     changes = []
     for manager_id in managers:
         before, after = by_id_old[manager_id], by_id_new[manager_id]
-        found = _own(before, after) if adjacent else _carried(before, after, older, newer, manager_id, between)
+        found = (
+            _own(before, after)
+            if adjacent
+            else _carried(before, after, older, newer, [by_id[manager_id] for by_id in by_id_between])
+        )
         changes += [{"managerId": manager_id, **change} for change in found if _moved(change)]
     return changes
 
 
 def _moved(change: dict) -> bool:
-    return (change["fromShares"] != change["toShares"] or change["kind"] in ("undecided", "converted")
-            or bool(change["corporateActions"]))
+    return (
+        change["fromShares"] != change["toShares"]
+        or change["kind"] in ("undecided", "converted")
+        or bool(change["corporateActions"])
+    )
 
 
 def _own(before: dict, after: dict) -> list[dict]:
@@ -83,13 +104,23 @@ def _own(before: dict, after: dict) -> list[dict]:
             continue
         from_shares = old[entry["ticker"]]["shares"] if entry["ticker"] in old else 0
         from_value = old[entry["ticker"]]["value"] if entry["ticker"] in old else 0
-        found.append(_entry(entry["ticker"], record, from_shares, entry["shares"] if held else 0, from_value,
-                            entry["value"] if held else 0, entry["mapped"]))
+        found.append(
+            _entry(
+                entry["ticker"],
+                record,
+                from_shares,
+                entry["shares"] if held else 0,
+                from_value,
+                entry["value"] if held else 0,
+                entry["mapped"],
+            )
+        )
     return sorted(found, key=lambda e: e["ticker"])
 
 
-def _entry(ticker: str, record: dict, from_shares: int, to_shares: int, from_value: int, to_value: int,
-           mapped: bool) -> dict:
+def _entry(
+    ticker: str, record: dict, from_shares: int, to_shares: int, from_value: int, to_value: int, mapped: bool
+) -> dict:
     return {
         "ticker": ticker,
         "mapped": mapped,  # False: no ticker in securities.csv, `ticker` is the CUSIP (an unmapped-cusip warning)
@@ -106,37 +137,65 @@ def _entry(ticker: str, record: dict, from_shares: int, to_shares: int, from_val
     }
 
 
-def _carried(before: dict, after: dict, older: dict, newer: dict, manager_id: str, between: Sequence[dict]) -> list[dict]:
+def _carried(before: dict, after: dict, older: dict, newer: dict, between: Sequence[dict]) -> list[dict]:
+    """One manager's changes across several quarters; `between`: the manager's part of each version between."""
     earlier, later = _side(before, older), _side(after, newer)
-    flagged = _flagged(manager_id, between)
-    changes = classify(earlier, later, _legs(manager_id, between), rules=lambda *_: flagged)
+    flagged = _flagged(between)
+    changes = classify(earlier, later, _legs(between), rules=lambda *_: flagged)
     old = {p["ticker"]: p for p in before["positions"]}
     new = {p["ticker"]: p for p in after["positions"]}
     found = []
     mapped = {e["ticker"]: e["mapped"] for m in (before, after) for _, e in entries(m)}
     for ticker, record in changes.held.items():
         position = new[ticker]
-        found.append(_entry(ticker, record, old[ticker]["shares"] if ticker in old else 0, position["shares"],
-                            old[ticker]["value"] if ticker in old else 0, position["value"], position["mapped"]))
+        found.append(
+            _entry(
+                ticker,
+                record,
+                old[ticker]["shares"] if ticker in old else 0,
+                position["shares"],
+                old[ticker]["value"] if ticker in old else 0,
+                position["value"],
+                position["mapped"],
+            )
+        )
     for ended in changes.ended:
-        found.append(_entry(ended.key, ended.change, old[ended.key]["shares"] if ended.key in old else 0, 0,
-                            old[ended.key]["value"] if ended.key in old else 0, 0, mapped.get(ended.key, True)))
+        found.append(
+            _entry(
+                ended.key,
+                ended.change,
+                old[ended.key]["shares"] if ended.key in old else 0,
+                0,
+                old[ended.key]["value"] if ended.key in old else 0,
+                0,
+                mapped.get(ended.key, True),
+            )
+        )
     return sorted(found, key=lambda e: e["ticker"])
 
 
 def _side(manager: dict, artifact: dict) -> Side:
     """A version's book of one manager at the key level (each position one lot under its first CUSIP)."""
-    lots = {p["cusip"]: Lot(p["cusip"], p["shares"], p["value"], len(p["sources"]), p["issuer"]) for p in manager["positions"]}
-    keys = {e["cusip"]: e["ticker"] for _, e in entries(manager)}
+    lots = {
+        p["cusip"]: Lot(p["cusip"], p["shares"], p["value"], len(p["sources"]), p["issuer"])
+        for p in manager["positions"]
+    }
+    keys = _Keys({e["cusip"]: e["ticker"] for _, e in entries(manager)})
     # omissions need no flag here: the versions between already left what they touch undecided
-    return Side(date.fromisoformat(artifact["quarter"]), lots, lambda cusip: keys.get(cusip, cusip), False)
+    return Side(date.fromisoformat(artifact["quarter"]), lots, keys.__getitem__, False)
 
 
-def _legs(manager_id: str, between: Sequence[dict]) -> list[CorporateAction]:
+class _Keys(dict):
+    """CUSIP → position key; a CUSIP the version does not name is its own key (asked a million times a publish)."""
+
+    def __missing__(self, cusip: str) -> str:
+        return cusip
+
+
+def _legs(between: Sequence[dict]) -> list[CorporateAction]:
     """The corporate actions the versions between cite for the manager, as records again, in effect order."""
     legs: dict[tuple[str, str], CorporateAction] = {}
-    for artifact in between:
-        manager = next(m for m in artifact["managers"] if m["id"] == manager_id)
+    for manager in between:
         for _, entry in entries(manager):
             for action in entry["change"]["corporateActions"]:
                 legs.setdefault((action["record"], action["cusip"] or ""), _leg(action, manager["cik"]))
@@ -147,16 +206,25 @@ def _leg(action: dict, cik: str) -> CorporateAction:
     new, _, old = (action["ratio"] or "1:1").partition(":")
     cash = Decimal(action["cashPerShare"]) if action["cashPerShare"] is not None else None
     shares = action["receivedShares"]
-    return CorporateAction(date.fromisoformat(action["effective"]), ActionKind(action["kind"]), action["cusip"] or "",
-                           action["newCusip"] or "", Fraction(Decimal(new)) / Fraction(Decimal(old)), action["ratio"] or "",
-                           cash, action["source"], action["record"], cik if shares is not None else "", shares)
+    return CorporateAction(
+        date.fromisoformat(action["effective"]),
+        ActionKind(action["kind"]),
+        action["cusip"] or "",
+        action["newCusip"] or "",
+        Fraction(Decimal(new)) / Fraction(Decimal(old)),
+        action["ratio"] or "",
+        cash,
+        action["source"],
+        action["record"],
+        cik if shares is not None else "",
+        shares,
+    )
 
 
-def _flagged(manager_id: str, between: Sequence[dict]) -> dict[str, list[dict]]:
+def _flagged(between: Sequence[dict]) -> dict[str, list[dict]]:
     """CUSIP → the candidates of every change a version between left undecided for the manager."""
     flagged: dict[str, list[dict]] = {}
-    for artifact in between:
-        manager = next(m for m in artifact["managers"] if m["id"] == manager_id)
+    for manager in between:
         for _, entry in entries(manager):
             if entry["change"]["kind"] == "undecided":
                 flagged.setdefault(entry["cusip"], []).extend(entry["change"]["candidates"])

@@ -25,8 +25,13 @@ def select_view(artifact: dict, managers: Sequence[str], mode: str, rows: list[d
     selected = sorted(managers or manager_ids(artifact))
     rows = ticker_rows(artifact, selected) if rows is None else rows
     chosen = [row for row in rows if _in_mode(row, mode, len(selected))]
-    return {"managers": selected, "mode": mode, "tickerCount": len(chosen), "tickers": chosen,
-            "warnings": for_managers(artifact["warnings"], selected)}
+    return {
+        "managers": selected,
+        "mode": mode,
+        "tickerCount": len(chosen),
+        "tickers": chosen,
+        "warnings": for_managers(artifact["warnings"], selected),
+    }
 
 
 def ticker_rows(artifact: dict, managers: Sequence[str]) -> list[dict]:
@@ -53,7 +58,9 @@ class Census:
 
     def summary_view(self, mode: str) -> dict:
         """select_view's answer with each row cut to its ticker, value and holderCount (what the policy reads)."""
-        rows = [{"ticker": t, "value": self.values[t], "holderCount": self.holders[t]} for t in sorted(self.tickers(mode))]
+        rows = [
+            {"ticker": t, "value": self.values[t], "holderCount": self.holders[t]} for t in sorted(self.tickers(mode))
+        ]
         return {"managers": self.managers, "mode": mode, "tickerCount": len(rows), "tickers": rows}
 
 
@@ -108,8 +115,13 @@ def _ticker_rows(artifact: dict, selected: Sequence[str]) -> list[dict]:
 
 
 def _empty_row(entry: dict) -> dict:
-    return {"ticker": entry["ticker"], "tickerAsOf": entry["tickerAsOf"], "cusip": entry["cusip"], "issuer": entry["issuer"],
-            "managers": []}
+    return {
+        "ticker": entry["ticker"],
+        "tickerAsOf": entry["tickerAsOf"],
+        "cusip": entry["cusip"],
+        "issuer": entry["issuer"],
+        "managers": [],
+    }
 
 
 def _manager_position(manager_id: str, entry: dict, held: bool) -> dict:

@@ -45,13 +45,15 @@ def parse_gates(value: str) -> frozenset[str]:
     gates = frozenset(name.strip() for name in value.split(",") if name.strip())
     unknown = sorted(gates - GATES)
     if unknown:
-        raise click.BadParameter(f"unknown gate(s) {', '.join(unknown)}; known: {', '.join(sorted(GATES))}",
-                                 param_hint="--gate")
+        raise click.BadParameter(
+            f"unknown gate(s) {', '.join(unknown)}; known: {', '.join(sorted(GATES))}", param_hint="--gate"
+        )
     return gates
 
 
 def gate_check(releases: Path, gates: frozenset[str], progress: Callable[[str], None]) -> Callable[[str], None]:
     """The check publish runs between writing a release and promoting it: GateRefused when a gate trips."""
+
     def check(release_id: str) -> None:
         result = review_of(releases, release_id, None)
         lines = tripped(result, gates)
@@ -70,10 +72,21 @@ def gate_check(releases: Path, gates: frozenset[str], progress: Callable[[str], 
 @click.command("review")
 @click.argument("candidate", required=False)
 @click.option("--against", default=None, help="Release to compare with. Default: the promoted one.")
-@click.option("--html", "html", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="Also write the review as one self-contained HTML page (inline SVG charts, nothing fetched).")
-@click.option("--releases", "releases", type=click.Path(file_okay=False, path_type=Path), default=Path("releases"),
-              show_default=True, help="Directory holding the releases and the `current` link.")
+@click.option(
+    "--html",
+    "html",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Also write the review as one self-contained HTML page (inline SVG charts, nothing fetched).",
+)
+@click.option(
+    "--releases",
+    "releases",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=Path("releases"),
+    show_default=True,
+    help="Directory holding the releases and the `current` link.",
+)
 def review_command(candidate: str | None, against: str | None, html: Path | None, releases: Path) -> None:
     """What CANDIDATE (default: the newest release written) changes relative to the promoted release."""
     result = review_of(releases, candidate, against)

@@ -18,7 +18,9 @@ from builder.review.trades import kind_counts, ranked_trades, value_bridges
 from builder.review.verdict import verdict
 
 MODES_NEED = 2  # managers a view mode needs to tell tickers apart: the mode chart shows from two on
-GATES = frozenset({"new-warnings", "restatement", "shrink", "corporate-actions"})  # what `ras publish --gate` may refuse on
+GATES = frozenset(
+    {"new-warnings", "restatement", "shrink", "corporate-actions"}
+)  # what `ras publish --gate` may refuse on
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,8 +54,10 @@ def review(candidate: Side, against: Side | None, releases_option: str = "") -> 
         "candidate": candidate.release_id,
         "against": against.release_id if against else None,
         "asOf": {"candidate": candidate.index["asOf"], "against": against.index["asOf"] if against else None},
-        "latest": {"candidate": latest["versionId"] if latest else None,
-                   "against": (_latest(against) or {}).get("versionId")},
+        "latest": {
+            "candidate": latest["versionId"] if latest else None,
+            "against": (_latest(against) or {}).get("versionId"),
+        },
         "versions": _versions(candidate.artifacts, before),
         "coverage": _coverage(candidate, against),
         "warnings": _warnings(candidate.index, against.index if against else None),
@@ -82,22 +86,32 @@ def _versions(after: dict[str, dict], before: dict[str, dict]) -> dict:
         else:
             restated.append({**entry, "replaces": old, "replacedSha256": content_digest(before[old])})
     quarters_after = {a["quarter"] for a in after.values()}
-    dropped = [{"versionId": v, "quarter": a["quarter"], "contentSha256": content_digest(a)}
-               for v, a in before.items() if a["quarter"] not in quarters_after]
-    return {"count": {"candidate": len(after), "against": len(before)}, "added": added, "dropped": dropped,
-            "restated": restated}
+    dropped = [
+        {"versionId": v, "quarter": a["quarter"], "contentSha256": content_digest(a)}
+        for v, a in before.items()
+        if a["quarter"] not in quarters_after
+    ]
+    return {
+        "count": {"candidate": len(after), "against": len(before)},
+        "added": added,
+        "dropped": dropped,
+        "restated": restated,
+    }
 
 
 def _coverage(candidate: Side, against: Side | None) -> list[dict]:
     """Per manager: the quarters each release publishes for it."""
+
     def quarters(side: Side | None, manager: str) -> list[str]:
         if side is None:
             return []
         return sorted(a["quarter"] for a in side.artifacts.values() if manager in manager_ids(a))
 
     names = {m["id"]: m["name"] for side in (against, candidate) if side for m in side.index["copycat"]["managers"]}
-    return [{"id": m, "name": names[m], "candidate": quarters(candidate, m), "against": quarters(against, m)}
-            for m in sorted(names)]
+    return [
+        {"id": m, "name": names[m], "candidate": quarters(candidate, m), "against": quarters(against, m)}
+        for m in sorted(names)
+    ]
 
 
 def _warnings(after: dict, before: dict | None) -> dict:
@@ -108,8 +122,11 @@ def _warnings(after: dict, before: dict | None) -> dict:
         return {about(w): w for w in sorted(index["warnings"], key=lambda w: sortable(identity(w)))}
 
     new, old = keyed(after), keyed(before)
-    return {"count": len(after["warnings"]), "new": [new[k] for k in sorted(new.keys() - old.keys(), key=sortable)],
-            "resolved": [old[k] for k in sorted(old.keys() - new.keys(), key=sortable)]}
+    return {
+        "count": len(after["warnings"]),
+        "new": [new[k] for k in sorted(new.keys() - old.keys(), key=sortable)],
+        "resolved": [old[k] for k in sorted(old.keys() - new.keys(), key=sortable)],
+    }
 
 
 def _latest(side: Side | None) -> dict | None:
@@ -174,9 +191,13 @@ def tripped(result: dict, gates: frozenset[str]) -> list[str]:
     count = result["versions"]["count"]
     shrunk = [c["id"] for c in result["coverage"] if c["against"] and not c["candidate"]]
     if "shrink" in gates and (count["candidate"] < count["against"] or shrunk):
-        lines.append(f"shrink: {count['candidate']} versions where the promoted release has {count['against']}"
-                     + (f"; managers gone: {', '.join(shrunk)}" if shrunk else ""))
+        lines.append(
+            f"shrink: {count['candidate']} versions where the promoted release has {count['against']}"
+            + (f"; managers gone: {', '.join(shrunk)}" if shrunk else "")
+        )
     if "corporate-actions" in gates and result["undecided"]["open"]:
-        lines.append(f"corporate-actions: {result['undecided']['open']} undecided change(s) the promoted release does "
-                     "not publish: record them in corporate_actions.csv, or review and promote")
+        lines.append(
+            f"corporate-actions: {result['undecided']['open']} undecided change(s) the promoted release does "
+            "not publish: record them in corporate_actions.csv, or review and promote"
+        )
     return lines

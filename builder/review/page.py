@@ -21,10 +21,22 @@ _ENVIRONMENT = jinja2.Environment(
 def review_page(result: dict) -> str:
     """The HTML page of a review (the same facts as the text, the verdict first, plus the charts)."""
     lines = [_line_chart(series["manager"], series["points"]) for series in result["bookValues"]]
-    kinds = _bar_chart("positions by change kind, latest version", [(k["kind"], k["count"]) for k in result["kinds"]],
-                       "change kind", "positions")
-    modes = (_bar_chart("tickers per view mode, latest version", [(c["mode"], c["tickers"]) for c in result["viewCounts"]],
-                        "view mode (all managers)", "tickers") if result["viewCounts"] else None)
+    kinds = _bar_chart(
+        "positions by change kind, latest version",
+        [(k["kind"], k["count"]) for k in result["kinds"]],
+        "change kind",
+        "positions",
+    )
+    modes = (
+        _bar_chart(
+            "tickers per view mode, latest version",
+            [(c["mode"], c["tickers"]) for c in result["viewCounts"]],
+            "view mode (all managers)",
+            "tickers",
+        )
+        if result["viewCounts"]
+        else None
+    )
     return _ENVIRONMENT.get_template("review.html.j2").render(review=result, lines=lines, kinds=kinds, modes=modes)
 
 
@@ -40,8 +52,10 @@ def _axis(top: float, label) -> dict:
     """The y axis of values 0 … `top` (rounded up to a round number): tick positions and labels."""
     ceiling = _round_up(top)
     plot = HEIGHT - TOP - BOTTOM
-    ticks = [{"y": round(HEIGHT - BOTTOM - plot * i / TICKS, 1), "label": label(ceiling * i / TICKS)}
-             for i in range(TICKS + 1)]
+    ticks = [
+        {"y": round(HEIGHT - BOTTOM - plot * i / TICKS, 1), "label": label(ceiling * i / TICKS)}
+        for i in range(TICKS + 1)
+    ]
     return {"ceiling": ceiling, "ticks": ticks, "x0": LEFT, "x1": WIDTH - RIGHT, "base": HEIGHT - BOTTOM}
 
 
@@ -62,12 +76,27 @@ def _line_chart(manager: str, points: list[dict]) -> dict:
     """A manager's book value per quarter: a polyline, a point and its value at each quarter, quarters on x."""
     axis = _axis(max((p["value"] for p in points), default=0), money)
     step = (WIDTH - LEFT - RIGHT) / max(len(points), 1)
-    placed = [{"x": round(LEFT + (i + 0.5) * step, 1), "y": _y(p["value"], axis), "value": money(p["value"]),
-               "quarter": p["quarter"], "label": _quarter(p["quarter"]), "title": f"{p['quarter']}: ${p['value']:,}"}
-              for i, p in enumerate(points)]
-    return {"title": f"{manager}: book value per quarter", "width": WIDTH, "height": HEIGHT, "axis": axis,
-            "points": placed, "path": " ".join(f"{p['x']},{p['y']}" for p in placed),
-            "xTitle": "quarter end", "yTitle": "book value (US$)"}
+    placed = [
+        {
+            "x": round(LEFT + (i + 0.5) * step, 1),
+            "y": _y(p["value"], axis),
+            "value": money(p["value"]),
+            "quarter": p["quarter"],
+            "label": _quarter(p["quarter"]),
+            "title": f"{p['quarter']}: ${p['value']:,}",
+        }
+        for i, p in enumerate(points)
+    ]
+    return {
+        "title": f"{manager}: book value per quarter",
+        "width": WIDTH,
+        "height": HEIGHT,
+        "axis": axis,
+        "points": placed,
+        "path": " ".join(f"{p['x']},{p['y']}" for p in placed),
+        "xTitle": "quarter end",
+        "yTitle": "book value (US$)",
+    }
 
 
 def _bar_chart(title: str, counts: list[tuple[str, int]], x_title: str, y_title: str) -> dict:
@@ -77,11 +106,26 @@ def _bar_chart(title: str, counts: list[tuple[str, int]], x_title: str, y_title:
     bars = []
     for i, (name, count) in enumerate(counts):
         top = _y(count, axis)
-        bars.append({"x": round(LEFT + i * step + 4, 1), "width": round(step - 8, 1), "y": top,
-                     "height": round(axis["base"] - top, 1), "middle": round(LEFT + (i + 0.5) * step, 1),
-                     "name": name, "count": count})
-    return {"title": title, "width": WIDTH, "height": HEIGHT, "axis": axis, "bars": bars,
-            "xTitle": x_title, "yTitle": y_title}
+        bars.append(
+            {
+                "x": round(LEFT + i * step + 4, 1),
+                "width": round(step - 8, 1),
+                "y": top,
+                "height": round(axis["base"] - top, 1),
+                "middle": round(LEFT + (i + 0.5) * step, 1),
+                "name": name,
+                "count": count,
+            }
+        )
+    return {
+        "title": title,
+        "width": WIDTH,
+        "height": HEIGHT,
+        "axis": axis,
+        "bars": bars,
+        "xTitle": x_title,
+        "yTitle": y_title,
+    }
 
 
 def _quarter(day: str) -> str:

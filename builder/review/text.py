@@ -8,8 +8,10 @@ from builder.review.verdict import verdict_lines
 
 def review_lines(result: dict) -> list[str]:
     against = result["against"] or "nothing promoted"
-    lines = [f"review of {result['candidate']} (as of {result['asOf']['candidate']}) against {against}",
-             *verdict_lines(result["verdict"])]
+    lines = [
+        f"review of {result['candidate']} (as of {result['asOf']['candidate']}) against {against}",
+        *verdict_lines(result["verdict"]),
+    ]
     versions = result["versions"]
     lines.append(f"versions: {versions['count']['candidate']} (promoted: {versions['count']['against']})")
     for entry in versions["added"]:
@@ -17,8 +19,10 @@ def review_lines(result: dict) -> list[str]:
     for entry in versions["dropped"]:
         lines.append(f"  dropped   {entry['versionId']}  sha256 {entry['contentSha256'][:16]}")
     for entry in versions["restated"]:
-        lines.append(f"  restated  {entry['replaces']} → {entry['versionId']}  "
-                     f"sha256 {entry['replacedSha256'][:16]} → {entry['contentSha256'][:16]}")
+        lines.append(
+            f"  restated  {entry['replaces']} → {entry['versionId']}  "
+            f"sha256 {entry['replacedSha256'][:16]} → {entry['contentSha256'][:16]}"
+        )
     lines.append("coverage:")
     for manager in result["coverage"]:
         lines.append(f"  {manager['id']}: {_span(manager['candidate'])} (promoted: {_span(manager['against'])})")
@@ -30,16 +34,26 @@ def review_lines(result: dict) -> list[str]:
     before = "—" if unmapped["against"] is None else f"{unmapped['against']:.2%}"
     lines.append(f"unmapped share of value: {unmapped['candidate']:.2%} (promoted: {before})")
     undecided = result["undecided"]
-    lines.append(f"undecided changes: {undecided['count']}, {undecided['open']} open (not published by the promoted release)")
+    lines.append(
+        f"undecided changes: {undecided['count']}, {undecided['open']} open (not published by the promoted release)"
+    )
     lines += undecided_lines([u for u in undecided["changes"] if u["open"]], "  open")
-    lines.append(f"largest trades of the latest quarter, per kind (by shares traded at the quarter's price, never by "
-                 f"change of market value): {_kinds(result['kinds'])}")
-    lines += [f"  {t['kind']:<8} {t['manager']}/{t['ticker']}{'' if t['mapped'] else ' (no ticker: CUSIP)'}: "
-              f"{t['shareDelta']:+,} shares; value {t['fromValue']:,} → {t['toValue']:,} = trade {t['tradeEffect']:+,} "
-              f"+ price {t['priceEffect']:+,}" for t in result["trades"]]
+    lines.append(
+        f"largest trades of the latest quarter, per kind (by shares traded at the quarter's price, never by "
+        f"change of market value): {_kinds(result['kinds'])}"
+    )
+    lines += [
+        f"  {t['kind']:<8} {t['manager']}/{t['ticker']}{'' if t['mapped'] else ' (no ticker: CUSIP)'}: "
+        f"{t['shareDelta']:+,} shares; value {t['fromValue']:,} → {t['toValue']:,} = trade {t['tradeEffect']:+,} "
+        f"+ price {t['priceEffect']:+,}"
+        for t in result["trades"]
+    ]
     lines.append("book value per manager, latest quarter: change = trades + undecided + price")
-    lines += [f"  {b['manager']}: {b['before']:,} → {b['after']:,} ({b['change']:+,}) = trades {b['tradeEffect']:+,} "
-              f"+ undecided {b['undecided']:+,} + price {b['priceEffect']:+,}" for b in result["bridges"]]
+    lines += [
+        f"  {b['manager']}: {b['before']:,} → {b['after']:,} ({b['change']:+,}) = trades {b['tradeEffect']:+,} "
+        f"+ undecided {b['undecided']:+,} + price {b['priceEffect']:+,}"
+        for b in result["bridges"]
+    ]
     return lines
 
 

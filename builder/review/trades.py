@@ -41,8 +41,17 @@ def value_bridges(previous: dict | None, latest: dict) -> list[dict]:
         trade = sum(_trade(change)["tradeEffect"] for change in mine if change["kind"] in TRADES)
         undecided = sum(change["toValue"] - change["fromValue"] for change in mine if change["kind"] == "undecided")
         start, end = before.get(manager["id"], 0), manager["bookValue"]
-        bridges.append({"manager": manager["id"], "before": start, "after": end, "change": end - start,
-                        "tradeEffect": trade, "undecided": undecided, "priceEffect": end - start - trade - undecided})
+        bridges.append(
+            {
+                "manager": manager["id"],
+                "before": start,
+                "after": end,
+                "change": end - start,
+                "tradeEffect": trade,
+                "undecided": undecided,
+                "priceEffect": end - start - trade - undecided,
+            }
+        )
     return bridges
 
 
@@ -67,7 +76,16 @@ def _trade(change: dict) -> dict:
     else:  # ended: no later price, the earlier one (per share carried through corporate actions) stands in
         shares, value = change["carriedShares"] or change["fromShares"], change["fromValue"]
     trade = round(delta * value / shares) if shares else 0
-    return {"manager": change["managerId"], "ticker": change["ticker"], "mapped": change["mapped"],
-            "kind": change["kind"], "shareDelta": delta, "fromShares": change["fromShares"],
-            "toShares": change["toShares"], "fromValue": change["fromValue"], "toValue": change["toValue"],
-            "tradeEffect": trade, "priceEffect": change["toValue"] - change["fromValue"] - trade}
+    return {
+        "manager": change["managerId"],
+        "ticker": change["ticker"],
+        "mapped": change["mapped"],
+        "kind": change["kind"],
+        "shareDelta": delta,
+        "fromShares": change["fromShares"],
+        "toShares": change["toShares"],
+        "fromValue": change["fromValue"],
+        "toValue": change["toValue"],
+        "tradeEffect": trade,
+        "priceEffect": change["toValue"] - change["fromValue"] - trade,
+    }

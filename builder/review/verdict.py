@@ -9,7 +9,7 @@ FIXES = {
     "restatement": "check that the restated quarters (listed below) are what the filings now say",
     "shrink": "bring back the missing quarters or managers, or accept a smaller pack",
     "corporate-actions": "record the open undecided changes in corporate_actions.csv (each listed below with its "
-                         "line), then build again",
+    "line), then build again",
 }
 
 
@@ -17,8 +17,16 @@ def verdict(result: dict, tripped: list[str], releases_option: str = "") -> dict
     """The decision a review supports: `tripped` holds the line of each gate the review trips (all gates asked)."""
     candidate, against = result["candidate"], result["against"]
     if candidate == against:
-        return {"agents": [f"nothing: {candidate} is the promoted release"], "gates": [], "gateNames": [], "newWarnings": 0,
-                "undecidedOpen": 0, "promotable": False, "fix": [], "next": None}
+        return {
+            "agents": [f"nothing: {candidate} is the promoted release"],
+            "gates": [],
+            "gateNames": [],
+            "newWarnings": 0,
+            "undecidedOpen": 0,
+            "promotable": False,
+            "fix": [],
+            "next": None,
+        }
     gates = [line.split(":", 1)[0] for line in tripped]
     return {
         "agents": _agents(result),
@@ -36,8 +44,10 @@ def _agents(result: dict) -> list[str]:
     """What agents would read differently once the candidate is promoted."""
     versions = result["versions"]
     latest = result["latest"]
-    lines = [f"latest version {latest['candidate'] or 'none'}"
-             + (f" (promoted: {latest['against']})" if latest["against"] != latest["candidate"] else " (as promoted)")]
+    lines = [
+        f"latest version {latest['candidate'] or 'none'}"
+        + (f" (promoted: {latest['against']})" if latest["against"] != latest["candidate"] else " (as promoted)")
+    ]
     counts = [f"{len(versions[k])} {k}" for k in ("added", "restated", "dropped") if versions[k]]
     lines.append(f"versions: {', '.join(counts) if counts else 'the same ones, the same bytes'}")
     kinds = {entry["kind"]: entry["count"] for entry in result["kinds"]}

@@ -71,8 +71,9 @@ def read_limits(section: Any, name: str, problems: list[SourceProblem]) -> Limit
         if value is None:
             continue
         if not isinstance(value, int) or isinstance(value, bool) or not 1 <= value <= MAX_LIMIT_MIB:
-            problems.append(SourceProblem(name, f"[limits] {key} must be a whole number of MiB 1–{MAX_LIMIT_MIB}, "
-                                                f"not {value!r}"))
+            problems.append(
+                SourceProblem(name, f"[limits] {key} must be a whole number of MiB 1–{MAX_LIMIT_MIB}, not {value!r}")
+            )
             continue
         values[field] = Limit(value * MIB, key)
     return Limits(**values)
@@ -127,8 +128,11 @@ def _link_problem(path: Path, source: str, root: Path) -> SourceProblem | None:
     target = path.resolve()
     if target.is_relative_to(root):
         return None
-    return SourceProblem(source, f"is a link to {escaped(target)}, outside the source tree — copy the file into "
-                                 f"the tree instead (a release is built from the tree alone)")
+    return SourceProblem(
+        source,
+        f"is a link to {escaped(target)}, outside the source tree — copy the file into "
+        f"the tree instead (a release is built from the tree alone)",
+    )
 
 
 def _size_problem(path: Path, source: str, limits: Limits) -> SourceProblem | None:
@@ -142,8 +146,11 @@ def _size_problem(path: Path, source: str, limits: Limits) -> SourceProblem | No
 
 def _too_large(source: str, size: int, limit: Limit) -> SourceProblem:
     allowed = f"{limit.bytes // MIB} MiB" if limit.bytes % MIB == 0 else f"{limit.bytes:,}-byte"
-    return SourceProblem(source, f"{size:,} bytes, over the {allowed} limit for this source file — remove it, or "
-                                 f"raise [limits] {limit.key} in packs.toml")
+    return SourceProblem(
+        source,
+        f"{size:,} bytes, over the {allowed} limit for this source file — remove it, or "
+        f"raise [limits] {limit.key} in packs.toml",
+    )
 
 
 def read_bounded(path: Path, source: str, limit: Limit) -> bytes | SourceProblem:

@@ -35,5 +35,6 @@ def linked_tickers(before: Mapping[str, Security], after: Mapping[str, Security]
     """One report line per CUSIP whose ticker a link changed."""
     return [
         f"linked {cusip} ({before[cusip].ticker}) to {after[cusip].ticker} by share-class FIGI {after[cusip].figi}"
-        for cusip in sorted(before) if before[cusip].ticker != after[cusip].ticker
+        for cusip in sorted(before)
+        if before[cusip].ticker != after[cusip].ticker
     ]

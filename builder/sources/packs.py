@@ -96,7 +96,9 @@ def _allow_missing(value: Any, where: str, name: str, problems: list[SourceProbl
     for item in value if isinstance(value, list) else [value]:
         quarter = item if type(item) is date else _date_or_none(item)
         if quarter is None or (quarter.month, quarter.day) not in QUARTER_ENDS:
-            problems.append(SourceProblem(name, f"{where}: allow_missing lists quarter ends (YYYY-MM-DD), not {item!r}"))
+            problems.append(
+                SourceProblem(name, f"{where}: allow_missing lists quarter ends (YYYY-MM-DD), not {item!r}")
+            )
             continue
         quarters.append(quarter)
     return tuple(sorted(set(quarters)))

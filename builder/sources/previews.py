@@ -143,8 +143,11 @@ class _Reader:
             if Path(entry).is_absolute() or not target.is_relative_to(self.root):
                 self.problem(f"[{kind}] files: {entry!r} is not inside the source root")
             elif target.is_dir():
-                listed = sorted(p.relative_to(self.root).as_posix() for p in target.rglob("*.json")
-                                if p.is_file() and p.resolve().is_relative_to(self.root))
+                listed = sorted(
+                    p.relative_to(self.root).as_posix()
+                    for p in target.rglob("*.json")
+                    if p.is_file() and p.resolve().is_relative_to(self.root)
+                )
                 if not listed:
                     self.problem(f"[{kind}] files: {entry!r} holds no .json file")
                 found += listed
@@ -257,8 +260,13 @@ class _Settings:
 
 
 def _person(settings: _Settings, reader: _Reader, fixture: bool) -> PersonSource:
-    source = PersonSource(settings.text("name"), _files(settings, reader, parse_congress), settings.texts("aliases"),
-                          fixture, settings.day())
+    source = PersonSource(
+        settings.text("name"),
+        _files(settings, reader, parse_congress),
+        settings.texts("aliases"),
+        fixture,
+        settings.day(),
+    )
     for file in source.files:
         rows = sum(trade.member_key in source.keys for trade in file.trades)
         notes = reader.notes[file.source]
@@ -268,16 +276,18 @@ def _person(settings: _Settings, reader: _Reader, fixture: bool) -> PersonSource
 
 def _congress(settings: _Settings, reader: _Reader, fixture: bool) -> CongressSource:
     files = _files(settings, reader, parse_congress)
-    return CongressSource(files, _rule(settings, "demo"), _rule(settings, "strict"), fixture, settings.day(),
-                          _aliases(settings))
+    return CongressSource(
+        files, _rule(settings, "demo"), _rule(settings, "strict"), fixture, settings.day(), _aliases(settings)
+    )
 
 
 def _aliases(settings: _Settings) -> tuple[tuple[str, ...], ...]:
     """[congress.aliases] `"Shown Name" = ["other spelling", …]` as groups led by the shown name."""
     table = settings.section.get("aliases", {})
     if not isinstance(table, Mapping) or not all(
-            isinstance(others, list) and others and all(isinstance(o, str) and o.strip() for o in others)
-            for others in table.values()):
+        isinstance(others, list) and others and all(isinstance(o, str) and o.strip() for o in others)
+        for others in table.values()
+    ):
         settings.fail(f'aliases must be a table of "name" = ["other spelling", …], not {table!r}')
         return ()
     return tuple((name.strip(), *(o.strip() for o in others)) for name, others in sorted(table.items()))
@@ -289,10 +299,15 @@ def _social(settings: _Settings, reader: _Reader, fixture: bool) -> SocialSource
         settings.fail(f"abbreviation must be a string, not {abbreviation!r}")
         abbreviation = ""
     return SocialSource(
-        forum, _files(settings, reader, parse_social), abbreviation.strip(),
+        forum,
+        _files(settings, reader, parse_social),
+        abbreviation.strip(),
         tuple(sorted({word.upper() for word in settings.texts("exclude")})),
-        settings.integer("min_mentions", 0, 1_000_000), settings.integer("min_baseline", 1, 1_000_000),
-        settings.integer("top", 1, 100), fixture, settings.day(),
+        settings.integer("min_mentions", 0, 1_000_000),
+        settings.integer("min_baseline", 1, 1_000_000),
+        settings.integer("top", 1, 100),
+        fixture,
+        settings.day(),
     )
 
 
@@ -320,14 +335,22 @@ def _report(path: str, parsed: CongressFile | SocialFile, notes: list[str]) -> s
     excluded = {issue.row for issue in parsed.issues if issue.outcome is RowOutcome.EXCLUDED}
     reasons = sorted({issue.code for issue in parsed.issues})
     counts = ", ".join(f"{code} ×{sum(i.code == code for i in parsed.issues)}" for code in reasons)
-    line = (f"{path} [{', '.join(notes)}]: {parsed.rows} rows read, {len(rows_with_issues)} malformed "
-            f"({len(rows_with_issues - excluded)} kept, {len(excluded)} excluded{': ' + counts if counts else ''})")
+    line = (
+        f"{path} [{', '.join(notes)}]: {parsed.rows} rows read, {len(rows_with_issues)} malformed "
+        f"({len(rows_with_issues - excluded)} kept, {len(excluded)} excluded{': ' + counts if counts else ''})"
+    )
     if isinstance(parsed, SocialFile):
         return f"{line}, {len({s.taken for s in parsed.snapshots})} snapshots"
     before = sum(trade.disclosed < trade.traded for trade in parsed.trades)
     unlinked = sum(not trade.ptr_link for trade in parsed.trades)
     instruments = Counter(trade.instrument.value for trade in parsed.trades)
-    return "".join((line, f", {before} disclosed before the trade" if before else "",
-                    f", {unlinked} without a report link" if unlinked else "",
-                    ", instruments: " + ", ".join(f"{kind} {n}" for kind, n in sorted(instruments.items()))
-                    if instruments else ""))
+    return "".join(
+        (
+            line,
+            f", {before} disclosed before the trade" if before else "",
+            f", {unlinked} without a report link" if unlinked else "",
+            ", instruments: " + ", ".join(f"{kind} {n}" for kind, n in sorted(instruments.items()))
+            if instruments
+            else "",
+        )
+    )

@@ -74,8 +74,9 @@ def parse_social(data: bytes, source: str) -> SocialFile:
     return SocialFile(source, rows, tuple(snapshots), tuple(issues))
 
 
-def _rows(listed: list[Any], taken: datetime | None, source: str, rows: int,
-          issues: list[RowIssue]) -> tuple[list[Mention], int]:
+def _rows(
+    listed: list[Any], taken: datetime | None, source: str, rows: int, issues: list[RowIssue]
+) -> tuple[list[Mention], int]:
     mentions: list[Mention] = []
     seen: set[str] = set()
     for row in listed:
@@ -105,9 +106,14 @@ def _mention(row: Any, index: int, found: list[tuple[str, str]]) -> Mention:
     rank = _required(row, "rank", minimum=1)
     rank_24h_ago = _optional(row, "rank_24h_ago", 0, found)
     return Mention(
-        row=index, rank=rank, ticker=ticker, name=" ".join(html.unescape(str(row.get("name") or "")).split()),
-        mentions=_required(row, "mentions", minimum=0), upvotes=_optional(row, "upvotes", None, found),
-        rank_24h_ago=rank_24h_ago or None, mentions_24h_ago=_optional(row, "mentions_24h_ago", 0, found),
+        row=index,
+        rank=rank,
+        ticker=ticker,
+        name=" ".join(html.unescape(str(row.get("name") or "")).split()),
+        mentions=_required(row, "mentions", minimum=0),
+        upvotes=_optional(row, "upvotes", None, found),
+        rank_24h_ago=rank_24h_ago or None,
+        mentions_24h_ago=_optional(row, "mentions_24h_ago", 0, found),
     )
 
 

@@ -99,7 +99,9 @@ def read_sources(
         copycat=config.copycat,
         securities=securities,
         filings=known,
-        files=tuple(sorted((*_files_of(filings.files, later), *previews.files, *_config_files(root)), key=lambda f: f.path)),
+        files=tuple(
+            sorted((*_files_of(filings.files, later), *previews.files, *_config_files(root)), key=lambda f: f.path)
+        ),
         warnings=(*(w for filing in known for w in filing.warnings), *_fixture_warning(config.fixture)),
         skipped=filings.skipped,
         previews=dict(previews.sources),
@@ -139,7 +141,9 @@ def _filed_by(filings: tuple[Filing, ...], as_of: date) -> tuple[tuple[Filing, .
     known = tuple(f for f in filings if f.filed <= as_of)
     if not known:
         first = min(f.filed for f in filings)
-        raise SourceError([SourceProblem("sec13f", f"no filing was filed by the as-of date {as_of} (the first was filed {first})")])
+        raise SourceError(
+            [SourceProblem("sec13f", f"no filing was filed by the as-of date {as_of} (the first was filed {first})")]
+        )
     return known, tuple(f for f in filings if f.filed > as_of)
 
 
@@ -163,4 +167,8 @@ def _config_files(root: Path) -> tuple[SourceFile, ...]:
 def _fixture_warning(fixture: bool) -> tuple[ScopeWarning, ...]:
     if not fixture:
         return ()
-    return (ScopeWarning("fixture-data", "fictional fixture data: invented managers and holdings, not investment data", "packs.toml"),)
+    return (
+        ScopeWarning(
+            "fixture-data", "fictional fixture data: invented managers and holdings, not investment data", "packs.toml"
+        ),
+    )

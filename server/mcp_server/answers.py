@@ -48,8 +48,11 @@ def packs(data: Data, arguments: Arguments) -> dict[str, Any]:
     listed = [{key: pack[key] for key in fields} for pack in data["packs"]]
     return {
         "packs": listed,
-        "nextCalls": [call("get_latest_pack", {"packId": pack["id"]}, f"the latest {pack['id']} in brief")
-                      for pack in data["packs"] if pack["status"] == "available"],
+        "nextCalls": [
+            call("get_latest_pack", {"packId": pack["id"]}, f"the latest {pack['id']} in brief")
+            for pack in data["packs"]
+            if pack["status"] == "available"
+        ],
     }
 
 
@@ -61,16 +64,32 @@ def versions(data: Data, arguments: Arguments) -> dict[str, Any]:
     entries = [{key: value for key, value in entry.items() if key != "artifactSha256"} for entry in data["versions"]]
     ids = [entry["versionId"] for entry in data["versions"]]
     pack = data["packId"]
-    next_calls = [call("compare_versions", {"packId": pack, "from": ids[1], "to": ids[0]}, "what changed in the latest "
-                       "quarter")] if len(ids) > 1 and pack == "13f-copycat" else []
-    return {"packId": pack, "latestVersion": data["latestVersion"], "versionCount": len(entries),
-            "versions": entries[:LISTED], "nextCalls": [*next_calls, call("get_latest_pack", {"packId": pack},
-                                                                            "the latest version in brief")]}
+    next_calls = (
+        [call("compare_versions", {"packId": pack, "from": ids[1], "to": ids[0]}, "what changed in the latest quarter")]
+        if len(ids) > 1 and pack == "13f-copycat"
+        else []
+    )
+    return {
+        "packId": pack,
+        "latestVersion": data["latestVersion"],
+        "versionCount": len(entries),
+        "versions": entries[:LISTED],
+        "nextCalls": [*next_calls, call("get_latest_pack", {"packId": pack}, "the latest version in brief")],
+    }
 
 
 def _largest_trades(positions: Iterable[dict]) -> list[dict]:
-    trades = [{"managerId": p["managerId"], "ticker": p["ticker"], "kind": p["kind"], "shareDelta": p["shareDelta"],
-               "tradedValue": traded_value(p)} for p in positions if is_trade(p["kind"])]
+    trades = [
+        {
+            "managerId": p["managerId"],
+            "ticker": p["ticker"],
+            "kind": p["kind"],
+            "shareDelta": p["shareDelta"],
+            "tradedValue": traded_value(p),
+        }
+        for p in positions
+        if is_trade(p["kind"])
+    ]
     return sorted(trades, key=lambda t: (-abs(t["tradedValue"]), t["ticker"], t["managerId"]))
 
 
@@ -81,19 +100,32 @@ def diff(data: Data, arguments: Arguments) -> dict[str, Any]:
     explained = list(dict.fromkeys(t["ticker"] for t in trades))[:2]
     pack = arguments.get("packId", "13f-copycat")
     return {
-        "from": data["from"], "to": data["to"], "fromQuarter": data["fromQuarter"], "toQuarter": data["toQuarter"],
+        "from": data["from"],
+        "to": data["to"],
+        "fromQuarter": data["fromQuarter"],
+        "toQuarter": data["toQuarter"],
         "view": {"mode": data["view"]["mode"], "managerCount": len(data["view"]["managers"])},
-        "tickers": {"enteredCount": len(tickers["entered"]), "entered": tickers["entered"][:LISTED],
-                    "leftCount": len(tickers["left"]), "left": tickers["left"][:LISTED],
-                    "unchanged": tickers["unchanged"]},
+        "tickers": {
+            "enteredCount": len(tickers["entered"]),
+            "entered": tickers["entered"][:LISTED],
+            "leftCount": len(tickers["left"]),
+            "left": tickers["left"][:LISTED],
+            "unchanged": tickers["unchanged"],
+        },
         "tradeCount": len(trades),
         "largestTrades": trades[:LISTED],
         "notTrades": [{"managerId": p["managerId"], "ticker": p["ticker"], "kind": p["kind"]} for p in others][:LISTED],
         "notTradeCount": len(others),
         "amendments": sorted({a for s in data["sources"] for a in s["amendments"]})[:LISTED],
         "policyChanges": data["policy"][:LISTED],
-        "nextCalls": [call("explain_position", {"packId": pack, "ticker": t, **view_arguments(arguments)},
-                           f"who traded {t}, with the filing rows") for t in explained],
+        "nextCalls": [
+            call(
+                "explain_position",
+                {"packId": pack, "ticker": t, **view_arguments(arguments)},
+                f"who traded {t}, with the filing rows",
+            )
+            for t in explained
+        ],
     }
 
 
@@ -101,12 +133,20 @@ def explanation(data: Data, arguments: Arguments) -> dict[str, Any]:
     changes = sorted(data["changes"], key=lambda c: (-c.get("value", 0), c["managerId"]))
     summary = data["summary"]
     return {
-        "ticker": data["ticker"], "issuer": data["issuer"], "cusip": data["cusip"],
-        "versionId": data["versionId"], "quarter": data["quarter"],
+        "ticker": data["ticker"],
+        "issuer": data["issuer"],
+        "cusip": data["cusip"],
+        "versionId": data["versionId"],
+        "quarter": data["quarter"],
         "view": {"mode": data["view"]["mode"], "managerCount": len(data["view"]["managers"])},
-        "summary": {"holderCount": summary["holderCount"], "value": summary["value"],
-                    "buyerCount": len(summary["buyers"]), "buyers": summary["buyers"][:LISTED],
-                    "sellerCount": len(summary["sellers"]), "sellers": summary["sellers"][:LISTED]},
+        "summary": {
+            "holderCount": summary["holderCount"],
+            "value": summary["value"],
+            "buyerCount": len(summary["buyers"]),
+            "buyers": summary["buyers"][:LISTED],
+            "sellerCount": len(summary["sellers"]),
+            "sellers": summary["sellers"][:LISTED],
+        },
         "changeCount": len(changes),
         "changes": [_held(change) for change in changes[:LISTED]],
         "evidence": data["evidence"]["statements"][:SHORT],
@@ -114,8 +154,13 @@ def explanation(data: Data, arguments: Arguments) -> dict[str, Any]:
         "overlap": data["overlap"],
         "policy": data["policy"],
         "limitations": data["limitations"],
-        "nextCalls": [call("compare_ethos", {"tickers": [data["ticker"]], **_body_view(arguments)},
-                           "its score under every ethos, beside the view's top sets")],
+        "nextCalls": [
+            call(
+                "compare_ethos",
+                {"tickers": [data["ticker"]], **_body_view(arguments)},
+                "its score under every ethos, beside the view's top sets",
+            )
+        ],
         "executionEnabled": False,
     }
 
@@ -123,8 +168,11 @@ def explanation(data: Data, arguments: Arguments) -> dict[str, Any]:
 def _held(change: dict) -> dict[str, Any]:
     """One manager's position (or exit) in brief: the trade, the shares and value after it, the first source."""
     fields = ("managerId", "managerName", "held", "shares", "value", "weight")
-    return {**{key: change[key] for key in fields if key in change}, "change": change["change"],
-            "accession": change["sources"][0]["accession"] if change["sources"] else None}
+    return {
+        **{key: change[key] for key in fields if key in change},
+        "change": change["change"],
+        "accession": change["sources"][0]["accession"] if change["sources"] else None,
+    }
 
 
 def _body_view(arguments: Arguments) -> Arguments:
@@ -134,9 +182,17 @@ def _body_view(arguments: Arguments) -> Arguments:
 
 
 def ethos_list(data: Data, arguments: Arguments) -> dict[str, Any]:
-    listed = [{"id": e["id"], "name": e["name"], "principles": e["principles"],
-               "features": [f["name"] for f in e["scoring"]["features"]], "weights": e["scoring"]["weights"],
-               "topSetSize": e["scoring"]["topSetSize"]} for e in data["ethos"]]
+    listed = [
+        {
+            "id": e["id"],
+            "name": e["name"],
+            "principles": e["principles"],
+            "features": [f["name"] for f in e["scoring"]["features"]],
+            "weights": e["scoring"]["weights"],
+            "topSetSize": e["scoring"]["topSetSize"],
+        }
+        for e in data["ethos"]
+    ]
     return {"ethos": listed, "nextCalls": [call("compare_ethos", {}, "every ethos's scores over all managers")]}
 
 
@@ -146,14 +202,22 @@ def ethos_comparison(data: Data, arguments: Arguments) -> dict[str, Any]:
     body: Arguments = {key: arguments[key] for key in ("managerIds", "mode") if key in arguments}
     return {
         "ethosIds": data["ethosIds"],
-        "basis": {**{key: value for key, value in data["basis"].items() if key != "managers"},
-                  "managerCount": len(data["basis"]["managers"])},
+        "basis": {
+            **{key: value for key, value in data["basis"].items() if key != "managers"},
+            "managerCount": len(data["basis"]["managers"]),
+        },
         "topSets": data["topSets"],
         "overlap": data["overlap"],
         "scoreCount": len(ranked),
         "scores": [{"ticker": e["ticker"], "scores": e["scores"]} for e in ranked[:LISTED]],
-        "nextCalls": [call("explain_position", {"packId": "13f-copycat", "ticker": t, **_get_view(body)},
-                           f"why {t} is in every top set") for t in overlap[:2]],
+        "nextCalls": [
+            call(
+                "explain_position",
+                {"packId": "13f-copycat", "ticker": t, **_get_view(body)},
+                f"why {t} is in every top set",
+            )
+            for t in overlap[:2]
+        ],
     }
 
 
@@ -164,10 +228,14 @@ def _get_view(body: Arguments) -> Arguments:
 
 def policy(data: Data, arguments: Arguments) -> dict[str, Any]:
     return {
-        "versionId": data["versionId"], "asOf": data["asOf"], "signal": data["signal"],
+        "versionId": data["versionId"],
+        "asOf": data["asOf"],
+        "signal": data["signal"],
         "checks": [{key: check[key] for key in ("id", "outcome", "reason")} for check in data["checks"]],
-        "blockingReasonCount": len(data["blockingReasons"]), "blockingReasons": data["blockingReasons"][:SHORT],
-        "warningCount": len(data["warnings"]), "warnings": data["warnings"][:SHORT],
+        "blockingReasonCount": len(data["blockingReasons"]),
+        "blockingReasons": data["blockingReasons"][:SHORT],
+        "warningCount": len(data["warnings"]),
+        "warnings": data["warnings"][:SHORT],
         "executionEnabled": False,
         "nextCalls": [call("get_latest_pack", {"packId": "13f-copycat", **_get_view(arguments)}, "the view in brief")],
     }
@@ -176,17 +244,28 @@ def policy(data: Data, arguments: Arguments) -> dict[str, Any]:
 def audit(data: Data, arguments: Arguments) -> dict[str, Any]:
     policy_result = data["policy"]
     return {
-        "identity": data["identity"], "release": data["release"], "contentHash": data["contentHash"],
-        "provenance": {"fileCount": len(data["provenance"]), "bytes": sum(f["size"] for f in data["provenance"]),
-                       "files": data["provenance"][:SHORT]},
+        "identity": data["identity"],
+        "release": data["release"],
+        "contentHash": data["contentHash"],
+        "provenance": {
+            "fileCount": len(data["provenance"]),
+            "bytes": sum(f["size"] for f in data["provenance"]),
+            "files": data["provenance"][:SHORT],
+        },
         "methodology": _methodology(data["methodology"]),
-        "policy": None if policy_result is None else {"signal": policy_result["signal"],
-                                                      "blockingReasons": policy_result["blockingReasons"][:SHORT]},
+        "policy": None
+        if policy_result is None
+        else {"signal": policy_result["signal"], "blockingReasons": policy_result["blockingReasons"][:SHORT]},
         "events": data["events"],
         "caveats": data.get("caveats", []),
         "executionEnabled": False,
-        "nextCalls": [call("get_latest_pack", {"packId": data["identity"]["packId"], **view_arguments(arguments)},
-                           "the artifact in brief")],
+        "nextCalls": [
+            call(
+                "get_latest_pack",
+                {"packId": data["identity"]["packId"], **view_arguments(arguments)},
+                "the artifact in brief",
+            )
+        ],
     }
 
 
@@ -194,8 +273,11 @@ def _methodology(methodology: dict) -> dict[str, Any]:
     """13f-copycat's methodology with each ethos named by id (list_ethos has the rest); a preview's as it is."""
     if "ethos" not in methodology:
         return methodology
-    return {"view": methodology["view"], "ethosIds": [e["id"] for e in methodology["ethos"]],
-            "policy": methodology["policy"]}
+    return {
+        "view": methodology["view"],
+        "ethosIds": [e["id"] for e in methodology["ethos"]],
+        "policy": methodology["policy"],
+    }
 
 
 COMPACT: dict[str, Callable[[Data, Arguments], dict[str, Any]]] = {

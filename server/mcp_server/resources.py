@@ -27,8 +27,10 @@ SCHEME = "research-artifact"
 MAX_MESSAGE_BYTES = 8 * 1024 * 1024
 PART_BUDGET = MAX_MESSAGE_BYTES - 512 * 1024
 TEMPLATE = SCHEME + "://answers/{sha256}/part/{part}/of/{parts}{?call}"
-URI = re.compile(SCHEME + r"://answers/(?P<sha256>[0-9a-f]{64})/part/(?P<part>[1-9][0-9]*)/of/(?P<parts>[1-9][0-9]*)"
-                 r"(?:\?(?P<query>.*))?$")
+URI = re.compile(
+    SCHEME + r"://answers/(?P<sha256>[0-9a-f]{64})/part/(?P<part>[1-9][0-9]*)/of/(?P<parts>[1-9][0-9]*)"
+    r"(?:\?(?P<query>.*))?$"
+)
 JSON_TYPE = "application/json"
 FRAGMENT_TYPE = "text/plain"  # a part of a larger envelope is not JSON on its own
 REASSEMBLY = (
@@ -86,8 +88,14 @@ def parts_of(body: bytes, tool: str, arguments: dict[str, Any]) -> list[Part]:
     sha256, query = sha256_hex(body), call_query(tool, arguments)
     bounds = part_bounds(body)
     return [
-        Part(f"{SCHEME}://answers/{sha256}/part/{number}/of/{len(bounds)}?{query}", number, len(bounds), start, end,
-             end - start)
+        Part(
+            f"{SCHEME}://answers/{sha256}/part/{number}/of/{len(bounds)}?{query}",
+            number,
+            len(bounds),
+            start,
+            end,
+            end - start,
+        )
         for number, (start, end) in enumerate(bounds, 1)
     ]
 

@@ -43,8 +43,15 @@ from server.mcp_server.resources import (
 
 RESOURCE_NOT_FOUND = -32002  # the MCP specification's code for resources/read of an unknown resource
 COMPACT_KEPT = 256  # compact answers kept by (sha256, call): a repeated call is not summarised again
-TEMPLATES = [ResourceTemplate(name="rest-answer", title="Full REST answer of a tool call", uri_template=TEMPLATE,
-                              description=TEMPLATE_DESCRIPTION, mime_type=JSON_TYPE)]
+TEMPLATES = [
+    ResourceTemplate(
+        name="rest-answer",
+        title="Full REST answer of a tool call",
+        uri_template=TEMPLATE,
+        description=TEMPLATE_DESCRIPTION,
+        mime_type=JSON_TYPE,
+    )
+]
 
 
 def error_result(answer: Answer) -> CallToolResult:
@@ -55,10 +62,19 @@ def error_result(answer: Answer) -> CallToolResult:
 def link(part: Part, route: str, size: int) -> ResourceLink:
     """The resource_link of one part of the REST answer."""
     whole = part.parts == 1
-    text = (f"The full REST answer of {route} ({size} bytes)" if whole else
-            f"Part {part.number} of {part.parts} of the full REST answer of {route} ({size} bytes). {REASSEMBLY}")
-    return ResourceLink(type="resource_link", uri=part.uri, name=f"rest-answer-{part.number}-of-{part.parts}",
-                        description=text, mime_type=JSON_TYPE if whole else FRAGMENT_TYPE, size=part.size)
+    text = (
+        f"The full REST answer of {route} ({size} bytes)"
+        if whole
+        else f"Part {part.number} of {part.parts} of the full REST answer of {route} ({size} bytes). {REASSEMBLY}"
+    )
+    return ResourceLink(
+        type="resource_link",
+        uri=part.uri,
+        name=f"rest-answer-{part.number}-of-{part.parts}",
+        description=text,
+        mime_type=JSON_TYPE if whole else FRAGMENT_TYPE,
+        size=part.size,
+    )
 
 
 class Results:
@@ -78,8 +94,9 @@ class Results:
         parts = parts_of(answer.body, operation.tool, arguments)
         route = f"{operation.method} {operation.route}"
         text = TextContent(type="text", text=orjson.dumps(brief).decode())
-        return CallToolResult(content=[text, *(link(part, route, len(answer.body)) for part in parts)],
-                              structured_content=brief)
+        return CallToolResult(
+            content=[text, *(link(part, route, len(answer.body)) for part in parts)], structured_content=brief
+        )
 
     def _brief(self, sha256: str, body: bytes, operation: Operation, arguments: dict[str, Any]) -> dict[str, Any]:
         key = (sha256, orjson.dumps(arguments, option=orjson.OPT_SORT_KEYS))
@@ -102,15 +119,19 @@ class Results:
 def parse_resource_uri(uri: str) -> Request:
     request = parse_uri(uri)
     if request is None:
-        raise MCPError(RESOURCE_NOT_FOUND, f"not a resource of this server: {uri[:200]!r}; see resources/templates/list")
+        raise MCPError(
+            RESOURCE_NOT_FOUND, f"not a resource of this server: {uri[:200]!r}; see resources/templates/list"
+        )
     return request
 
 
 def read_result(uri: str, request: Request, body: bytes | None) -> ReadResourceResult:
     """The part a URI names, from the REST bytes found for it (None, or other bytes: not found)."""
     if body is None or sha256_hex(body) != request.sha256:
-        raise MCPError(RESOURCE_NOT_FOUND, "this answer is no longer served (a newer release was promoted); "
-                       "call the tool again for a fresh link")
+        raise MCPError(
+            RESOURCE_NOT_FOUND,
+            "this answer is no longer served (a newer release was promoted); call the tool again for a fresh link",
+        )
     text = part_text(body, request)
     if text is None:
         raise MCPError(RESOURCE_NOT_FOUND, f"the answer {request.sha256} does not have {request.parts} parts")

@@ -45,53 +45,127 @@ NEXT_CALLS = items("tool", "arguments", "why")
 VIEW = OBJECT
 
 OUTPUT_SCHEMAS: dict[str, Schema] = {
-    "getHealth": obj({
-        "status": {"enum": ["consumable", "degraded"]}, "releaseId": STRING, "asOf": STRING, "fixture": BOOLEAN,
-        "packs": items("id", "latestVersion"), "warningCount": INTEGER, "warnings": items("code", "message"),
-        "executionEnabled": NO_EXECUTION, "nextCalls": NEXT_CALLS,
-    }),
+    "getHealth": obj(
+        {
+            "status": {"enum": ["consumable", "degraded"]},
+            "releaseId": STRING,
+            "asOf": STRING,
+            "fixture": BOOLEAN,
+            "packs": items("id", "latestVersion"),
+            "warningCount": INTEGER,
+            "warnings": items("code", "message"),
+            "executionEnabled": NO_EXECUTION,
+            "nextCalls": NEXT_CALLS,
+        }
+    ),
     "listPacks": obj({"packs": items("id", "label", "status"), "nextCalls": NEXT_CALLS}),
-    "getLatestPack": obj({
-        "pack": STRING, "versionId": STRING, "asOf": STRING, "caveats": strings(), "nextCalls": NEXT_CALLS,
-        "executionEnabled": NO_EXECUTION, "managers": items("id", "name", "cik", "period", "filings", "trades"),
-        "freshness": part({"daysSinceDeadline": INTEGER, "stale": BOOLEAN}), "glossary": OBJECT,
-        "limits13F": strings(),
-    }, optional=("managers", "freshness", "glossary", "limits13F")),  # a preview pack has its own fields instead
-    "listPackVersions": obj({
-        "packId": STRING, "latestVersion": STRING, "versionCount": INTEGER, "versions": items("versionId", "latest"),
-        "nextCalls": NEXT_CALLS,
-    }),
-    "compareVersions": obj({
-        "from": STRING, "to": STRING, "fromQuarter": STRING, "toQuarter": STRING, "view": VIEW,
-        "tickers": part({"enteredCount": INTEGER, "entered": strings(), "leftCount": INTEGER, "left": strings(),
-                        "unchanged": INTEGER}),
-        "tradeCount": INTEGER, "largestTrades": items("managerId", "ticker", "kind", "shareDelta", "tradedValue"),
-        "notTradeCount": INTEGER, "notTrades": items("managerId", "ticker", "kind"), "amendments": strings(),
-        "policyChanges": items("id", "from", "to"), "nextCalls": NEXT_CALLS,
-    }),
-    "explainPosition": obj({
-        "ticker": STRING, "issuer": STRING, "cusip": STRING, "versionId": STRING, "quarter": STRING, "view": VIEW,
-        "summary": OBJECT,
-        "changeCount": INTEGER, "changes": items("managerId", "held", "change", "accession"),
-        "evidence": items("text", "citations"), "ethosScores": OBJECT, "overlap": OBJECT,
-        "policy": nullable("object"), "limitations": strings(), "executionEnabled": NO_EXECUTION,
-        "nextCalls": NEXT_CALLS,
-    }),
+    "getLatestPack": obj(
+        {
+            "pack": STRING,
+            "versionId": STRING,
+            "asOf": STRING,
+            "caveats": strings(),
+            "nextCalls": NEXT_CALLS,
+            "executionEnabled": NO_EXECUTION,
+            "managers": items("id", "name", "cik", "period", "filings", "trades"),
+            "freshness": part({"daysSinceDeadline": INTEGER, "stale": BOOLEAN}),
+            "glossary": OBJECT,
+            "limits13F": strings(),
+        },
+        optional=("managers", "freshness", "glossary", "limits13F"),
+    ),  # a preview pack has its own fields instead
+    "listPackVersions": obj(
+        {
+            "packId": STRING,
+            "latestVersion": STRING,
+            "versionCount": INTEGER,
+            "versions": items("versionId", "latest"),
+            "nextCalls": NEXT_CALLS,
+        }
+    ),
+    "compareVersions": obj(
+        {
+            "from": STRING,
+            "to": STRING,
+            "fromQuarter": STRING,
+            "toQuarter": STRING,
+            "view": VIEW,
+            "tickers": part(
+                {
+                    "enteredCount": INTEGER,
+                    "entered": strings(),
+                    "leftCount": INTEGER,
+                    "left": strings(),
+                    "unchanged": INTEGER,
+                }
+            ),
+            "tradeCount": INTEGER,
+            "largestTrades": items("managerId", "ticker", "kind", "shareDelta", "tradedValue"),
+            "notTradeCount": INTEGER,
+            "notTrades": items("managerId", "ticker", "kind"),
+            "amendments": strings(),
+            "policyChanges": items("id", "from", "to"),
+            "nextCalls": NEXT_CALLS,
+        }
+    ),
+    "explainPosition": obj(
+        {
+            "ticker": STRING,
+            "issuer": STRING,
+            "cusip": STRING,
+            "versionId": STRING,
+            "quarter": STRING,
+            "view": VIEW,
+            "summary": OBJECT,
+            "changeCount": INTEGER,
+            "changes": items("managerId", "held", "change", "accession"),
+            "evidence": items("text", "citations"),
+            "ethosScores": OBJECT,
+            "overlap": OBJECT,
+            "policy": nullable("object"),
+            "limitations": strings(),
+            "executionEnabled": NO_EXECUTION,
+            "nextCalls": NEXT_CALLS,
+        }
+    ),
     "listEthos": obj({"ethos": items("id", "name", "principles", "features", "weights"), "nextCalls": NEXT_CALLS}),
-    "compareEthos": obj({
-        "ethosIds": strings(), "basis": OBJECT,
-        "topSets": OBJECT, "overlap": part({"tickers": strings(), "pairwise": items("a", "b", "agreement")}),
-        "scoreCount": INTEGER, "scores": items("ticker", "scores"), "nextCalls": NEXT_CALLS,
-    }),
-    "validatePolicy": obj({
-        "versionId": STRING, "asOf": STRING, "signal": {"enum": ["research-only", "no-signal"]},
-        "checks": items("id", "outcome", "reason"), "blockingReasonCount": INTEGER, "blockingReasons": strings(),
-        "warningCount": INTEGER, "warnings": strings(), "executionEnabled": NO_EXECUTION, "nextCalls": NEXT_CALLS,
-    }),
-    "exportAuditTrail": obj({
-        "identity": OBJECT, "release": OBJECT, "contentHash": part({"algorithm": STRING, "value": STRING}),
-        "provenance": part({"fileCount": INTEGER, "bytes": INTEGER, "files": items("path", "sha256")}),
-        "methodology": OBJECT, "policy": nullable("object"), "events": items("event", "at"), "caveats": strings(),
-        "executionEnabled": NO_EXECUTION, "nextCalls": NEXT_CALLS,
-    }),
+    "compareEthos": obj(
+        {
+            "ethosIds": strings(),
+            "basis": OBJECT,
+            "topSets": OBJECT,
+            "overlap": part({"tickers": strings(), "pairwise": items("a", "b", "agreement")}),
+            "scoreCount": INTEGER,
+            "scores": items("ticker", "scores"),
+            "nextCalls": NEXT_CALLS,
+        }
+    ),
+    "validatePolicy": obj(
+        {
+            "versionId": STRING,
+            "asOf": STRING,
+            "signal": {"enum": ["research-only", "no-signal"]},
+            "checks": items("id", "outcome", "reason"),
+            "blockingReasonCount": INTEGER,
+            "blockingReasons": strings(),
+            "warningCount": INTEGER,
+            "warnings": strings(),
+            "executionEnabled": NO_EXECUTION,
+            "nextCalls": NEXT_CALLS,
+        }
+    ),
+    "exportAuditTrail": obj(
+        {
+            "identity": OBJECT,
+            "release": OBJECT,
+            "contentHash": part({"algorithm": STRING, "value": STRING}),
+            "provenance": part({"fileCount": INTEGER, "bytes": INTEGER, "files": items("path", "sha256")}),
+            "methodology": OBJECT,
+            "policy": nullable("object"),
+            "events": items("event", "at"),
+            "caveats": strings(),
+            "executionEnabled": NO_EXECUTION,
+            "nextCalls": NEXT_CALLS,
+        }
+    ),
 }

@@ -61,8 +61,9 @@ def triage(line: bytes) -> Incoming:
     try:
         return SessionMessage(types.jsonrpc_message_adapter.validate_python(value, by_name=False))
     except ValueError:
-        return refusal(types.INVALID_REQUEST, "Invalid Request: neither a request, a notification nor a response",
-                       request_id)
+        return refusal(
+            types.INVALID_REQUEST, "Invalid Request: neither a request, a notification nor a response", request_id
+        )
 
 
 def _lenient_id(line: bytes) -> str | int | None:
@@ -112,8 +113,13 @@ async def read_messages(stdin: BinaryIO, to_server: ContextSendStream[Any], to_c
         while chunk := await anyio.to_thread.run_sync(stdin.read, CHUNK, abandon_on_cancel=True):
             lines, skipping = lines_of(buffer, chunk, skipping)
             for line in lines:
-                message = triage(line) if line is not None else refusal(
-                    types.INVALID_REQUEST, f"Invalid Request: a message is at most {MAX_MESSAGE_BYTES} bytes")
+                message = (
+                    triage(line)
+                    if line is not None
+                    else refusal(
+                        types.INVALID_REQUEST, f"Invalid Request: a message is at most {MAX_MESSAGE_BYTES} bytes"
+                    )
+                )
                 if isinstance(message, SessionMessage):
                     await to_server.send(message)
                 elif message is not None:

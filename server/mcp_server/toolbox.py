@@ -26,11 +26,7 @@ from mcp.server import Server, ServerRequestContext
 from mcp.server.lowlevel import NotificationOptions
 from mcp.server.models import InitializationOptions
 from mcp.server.session import ServerSession
-from mcp.server.subscriptions import (
-    InMemorySubscriptionBus,
-    ListenHandler,
-    ToolsListChanged,
-)
+from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, ToolsListChanged
 from mcp.shared.exceptions import MCPError
 from mcp.types import (
     INVALID_PARAMS,
@@ -50,12 +46,7 @@ from builder.api.contract import Operation
 from builder.release.objects import Answer
 from server.dispatch import LiveCache
 from server.mcp_server.resources import Request
-from server.mcp_server.results import (
-    TEMPLATES,
-    Results,
-    parse_resource_uri,
-    read_result,
-)
+from server.mcp_server.results import TEMPLATES, Results, parse_resource_uri, read_result
 from server.mcp_server.stdio import stdio_transport
 from server.mcp_server.tools import answer_call, served_document, tool_specs
 from server.watch import WATCH_INTERVAL, ReleaseWatch
@@ -109,17 +100,20 @@ class ToolBox:
     def _answer(self, operation: Operation, arguments: dict[str, Any]) -> Answer:
         return answer_call(self.watch.serving, self.cache, operation, arguments)
 
-    async def list_resources(self, ctx: ServerRequestContext[Any], _params: PaginatedRequestParams | None
-                             ) -> ListResourcesResult:
+    async def list_resources(
+        self, ctx: ServerRequestContext[Any], _params: PaginatedRequestParams | None
+    ) -> ListResourcesResult:
         """No fixed resources: every one is the answer of a tool call, linked by its result (see the template)."""
         return ListResourcesResult(resources=[])
 
-    async def list_templates(self, ctx: ServerRequestContext[Any], _params: PaginatedRequestParams | None
-                             ) -> ListResourceTemplatesResult:
+    async def list_templates(
+        self, ctx: ServerRequestContext[Any], _params: PaginatedRequestParams | None
+    ) -> ListResourceTemplatesResult:
         return ListResourceTemplatesResult(resource_templates=TEMPLATES)
 
-    async def read_resource(self, ctx: ServerRequestContext[Any], params: ReadResourceRequestParams
-                            ) -> ReadResourceResult:
+    async def read_resource(
+        self, ctx: ServerRequestContext[Any], params: ReadResourceRequestParams
+    ) -> ReadResourceResult:
         """A part of a REST answer: held, in the promoted release, or answered again from the call in its URI."""
         request = parse_resource_uri(params.uri)
         async with self._lock:

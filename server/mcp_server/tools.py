@@ -167,7 +167,9 @@ def get_request(operation: Operation, arguments: dict[str, Any]) -> tuple[dict[s
     path_names = [p.name for p in operation.params if p.location == "path"]
     missing = [name for name in path_names if name not in arguments]
     if missing:  # a URL always has its path segments: only a tool call can leave one out
-        raise ApiError(400, ErrorCode.MISSING_PARAMETER, f"argument {missing[0]!r} is required", {"parameter": missing[0]})
+        raise ApiError(
+            400, ErrorCode.MISSING_PARAMETER, f"argument {missing[0]!r} is required", {"parameter": missing[0]}
+        )
     path = {name: _query_value(arguments[name]) for name in path_names}
     query: list[tuple[str, str]] = []
     for name, value in arguments.items():

@@ -9,13 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from builder.api.contract import (
-    OPERATIONS,
-    RESEARCH_REQUEST,
-    VIEW_REQUEST,
-    Operation,
-    Param,
-)
+from builder.api.contract import OPERATIONS, RESEARCH_REQUEST, VIEW_REQUEST, Operation, Param
 from builder.api.data import ReleaseData
 from builder.api.openapi.agent import agent_payload_schemas
 from builder.api.openapi.glossary import describe
@@ -45,21 +39,8 @@ from builder.api.openapi.text import (
     UNAVAILABLE_NOTE,
     URL_CODES,
 )
-from builder.api.openapi.values import (
-    ReleaseValues,
-    body_schema,
-    parameter_example,
-    parameter_schema,
-    release_values,
-)
-from builder.api.wire import (
-    API_PREFIX,
-    CONTRACT_VERSION,
-    GET_CACHE_CONTROL,
-    JSON_TYPE,
-    POST_CACHE_CONTROL,
-    ErrorCode,
-)
+from builder.api.openapi.values import ReleaseValues, body_schema, parameter_example, parameter_schema, release_values
+from builder.api.wire import API_PREFIX, CONTRACT_VERSION, GET_CACHE_CONTROL, JSON_TYPE, POST_CACHE_CONTROL, ErrorCode
 from builder.research.artifact import PACK_ID
 
 # The API root relative to this document (served at <root>/api/v1/openapi.json): a client resolving it against
@@ -105,11 +86,15 @@ TAGS = {
     "research": "Investing methodologies (ethos) and research policy checks.",
 }
 HEADERS = {
-    "ETag": ("A strong validator derived from the bytes alone: the same bytes have the same ETag in every release.",
-             {"type": "string", "pattern": '^"[0-9a-f]{64}"$'}),
+    "ETag": (
+        "A strong validator derived from the bytes alone: the same bytes have the same ETag in every release.",
+        {"type": "string", "pattern": '^"[0-9a-f]{64}"$'},
+    ),
     "ServiceApiVersion": ("The REST API version (contract section 9).", {"type": "string", "const": "v1"}),
-    "CacheControlRevalidate": ("Caches may store the answer but must revalidate it.",
-                               {"type": "string", "const": GET_CACHE_CONTROL}),
+    "CacheControlRevalidate": (
+        "Caches may store the answer but must revalidate it.",
+        {"type": "string", "const": GET_CACHE_CONTROL},
+    ),
     "CacheControlNoStore": ("Not cacheable.", {"type": "string", "const": POST_CACHE_CONTROL}),
 }
 
@@ -132,7 +117,8 @@ def openapi_document(data: ReleaseData | None = None) -> dict[str, Any]:
         "components": {
             "schemas": describe({**component_schemas(), **_request_schemas(values)}),
             "headers": {
-                name: {"description": text, "required": True, "schema": schema} for name, (text, schema) in HEADERS.items()
+                name: {"description": text, "required": True, "schema": schema}
+                for name, (text, schema) in HEADERS.items()
             },
         },
     }
@@ -161,8 +147,12 @@ def _info() -> dict[str, Any]:
 
 
 def _operation(operation: Operation, values: ReleaseValues | None) -> dict[str, Any]:
-    notes = [operation.description, DECISIONS.get(operation.id, ""),
-             GET_NOTE if operation.method == "GET" else POST_NOTE, UNAVAILABLE_NOTE]
+    notes = [
+        operation.description,
+        DECISIONS.get(operation.id, ""),
+        GET_NOTE if operation.method == "GET" else POST_NOTE,
+        UNAVAILABLE_NOTE,
+    ]
     entry: dict[str, Any] = {
         "operationId": operation.id,
         "summary": operation.summary,
@@ -216,7 +206,9 @@ def error_codes(operation: Operation, status: int) -> list[str]:
     excluded = set(BODY_CODES if operation.method == "GET" else URL_CODES - {ErrorCode.UNKNOWN_PARAMETER})
     if operation.body is not None and "ethosIds" not in operation.body["properties"]:
         excluded.add(ErrorCode.UNKNOWN_ETHOS)
-    return [str(code) for code, (code_status, _) in ERROR_CODES.items() if code_status == status and code not in excluded]
+    return [
+        str(code) for code, (code_status, _) in ERROR_CODES.items() if code_status == status and code not in excluded
+    ]
 
 
 def _headers(*names: str) -> dict[str, Any]:
@@ -232,8 +224,17 @@ def envelope_name(operation: Operation) -> str:
 
 def component_schemas() -> dict[str, Schema]:
     """Every schema the document names; two modules defining one name is a programming error."""
-    parts = [envelope_schemas(), artifact_schemas(), release_schemas(), latest_schemas(), agent_payload_schemas(),
-             payload_schemas(), preview_schemas(), _envelopes(), _errors()]
+    parts = [
+        envelope_schemas(),
+        artifact_schemas(),
+        release_schemas(),
+        latest_schemas(),
+        agent_payload_schemas(),
+        payload_schemas(),
+        preview_schemas(),
+        _envelopes(),
+        _errors(),
+    ]
     schemas: dict[str, Schema] = {}
     for part in parts:
         clash = schemas.keys() & part.keys()
@@ -250,10 +251,10 @@ def _request_schemas(values: ReleaseValues | None) -> dict[str, Schema]:
 def _envelopes() -> dict[str, Schema]:
     """Each enveloped operation's success body, meta.capability naming the operation; the raw document's shape."""
     envelopes = {
-        envelope_name(op): closed({
-            "data": ref(PAYLOADS[op.id]),
-            "meta": ref("ApiMeta"),
-        }, description=f"The success envelope of {op.id}: meta.capability is '{op.id}'.")
+        envelope_name(op): closed(
+            {"data": ref(PAYLOADS[op.id]), "meta": ref("ApiMeta")},
+            description=f"The success envelope of {op.id}: meta.capability is '{op.id}'.",
+        )
         for op in OPERATIONS
         if op.envelope
     }

@@ -9,11 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from builder.api.openapi.contexts import (
-    IN_CONTEXT,
-    PREVIEW_FIELDS,
-    component_description,
-)
+from builder.api.openapi.contexts import IN_CONTEXT, PREVIEW_FIELDS, component_description
 
 FIELDS: dict[str, str] = {
     "version": "The contract version of this document.",
@@ -131,7 +127,7 @@ FIELDS: dict[str, str] = {
     "info": "The document's title, version and description.",
     "issuer": "The issuer's name as filed.",
     "kind": "The kind of change (the trade, on one share basis): new, added, reduced, unchanged, exited; converted "
-            "(ended through a corporate action), undecided (not counted as bought or sold), unknown.",
+    "(ended through a corporate action), undecided (not counted as bought or sold), unknown.",
     "kinds": "How many managers made each kind of change.",
     "label": "launch pack, data preview or research preview.",
     "largestDecreases": "Tickers with the largest net decreases, by value change.",
@@ -297,6 +293,8 @@ FIELDS: dict[str, str] = {
     "windowDays": "Days of the window.",
     "windowTrades": "Trades disclosed within the widest window.",
 }
+
+
 def describe(schemas: dict[str, Any]) -> dict[str, Any]:
     """`schemas` with a description on every component and every property that lacks one: the text of the
     field where it is (contexts.IN_CONTEXT), else of its name (FIELDS). The schemas must share no object."""

@@ -35,8 +35,11 @@ def said(schema: Schema, description: str) -> Schema:
     return {**schema, "description": description}
 
 
-DUPLICATES_DROPPED = said(INTEGER, "Rows dropped because another configured file holds the same trade; per-file "
-                                   "counts and the files holding the counted rows are in sources.")
+DUPLICATES_DROPPED = said(
+    INTEGER,
+    "Rows dropped because another configured file holds the same trade; per-file "
+    "counts and the files holding the counted rows are in sources.",
+)
 INSTRUMENT_RULE = said(STRING, "How each trade's instrument (stock, option, bond, other) is decided.")
 DUPLICATE_RULE = said(STRING, "When a row is a copy of a trade another configured file holds.")
 KINDS = ("Person", "Congress", "Social")
@@ -50,8 +53,14 @@ def fields(properties: dict[str, Schema], optional: tuple[str, ...] = ()) -> Sch
 
 AMOUNT_RANGE = fields({"low": INTEGER, "high": nullable(INTEGER)})
 SPELLING = fields({"spelling": STRING, "rows": INTEGER, "chambers": STRINGS, "districts": STRINGS})
-PERSON = fields({"person": STRING, "chamber": STRING, "state": STRING,
-                 "spellings": array(fields({"spelling": STRING, "rows": INTEGER}))})
+PERSON = fields(
+    {
+        "person": STRING,
+        "chamber": STRING,
+        "state": STRING,
+        "spellings": array(fields({"spelling": STRING, "rows": INTEGER})),
+    }
+)
 
 
 def _amount() -> Schema:
@@ -60,27 +69,54 @@ def _amount() -> Schema:
 
 def transaction() -> Schema:
     """A disclosed transaction as read from its source row."""
-    return fields({
-        "member": STRING, "chamber": STRING, "district": STRING, "ticker": nullable(STRING),
-        "asset_description": STRING, "asset_type": STRING, "type": STRING, "owner": STRING,
-        "transaction_date": DATE, "disclosure_date": DATE, "days_to_disclose": INTEGER, "amount": _amount(),
-        "ptr_link": STRING, "flags": STRINGS, "source": STRING, "row": INTEGER,
-        "person": said(STRING, "The member after the identity rules: one person, one name, however the rows spell it."),
-        "instrument": STRING, "instrument_rule": STRING, "shares": nullable(INTEGER),
-    })
+    return fields(
+        {
+            "member": STRING,
+            "chamber": STRING,
+            "district": STRING,
+            "ticker": nullable(STRING),
+            "asset_description": STRING,
+            "asset_type": STRING,
+            "type": STRING,
+            "owner": STRING,
+            "transaction_date": DATE,
+            "disclosure_date": DATE,
+            "days_to_disclose": INTEGER,
+            "amount": _amount(),
+            "ptr_link": STRING,
+            "flags": STRINGS,
+            "source": STRING,
+            "row": INTEGER,
+            "person": said(
+                STRING, "The member after the identity rules: one person, one name, however the rows spell it."
+            ),
+            "instrument": STRING,
+            "instrument_rule": STRING,
+            "shares": nullable(INTEGER),
+        }
+    )
 
 
 def source_report() -> Schema:
     """One source file read: its rows, what was kept and excluded, and each malformed row with its reason."""
     counts = {"type": "object", "additionalProperties": INTEGER}
-    return fields({
-        "path": STRING, "rows": INTEGER, "kept": INTEGER, "excluded": INTEGER, "malformed": INTEGER,
-        "reasons": counts,
-        "issues": array(fields({"code": STRING, "message": STRING, "outcome": STRING, "row": INTEGER})),
-        "instruments": counts, "instrument_rules": counts, "duplicates_dropped": INTEGER,
-        "duplicates_of": array(fields({"path": STRING, "rows": INTEGER})),
-        "without_report_link": INTEGER,
-    }, optional=("instruments", "instrument_rules", "duplicates_dropped", "duplicates_of", "without_report_link"))
+    return fields(
+        {
+            "path": STRING,
+            "rows": INTEGER,
+            "kept": INTEGER,
+            "excluded": INTEGER,
+            "malformed": INTEGER,
+            "reasons": counts,
+            "issues": array(fields({"code": STRING, "message": STRING, "outcome": STRING, "row": INTEGER})),
+            "instruments": counts,
+            "instrument_rules": counts,
+            "duplicates_dropped": INTEGER,
+            "duplicates_of": array(fields({"path": STRING, "rows": INTEGER})),
+            "without_report_link": INTEGER,
+        },
+        optional=("instruments", "instrument_rules", "duplicates_dropped", "duplicates_of", "without_report_link"),
+    )
 
 
 def _disclosure(*extra: str) -> Schema:
@@ -105,60 +141,115 @@ def person_schemas() -> dict[str, Schema]:
         "person": STRING,
         "as_of": DATE,
         "fixture": BOOLEAN,
-        "totals": closed({"estimate": INTEGER, "low": INTEGER, "high": nullable(INTEGER)},
-                         description="Dollar estimate with its bounds; high is null when a range is open-ended."),
-        "concentration": closed({
-            "positions": INTEGER,
-            "hhi": NUMBER,
-            "effective_positions": nullable(NUMBER),
-            f"top{CONCENTRATION_TOP}_weight": NUMBER,
-            "top": array(closed({"ticker": STRING, "weight": NUMBER})),
-        }),
+        "totals": closed(
+            {"estimate": INTEGER, "low": INTEGER, "high": nullable(INTEGER)},
+            description="Dollar estimate with its bounds; high is null when a range is open-ended.",
+        ),
+        "concentration": closed(
+            {
+                "positions": INTEGER,
+                "hhi": NUMBER,
+                "effective_positions": nullable(NUMBER),
+                f"top{CONCENTRATION_TOP}_weight": NUMBER,
+                "top": array(closed({"ticker": STRING, "weight": NUMBER})),
+            }
+        ),
         "freshness": _disclosure("days_since_latest_disclosure"),
     }
-    holding = closed({"ticker": STRING, "estimate": INTEGER, "low": INTEGER, "high": nullable(INTEGER), "weight": NUMBER})
-    estimated = fields({
-        "ticker": STRING, "asset_description": STRING, "estimate": INTEGER, "low": INTEGER, "high": nullable(INTEGER),
-        "weight": NUMBER, "transactions": INTEGER, "first_transaction_date": DATE, "last_transaction_date": DATE,
-        "last_disclosure_date": DATE,
-    })
+    holding = closed(
+        {"ticker": STRING, "estimate": INTEGER, "low": INTEGER, "high": nullable(INTEGER), "weight": NUMBER}
+    )
+    estimated = fields(
+        {
+            "ticker": STRING,
+            "asset_description": STRING,
+            "estimate": INTEGER,
+            "low": INTEGER,
+            "high": nullable(INTEGER),
+            "weight": NUMBER,
+            "transactions": INTEGER,
+            "first_transaction_date": DATE,
+            "last_transaction_date": DATE,
+            "last_disclosure_date": DATE,
+        }
+    )
     return {
-        "PersonArtifact": closed({
-            **summary, "description": STRING, "holdings": array(estimated), "closed": STRINGS,
-            "unmatched_sales": array(transaction()),
-            "options": said(array(transaction()), "The person's option trades (calls, puts): listed, never part of a "
-                                                  "stock position."),
-            "untracked": said(array(transaction()), "Transactions not estimated: no readable ticker, bonds and other "
-                                                    "instruments, exchanges."),
-            "transactions": array(transaction()),
-            "spellings": said(array(SPELLING), "Each spelling of the person's name in the counted rows, with its rows, "
-                                               "chambers and districts."),
-            "duplicates_dropped": said(INTEGER, "The person's rows dropped because another configured file holds "
-                                                "the same trade."),
-            "sources": array(source_report()), "caveats": STRINGS,
-        }),
+        "PersonArtifact": closed(
+            {
+                **summary,
+                "description": STRING,
+                "holdings": array(estimated),
+                "closed": STRINGS,
+                "unmatched_sales": array(transaction()),
+                "options": said(
+                    array(transaction()),
+                    "The person's option trades (calls, puts): listed, never part of a stock position.",
+                ),
+                "untracked": said(
+                    array(transaction()),
+                    "Transactions not estimated: no readable ticker, bonds and other instruments, exchanges.",
+                ),
+                "transactions": array(transaction()),
+                "spellings": said(
+                    array(SPELLING),
+                    "Each spelling of the person's name in the counted rows, with its rows, chambers and districts.",
+                ),
+                "duplicates_dropped": said(
+                    INTEGER, "The person's rows dropped because another configured file holds the same trade."
+                ),
+                "sources": array(source_report()),
+                "caveats": STRINGS,
+            }
+        ),
         "PersonAgentPayload": closed({**summary, "top_holdings": array(holding), "caveats": STRINGS}),
-        "PersonMethodology": closed({
-            "person": STRING, "names_matched": STRINGS, "name_matching": STRING, "counted": STRING, "estimate": STRING,
-            "not_estimated": STRING, "instrument": INSTRUMENT_RULE, "duplicates": DUPLICATE_RULE,
-            "concentration": STRING, "late_disclosure_days": INTEGER,
-            "amount_categories": array(AMOUNT_RANGE), "evaluation_date": DATE, "release_as_of": DATE, "sources": STRINGS,
-        }),
+        "PersonMethodology": closed(
+            {
+                "person": STRING,
+                "names_matched": STRINGS,
+                "name_matching": STRING,
+                "counted": STRING,
+                "estimate": STRING,
+                "not_estimated": STRING,
+                "instrument": INSTRUMENT_RULE,
+                "duplicates": DUPLICATE_RULE,
+                "concentration": STRING,
+                "late_disclosure_days": INTEGER,
+                "amount_categories": array(AMOUNT_RANGE),
+                "evaluation_date": DATE,
+                "release_as_of": DATE,
+                "sources": STRINGS,
+            }
+        ),
     }
 
 
 def congress_schemas() -> dict[str, Schema]:
     """congress-trades: cluster signal under demo and strict thresholds; may say stay in cash."""
-    rule = closed({
-        "window_days": INTEGER, "min_members": INTEGER, "min_amount": INTEGER,
-        "direction": {"const": "purchase"}, "counted_by": {"const": "disclosure date"},
-    })
+    rule = closed(
+        {
+            "window_days": INTEGER,
+            "min_members": INTEGER,
+            "min_amount": INTEGER,
+            "direction": {"const": "purchase"},
+            "counted_by": {"const": "disclosure date"},
+        }
+    )
     rules = closed({"demo": rule, "strict": rule})
-    clusters = array(fields({
-        "ticker": STRING, "members": STRINGS, "member_count": INTEGER, "first_disclosed": DATE,
-        "last_disclosed": DATE, "trade_count": INTEGER, "amount_low_total": INTEGER,
-        "amount_high_total": nullable(INTEGER), "trades": array(transaction()),
-    }))
+    clusters = array(
+        fields(
+            {
+                "ticker": STRING,
+                "members": STRINGS,
+                "member_count": INTEGER,
+                "first_disclosed": DATE,
+                "last_disclosed": DATE,
+                "trade_count": INTEGER,
+                "amount_low_total": INTEGER,
+                "amount_high_total": nullable(INTEGER),
+                "trades": array(transaction()),
+            }
+        )
+    )
     days = array(fields({"date": DATE, "tickers": STRINGS}))
     head = {"pack": {"const": CONGRESS_PACK_ID}, "label": DATA_PREVIEW, "as_of": DATE, "fixture": BOOLEAN}
     summary = {
@@ -167,49 +258,97 @@ def congress_schemas() -> dict[str, Schema]:
         "answer": STRING,
         "produced_by": nullable(enum(("strict", "demo"))),
     }
-    trade = closed({
-        "member": said(STRING, "The member's name as filed."),
-        "person": said(STRING, "The member as one person: every spelling of the name merged (methodology "
-                               "memberIdentity)."),
-        "transaction_date": DATE, "disclosure_date": DATE, "days_to_disclose": INTEGER,
-        "amount": closed({"low": INTEGER, "high": nullable(INTEGER), "text": STRING}),
-        "owner": enum(("self", "spouse", "joint", "dependent", "not stated")),
-        "ptr_link": said(nullable(STRING), "Link to the periodic transaction report; null when the row carries "
-                                           "none (flagged no-report-link)."),
-        "flags": STRINGS,
-    })
-    cluster = closed({
-        "ticker": STRING, "members": STRINGS, "member_count": INTEGER, "first_disclosed": DATE, "last_disclosed": DATE,
-        "trade_count": INTEGER, "amount_low_total": INTEGER, "amount_high_total": nullable(INTEGER),
-        "trades": array(trade),
-    })
+    trade = closed(
+        {
+            "member": said(STRING, "The member's name as filed."),
+            "person": said(
+                STRING, "The member as one person: every spelling of the name merged (methodology memberIdentity)."
+            ),
+            "transaction_date": DATE,
+            "disclosure_date": DATE,
+            "days_to_disclose": INTEGER,
+            "amount": closed({"low": INTEGER, "high": nullable(INTEGER), "text": STRING}),
+            "owner": enum(("self", "spouse", "joint", "dependent", "not stated")),
+            "ptr_link": said(
+                nullable(STRING),
+                "Link to the periodic transaction report; null when the row carries none (flagged no-report-link).",
+            ),
+            "flags": STRINGS,
+        }
+    )
+    cluster = closed(
+        {
+            "ticker": STRING,
+            "members": STRINGS,
+            "member_count": INTEGER,
+            "first_disclosed": DATE,
+            "last_disclosed": DATE,
+            "trade_count": INTEGER,
+            "amount_low_total": INTEGER,
+            "amount_high_total": nullable(INTEGER),
+            "trades": array(trade),
+        }
+    )
     return {
-        "CongressArtifact": closed({
-            **head, "description": STRING, **summary, "rules": rules,
-            "signals": closed({"demo": clusters, "strict": clusters}), "history": closed({"demo": days, "strict": days}),
-            "window_trades": array(transaction()),
-            "window_options": said(array(transaction()), "Option trades disclosed within the widest window: listed, "
-                                                         "never part of a cluster."),
-            "people": said(array(PERSON), "Members filed under more than one spelling, each spelling with its rows: "
-                                          "what the identity rule merged."),
-            "duplicates_dropped": DUPLICATES_DROPPED,
-            "disclosure": _disclosure(), "sources": array(source_report()), "caveats": STRINGS,
-        }),
-        "CongressAgentPayload": closed({
-            **head, **summary,
-            "definition": closed({"direction": {"const": "purchase"}, "counted_by": STRING, "demo": rule, "strict": rule}),
-            "signal": array(cluster), "strict_tickers": STRINGS, "demo_tickers": STRINGS,
-            "latest_disclosure_date": nullable(DATE), "caveats": STRINGS,
-        }),
-        "CongressMethodology": closed({
-            "cluster": STRING, "counted_by": STRING, "eligible": STRING, "headline": STRING, "rules": rules,
-            "member_identity": STRING,
-            "member_aliases": said(array(STRINGS), "Configured spellings of one member that no rule merges, each "
-                                                   "group led by the name shown."),
-            "instrument": INSTRUMENT_RULE, "duplicates": DUPLICATE_RULE,
-            "late_disclosure_days": INTEGER, "amount_categories": array(AMOUNT_RANGE),
-            "evaluation_date": DATE, "release_as_of": DATE, "sources": STRINGS,
-        }),
+        "CongressArtifact": closed(
+            {
+                **head,
+                "description": STRING,
+                **summary,
+                "rules": rules,
+                "signals": closed({"demo": clusters, "strict": clusters}),
+                "history": closed({"demo": days, "strict": days}),
+                "window_trades": array(transaction()),
+                "window_options": said(
+                    array(transaction()),
+                    "Option trades disclosed within the widest window: listed, never part of a cluster.",
+                ),
+                "people": said(
+                    array(PERSON),
+                    "Members filed under more than one spelling, each spelling with its rows: "
+                    "what the identity rule merged.",
+                ),
+                "duplicates_dropped": DUPLICATES_DROPPED,
+                "disclosure": _disclosure(),
+                "sources": array(source_report()),
+                "caveats": STRINGS,
+            }
+        ),
+        "CongressAgentPayload": closed(
+            {
+                **head,
+                **summary,
+                "definition": closed(
+                    {"direction": {"const": "purchase"}, "counted_by": STRING, "demo": rule, "strict": rule}
+                ),
+                "signal": array(cluster),
+                "strict_tickers": STRINGS,
+                "demo_tickers": STRINGS,
+                "latest_disclosure_date": nullable(DATE),
+                "caveats": STRINGS,
+            }
+        ),
+        "CongressMethodology": closed(
+            {
+                "cluster": STRING,
+                "counted_by": STRING,
+                "eligible": STRING,
+                "headline": STRING,
+                "rules": rules,
+                "member_identity": STRING,
+                "member_aliases": said(
+                    array(STRINGS),
+                    "Configured spellings of one member that no rule merges, each group led by the name shown.",
+                ),
+                "instrument": INSTRUMENT_RULE,
+                "duplicates": DUPLICATE_RULE,
+                "late_disclosure_days": INTEGER,
+                "amount_categories": array(AMOUNT_RANGE),
+                "evaluation_date": DATE,
+                "release_as_of": DATE,
+                "sources": STRINGS,
+            }
+        ),
     }
 
 
@@ -225,30 +364,68 @@ def social_schemas() -> dict[str, Schema]:
         "snapshot_time": nullable(STRING),
     }
     definition = {
-        "momentum": STRING, "rank_change": STRING, "new_entrants": STRING, "eligible": STRING, "min_mentions": INTEGER,
-        "min_baseline": INTEGER, "top": INTEGER, "excluded_ticker_words": STRINGS, "forum": STRING,
+        "momentum": STRING,
+        "rank_change": STRING,
+        "new_entrants": STRING,
+        "eligible": STRING,
+        "min_mentions": INTEGER,
+        "min_baseline": INTEGER,
+        "top": INTEGER,
+        "excluded_ticker_words": STRINGS,
+        "forum": STRING,
     }
-    brief = closed({
-        "ticker": STRING, "name": STRING, "mentions": INTEGER, "mentions_24h_ago": nullable(INTEGER),
-        "mention_ratio": nullable(NUMBER), "rank": INTEGER, "rank_change": nullable(INTEGER),
-    })
-    ranked = array(fields({
-        "ticker": STRING, "name": STRING, "mentions": INTEGER, "mentions_24h_ago": nullable(INTEGER),
-        "mention_change": nullable(INTEGER), "mention_ratio": nullable(NUMBER), "rank": INTEGER,
-        "rank_24h_ago": nullable(INTEGER), "rank_change": nullable(INTEGER), "upvotes": nullable(INTEGER),
-        "path": array(fields({"time": STRING, "rank": nullable(INTEGER), "mentions": nullable(INTEGER)})),
-    }))
+    brief = closed(
+        {
+            "ticker": STRING,
+            "name": STRING,
+            "mentions": INTEGER,
+            "mentions_24h_ago": nullable(INTEGER),
+            "mention_ratio": nullable(NUMBER),
+            "rank": INTEGER,
+            "rank_change": nullable(INTEGER),
+        }
+    )
+    ranked = array(
+        fields(
+            {
+                "ticker": STRING,
+                "name": STRING,
+                "mentions": INTEGER,
+                "mentions_24h_ago": nullable(INTEGER),
+                "mention_change": nullable(INTEGER),
+                "mention_ratio": nullable(NUMBER),
+                "rank": INTEGER,
+                "rank_24h_ago": nullable(INTEGER),
+                "rank_change": nullable(INTEGER),
+                "upvotes": nullable(INTEGER),
+                "path": array(fields({"time": STRING, "rank": nullable(INTEGER), "mentions": nullable(INTEGER)})),
+            }
+        )
+    )
     return {
-        "SocialArtifact": closed({
-            **summary, "description": STRING, "movers": ranked, "faders": ranked, "new_entrants": ranked,
-            "leaders": ranked, "excluded_seen": array(fields({"ticker": STRING, "mentions": INTEGER})),
-            "snapshots": array(fields({"time": STRING, "rows": INTEGER})), "sources": array(source_report()),
-            "caveats": STRINGS,
-        }),
-        "SocialAgentPayload": closed({
-            **summary, "definition": closed(definition), "top_movers": array(brief), "new_entrants": array(brief),
-            "caveats": STRINGS,
-        }),
+        "SocialArtifact": closed(
+            {
+                **summary,
+                "description": STRING,
+                "movers": ranked,
+                "faders": ranked,
+                "new_entrants": ranked,
+                "leaders": ranked,
+                "excluded_seen": array(fields({"ticker": STRING, "mentions": INTEGER})),
+                "snapshots": array(fields({"time": STRING, "rows": INTEGER})),
+                "sources": array(source_report()),
+                "caveats": STRINGS,
+            }
+        ),
+        "SocialAgentPayload": closed(
+            {
+                **summary,
+                "definition": closed(definition),
+                "top_movers": array(brief),
+                "new_entrants": array(brief),
+                "caveats": STRINGS,
+            }
+        ),
         "SocialMethodology": closed({**definition, "evaluation_date": DATE, "release_as_of": DATE, "sources": STRINGS}),
     }
 
@@ -262,7 +439,8 @@ def preview_schemas() -> dict[str, Schema]:
     kinds = {**person_schemas(), **congress_schemas(), **social_schemas()}
     for kind in KINDS:  # every payload says execution is disabled, names its version and the calls to make next
         kinds[f"{kind}AgentPayload"]["properties"].update(
-            execution_enabled=NO_EXECUTION, version_id=STRING, next_calls=array(ref("NextCall")))
+            execution_enabled=NO_EXECUTION, version_id=STRING, next_calls=array(ref("NextCall"))
+        )
         kinds[f"{kind}AgentPayload"]["required"] += ["execution_enabled", "version_id", "next_calls"]
     return {**_camel_fields(kinds), **unions}
 
@@ -279,4 +457,3 @@ def _camel_fields(node: Any) -> Any:
     if isinstance(node.get("required"), list):
         renamed["required"] = [camel(name) for name in node["required"]]
     return renamed
-

@@ -89,27 +89,41 @@ VIEW_REF = closed({"managers": STRINGS, "mode": MODE}, description="The canonica
 def envelope_schemas() -> dict[str, Schema]:
     """ApiMeta and the error envelope; `error.code` lists every ErrorCode."""
     return {
-        "ApiMeta": closed({
-            "apiVersion": {"const": API_VERSION},
-            "contractVersion": {"const": CONTRACT_VERSION},
-            "capability": {"type": "string", "description": "The operation id that answered, or 'router'."},
-            "deprecated": {"const": False},
-        }),
+        "ApiMeta": closed(
+            {
+                "apiVersion": {"const": API_VERSION},
+                "contractVersion": {"const": CONTRACT_VERSION},
+                "capability": {"type": "string", "description": "The operation id that answered, or 'router'."},
+                "deprecated": {"const": False},
+            }
+        ),
         "Error": error_detail(list(ErrorCode), "An error: its stable code, a message for people, details."),
-        "ErrorEnvelope": closed({"error": ref("Error"), "meta": ref("ApiMeta")},
-                                description="Every answer other than 200 and 304 (contract section 2.1)."),
+        "ErrorEnvelope": closed(
+            {"error": ref("Error"), "meta": ref("ApiMeta")},
+            description="Every answer other than 200 and 304 (contract section 2.1).",
+        ),
     }
 
 
 def error_detail(codes: Iterable[str], description: str) -> Schema:
     """The `error` object of the envelope, its code one of `codes`."""
-    return closed({
-        "code": {**open_id(codes), "description": "Stable machine-readable code (the examples are this status's "
-                 "codes today; see info.description for the table)."},
-        "message": {"type": "string", "description": "For people; safe to show: never paths or stack traces."},
-        "details": {"type": "object", "additionalProperties": True,
-                    "description": "Which parameter, id or body path is at fault, when the code alone does not say."},
-    }, optional=("details",), description=description)
+    return closed(
+        {
+            "code": {
+                **open_id(codes),
+                "description": "Stable machine-readable code (the examples are this status's "
+                "codes today; see info.description for the table).",
+            },
+            "message": {"type": "string", "description": "For people; safe to show: never paths or stack traces."},
+            "details": {
+                "type": "object",
+                "additionalProperties": True,
+                "description": "Which parameter, id or body path is at fault, when the code alone does not say.",
+            },
+        },
+        optional=("details",),
+        description=description,
+    )
 
 
 def artifact_schemas() -> dict[str, Schema]:
@@ -134,8 +148,9 @@ def artifact_properties(definition: str) -> dict[str, Schema]:
 def _rebase(node: Any) -> Any:
     """`node` with every `#/$defs/x` reference pointing at the hoisted component instead, and every if/then/else
     on a discriminating field made a oneOf with a discriminator (generators type if/then/else as unknown)."""
-    return discriminated(rebased(node, ARTIFACT_DEFS, lambda name: COMPONENTS + artifact_name(name)),
-                         artifact_schema()["$defs"])
+    return discriminated(
+        rebased(node, ARTIFACT_DEFS, lambda name: COMPONENTS + artifact_name(name)), artifact_schema()["$defs"]
+    )
 
 
 def discriminated(node: Any, defs: dict[str, Schema]) -> Any:
@@ -179,54 +194,87 @@ def rebased(node: Any, source: str, target: Callable[[str], str]) -> Any:
 def release_schemas() -> dict[str, Schema]:
     """Health, the pack catalog and version catalogs."""
     return {
-        "Health": closed({
-            "status": {**enum(("consumable", "degraded")), "description": "degraded while fixture or scope warnings exist."},
-            "releaseId": STRING,
-            "manifestSha256": SHA256,
-            "asOf": DATE,
-            "contractVersion": {"const": CONTRACT_VERSION},
-            "fixture": BOOLEAN,
-            "packs": array(closed({"id": STRING, "status": {"const": "available"}, "latestVersion": STRING, "asOf": DATE})),
-            "warningCount": COUNT,
-            "warnings": array(closed({"code": STRING, "message": STRING, "pack": STRING, "manager": nullable(STRING),
-                                      "quarter": nullable(DATE), "accession": nullable(STRING)})),
-            "executionEnabled": NO_EXECUTION,
-        }),
+        "Health": closed(
+            {
+                "status": {
+                    **enum(("consumable", "degraded")),
+                    "description": "degraded while fixture or scope warnings exist.",
+                },
+                "releaseId": STRING,
+                "manifestSha256": SHA256,
+                "asOf": DATE,
+                "contractVersion": {"const": CONTRACT_VERSION},
+                "fixture": BOOLEAN,
+                "packs": array(
+                    closed({"id": STRING, "status": {"const": "available"}, "latestVersion": STRING, "asOf": DATE})
+                ),
+                "warningCount": COUNT,
+                "warnings": array(
+                    closed(
+                        {
+                            "code": STRING,
+                            "message": STRING,
+                            "pack": STRING,
+                            "manager": nullable(STRING),
+                            "quarter": nullable(DATE),
+                            "accession": nullable(STRING),
+                        }
+                    )
+                ),
+                "executionEnabled": NO_EXECUTION,
+            }
+        ),
         "PackCatalog": closed({"packs": array({"anyOf": [ref("AvailablePack"), ref("PlannedPack")]})}),
         "AvailablePack": _catalog_entry(
-            "available", STRING, DATE, closed({"latest": STRING, "versions": STRING}), "An available pack: its routes answer."
+            "available",
+            STRING,
+            DATE,
+            closed({"latest": STRING, "versions": STRING}),
+            "An available pack: its routes answer.",
         ),
         "PlannedPack": _catalog_entry(
             "planned", {"type": "null"}, {"type": "null"}, closed({}), "Announced, not served: its routes answer 404."
         ),
-        "VersionCatalog": closed({
-            "packId": STRING,
-            "latestVersion": STRING,
-            "versions": array({"anyOf": [ref("CopycatVersionReference"), ref("PreviewVersionReference")]},
-                              description="Newest first."),
-        }),
-        "CopycatVersionReference": closed({
-            "versionId": {"type": "string", "pattern": r"^multi-manager-[0-9]{4}-[0-9]{2}-[0-9]{2}-v[0-9]+\.[0-9]+$"},
-            "quarter": DATE,
-            "latest": BOOLEAN,
-            "artifactSha256": {**SHA256, "description": "sha256 of the canonical PackArtifact bytes."},
-        }),
+        "VersionCatalog": closed(
+            {
+                "packId": STRING,
+                "latestVersion": STRING,
+                "versions": array(
+                    {"anyOf": [ref("CopycatVersionReference"), ref("PreviewVersionReference")]},
+                    description="Newest first.",
+                ),
+            }
+        ),
+        "CopycatVersionReference": closed(
+            {
+                "versionId": {
+                    "type": "string",
+                    "pattern": r"^multi-manager-[0-9]{4}-[0-9]{2}-[0-9]{2}-v[0-9]+\.[0-9]+$",
+                },
+                "quarter": DATE,
+                "latest": BOOLEAN,
+                "artifactSha256": {**SHA256, "description": "sha256 of the canonical PackArtifact bytes."},
+            }
+        ),
         "PreviewVersionReference": closed({"versionId": STRING, "asOf": DATE, "latest": BOOLEAN}),
     }
 
 
 def _catalog_entry(status: str, version: Schema, as_of: Schema, links: Schema, description: str) -> Schema:
-    return closed({
-        "id": STRING,
-        "label": enum(PACK_LABELS),
-        "title": STRING,
-        "description": STRING,
-        "features": array(enum(COPYCAT_FEATURES), uniqueItems=True),
-        "status": {"const": status},
-        "latestVersion": version,
-        "asOf": as_of,
-        "links": links,
-    }, description=description)
+    return closed(
+        {
+            "id": STRING,
+            "label": enum(PACK_LABELS),
+            "title": STRING,
+            "description": STRING,
+            "features": array(enum(COPYCAT_FEATURES), uniqueItems=True),
+            "status": {"const": status},
+            "latestVersion": version,
+            "asOf": as_of,
+            "links": links,
+        },
+        description=description,
+    )
 
 
 def latest_schemas() -> dict[str, Schema]:
@@ -235,50 +283,70 @@ def latest_schemas() -> dict[str, Schema]:
     return {
         "LatestPack": {"anyOf": [ref("CopycatLatestPack"), ref("PreviewLatestPack")]},
         "PackSummary": summary,
-        "CopycatLatestPack": closed({
-            "pack": ref("PackSummary"),
-            "versionId": STRING,
-            "artifact": ref("PackArtifact"),
-            "manifestEntry": closed({"file": STRING, "sha256": SHA256},
-                                    description="The release-manifest entry vouching for the artifact's bytes."),
-            "managers": array(closed({"id": STRING, "name": STRING, "cik": STRING, "fictional": BOOLEAN})),
-            "modes": array(MODE),
-            "view": ref("View"),
-            "agentPayload": ref("AgentPayload"),
-            "limitations": STRINGS,
-        }, description=f"The latest {PACK_ID} version."),
-        "PreviewLatestPack": closed({
-            "pack": ref("PackSummary"),
-            "versionId": STRING,
-            "artifact": ref("PreviewArtifact"),
-            "agentPayload": ref("PreviewAgentPayload"),
-            "caveats": STRINGS,
-            "limitations": STRINGS,
-        }, description="A preview pack: caveats stay attached."),
-        "View": closed({"managers": STRINGS, "mode": MODE, "tickerCount": COUNT, "tickers": array(ref("ViewTicker")),
-                        "warnings": array(ref("ArtifactWarning"))}),
-        "ViewTicker": closed({
-            "ticker": STRING,
-            "tickerAsOf": enum(("quarter-end", "current", "unmapped")),
-            "cusip": STRING,
-            "issuer": STRING,
-            "managers": array(ref("ViewPosition")),
-            "holders": STRINGS,
-            "holderCount": COUNT,
-            "value": COUNT,
-            "buyers": STRINGS,
-            "sellers": STRINGS,
-        }, description="One ticker of a view: every selected manager's position or ended one, holders, buyers, sellers."),
-        "ViewPosition": closed({
-            "managerId": STRING,
-            "held": BOOLEAN,
-            "shares": COUNT,
-            "value": COUNT,
-            "weight": FRACTION,
-            "change": enum(CHANGE_KINDS),
-            "cause": enum(CAUSES),
-            "shareDelta": nullable(INTEGER),
-        }),
+        "CopycatLatestPack": closed(
+            {
+                "pack": ref("PackSummary"),
+                "versionId": STRING,
+                "artifact": ref("PackArtifact"),
+                "manifestEntry": closed(
+                    {"file": STRING, "sha256": SHA256},
+                    description="The release-manifest entry vouching for the artifact's bytes.",
+                ),
+                "managers": array(closed({"id": STRING, "name": STRING, "cik": STRING, "fictional": BOOLEAN})),
+                "modes": array(MODE),
+                "view": ref("View"),
+                "agentPayload": ref("AgentPayload"),
+                "limitations": STRINGS,
+            },
+            description=f"The latest {PACK_ID} version.",
+        ),
+        "PreviewLatestPack": closed(
+            {
+                "pack": ref("PackSummary"),
+                "versionId": STRING,
+                "artifact": ref("PreviewArtifact"),
+                "agentPayload": ref("PreviewAgentPayload"),
+                "caveats": STRINGS,
+                "limitations": STRINGS,
+            },
+            description="A preview pack: caveats stay attached.",
+        ),
+        "View": closed(
+            {
+                "managers": STRINGS,
+                "mode": MODE,
+                "tickerCount": COUNT,
+                "tickers": array(ref("ViewTicker")),
+                "warnings": array(ref("ArtifactWarning")),
+            }
+        ),
+        "ViewTicker": closed(
+            {
+                "ticker": STRING,
+                "tickerAsOf": enum(("quarter-end", "current", "unmapped")),
+                "cusip": STRING,
+                "issuer": STRING,
+                "managers": array(ref("ViewPosition")),
+                "holders": STRINGS,
+                "holderCount": COUNT,
+                "value": COUNT,
+                "buyers": STRINGS,
+                "sellers": STRINGS,
+            },
+            description="One ticker of a view: every selected manager's position or ended one, holders, buyers, sellers.",
+        ),
+        "ViewPosition": closed(
+            {
+                "managerId": STRING,
+                "held": BOOLEAN,
+                "shares": COUNT,
+                "value": COUNT,
+                "weight": FRACTION,
+                "change": enum(CHANGE_KINDS),
+                "cause": enum(CAUSES),
+                "shareDelta": nullable(INTEGER),
+            }
+        ),
     }
 
 
@@ -287,26 +355,50 @@ OPENAPI_VERSION = "3.1.0"
 
 def raw_document_schema() -> Schema:
     """getOpenApiDocument's answer: this document, raw (no envelope)."""
-    operation = {"type": "object", "required": ["operationId", "responses"], "description": "An operation.",
-                 "properties": {"operationId": {"type": "string", "description": "The operation id."},
-                                "x-tool-name": {"type": "string", "description": "The MCP tool that answers it."}}}
+    operation = {
+        "type": "object",
+        "required": ["operationId", "responses"],
+        "description": "An operation.",
+        "properties": {
+            "operationId": {"type": "string", "description": "The operation id."},
+            "x-tool-name": {"type": "string", "description": "The MCP tool that answers it."},
+        },
+    }
     text = {"type": "string", "description": "What it is."}
     schema = {"type": "object", "description": "A JSON Schema.", "properties": {"description": text}}
-    header = {"type": "object", "description": "A header.", "required": ["schema"],
-              "properties": {"description": text, "schema": schema}}
+    header = {
+        "type": "object",
+        "description": "A header.",
+        "required": ["schema"],
+        "properties": {"description": text, "schema": schema},
+    }
     document = {
         "type": "object",
         "required": ["openapi", "info", "paths", "components"],
         "properties": {
             "openapi": {"const": OPENAPI_VERSION},
-            "info": {"type": "object", "required": ["title", "version"],
-                     "properties": {"title": {"type": "string"}, "version": {"const": CONTRACT_VERSION}}},
-            "paths": {"type": "object", "propertyNames": {"pattern": "^" + API_PREFIX + "/"},
-                      "additionalProperties": {"type": "object", "propertyNames": {"enum": ["get", "post"]},
-                                               "additionalProperties": operation}},
-            "components": {"type": "object", "required": ["schemas"],
-                           "properties": {"schemas": {"type": "object", "additionalProperties": schema},
-                                          "headers": {"type": "object", "additionalProperties": header}}},
+            "info": {
+                "type": "object",
+                "required": ["title", "version"],
+                "properties": {"title": {"type": "string"}, "version": {"const": CONTRACT_VERSION}},
+            },
+            "paths": {
+                "type": "object",
+                "propertyNames": {"pattern": "^" + API_PREFIX + "/"},
+                "additionalProperties": {
+                    "type": "object",
+                    "propertyNames": {"enum": ["get", "post"]},
+                    "additionalProperties": operation,
+                },
+            },
+            "components": {
+                "type": "object",
+                "required": ["schemas"],
+                "properties": {
+                    "schemas": {"type": "object", "additionalProperties": schema},
+                    "headers": {"type": "object", "additionalProperties": header},
+                },
+            },
         },
         "description": "This OpenAPI 3.1 document, raw (no envelope).",
     }

@@ -31,12 +31,29 @@ ERROR_CODES: dict[ErrorCode, tuple[int, str]] = {
     ErrorCode.RELEASE_UNAVAILABLE: (503, "No consumable release: none promoted, or a file fails its manifest hash."),
 }
 # Codes only a request body can cause, and codes only a query string or path can cause.
-BODY_CODES = frozenset({ErrorCode.MALFORMED_JSON, ErrorCode.INVALID_BODY, ErrorCode.UNSUPPORTED_MEDIA_TYPE,
-                        ErrorCode.UNKNOWN_ETHOS, ErrorCode.NESTING_TOO_DEEP})
-URL_CODES = frozenset({ErrorCode.INVALID_PARAMETER, ErrorCode.UNKNOWN_PARAMETER, ErrorCode.MISSING_PARAMETER,
-                       ErrorCode.INVALID_MODE, ErrorCode.VIEW_NOT_SUPPORTED, ErrorCode.INVALID_VERSION_ORDER,
-                       ErrorCode.INVALID_TICKER, ErrorCode.PACK_NOT_FOUND, ErrorCode.VERSION_NOT_FOUND,
-                       ErrorCode.ROUTE_NOT_FOUND})
+BODY_CODES = frozenset(
+    {
+        ErrorCode.MALFORMED_JSON,
+        ErrorCode.INVALID_BODY,
+        ErrorCode.UNSUPPORTED_MEDIA_TYPE,
+        ErrorCode.UNKNOWN_ETHOS,
+        ErrorCode.NESTING_TOO_DEEP,
+    }
+)
+URL_CODES = frozenset(
+    {
+        ErrorCode.INVALID_PARAMETER,
+        ErrorCode.UNKNOWN_PARAMETER,
+        ErrorCode.MISSING_PARAMETER,
+        ErrorCode.INVALID_MODE,
+        ErrorCode.VIEW_NOT_SUPPORTED,
+        ErrorCode.INVALID_VERSION_ORDER,
+        ErrorCode.INVALID_TICKER,
+        ErrorCode.PACK_NOT_FOUND,
+        ErrorCode.VERSION_NOT_FOUND,
+        ErrorCode.ROUTE_NOT_FOUND,
+    }
+)
 STATUS_TEXT = {
     200: "OK.",
     304: "Not Modified: If-None-Match lists the current ETag (lists, W/ weak comparison and * accepted). No body.",
@@ -56,7 +73,10 @@ OPERATION_STATUS_TEXT = {  # contract sections 4.2 and 7, operation by operation
     ("explainPosition", 400): "Invalid ticker or view parameters.",
     ("explainPosition", 404): "Pack not found, or the ticker is not in the selected view.",
     ("explainPosition", 422): "The pack does not support structured explanations.",
-    ("compareEthos", 400): "Malformed or invalid request (not JSON, not application/json, schema, unknown manager or ethos).",
+    (
+        "compareEthos",
+        400,
+    ): "Malformed or invalid request (not JSON, not application/json, schema, unknown manager or ethos).",
     ("compareEthos", 404): "A requested ticker is not in the selected view.",
     ("compareEthos", 422): "The pack does not support ethos comparison.",
     ("validatePolicy", 400): "Malformed or invalid request (not JSON, not application/json, schema, unknown manager).",
@@ -79,9 +99,13 @@ DECISIONS = {  # what the contract leaves open, decided (DESIGN.md) and written 
     "exportAuditTrail": "Preview packs take no view parameters; their export has policy null and the preview's own "
     "methodology.",
 }
-GET_NOTE = (f"Conditional GET: a 200 carries a strong ETag and Cache-Control: {GET_CACHE_CONTROL} (caches store it "
-            "and revalidate every time); If-None-Match with that ETag answers 304 with no body.")
-POST_NOTE = (f"Computed live: Content-Type application/json and a body are required, unknown fields and any query "
-             "parameter are 400, the size "
-             f"is bounded (413). Not cacheable: Cache-Control: {POST_CACHE_CONTROL}, no ETag.")
+GET_NOTE = (
+    f"Conditional GET: a 200 carries a strong ETag and Cache-Control: {GET_CACHE_CONTROL} (caches store it "
+    "and revalidate every time); If-None-Match with that ETag answers 304 with no body."
+)
+POST_NOTE = (
+    f"Computed live: Content-Type application/json and a body are required, unknown fields and any query "
+    "parameter are 400, the size "
+    f"is bounded (413). Not cacheable: Cache-Control: {POST_CACHE_CONTROL}, no ETag."
+)
 UNAVAILABLE_NOTE = "Like every route, answers 503 release_unavailable while no release is consumable."

@@ -16,4 +16,4 @@ from builder.research.caveats.scope import (
 )
 
 __all__ = ["PACK_ID", "SCOPE", "ManagerQuarter", "about", "for_managers", "identity", "sortable", "version_warnings",
-           "warning", "warning_changes"]
+           "warning", "warning_changes"]  # fmt: skip

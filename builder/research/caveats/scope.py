@@ -31,12 +31,28 @@ class ManagerQuarter:
     entry: dict
 
 
-def warning(code: str, message: str, source: str, *, manager: str | None = None, quarter: date | str | None = None,
-            accession: str | None = None, cusip: str | None = None) -> dict:
+def warning(
+    code: str,
+    message: str,
+    source: str,
+    *,
+    manager: str | None = None,
+    quarter: date | str | None = None,
+    accession: str | None = None,
+    cusip: str | None = None,
+) -> dict:
     """One warning as published; `quarter` as a date or its ISO text."""
     day = quarter.isoformat() if isinstance(quarter, date) else quarter
-    return {"code": code, "message": message, "source": source, "pack": PACK_ID, "manager": manager, "quarter": day,
-            "accession": accession, "cusip": cusip}
+    return {
+        "code": code,
+        "message": message,
+        "source": source,
+        "pack": PACK_ID,
+        "manager": manager,
+        "quarter": day,
+        "accession": accession,
+        "cusip": cusip,
+    }
 
 
 def version_warnings(sources: Sources, managers: Sequence[ManagerQuarter]) -> list[dict]:
@@ -62,8 +78,14 @@ def about(item: dict) -> tuple:
     """What a warning is about, whichever version says it: its code, pack, manager, accession, CUSIP and source file.
     Its quarter and message move with the version (an unmapped CUSIP held on, worth more), so a warning that only
     moved is the same warning to a diff or a review; a new filing's warning (a new accession) is a new one."""
-    return (item["code"], item.get("pack"), item.get("manager"), item.get("accession"), item.get("cusip"),
-            item.get("source"))
+    return (
+        item["code"],
+        item.get("pack"),
+        item.get("manager"),
+        item.get("accession"),
+        item.get("cusip"),
+        item.get("source"),
+    )
 
 
 def sortable(key: tuple) -> tuple:
@@ -92,8 +114,10 @@ def warning_changes(older: Iterable[dict], later: Iterable[dict], newer: Iterabl
     for item in (*newer, *later):
         if about(item) not in before:
             appeared.setdefault(about(item), item)
-    return {"appeared": sorted(appeared.values(), key=_order),
-            "disappeared": sorted((w for w in older if about(w) not in after), key=_order)}
+    return {
+        "appeared": sorted(appeared.values(), key=_order),
+        "disappeared": sorted((w for w in older if about(w) not in after), key=_order),
+    }
 
 
 def _filing_warning(found: ScopeWarning, manager: str, quarter: date, accession: str) -> dict:
@@ -102,18 +126,29 @@ def _filing_warning(found: ScopeWarning, manager: str, quarter: date, accession:
 
 def _omission(previous: QuarterBook, manager: str) -> dict:
     omitting = next(f for f in reversed(previous.filings) if f.confidential_omitted)
-    message = (f"the previous quarter's filing {omitting.accession} ({previous.period}) omits positions under "
-               "confidential treatment: a position first reported this quarter may have been held then")
-    return warning("confidential-omitted-previous", message, omitting.source, manager=manager, quarter=previous.period,
-                   accession=omitting.accession)
+    message = (
+        f"the previous quarter's filing {omitting.accession} ({previous.period}) omits positions under "
+        "confidential treatment: a position first reported this quarter may have been held then"
+    )
+    return warning(
+        "confidential-omitted-previous",
+        message,
+        omitting.source,
+        manager=manager,
+        quarter=previous.period,
+        accession=omitting.accession,
+    )
 
 
 def _unmapped(entry: dict, quarter: date) -> list[dict]:
     """One unmapped-cusip warning per CUSIP without a ticker, wherever it surfaces: a position, a position no longer
     held (named by the previous quarter's rows) or an option or PRN row."""
     where: dict[str, tuple[str, str, int]] = {}
-    kinds = (("position", entry["positions"]), ("position no longer held", entry["ended"]),
-             ("option or PRN row", entry["otherHoldings"]))
+    kinds = (
+        ("position", entry["positions"]),
+        ("position no longer held", entry["ended"]),
+        ("option or PRN row", entry["otherHoldings"]),
+    )
     for kind, items in kinds:
         for item in items:
             if item["mapped"]:
@@ -121,10 +156,19 @@ def _unmapped(entry: dict, quarter: date) -> list[dict]:
             first, issuer, value = where.get(item["cusip"], (kind, item["issuer"], 0))
             where[item["cusip"]] = (first, issuer, value + item.get("value", 0))
     # about securities.csv and a CUSIP, not about one filing: no accession, so a CUSIP held on is the same warning
-    return [warning("unmapped-cusip", f"CUSIP {cusip} ({issuer}) has no ticker in securities.csv: a {kind} of "
-                    f"{entry['id']}{f' worth ${value:,}' if value else ''} is shown under its CUSIP; run `ras securities` "
-                    "or add the CUSIP", "securities.csv", manager=entry["id"], quarter=quarter, cusip=cusip)
-            for cusip, (kind, issuer, value) in sorted(where.items())]
+    return [
+        warning(
+            "unmapped-cusip",
+            f"CUSIP {cusip} ({issuer}) has no ticker in securities.csv: a {kind} of "
+            f"{entry['id']}{f' worth ${value:,}' if value else ''} is shown under its CUSIP; run `ras securities` "
+            "or add the CUSIP",
+            "securities.csv",
+            manager=entry["id"],
+            quarter=quarter,
+            cusip=cusip,
+        )
+        for cusip, (kind, issuer, value) in sorted(where.items())
+    ]
 
 
 def _undecided(entry: dict, quarter: date) -> list[dict]:
@@ -132,7 +176,9 @@ def _undecided(entry: dict, quarter: date) -> list[dict]:
     if not tickers:
         return []
     listed = ", ".join(tickers[:LISTED]) + (f" and {len(tickers) - LISTED} more" if len(tickers) > LISTED else "")
-    message = (f"{len(tickers)} change(s) of {entry['id']} undecided ({listed}): they look like corporate actions (or "
-               "border a confidential omission) that corporate_actions.csv does not record; none is counted as bought "
-               "or sold")
+    message = (
+        f"{len(tickers)} change(s) of {entry['id']} undecided ({listed}): they look like corporate actions (or "
+        "border a confidential omission) that corporate_actions.csv does not record; none is counted as bought "
+        "or sold"
+    )
     return [warning("undecided-changes", message, "corporate_actions.csv", manager=entry["id"], quarter=quarter)]

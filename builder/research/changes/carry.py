@@ -62,7 +62,9 @@ class Carried:
         """How far a filed figure may fall from the carried shares of `cusip` by fractional-share rounding."""
         if not self.touched(cusip):
             return Fraction(0)
-        return max(self.allowance.get(cusip, Fraction(0)), Fraction(math.ceil(self.shares.get(cusip, 0) * ROUNDING_SHARE)))
+        return max(
+            self.allowance.get(cusip, Fraction(0)), Fraction(math.ceil(self.shares.get(cusip, 0) * ROUNDING_SHARE))
+        )
 
 
 def legs_between(legs: Iterable[CorporateAction], after: date, through: date, cik: str) -> list[CorporateAction]:
@@ -97,7 +99,14 @@ def _apply(carried: Carried, rows: dict[str, int], event: list[CorporateAction])
     first = event[0]
     if first.shares is not None:  # a receipt from outside the 13F book
         received = Fraction(first.shares)
-        _add(carried, first.new_cusip, received, [Applied(first, 0, received, Fraction(0))], Fraction(0), {first.new_cusip})
+        _add(
+            carried,
+            first.new_cusip,
+            received,
+            [Applied(first, 0, received, Fraction(0))],
+            Fraction(0),
+            {first.new_cusip},
+        )
         rows.setdefault(first.new_cusip, 1)
         return
     held = carried.shares.get(first.cusip, Fraction(0))
@@ -128,8 +137,9 @@ def _apply(carried: Carried, rows: dict[str, int], event: list[CorporateAction])
         carried.ended.setdefault(first.cusip, []).extend([*history, *taken])
 
 
-def _add(carried: Carried, target: str, shares: Fraction, applied: list[Applied], allowance: Fraction,
-         origins: set[str]) -> None:
+def _add(
+    carried: Carried, target: str, shares: Fraction, applied: list[Applied], allowance: Fraction, origins: set[str]
+) -> None:
     carried.shares[target] = carried.shares.get(target, Fraction(0)) + shares
     carried.allowance[target] = carried.allowance.get(target, Fraction(0)) + allowance
     carried.moved.setdefault(target, []).extend(applied)

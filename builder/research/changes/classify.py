@@ -8,12 +8,12 @@ filing, both, none), so that only trades are ever counted as bought or sold.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
 from builder.records import ActionKind, CorporateAction
-from builder.research.changes.carry import Applied, Carried, carry
+from builder.research.changes.carry import Applied, Carried, Lot, carry
 from builder.research.changes.undecided import Side, candidates
 
 CHANGE_KINDS = ("new", "added", "reduced", "unchanged", "exited", "converted", "undecided", "unknown")
@@ -46,7 +46,9 @@ def unknown_change() -> dict:
 Rules = Callable[[Side, Side, Carried], dict[str, list[dict]]]
 
 
-def book_changes(earlier: Side | None, later: Side, legs: Sequence[CorporateAction], rules: Rules = candidates) -> Changes:
+def book_changes(
+    earlier: Side | None, later: Side, legs: Sequence[CorporateAction], rules: Rules = candidates
+) -> Changes:
     """Every change of one manager from `earlier` to `later`; `legs` are the corporate actions between them, and
     `rules` find the changes the data cannot decide (CUSIP → candidates)."""
     keys = _keys(later.lots, later.key)
@@ -55,8 +57,10 @@ def book_changes(earlier: Side | None, later: Side, legs: Sequence[CorporateActi
     carried = carry(earlier.lots, legs)
     found = rules(earlier, later, carried)
     sources, previous = _keys(carried.shares, later.key), _keys(earlier.lots, later.key)
-    held = {key: _held(cusips, sources.get(key, []), previous.get(key, []), earlier, later, carried, found)
-            for key, cusips in keys.items()}
+    held = {
+        key: _held(cusips, sources.get(key, []), previous.get(key, []), earlier, later, carried, found)
+        for key, cusips in keys.items()
+    }
     return Changes(held, _ended(earlier, later, carried, found, set(held)))
 
 
@@ -67,26 +71,34 @@ def _keys(lots: Iterable[str], key) -> dict[str, list[str]]:
     return grouped
 
 
-def _held(cusips: list[str], sources: list[str], before: list[str], earlier: Side, later: Side, carried: Carried,
-          found: dict) -> dict:
+def _held(
+    cusips: list[str], sources: list[str], before: list[str], earlier: Side, later: Side, carried: Carried, found: dict
+) -> dict:
     """The change of one later position: its CUSIPs as filed, the carried CUSIPs under its key, the earlier ones."""
-    filed = sum(later.lots[c].shares for c in cusips)
-    exact = sum(carried.shares[x] for x in sources)
-    previous = sum(earlier.lots[c].shares for c in before)
-    applied = _unique(a for x in sources if x in carried.moved for a in carried.moved[x])
+    filed = _total(later.lots, cusips)
+    exact = sum(carried.shares[x] for x in sources) if len(sources) != 1 else carried.shares[sources[0]]
+    previous = _total(earlier.lots, before)
+    # most books cross a quarter untouched by any corporate action or undecided rule: skip what cannot apply
+    applied = _unique(a for x in sources if x in carried.moved for a in carried.moved[x]) if carried.moved else []
     citations = [_citation(a, earlier, later) for a in applied]
-    flagged = _unique_candidates(found[c] for c in (*cusips, *sources) if c in found)
+    hits = [found[c] for c in (*cusips, *sources) if c in found] if found else []
+    flagged = _unique_candidates(hits) if hits else []
     if flagged:
         return _change("undecided", previous, math.floor(exact), None, "undecided", citations, flagged)
-    residual = Fraction(filed - exact)
-    if applied and abs(residual) <= sum((carried.rounding(x) for x in sources), Fraction(0)):
-        residual = Fraction(0)
-    if residual and _received_on_parent_trades(residual, sources, later, carried):
-        residual = Fraction(0)
+    residual = filed - exact
+    if applied and abs(Fraction(residual)) <= sum((carried.rounding(x) for x in sources), Fraction(0)):
+        residual = 0
+    if residual and carried.parents and _received_on_parent_trades(Fraction(residual), sources, later, carried):
+        residual = 0
     carried_shares = math.floor(exact)
     delta = filed - carried_shares if residual else 0
     kind = "new" if exact == 0 else "added" if delta > 0 else "reduced" if delta < 0 else "unchanged"
     return _change(kind, previous, carried_shares, delta, _cause(bool(delta), bool(applied)), citations)
+
+
+def _total(lots: Mapping[str, Lot], cusips: list[str]) -> int:
+    """The shares of `cusips` in `lots` (most positions are one CUSIP)."""
+    return lots[cusips[0]].shares if len(cusips) == 1 else sum(lots[c].shares for c in cusips)
 
 
 def _received_on_parent_trades(residual: Fraction, sources: list[str], later: Side, carried: Carried) -> bool:
@@ -97,7 +109,11 @@ def _received_on_parent_trades(residual: Fraction, sources: list[str], later: Si
             if parent not in later.lots:
                 continue
             traded = Fraction(later.lots[parent].shares - carried.shares.get(parent, 0))
-            if traded and (traded > 0) == (residual > 0) and abs(residual) <= abs(traded * ratio) + carried.rounding(child):
+            if (
+                traded
+                and (traded > 0) == (residual > 0)
+                and abs(residual) <= abs(traded * ratio) + carried.rounding(child)
+            ):
                 return True
     return False
 
@@ -111,16 +127,22 @@ def _ended(earlier: Side, later: Side, carried: Carried, found: dict, held: set[
         if shares >= 1 and later.key(cusip) not in held and shares > carried.rounding(cusip):
             key = earlier.key(cusip) if cusip in earlier.lots else later.key(cusip)
             groups.setdefault((key, "exited"), []).append(cusip)
-    return [_ended_entry(key, fate, cusips, earlier, later, carried, found) for (key, fate), cusips in sorted(groups.items())]
+    return [
+        _ended_entry(key, fate, cusips, earlier, later, carried, found)
+        for (key, fate), cusips in sorted(groups.items())
+    ]
 
 
-def _ended_entry(key: str, fate: str, cusips: list[str], earlier: Side, later: Side, carried: Carried,
-                 found: dict) -> Ended:
+def _ended_entry(
+    key: str, fate: str, cusips: list[str], earlier: Side, later: Side, carried: Carried, found: dict
+) -> Ended:
     previous = sum(earlier.lots[c].shares for c in cusips if c in earlier.lots)
     if fate == "converted":
         applied = _unique(a for c in cusips for a in carried.ended[c])
         citations = [_citation(a, earlier, later) for a in applied]
-        return Ended(key, tuple(cusips), tuple(cusips), _change("converted", previous, 0, 0, "corporate-action", citations))
+        return Ended(
+            key, tuple(cusips), tuple(cusips), _change("converted", previous, 0, 0, "corporate-action", citations)
+        )
     exact = sum((carried.shares[c] for c in cusips), Fraction(0))
     applied = _unique(a for c in cusips for a in carried.moved.get(c, ()))
     citations = [_citation(a, earlier, later) for a in applied]
@@ -140,10 +162,24 @@ def _cause(traded: bool, moved: bool) -> str:
     return "corporate-action" if moved else "none"
 
 
-def _change(kind: str, previous: int | None, carried: int | None, delta: int | None, cause: str,
-            citations: Sequence[dict] = (), found: Sequence[dict] = ()) -> dict:
-    return {"kind": kind, "previousShares": previous, "carriedShares": carried, "shareDelta": delta, "cause": cause,
-            "corporateActions": list(citations), "candidates": list(found)}
+def _change(
+    kind: str,
+    previous: int | None,
+    carried: int | None,
+    delta: int | None,
+    cause: str,
+    citations: Sequence[dict] = (),
+    found: Sequence[dict] = (),
+) -> dict:
+    return {
+        "kind": kind,
+        "previousShares": previous,
+        "carriedShares": carried,
+        "shareDelta": delta,
+        "cause": cause,
+        "corporateActions": list(citations),
+        "candidates": list(found),
+    }
 
 
 def _unique(applied: Iterable[Applied]) -> list[Applied]:
@@ -164,8 +200,13 @@ def _unique_candidates(groups: Iterable[Iterable[dict]]) -> list[dict]:
     return list(seen.values())
 
 
-_VERBS = {ActionKind.SPLIT: "split", ActionKind.MERGER: "merger", ActionKind.CASH_MERGER: "cash merger",
-          ActionKind.SPIN_OFF: "spin-off", ActionKind.EXCHANGE: "exchange"}
+_VERBS = {
+    ActionKind.SPLIT: "split",
+    ActionKind.MERGER: "merger",
+    ActionKind.CASH_MERGER: "cash merger",
+    ActionKind.SPIN_OFF: "spin-off",
+    ActionKind.EXCHANGE: "exchange",
+}
 
 
 def _citation(applied: Applied, earlier: Side, later: Side) -> dict:

@@ -20,9 +20,17 @@ def undecided_changes(artifacts: Iterable[dict]) -> list[dict]:
                 if change["kind"] != "undecided":
                     continue
                 record = next((c["record"] for c in change["candidates"] if c["record"]), None)
-                found.append({"quarter": artifact["quarter"], "manager": manager["id"], "ticker": entry["ticker"],
-                              "held": held, "rules": [c["rule"] for c in change["candidates"]],
-                              "text": change["candidates"][0]["text"], "record": record})
+                found.append(
+                    {
+                        "quarter": artifact["quarter"],
+                        "manager": manager["id"],
+                        "ticker": entry["ticker"],
+                        "held": held,
+                        "rules": [c["rule"] for c in change["candidates"]],
+                        "text": change["candidates"][0]["text"],
+                        "record": record,
+                    }
+                )
     return found
 
 
@@ -32,8 +40,11 @@ def undecided_lines(changes: list[dict], heading: str) -> list[str]:
     for entry in changes[:LISTED]:
         where = f"{entry['quarter']} {entry['manager']}/{entry['ticker']}{'' if entry['held'] else ' (ended)'}"
         lines.append(f"  {where}: {entry['text']}")
-        lines.append(f"    corporate_actions.csv: {entry['record']}" if entry["record"] else
-                     "    no record settles it (confidential treatment); a NEW HOLDINGS amendment may")
+        lines.append(
+            f"    corporate_actions.csv: {entry['record']}"
+            if entry["record"]
+            else "    no record settles it (confidential treatment); a NEW HOLDINGS amendment may"
+        )
     if len(changes) > LISTED:
         lines.append(f"  and {len(changes) - LISTED} more (`ras review --html` lists all)")
     return lines

@@ -21,8 +21,13 @@ from fractions import Fraction
 from builder.research.changes.carry import Carried, Lot
 
 # (a) Split: the common split ratios, a 3-for-2 among them (Torchmark 2014), and the reverse splits 1:2 … 1:20.
-SPLIT_FACTORS = tuple(sorted({Fraction(n) for n in (2, 3, 4, 5, 7, 8, 10, 20)} | {Fraction(3, 2)}
-                             | {Fraction(1, n) for n in (2, 3, 4, 5, 7, 8, 10, 20)}))
+SPLIT_FACTORS = tuple(
+    sorted(
+        {Fraction(n) for n in (2, 3, 4, 5, 7, 8, 10, 20)}
+        | {Fraction(3, 2)}
+        | {Fraction(1, n) for n in (2, 3, 4, 5, 7, 8, 10, 20)}
+    )
+)
 MIN_MOVE = 1.4  # both the implied price per share and the share count moved by at least ×1.4 or ÷1.4
 MAX_MARKET_MOVE = 2.0  # net of the split, the price moved at most ×2 or ÷2 in one quarter (2020 Q1 stayed inside)
 # The split must explain at least this share of the price move (in log terms): a 50 % rally beside a halved
@@ -40,19 +45,35 @@ MAX_CHANCE = 0.05
 SIMPLE_TERMS = 20  # a simple ratio n:d has both terms up to this: 1:1, 3:2, 1:20 …
 SIMPLE = tuple(sorted({Fraction(n, d) for n in range(1, SIMPLE_TERMS + 1) for d in range(1, SIMPLE_TERMS + 1)}))
 ISSUER_NOISE = frozenset({"INC", "CORP", "CORPORATION", "CO", "COMPANY", "LTD", "PLC", "NEW", "DEL", "THE", "HLDGS",
-                          "HOLDINGS", "GROUP", "CL", "CLASS", "A", "B", "C", "SHS", "COM", "N", "V", "NV", "SA", "AG"})
+                          "HOLDINGS", "GROUP", "CL", "CLASS", "A", "B", "C", "SHS", "COM", "N", "V", "NV", "SA", "AG"})  # fmt: skip
 # Leading words that many unrelated issuers share (American Express, American Airlines): no evidence of one issuer.
 GENERIC_WORDS = frozenset({"AMERICAN", "FIRST", "UNITED", "GENERAL", "NATIONAL", "INTERNATIONAL", "INTL", "GLOBAL",
                            "CITIZENS", "SOUTHERN", "NORTHERN", "WESTERN", "EASTERN", "PACIFIC", "ATLANTIC", "CENTRAL",
                            "COMMUNITY", "PEOPLES", "UNIVERSAL", "ROYAL", "STANDARD", "BANK", "SECURITY", "CAPITAL",
                            "HOME", "ENERGY", "ISHARES", "VANGUARD", "SPDR", "SELECT", "INVESCO", "SCHWAB", "PROSHARES",
-                           "DIREXION", "WISDOMTREE", "FIDELITY", "ALPHA", "DIGITAL", "SOUTHWEST", "NORTHWEST"})
+                           "DIREXION", "WISDOMTREE", "FIDELITY", "ALPHA", "DIGITAL", "SOUTHWEST", "NORTHWEST"})  # fmt: skip
 # (c) Distribution: the child's shares a common fraction or multiple of a position still held, within rounding.
 # Round lots (a multiple of ROUND_LOT) of another issuer match round positions by chance (20,000,000 Axalta bought
 # = 400,000,000 Coca-Cola ÷ 20), so a round child must name the parent's issuer.
 ROUND_LOT = 100
-COMMON_RATIOS = tuple(Fraction(n, d) for n, d in ((1, 20), (1, 10), (1, 8), (1, 5), (1, 4), (1, 3), (1, 2), (1, 1),
-                                                  (2, 1), (3, 1), (4, 1), (5, 1), (10, 1)))
+COMMON_RATIOS = tuple(
+    Fraction(n, d)
+    for n, d in (
+        (1, 20),
+        (1, 10),
+        (1, 8),
+        (1, 5),
+        (1, 4),
+        (1, 3),
+        (1, 2),
+        (1, 1),
+        (2, 1),
+        (3, 1),
+        (4, 1),
+        (5, 1),
+        (10, 1),
+    )
+)
 RATIO_FLOATS = tuple(float(ratio) for ratio in COMMON_RATIOS)
 DISTRIBUTION_ROUNDING = 1e-5  # or one share per source row of each side, whichever is more
 
@@ -61,8 +82,15 @@ DISTRIBUTION_ROUNDING = 1e-5  # or one share per source row of each side, whiche
 # that quarter end (an acquired security is gone for everyone): acquired for cash, or sold.
 PINNED_PRICE = 0.03
 
-RULES = ("split", "same-issuer", "same-value", "distribution", "cash-merger", "confidential-omission",
-         "received-not-reported")
+RULES = (
+    "split",
+    "same-issuer",
+    "same-value",
+    "distribution",
+    "cash-merger",
+    "confidential-omission",
+    "received-not-reported",
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,7 +100,8 @@ class Side:
     quarter: date
     lots: Mapping[str, Lot]  # long-equity lots by CUSIP
     key: Callable[[str], str]  # CUSIP → its position key at this quarter end (ticker, or the CUSIP when unmapped)
-    omitted: bool  # a filing of this quarter omits positions under confidential treatment (Form 13F, Special Instructions 7)
+    # a filing of this quarter omits positions under confidential treatment (Form 13F, Special Instructions 7)
+    omitted: bool
     previous: Mapping[str, Lot] = field(default_factory=dict)  # the lots a quarter before (for a price's trend)
     alive: frozenset[str] = frozenset()  # CUSIPs some manager of the pack files at this quarter end
 
@@ -137,9 +166,11 @@ def _splits(earlier: Side, later: Side, cusip: str) -> list[dict]:
             continue  # the split explains too little of the price's move
         trade = after.shares / (before.shares * float(factor))
         name = later.key(cusip)
-        text = (f"{name}: {before.shares:,} shares at {earlier.quarter}, {after.shares:,} at {later.quarter}, the price "
-                f"per share ×{price_move:.3f}: fits a {_ratio(factor)} split with the price ×{market:.2f} net of it "
-                f"(and {_signed(trade - 1)} shares traded beside it)")
+        text = (
+            f"{name}: {before.shares:,} shares at {earlier.quarter}, {after.shares:,} at {later.quarter}, the price "
+            f"per share ×{price_move:.3f}: fits a {_ratio(factor)} split with the price ×{market:.2f} net of it "
+            f"(and {_signed(trade - 1)} shares traded beside it)"
+        )
         record = _record(later.quarter, "split", cusip, "", _ratio(factor), "", _todo(earlier, later, f"{name} split"))
         score = abs(math.log(market)) + abs(math.log(trade))  # the likeliest: least market move and least trade
         found.append((score, {"rule": "split", "text": text, "record": record}))
@@ -165,12 +196,19 @@ def _pair(earlier: Side, later: Side, before: str, after: str) -> dict | None:
     rule = "same-issuer" if same_issuer else "same-value"
     kind = "exchange" if same_issuer else "merger"
     name_before, name_after = earlier.key(before), later.key(after)
-    text = (f"{name_before} ({old.issuer}, {old.shares:,} shares, ${old.value:,}) ended and {name_after} ({new.issuer}, "
-            f"{new.shares:,} shares, ${new.value:,}) began: " +
-            ("the same issuer, a rename, exchange or consolidation" if same_issuer else "about the same value, a stock merger")
-            + f" at {_ratio(ratio)}")
-    record = _record(later.quarter, kind, before, after, _ratio(ratio), "",
-                     _todo(earlier, later, f"{name_before} into {name_after}"))
+    text = (
+        f"{name_before} ({old.issuer}, {old.shares:,} shares, ${old.value:,}) ended and {name_after} ({new.issuer}, "
+        f"{new.shares:,} shares, ${new.value:,}) began: "
+        + (
+            "the same issuer, a rename, exchange or consolidation"
+            if same_issuer
+            else "about the same value, a stock merger"
+        )
+        + f" at {_ratio(ratio)}"
+    )
+    record = _record(
+        later.quarter, kind, before, after, _ratio(ratio), "", _todo(earlier, later, f"{name_before} into {name_after}")
+    )
     return {"rule": rule, "text": text, "record": record}
 
 
@@ -185,10 +223,19 @@ def _cash_merger(earlier: Side, later: Side, cusip: str) -> dict | None:
     if last.shares < before.shares or abs(price / earlier_price - 1) > PINNED_PRICE:
         return None
     name = earlier.key(cusip)
-    text = (f"{name}: {last.shares:,} shares held whole through {earlier.quarter} at ${earlier_price:,.2f} then "
-            f"${price:,.2f} a share (a price pinned to a deal's), none at {later.quarter}: acquired for cash, or sold")
-    record = _record(later.quarter, "cash-merger", cusip, "", "", f"{price:.2f}",
-                     _todo(earlier, later, f"{name} acquired for cash (the price is the last implied one: give the deal's)"))
+    text = (
+        f"{name}: {last.shares:,} shares held whole through {earlier.quarter} at ${earlier_price:,.2f} then "
+        f"${price:,.2f} a share (a price pinned to a deal's), none at {later.quarter}: acquired for cash, or sold"
+    )
+    record = _record(
+        later.quarter,
+        "cash-merger",
+        cusip,
+        "",
+        "",
+        f"{price:.2f}",
+        _todo(earlier, later, f"{name} acquired for cash (the price is the last implied one: give the deal's)"),
+    )
     return {"rule": "cash-merger", "text": text, "record": record}
 
 
@@ -200,7 +247,10 @@ def _stated_ratio(old: Lot, new: Lot) -> Fraction | None:
     if len(SIMPLE) * slots / new.shares <= MAX_CHANCE:
         for old_part in range(1, SIMPLE_TERMS + 1):  # the nearest n:d for each d, checked in whole numbers
             new_part = round(new.shares * old_part / old.shares)
-            if 1 <= new_part <= SIMPLE_TERMS and abs(new.shares * old_part - old.shares * new_part) <= allowance * old_part:
+            if (
+                1 <= new_part <= SIMPLE_TERMS
+                and abs(new.shares * old_part - old.shares * new_part) <= allowance * old_part
+            ):
                 return Fraction(new_part, old_part)
     scale = 10**RATIO_DECIMALS
     if slots * scale / old.shares > MAX_CHANCE:
@@ -232,7 +282,7 @@ class _Parents:
 
     def near(self, side: int, low: float, high: float) -> list[str]:
         _, shares, cusips = self.sides[side]
-        return cusips[bisect_left(shares, low):bisect_right(shares, high)]
+        return cusips[bisect_left(shares, low) : bisect_right(shares, high)]
 
 
 def _distributions(earlier: Side, later: Side, carried: Carried, child: str, parents: _Parents) -> list[dict]:
@@ -268,32 +318,48 @@ def _distributions(earlier: Side, later: Side, carried: Carried, child: str, par
     return found
 
 
-def _distribution(earlier: Side, later: Side, parent: str, child: str, held: Lot, received: int, ratio: Fraction,
-                  side: Side) -> dict:
+def _distribution(
+    earlier: Side, later: Side, parent: str, child: str, held: Lot, received: int, ratio: Fraction, side: Side
+) -> dict:
     name_parent, name_child = side.key(parent), later.key(child)
-    text = (f"{received:,} {name_child} are {_ratio(ratio)} of the {held.shares:,} {name_parent} held at {side.quarter}: "
-            "a spin-off or distribution")
-    record = _record(later.quarter, "spin-off", parent, child, _ratio(ratio), "",
-                     _todo(earlier, later, f"{name_parent} distributes {name_child}"))
+    text = (
+        f"{received:,} {name_child} are {_ratio(ratio)} of the {held.shares:,} {name_parent} held at {side.quarter}: "
+        "a spin-off or distribution"
+    )
+    record = _record(
+        later.quarter,
+        "spin-off",
+        parent,
+        child,
+        _ratio(ratio),
+        "",
+        _todo(earlier, later, f"{name_parent} distributes {name_child}"),
+    )
     return {"rule": "distribution", "text": text, "record": record}
 
 
 def _omission(earlier: Side, later: Side, cusip: str, *, vanished: bool) -> dict:
     if vanished:
         name = earlier.key(cusip) if cusip in earlier.lots else later.key(cusip)
-        text = (f"{name} is absent from the {later.quarter} filing, which omits positions under confidential treatment: "
-                "it may be one of them, not sold")
+        text = (
+            f"{name} is absent from the {later.quarter} filing, which omits positions under confidential treatment: "
+            "it may be one of them, not sold"
+        )
     else:
         name = later.key(cusip)
-        text = (f"{name} first appears at {later.quarter}, after the {earlier.quarter} filing that omitted positions under "
-                "confidential treatment: it may have been held and omitted, not bought")
+        text = (
+            f"{name} first appears at {later.quarter}, after the {earlier.quarter} filing that omitted positions under "
+            "confidential treatment: it may have been held and omitted, not bought"
+        )
     return {"rule": "confidential-omission", "text": text, "record": None}
 
 
 def _unreported(later: Side, carried: Carried, cusip: str) -> dict:
     shares = math.floor(carried.shares[cusip])
-    text = (f"{shares:,} shares of {later.key(cusip)} received through a recorded corporate action are absent from the "
-            f"{later.quarter} filing: they may not be a Section 13(f) security, or were sold")
+    text = (
+        f"{shares:,} shares of {later.key(cusip)} received through a recorded corporate action are absent from the "
+        f"{later.quarter} filing: they may not be a Section 13(f) security, or were sold"
+    )
     return {"rule": "received-not-reported", "text": text, "record": None}
 
 

@@ -147,8 +147,10 @@ def _min_max(values: list[float | None]) -> list[float]:
 
 
 NORMALISATIONS: dict[str, tuple[str, Callable[[list], list[float]]]] = {
-    "absolute": ("n = x: the feature is already a fraction in [0, 1]; ties and all-equal views need no rule",
-                 _absolute),
+    "absolute": (
+        "n = x: the feature is already a fraction in [0, 1]; ties and all-equal views need no rule",
+        _absolute,
+    ),
     "signed-absolute": ("n = (x + 1) / 2 maps -1..+1 to 0..1 (0.5 = no net change); ties need no rule", _signed),
     "rank-percentile": (
         "n = (tickers of the view whose feature is defined and <= x) / (tickers whose feature is defined); tied "
@@ -163,28 +165,58 @@ NORMALISATIONS: dict[str, tuple[str, Callable[[list], list[float]]]] = {
 }
 
 _ETHOS: tuple[tuple[str, str, tuple[str, ...], dict[str, float], str], ...] = (
-    ("breadth", "Breadth of holders", (
-        "A stock that many of the chosen managers hold is a shared idea, not one manager's bet.",
-        "Only the number of holders counts; position size does not.",
-    ), {"holderShare": 1.0}, "absolute"),
-    ("conviction", "Conviction (portfolio weight)", (
-        "A manager shows conviction by putting a large part of its 13F book into one stock.",
-        "The average weight across holders counts most; the single largest weight adds the strongest believer.",
-    ), {"meanWeight": 0.7, "maxWeight": 0.3}, "rank-percentile"),
-    ("accumulation", "Accumulation (net share change)", (
-        "Managers buying more shares than they sell this quarter are accumulating the stock.",
-        "Share counts, not dollars, so price moves do not look like buying.",
-        "Only traded shares count: a split, merger or spin-off between the quarters moves shares without a trade.",
-        "A change the filings cannot decide (undecided, or unknown without a previous filing) is left out, not guessed.",
-    ), {"netShareChange": 1.0}, "signed-absolute"),
-    ("persistence", "Persistence (quarters held)", (
-        "A stock held quarter after quarter is a lasting view, not a trade.",
-        "Counts consecutive quarters in the published versions; a gap in the versions ends the count.",
-    ), {"heldShareOfWindow": 1.0}, "absolute"),
-    ("new-money", "New money (opened positions)", (
-        "A manager opening a position this quarter commits fresh money to a new idea.",
-        "How many managers opened it counts half, the dollars they put in count half.",
-    ), {"newHolderShare": 0.5, "newMoneyValue": 0.5}, "min-max"),
+    (
+        "breadth",
+        "Breadth of holders",
+        (
+            "A stock that many of the chosen managers hold is a shared idea, not one manager's bet.",
+            "Only the number of holders counts; position size does not.",
+        ),
+        {"holderShare": 1.0},
+        "absolute",
+    ),
+    (
+        "conviction",
+        "Conviction (portfolio weight)",
+        (
+            "A manager shows conviction by putting a large part of its 13F book into one stock.",
+            "The average weight across holders counts most; the single largest weight adds the strongest believer.",
+        ),
+        {"meanWeight": 0.7, "maxWeight": 0.3},
+        "rank-percentile",
+    ),
+    (
+        "accumulation",
+        "Accumulation (net share change)",
+        (
+            "Managers buying more shares than they sell this quarter are accumulating the stock.",
+            "Share counts, not dollars, so price moves do not look like buying.",
+            "Only traded shares count: a split, merger or spin-off between the quarters moves shares without a trade.",
+            "A change the filings cannot decide (undecided, or unknown without a previous filing) is left out, not guessed.",
+        ),
+        {"netShareChange": 1.0},
+        "signed-absolute",
+    ),
+    (
+        "persistence",
+        "Persistence (quarters held)",
+        (
+            "A stock held quarter after quarter is a lasting view, not a trade.",
+            "Counts consecutive quarters in the published versions; a gap in the versions ends the count.",
+        ),
+        {"heldShareOfWindow": 1.0},
+        "absolute",
+    ),
+    (
+        "new-money",
+        "New money (opened positions)",
+        (
+            "A manager opening a position this quarter commits fresh money to a new idea.",
+            "How many managers opened it counts half, the dollars they put in count half.",
+        ),
+        {"newHolderShare": 0.5, "newMoneyValue": 0.5},
+        "min-max",
+    ),
 )
 ETHOS_IDS: tuple[str, ...] = tuple(entry[0] for entry in _ETHOS)
 TOP_SET_RULE = (
@@ -305,11 +337,20 @@ def score_view(view: dict, artifact: dict, history: Sequence[dict], ethos_ids: S
     top_sets = {e: _top_set(scores[e], rows) for e in ids}
     return {
         "ethosIds": ids,
-        "basis": {"versionId": artifact["versionId"], "quarter": artifact["quarter"], "managers": list(ctx.selected),
-                  "mode": view["mode"], "tickerCount": len(rows), "persistenceWindow": list(ctx.quarters)},
+        "basis": {
+            "versionId": artifact["versionId"],
+            "quarter": artifact["quarter"],
+            "managers": list(ctx.selected),
+            "mode": view["mode"],
+            "tickerCount": len(rows),
+            "persistenceWindow": list(ctx.quarters),
+        },
         "scores": [
-            {"ticker": r["ticker"], "scores": {e: scores[e][i] for e in ids},
-             "features": {n: features[n][i] for n in names}}
+            {
+                "ticker": r["ticker"],
+                "scores": {e: scores[e][i] for e in ids},
+                "features": {n: features[n][i] for n in names},
+            }
             for i, r in enumerate(rows)
         ],
         "topSets": top_sets,

@@ -63,7 +63,8 @@ def _row(ticker: str, view: dict, index: _Index) -> dict:
     if row is not None:
         return row
     raise NotInView(
-        f"{ticker} is not in the selected view", {"ticker": ticker, "managers": list(view["managers"]), "mode": view["mode"]}
+        f"{ticker} is not in the selected view",
+        {"ticker": ticker, "managers": list(view["managers"]), "mode": view["mode"]},
     )
 
 
@@ -79,8 +80,9 @@ def _changes(ticker: str, artifact: dict, index: _Index) -> list[dict]:
 def _citations(change: dict, index: _Index) -> list[dict]:
     """Held: the rows the position came from. Exited: this quarter's filings of the manager, row null."""
     if change["held"]:
-        return [{"accession": s["accession"], "row": s["row"], "managerId": change["managerId"]}
-                for s in change["sources"]]
+        return [
+            {"accession": s["accession"], "row": s["row"], "managerId": change["managerId"]} for s in change["sources"]
+        ]
     manager = index.managers[change["managerId"]]
     return [{"accession": f["accession"], "row": None, "managerId": change["managerId"]} for f in manager["filings"]]
 
@@ -91,15 +93,23 @@ def _held_text(change: dict, artifact: dict) -> str:
     kind, delta, carried = record["kind"], record["shareDelta"], record["carriedShares"]
     actions = _actions(record)
     if kind == "unknown":
-        return f"{name} held {shares:,} shares, {worth}; the change is unknown (no previous-quarter 13F in the sources)."
+        return (
+            f"{name} held {shares:,} shares, {worth}; the change is unknown (no previous-quarter 13F in the sources)."
+        )
     if kind == "undecided":
-        return (f"{name} reported {shares:,} shares at {artifact['quarter']}, {_before(record)} a quarter earlier; the "
-                f"change is undecided and not counted as bought or sold: {_candidates(record)}.")
+        return (
+            f"{name} reported {shares:,} shares at {artifact['quarter']}, {_before(record)} a quarter earlier; the "
+            f"change is undecided and not counted as bought or sold: {_candidates(record)}."
+        )
     if kind == "new":
         return f"{name} opened a position of {shares:,} shares, {worth}."
     if kind in ("added", "reduced"):
         verb = "bought" if kind == "added" else "sold"
-        basis = f"{record['previousShares']:,} at {artifact['previousQuarter']} became {carried:,} by {actions}; " if actions else ""
+        basis = (
+            f"{record['previousShares']:,} at {artifact['previousQuarter']} became {carried:,} by {actions}; "
+            if actions
+            else ""
+        )
         return f"{name} {verb} {abs(delta):,} shares ({basis}from {carried:,} to {shares:,}), now {worth}."
     if actions:
         return f"{actions}; {name}'s holding is unchanged: {shares:,} {ticker} shares, {worth}."
@@ -110,15 +120,21 @@ def _ended_text(change: dict, artifact: dict) -> str:
     record, name, ticker = change["change"], change["managerName"], change["ticker"]
     previous, kind = record["previousShares"], record["kind"]
     if kind == "converted":
-        return (f"{_actions(record)}; {name} did not sell: its {previous:,} {ticker} shares were converted, and no row "
-                f"for {ticker} is in its 13F for {artifact['quarter']}.")
+        return (
+            f"{_actions(record)}; {name} did not sell: its {previous:,} {ticker} shares were converted, and no row "
+            f"for {ticker} is in its 13F for {artifact['quarter']}."
+        )
     if kind == "undecided":
-        return (f"{name} reported {previous:,} {ticker} shares at {artifact['previousQuarter']} and none at "
-                f"{artifact['quarter']}; the change is undecided and not counted as sold: {_candidates(record)}.")
+        return (
+            f"{name} reported {previous:,} {ticker} shares at {artifact['previousQuarter']} and none at "
+            f"{artifact['quarter']}; the change is undecided and not counted as sold: {_candidates(record)}."
+        )
     actions = _actions(record)
     carried = f" ({record['carriedShares']:,} after {actions})" if actions else ""
-    return (f"{name} exited: {previous:,} shares at {artifact['previousQuarter']}{carried}, no row in its 13F for "
-            f"{artifact['quarter']}.")
+    return (
+        f"{name} exited: {previous:,} shares at {artifact['previousQuarter']}{carried}, no row in its 13F for "
+        f"{artifact['quarter']}."
+    )
 
 
 def _actions(record: dict) -> str:
@@ -142,10 +158,13 @@ def _statement(change: dict, artifact: dict, index: _Index) -> dict:
 def _summary_statement(row: dict, view: dict, changes: Sequence[dict], artifact: dict, index: _Index) -> dict:
     undecided = sum(1 for change in changes if change["change"]["kind"] == "undecided")
     moved = sum(1 for change in changes if change["change"]["corporateActions"])
-    text = (f"{row['holderCount']} of {len(view['managers'])} selected managers hold {row['ticker']} at "
-            f"{artifact['quarter']}; {len(row['buyers'])} bought and {len(row['sellers'])} sold this quarter"
-            + (f"; {moved} changed through corporate actions" if moved else "")
-            + (f"; {undecided} undecided, counted as neither" if undecided else "") + ".")
+    text = (
+        f"{row['holderCount']} of {len(view['managers'])} selected managers hold {row['ticker']} at "
+        f"{artifact['quarter']}; {len(row['buyers'])} bought and {len(row['sellers'])} sold this quarter"
+        + (f"; {moved} changed through corporate actions" if moved else "")
+        + (f"; {undecided} undecided, counted as neither" if undecided else "")
+        + "."
+    )
     return {"text": text, "citations": [c for change in changes for c in _citations(change, index)]}
 
 
@@ -171,8 +190,10 @@ def _ethos(ticker: str, scores: dict, index: _Index) -> tuple[dict, dict]:
 
 
 def _limitations(row: dict, changes: Sequence[dict], artifact: dict, policy: dict | None) -> list[str]:
-    notes = [f"Positions are as of the quarter end {artifact['quarter']}; 13F filings are due 45 days later, "
-             "so holdings may have changed since."]
+    notes = [
+        f"Positions are as of the quarter end {artifact['quarter']}; 13F filings are due 45 days later, "
+        "so holdings may have changed since."
+    ]
     unknown = [c["managerName"] for c in changes if c["change"]["kind"] == "unknown"]
     if unknown:
         notes.append(f"Change unknown for {', '.join(unknown)}: the previous quarter's 13F is not in the sources.")
@@ -195,8 +216,11 @@ def _warnings(view: dict, changes: Sequence[dict]) -> list[dict]:
     """The view's warnings about what this explanation rests on: the pack, the filings of the managers it explains,
     and its securities (a CUSIP without a ticker is an unmapped-cusip warning here too)."""
     managers, cusips = {c["managerId"] for c in changes}, {c["cusip"] for c in changes}
-    return [w for w in view["warnings"]
-            if w["manager"] is None or (w["manager"] in managers and w["cusip"] in (None, *cusips))]
+    return [
+        w
+        for w in view["warnings"]
+        if w["manager"] is None or (w["manager"] in managers and w["cusip"] in (None, *cusips))
+    ]
 
 
 def explain_position(ticker: str, view: dict, artifact: dict, scores: dict, policy: dict | None = None) -> dict:
@@ -211,8 +235,10 @@ def explainer(view: dict, artifact: dict, scores: dict, policy: dict | None = No
     def explain(ticker: str) -> dict:
         row = _row(ticker, view, index)
         changes = _changes(ticker, artifact, index)
-        statements = [_summary_statement(row, view, changes, artifact, index),
-                      *(_statement(c, artifact, index) for c in changes)]
+        statements = [
+            _summary_statement(row, view, changes, artifact, index),
+            *(_statement(c, artifact, index) for c in changes),
+        ]
         ethos, overlap = _ethos(ticker, scores, index)
         return {
             "ticker": ticker,
@@ -229,9 +255,9 @@ def explainer(view: dict, artifact: dict, scores: dict, policy: dict | None = No
             "sourceRecords": _source_records(statements, index),
             "warnings": _warnings(view, changes),
             "limitations": _limitations(row, changes, artifact, policy),
-            "policy": None if policy is None else {
-                key: policy[key] for key in ("signal", "executionEnabled", "blockingReasons", "warnings")
-            },
+            "policy": None
+            if policy is None
+            else {key: policy[key] for key in ("signal", "executionEnabled", "blockingReasons", "warnings")},
             "executionEnabled": False,
         }
 

@@ -182,8 +182,10 @@ def _confidential_omissions(subject: Subject) -> tuple[Outcome, str]:
         return Outcome.PASS, "No filing of the view's managers for this quarter or the one before omits positions."
     named = sorted({f"{w['manager']} {w['accession']} ({w['quarter']})" for w in found})
     listed = ", ".join(named[:LISTED]) + (f" and {len(named) - LISTED} more" if len(named) > LISTED else "")
-    return Outcome.WARN, (f"{len(named)} filing(s) omit positions under confidential treatment: {listed}; the book is "
-                          "incomplete and a position first reported after it may have been held all along.")
+    return Outcome.WARN, (
+        f"{len(named)} filing(s) omit positions under confidential treatment: {listed}; the book is "
+        "incomplete and a position first reported after it may have been held all along."
+    )
 
 
 def _scope_warnings(subject: Subject) -> tuple[Outcome, str]:
@@ -195,32 +197,67 @@ def _scope_warnings(subject: Subject) -> tuple[Outcome, str]:
 
 
 CHECKS: tuple[tuple[str, str, str, _Check], ...] = (
-    ("execution-disabled", "Execution stays disabled",
-     "always pass: the service has no broker, account or order access", _execution_disabled),
-    ("source-coverage", "Every position cites its source rows",
-     "block if a position of the view cites no source row, or a held position cites a filing that is not in its "
-     "manager's book for the quarter; else pass", _source_coverage),
-    ("freshness", "Data freshness from the filing deadline",
-     f"days = asOf - (quarter end + {FILING_DEADLINE_DAYS} days); warn if days > {STALE_AFTER_DAYS}; else pass",
-     _freshness),
-    ("fixture-data", "Fixture data",
-     "warn if the artifact is built from the fictional fixture; else pass", _fixture_data),
-    ("unmapped-securities", "Securities without a ticker",
-     "warn if a position of the view, or an option or PRN row of a selected manager, is keyed by CUSIP (not in "
-     "securities.csv); else pass", _unmapped_securities),
-    ("concentration", "Concentration of the view's value",
-     f"share = round(ticker value / view value, {SHARE_DIGITS}) over current holdings; warn if the top ticker's "
-     f"share > {TOP_TICKER_MAX_SHARE} or the top {TOP_GROUP} tickers' > {TOP_FIVE_MAX_SHARE}; pass when the view "
-     "holds no value", _concentration),
-    ("empty-view", "A view with no holdings gives no signal",
-     "block if no ticker of the view has a current holder (no signal: stay in cash); else pass", _empty_view),
-    ("confidential-omissions", "Positions omitted under confidential treatment",
-     "warn, naming each manager, accession and quarter, if a filing of a selected manager for the quarter omits "
-     "positions under confidential treatment (isConfidentialOmitted), or one for the quarter before does and no NEW "
-     "HOLDINGS amendment disclosed them; else pass", _confidential_omissions),
-    ("scope-warnings", "Scope warnings of the filings",
-     f"warn if the version carries a scope warning about the pack or a selected manager other than "
-     f"{', '.join(OWN_CHECK_WARNINGS)} (those have their own checks); else pass", _scope_warnings),
+    (
+        "execution-disabled",
+        "Execution stays disabled",
+        "always pass: the service has no broker, account or order access",
+        _execution_disabled,
+    ),
+    (
+        "source-coverage",
+        "Every position cites its source rows",
+        "block if a position of the view cites no source row, or a held position cites a filing that is not in its "
+        "manager's book for the quarter; else pass",
+        _source_coverage,
+    ),
+    (
+        "freshness",
+        "Data freshness from the filing deadline",
+        f"days = asOf - (quarter end + {FILING_DEADLINE_DAYS} days); warn if days > {STALE_AFTER_DAYS}; else pass",
+        _freshness,
+    ),
+    (
+        "fixture-data",
+        "Fixture data",
+        "warn if the artifact is built from the fictional fixture; else pass",
+        _fixture_data,
+    ),
+    (
+        "unmapped-securities",
+        "Securities without a ticker",
+        "warn if a position of the view, or an option or PRN row of a selected manager, is keyed by CUSIP (not in "
+        "securities.csv); else pass",
+        _unmapped_securities,
+    ),
+    (
+        "concentration",
+        "Concentration of the view's value",
+        f"share = round(ticker value / view value, {SHARE_DIGITS}) over current holdings; warn if the top ticker's "
+        f"share > {TOP_TICKER_MAX_SHARE} or the top {TOP_GROUP} tickers' > {TOP_FIVE_MAX_SHARE}; pass when the view "
+        "holds no value",
+        _concentration,
+    ),
+    (
+        "empty-view",
+        "A view with no holdings gives no signal",
+        "block if no ticker of the view has a current holder (no signal: stay in cash); else pass",
+        _empty_view,
+    ),
+    (
+        "confidential-omissions",
+        "Positions omitted under confidential treatment",
+        "warn, naming each manager, accession and quarter, if a filing of a selected manager for the quarter omits "
+        "positions under confidential treatment (isConfidentialOmitted), or one for the quarter before does and no NEW "
+        "HOLDINGS amendment disclosed them; else pass",
+        _confidential_omissions,
+    ),
+    (
+        "scope-warnings",
+        "Scope warnings of the filings",
+        f"warn if the version carries a scope warning about the pack or a selected manager other than "
+        f"{', '.join(OWN_CHECK_WARNINGS)} (those have their own checks); else pass",
+        _scope_warnings,
+    ),
 )
 CHECK_IDS: tuple[str, ...] = tuple(check[0] for check in CHECKS)
 # Published with every audit export: the thresholds and the rule of each check.

@@ -32,12 +32,7 @@ from builder.research.previews.pack import (
 )
 from builder.sources.congress.instrument import INSTRUMENT_RULE, Instrument
 from builder.sources.congress.people import IDENTITY_RULE, People, Person
-from builder.sources.congress.rows import (
-    AMOUNT_BRACKETS,
-    CongressFile,
-    CongressTrade,
-    TradeType,
-)
+from builder.sources.congress.rows import AMOUNT_BRACKETS, CongressFile, CongressTrade, TradeType
 from builder.sources.previews import CongressSource, RuleSettings
 
 PACK_ID = "congress-trades"
@@ -63,8 +58,13 @@ class ClusterRule:
     min_amount: int  # dollars: lower bound of a trade's disclosed range
 
     def as_json(self) -> dict:
-        return {"window_days": self.window_days, "min_members": self.min_members, "min_amount": self.min_amount,
-                "direction": "purchase", "counted_by": "disclosure date"}
+        return {
+            "window_days": self.window_days,
+            "min_members": self.min_members,
+            "min_amount": self.min_amount,
+            "direction": "purchase",
+            "counted_by": "disclosure date",
+        }
 
 
 DEMO_RULE = ClusterRule(30, 2, 1_001)  # relaxed: any two members in a month, any size — small samples show a cluster
@@ -89,8 +89,14 @@ class CongressInput:
 
 def congress_input(source: CongressSource) -> CongressInput:
     """The research input of a [congress] source: each rule as configured, DEMO_RULE / STRICT_RULE elsewhere."""
-    return CongressInput(source.files, _rule(source.demo, DEMO_RULE), _rule(source.strict, STRICT_RULE),
-                         source.fixture, source.as_of, source.aliases)
+    return CongressInput(
+        source.files,
+        _rule(source.demo, DEMO_RULE),
+        _rule(source.strict, STRICT_RULE),
+        source.fixture,
+        source.as_of,
+        source.aliases,
+    )
 
 
 def _rule(settings: RuleSettings, default: ClusterRule) -> ClusterRule:
@@ -112,12 +118,17 @@ class Cluster:
 
 def eligible(trade: CongressTrade, rule: ClusterRule) -> bool:
     """A purchase of a ticker's stock (not an option: a bought put is no bet on the stock; not a bond) of rule size."""
-    return (trade.trade_type is TradeType.PURCHASE and trade.ticker is not None
-            and trade.instrument is Instrument.STOCK and trade.amount.low >= rule.min_amount)
+    return (
+        trade.trade_type is TradeType.PURCHASE
+        and trade.ticker is not None
+        and trade.instrument is Instrument.STOCK
+        and trade.amount.low >= rule.min_amount
+    )
 
 
-def clusters_on(trades: Iterable[CongressTrade], rule: ClusterRule, day: date,
-                people: People | None = None) -> tuple[Cluster, ...]:
+def clusters_on(
+    trades: Iterable[CongressTrade], rule: ClusterRule, day: date, people: People | None = None
+) -> tuple[Cluster, ...]:
     """The clusters a reader could see on `day`: only trades disclosed on or before it count; members are
     persons (`people`, by default the rules alone over `trades`), never spellings."""
     start = day - timedelta(days=rule.window_days - 1)
@@ -135,8 +146,9 @@ def clusters_on(trades: Iterable[CongressTrade], rule: ClusterRule, day: date,
     return tuple(clusters)
 
 
-def signal_history(trades: Iterable[CongressTrade], rule: ClusterRule, day: date,
-                   people: People | None = None) -> list[dict]:
+def signal_history(
+    trades: Iterable[CongressTrade], rule: ClusterRule, day: date, people: People | None = None
+) -> list[dict]:
     """Every disclosure day up to `day` on which the rule found a cluster, with its tickers."""
     ordered = sorted((t for t in trades if t.disclosed <= day and eligible(t, rule)), key=lambda t: t.disclosed)
     people = people or People(ordered)
@@ -144,7 +156,7 @@ def signal_history(trades: Iterable[CongressTrade], rule: ClusterRule, day: date
     history = []
     for current in sorted(set(keys)):
         start = current - timedelta(days=rule.window_days - 1)
-        window = ordered[bisect_left(keys, start):bisect_right(keys, current)]
+        window = ordered[bisect_left(keys, start) : bisect_right(keys, current)]
         if found := clusters_on(window, rule, current, people):
             history.append({"date": current.isoformat(), "tickers": [cluster.ticker for cluster in found]})
     return history
@@ -162,21 +174,37 @@ def build_congress(inputs: CongressInput, *, as_of: date) -> PreviewPack:
     people = People(visible, inputs.aliases)
     demo, strict = clusters_on(visible, inputs.demo, day, people), clusters_on(visible, inputs.strict, day, people)
     outcome = Outcome.STRICT_SIGNAL if strict else Outcome.DEMO_SIGNAL if demo else Outcome.NO_SIGNAL
-    summary = {"outcome": outcome.value, "stance": _stance(outcome), "answer": _answer(outcome, demo, strict),
-               "produced_by": {Outcome.STRICT_SIGNAL: "strict", Outcome.DEMO_SIGNAL: "demo"}.get(outcome)}
+    summary = {
+        "outcome": outcome.value,
+        "stance": _stance(outcome),
+        "answer": _answer(outcome, demo, strict),
+        "produced_by": {Outcome.STRICT_SIGNAL: "strict", Outcome.DEMO_SIGNAL: "demo"}.get(outcome),
+    }
     caveats, warnings = _notes(inputs, visible, distinct, outcome)
     artifact = _artifact(inputs, _Seen(visible, distinct, people), day, summary, (demo, strict))
     payload = {
-        "pack": PACK_ID, "label": "data preview", "as_of": day.isoformat(), "fixture": inputs.fixture, **summary,
+        "pack": PACK_ID,
+        "label": "data preview",
+        "as_of": day.isoformat(),
+        "fixture": inputs.fixture,
+        **summary,
         "definition": {"direction": "purchase", "counted_by": "disclosure date", **artifact["rules"]},
-        "signal": [{**_cluster_brief(c), "trades": [_trade_brief(t, people) for t in c.trades]}
-                   for c in strict or demo],
-        "strict_tickers": [c.ticker for c in strict], "demo_tickers": [c.ticker for c in demo],
+        "signal": [
+            {**_cluster_brief(c), "trades": [_trade_brief(t, people) for t in c.trades]} for c in strict or demo
+        ],
+        "strict_tickers": [c.ticker for c in strict],
+        "demo_tickers": [c.ticker for c in demo],
         "latest_disclosure_date": artifact["disclosure"]["latest_disclosure_date"],
     }
     return preview_pack(
-        pack_id=PACK_ID, label="data preview", title="Congressional trades: cluster signal", as_of=day,
-        artifact=artifact, agent_payload=payload, caveats=caveats, warnings=warnings,
+        pack_id=PACK_ID,
+        label="data preview",
+        title="Congressional trades: cluster signal",
+        as_of=day,
+        artifact=artifact,
+        agent_payload=payload,
+        caveats=caveats,
+        warnings=warnings,
         methodology=_methodology(inputs, day, as_of),
     )
 
@@ -193,19 +221,28 @@ class _Seen:
         return trade_json(trade, self.people.of(trade).name)
 
 
-def _artifact(inputs: CongressInput, seen: _Seen, day: date, summary: dict,
-              found: tuple[Sequence[Cluster], Sequence[Cluster]]) -> dict:
+def _artifact(
+    inputs: CongressInput, seen: _Seen, day: date, summary: dict, found: tuple[Sequence[Cluster], Sequence[Cluster]]
+) -> dict:
     widest = max(inputs.demo.window_days, inputs.strict.window_days)
     recent = [t for t in seen.trades if t.disclosed > day - timedelta(days=widest)]
     return {
-        "pack": PACK_ID, "label": "data preview", "as_of": day.isoformat(), "fixture": inputs.fixture,
+        "pack": PACK_ID,
+        "label": "data preview",
+        "as_of": day.isoformat(),
+        "fixture": inputs.fixture,
         "description": "Several members of Congress buying one ticker's stock within a window, counted by disclosure "
-                       "date; demo and strict thresholds side by side; may answer stay in cash.",
-        **summary, "rules": {"demo": inputs.demo.as_json(), "strict": inputs.strict.as_json()},
-        "signals": {"demo": [_cluster_json(c, seen) for c in found[0]],
-                    "strict": [_cluster_json(c, seen) for c in found[1]]},
-        "history": {"demo": signal_history(seen.trades, inputs.demo, day, seen.people),
-                    "strict": signal_history(seen.trades, inputs.strict, day, seen.people)},
+        "date; demo and strict thresholds side by side; may answer stay in cash.",
+        **summary,
+        "rules": {"demo": inputs.demo.as_json(), "strict": inputs.strict.as_json()},
+        "signals": {
+            "demo": [_cluster_json(c, seen) for c in found[0]],
+            "strict": [_cluster_json(c, seen) for c in found[1]],
+        },
+        "history": {
+            "demo": signal_history(seen.trades, inputs.demo, day, seen.people),
+            "strict": signal_history(seen.trades, inputs.strict, day, seen.people),
+        },
         "window_trades": [seen.json(t) for t in recent if eligible(t, inputs.demo) or eligible(t, inputs.strict)],
         "window_options": [seen.json(t) for t in recent if t.instrument is Instrument.OPTION],
         "people": [_person_json(person) for person in seen.people.merged()],
@@ -217,54 +254,80 @@ def _artifact(inputs: CongressInput, seen: _Seen, day: date, summary: dict,
 
 def _person_json(person: Person) -> dict:
     chamber, state, _, _ = person.key
-    return {"person": person.name, "chamber": chamber, "state": state,
-            "spellings": [{"spelling": spelling, "rows": rows} for spelling, rows in person.spellings]}
+    return {
+        "person": person.name,
+        "chamber": chamber,
+        "state": state,
+        "spellings": [{"spelling": spelling, "rows": rows} for spelling, rows in person.spellings],
+    }
 
 
-def _notes(inputs: CongressInput, visible: Sequence[CongressTrade], distinct: Distinct,
-           outcome: Outcome) -> tuple[list[str], list[ScopeWarning]]:
+def _notes(
+    inputs: CongressInput, visible: Sequence[CongressTrade], distinct: Distinct, outcome: Outcome
+) -> tuple[list[str], list[ScopeWarning]]:
     """Caveats and scope warnings: fixture, malformed rows, copies, disclosures dated before the trade, relaxed rule."""
     malformed_caveats, malformed_warnings = malformed_notes(inputs.files)
     fixture_caveats, fixture_warnings = fixture_notes(inputs.fixture, inputs.files[0].source if inputs.files else "")
     caveats = [*fixture_caveats, *CAVEATS, *malformed_caveats]
     if before := sum(days_to_disclose(t) < 0 for t in visible):
-        caveats.append(f"{before} trade(s) carry a disclosure date before the trade date (a filing quirk); "
-                       "they are kept as filed, flagged disclosed-before-trade and left out of derived dates.")
+        caveats.append(
+            f"{before} trade(s) carry a disclosure date before the trade date (a filing quirk); "
+            "they are kept as filed, flagged disclosed-before-trade and left out of derived dates."
+        )
     if copies := sum(len(c.rows) for c in distinct.copies):
-        caveats.append(f"{copies} row(s) repeat trades another configured file holds; each trade is counted once "
-                       "(per-file counts in artifact.sources).")
+        caveats.append(
+            f"{copies} row(s) repeat trades another configured file holds; each trade is counted once "
+            "(per-file counts in artifact.sources)."
+        )
     warnings = [*fixture_warnings, *malformed_warnings, *before_trade_warnings(visible), *copy_warnings(distinct)]
     if outcome is Outcome.DEMO_SIGNAL:
-        warnings.append(ScopeWarning("relaxed-thresholds", "the cluster signal holds only under the relaxed demo "
-                                     "thresholds; strict thresholds find no cluster", ""))
+        warnings.append(
+            ScopeWarning(
+                "relaxed-thresholds",
+                "the cluster signal holds only under the relaxed demo thresholds; strict thresholds find no cluster",
+                "",
+            )
+        )
     return caveats, warnings
 
 
 def _stance(outcome: Outcome) -> str:
-    return {Outcome.STRICT_SIGNAL: "cluster signal", Outcome.DEMO_SIGNAL: "demo signal only",
-            Outcome.NO_SIGNAL: "stay in cash"}[outcome]
+    return {
+        Outcome.STRICT_SIGNAL: "cluster signal",
+        Outcome.DEMO_SIGNAL: "demo signal only",
+        Outcome.NO_SIGNAL: "stay in cash",
+    }[outcome]
 
 
 def _answer(outcome: Outcome, demo: Sequence[Cluster], strict: Sequence[Cluster]) -> str:
     if outcome is Outcome.STRICT_SIGNAL:
         return f"Strict cluster signal on {', '.join(c.ticker for c in strict)}."
     if outcome is Outcome.DEMO_SIGNAL:
-        return (f"Demo thresholds only: cluster on {', '.join(c.ticker for c in demo)}; strict thresholds find "
-                "none, so under strict rules: stay in cash.")
+        return (
+            f"Demo thresholds only: cluster on {', '.join(c.ticker for c in demo)}; strict thresholds find "
+            "none, so under strict rules: stay in cash."
+        )
     return "No signal: no ticker qualifies under the demo or the strict thresholds. Stay in cash."
 
 
 def _cluster_json(cluster: Cluster, seen: _Seen) -> dict:
-    return {**_cluster_brief(cluster), "window_start": cluster.window_start.isoformat(),
-            "window_end": cluster.window_end.isoformat(), "trades": [seen.json(t) for t in cluster.trades]}
+    return {
+        **_cluster_brief(cluster),
+        "window_start": cluster.window_start.isoformat(),
+        "window_end": cluster.window_end.isoformat(),
+        "trades": [seen.json(t) for t in cluster.trades],
+    }
 
 
 def _cluster_brief(cluster: Cluster) -> dict:
     highs = [t.amount.high for t in cluster.trades]
     return {
-        "ticker": cluster.ticker, "members": list(cluster.members), "member_count": len(cluster.members),
+        "ticker": cluster.ticker,
+        "members": list(cluster.members),
+        "member_count": len(cluster.members),
         "first_disclosed": cluster.trades[0].disclosed.isoformat(),
-        "last_disclosed": cluster.trades[-1].disclosed.isoformat(), "trade_count": len(cluster.trades),
+        "last_disclosed": cluster.trades[-1].disclosed.isoformat(),
+        "trade_count": len(cluster.trades),
         "amount_low_total": sum(t.amount.low for t in cluster.trades),
         "amount_high_total": None if None in highs else sum(h for h in highs if h is not None),
     }
@@ -272,8 +335,17 @@ def _cluster_brief(cluster: Cluster) -> dict:
 
 def _trade_brief(trade: CongressTrade, people: People) -> dict:
     full = trade_json(trade, people.of(trade).name)
-    keys = ("member", "person", "transaction_date", "disclosure_date", "days_to_disclose", "amount", "owner",
-            "ptr_link", "flags")
+    keys = (
+        "member",
+        "person",
+        "transaction_date",
+        "disclosure_date",
+        "days_to_disclose",
+        "amount",
+        "owner",
+        "ptr_link",
+        "flags",
+    )
     return {key: full[key] for key in keys}
 
 
@@ -284,10 +356,10 @@ def _dates_json(summary: dict) -> dict:
 def _methodology(inputs: CongressInput, day: date, as_of: date) -> dict:
     return {
         "cluster": "a ticker is a cluster on day D when at least min_members distinct members (persons, see "
-                   "member_identity) have an eligible purchase of it disclosed in [D - window_days + 1, D]",
+        "member_identity) have an eligible purchase of it disclosed in [D - window_days + 1, D]",
         "counted_by": "disclosure date: a trade counts only from the day it was disclosed (no look-ahead)",
         "eligible": "type purchase of the ticker's stock (instrument stock: not an option, not a bond), a readable "
-                    "ticker, range lower bound >= min_amount",
+        "ticker, range lower bound >= min_amount",
         "headline": "strict when it finds a cluster; else demo, labelled relaxed; else no signal (stay in cash)",
         "rules": {"demo": inputs.demo.as_json(), "strict": inputs.strict.as_json()},
         "member_identity": f"{IDENTITY_RULE}; merged spellings are listed in artifact.people",
@@ -296,6 +368,7 @@ def _methodology(inputs: CongressInput, day: date, as_of: date) -> dict:
         "duplicates": DUPLICATE_RULE,
         "late_disclosure_days": LATE_DISCLOSURE_DAYS,
         "amount_categories": [{"low": low, "high": high} for low, high in sorted(AMOUNT_BRACKETS.items())],
-        "evaluation_date": day.isoformat(), "release_as_of": as_of.isoformat(),
+        "evaluation_date": day.isoformat(),
+        "release_as_of": as_of.isoformat(),
         "sources": sorted(f.source for f in inputs.files),
     }

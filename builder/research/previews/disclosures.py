@@ -53,8 +53,19 @@ def report_id(link: str) -> str:
 
 
 def disclosure_key(trade: CongressTrade) -> tuple:
-    return (trade.chamber, trade.member_key, report_id(trade.ptr_link), trade.traded, trade.disclosed,
-            trade.ticker, trade.trade_type, trade.instrument, trade.amount.low, trade.amount.high, trade.owner)
+    return (
+        trade.chamber,
+        trade.member_key,
+        report_id(trade.ptr_link),
+        trade.traded,
+        trade.disclosed,
+        trade.ticker,
+        trade.trade_type,
+        trade.instrument,
+        trade.amount.low,
+        trade.amount.high,
+        trade.owner,
+    )
 
 
 def distinct_trades(files: Iterable[CongressFile]) -> Distinct:
@@ -97,13 +108,26 @@ def trade_flags(trade: CongressTrade) -> list[str]:
 def trade_json(trade: CongressTrade, person: str) -> dict:
     """A trade as published: as filed, plus who it is (`person`), its instrument and why, and its flags."""
     return {
-        "member": trade.member, "person": person, "chamber": trade.chamber, "district": trade.district,
-        "ticker": trade.ticker, "asset_description": trade.asset_description, "asset_type": trade.asset_type,
-        "instrument": trade.instrument.value, "instrument_rule": trade.instrument_rule, "shares": trade.shares,
-        "type": trade.trade_type.value, "owner": trade.owner, "transaction_date": trade.traded.isoformat(),
-        "disclosure_date": trade.disclosed.isoformat(), "days_to_disclose": days_to_disclose(trade),
+        "member": trade.member,
+        "person": person,
+        "chamber": trade.chamber,
+        "district": trade.district,
+        "ticker": trade.ticker,
+        "asset_description": trade.asset_description,
+        "asset_type": trade.asset_type,
+        "instrument": trade.instrument.value,
+        "instrument_rule": trade.instrument_rule,
+        "shares": trade.shares,
+        "type": trade.trade_type.value,
+        "owner": trade.owner,
+        "transaction_date": trade.traded.isoformat(),
+        "disclosure_date": trade.disclosed.isoformat(),
+        "days_to_disclose": days_to_disclose(trade),
         "amount": {"low": trade.amount.low, "high": trade.amount.high, "text": trade.amount.text},
-        "ptr_link": trade.ptr_link or None, "source": trade.source, "row": trade.row, "flags": trade_flags(trade),
+        "ptr_link": trade.ptr_link or None,
+        "source": trade.source,
+        "row": trade.row,
+        "flags": trade_flags(trade),
     }
 
 
@@ -128,16 +152,28 @@ def before_trade_warnings(trades: Iterable[CongressTrade]) -> list[ScopeWarning]
     for trade in trades:
         if not possible(trade):
             rows[trade.source].append(trade.row)
-    return [ScopeWarning("disclosed-before-trade", f"{len(found)} trade(s) disclosed before their transaction date "
-                         f"(rows {', '.join(map(str, sorted(found)))}): kept as filed and flagged; their dates are "
-                         "left out of derived dates (latest transaction, days to disclose)", source)
-            for source, found in sorted(rows.items())]
+    return [
+        ScopeWarning(
+            "disclosed-before-trade",
+            f"{len(found)} trade(s) disclosed before their transaction date "
+            f"(rows {', '.join(map(str, sorted(found)))}): kept as filed and flagged; their dates are "
+            "left out of derived dates (latest transaction, days to disclose)",
+            source,
+        )
+        for source, found in sorted(rows.items())
+    ]
 
 
 def copy_warnings(distinct: Distinct) -> list[ScopeWarning]:
     """One warning per file with rows dropped as copies of another file's trades."""
-    return [ScopeWarning("duplicate-trades", f"{len(c.rows)} row(s) copy trades that {c.of} holds (rows "
-                         f"{_rows(c.rows)}): each trade counted once", c.source) for c in distinct.copies]
+    return [
+        ScopeWarning(
+            "duplicate-trades",
+            f"{len(c.rows)} row(s) copy trades that {c.of} holds (rows {_rows(c.rows)}): each trade counted once",
+            c.source,
+        )
+        for c in distinct.copies
+    ]
 
 
 def disclosure_sources(files: Sequence[CongressFile], distinct: Distinct) -> list[dict]:
@@ -148,14 +184,17 @@ def disclosure_sources(files: Sequence[CongressFile], distinct: Distinct) -> lis
     for entry in entries:
         trades = by_path[entry["path"]].trades
         copies = [c for c in distinct.copies if c.source == entry["path"]]
-        entry.update({
-            "instruments": dict(sorted(Counter(t.instrument.value for t in trades).items())),
-            "instrument_rules": dict(sorted(Counter(f"{t.instrument.value}: {t.instrument_rule}"
-                                                    for t in trades).items())),
-            "without_report_link": sum(not t.ptr_link for t in trades),
-            "duplicates_dropped": sum(len(c.rows) for c in copies),
-            "duplicates_of": [{"path": c.of, "rows": len(c.rows)} for c in copies],
-        })
+        entry.update(
+            {
+                "instruments": dict(sorted(Counter(t.instrument.value for t in trades).items())),
+                "instrument_rules": dict(
+                    sorted(Counter(f"{t.instrument.value}: {t.instrument_rule}" for t in trades).items())
+                ),
+                "without_report_link": sum(not t.ptr_link for t in trades),
+                "duplicates_dropped": sum(len(c.rows) for c in copies),
+                "duplicates_of": [{"path": c.of, "rows": len(c.rows)} for c in copies],
+            }
+        )
     return entries
 
 

@@ -49,16 +49,29 @@ class SourceRows(Protocol):
 
 
 def preview_pack(
-    *, pack_id: str, label: str, title: str, as_of: date, artifact: dict, agent_payload: dict,
-    caveats: Iterable[str], warnings: Iterable[ScopeWarning], methodology: dict,
+    *,
+    pack_id: str,
+    label: str,
+    title: str,
+    as_of: date,
+    artifact: dict,
+    agent_payload: dict,
+    caveats: Iterable[str],
+    warnings: Iterable[ScopeWarning],
+    methodology: dict,
 ) -> PreviewPack:
     """A PreviewPack with its caveats attached to artifact and payload, every float rounded and finite."""
     attached = tuple(caveats)
     return PreviewPack(
-        id=pack_id, label=label, title=title, version=f"{pack_id}-{as_of.isoformat()}-v1.0", as_of=as_of,
+        id=pack_id,
+        label=label,
+        title=title,
+        version=f"{pack_id}-{as_of.isoformat()}-v1.0",
+        as_of=as_of,
         artifact=json_ready({**artifact, "caveats": list(attached)}),
         agent_payload=json_ready({**agent_payload, "caveats": list(attached), "execution_enabled": False}),
-        caveats=attached, warnings=tuple(sorted(set(warnings), key=lambda w: (w.code, w.source, w.message))),
+        caveats=attached,
+        warnings=tuple(sorted(set(warnings), key=lambda w: (w.code, w.source, w.message))),
         methodology=json_ready(methodology),
     )
 
@@ -104,12 +117,17 @@ def source_entries(files: Iterable[SourceRows]) -> list[dict]:
     for file in sorted(files, key=lambda f: f.source):
         rows_with_issues = {issue.row for issue in file.issues}
         excluded = {issue.row for issue in file.issues if issue.outcome is RowOutcome.EXCLUDED}
-        entries.append({
-            "path": file.source, "rows": file.rows, "malformed": len(rows_with_issues),
-            "kept": len(rows_with_issues - excluded), "excluded": len(excluded),
-            "reasons": dict(sorted(Counter(issue.code for issue in file.issues).items())),
-            "issues": [issue_json(issue) for issue in file.issues[:LISTED_ISSUES]],
-        })
+        entries.append(
+            {
+                "path": file.source,
+                "rows": file.rows,
+                "malformed": len(rows_with_issues),
+                "kept": len(rows_with_issues - excluded),
+                "excluded": len(excluded),
+                "reasons": dict(sorted(Counter(issue.code for issue in file.issues).items())),
+                "issues": [issue_json(issue) for issue in file.issues[:LISTED_ISSUES]],
+            }
+        )
     return entries
 
 
@@ -121,17 +139,24 @@ def malformed_notes(files: Iterable[SourceRows]) -> tuple[list[str], list[ScopeW
     """The caveat (when any row is malformed) and one scope warning per file with malformed rows."""
     entries = source_entries(files)
     warnings = [
-        ScopeWarning("malformed-rows", f"{e['malformed']} of {e['rows']} rows malformed ({e['kept']} kept, repaired or "
-                     f"with the field left empty; {e['excluded']} excluded): " + ", ".join(
-                         f"{code} ×{count}" for code, count in e["reasons"].items()), e["path"])
-        for e in entries if e["malformed"]
+        ScopeWarning(
+            "malformed-rows",
+            f"{e['malformed']} of {e['rows']} rows malformed ({e['kept']} kept, repaired or "
+            f"with the field left empty; {e['excluded']} excluded): "
+            + ", ".join(f"{code} ×{count}" for code, count in e["reasons"].items()),
+            e["path"],
+        )
+        for e in entries
+        if e["malformed"]
     ]
     malformed = sum(e["malformed"] for e in entries)
     if not malformed:
         return [], warnings
-    caveat = (f"{malformed} malformed source rows of {sum(e['rows'] for e in entries)} read: "
-              f"{sum(e['kept'] for e in entries)} kept (repaired by a documented rule or with the field left empty), "
-              f"{sum(e['excluded'] for e in entries)} excluded; per-file counts and reasons in artifact.sources.")
+    caveat = (
+        f"{malformed} malformed source rows of {sum(e['rows'] for e in entries)} read: "
+        f"{sum(e['kept'] for e in entries)} kept (repaired by a documented rule or with the field left empty), "
+        f"{sum(e['excluded'] for e in entries)} excluded; per-file counts and reasons in artifact.sources."
+    )
     return [caveat], warnings
 
 

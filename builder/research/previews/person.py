@@ -116,8 +116,14 @@ def estimate_holdings(trades: Iterable[CongressTrade]) -> Estimate:
             continue
         position.trades.append(trade)
         _apply(position, trade)
-    held = sorted((Holding(p.ticker, p.description, p.estimate, p.low, p.high, p.exercised_shares, tuple(p.trades))
-                   for p in positions.values() if p.estimate > 0), key=lambda h: (-h.estimate, h.ticker))
+    held = sorted(
+        (
+            Holding(p.ticker, p.description, p.estimate, p.low, p.high, p.exercised_shares, tuple(p.trades))
+            for p in positions.values()
+            if p.estimate > 0
+        ),
+        key=lambda h: (-h.estimate, h.ticker),
+    )
     closed = sorted(p.ticker for p in positions.values() if p.trades and p.estimate == 0)
     return Estimate(tuple(held), tuple(closed), tuple(unmatched), tuple(options), tuple(untracked))
 
@@ -144,7 +150,9 @@ def concentration(held: Sequence[Holding]) -> dict:
     weights = [(p.ticker, p.estimate / total) for p in held] if total else []
     hhi = sum(weight * weight for _, weight in weights)
     return {
-        "positions": len(held), "hhi": hhi, "effective_positions": 1 / hhi if hhi else None,
+        "positions": len(held),
+        "hhi": hhi,
+        "effective_positions": 1 / hhi if hhi else None,
         f"top{CONCENTRATION_TOP}_weight": sum(weight for _, weight in weights[:CONCENTRATION_TOP]),
         "top": [{"ticker": ticker, "weight": weight} for ticker, weight in weights[:CONCENTRATION_TOP]],
     }
@@ -159,9 +167,14 @@ def build_person(inputs: PersonSource, *, as_of: date) -> PreviewPack:
     estimate = estimate_holdings(trades)
     holdings = _holdings_json(estimate.held)
     summary = {
-        "pack": pack_id, "label": "data preview", "person": inputs.name, "as_of": day.isoformat(),
-        "fixture": inputs.fixture, "totals": _totals(estimate.held),
-        "concentration": concentration(estimate.held), "freshness": _freshness(trades, day),
+        "pack": pack_id,
+        "label": "data preview",
+        "person": inputs.name,
+        "as_of": day.isoformat(),
+        "fixture": inputs.fixture,
+        "totals": _totals(estimate.held),
+        "concentration": concentration(estimate.held),
+        "freshness": _freshness(trades, day),
     }
 
     def listed(found: Iterable[CongressTrade]) -> list[dict]:
@@ -169,39 +182,65 @@ def build_person(inputs: PersonSource, *, as_of: date) -> PreviewPack:
 
     mine = [t for copies in distinct.copies for t in copies.trades if t.member_key in inputs.keys]
     artifact = {
-        **summary, "description": f"Estimated holdings of {inputs.name} from disclosed transactions, with "
-                                  "concentration and freshness; estimates keep their low/high bounds.",
-        "holdings": holdings, "closed": list(estimate.closed), "unmatched_sales": listed(estimate.unmatched_sales),
-        "options": listed(estimate.options), "untracked": listed(estimate.untracked),
-        "transactions": listed(trades), "spellings": _spellings(trades),
+        **summary,
+        "description": f"Estimated holdings of {inputs.name} from disclosed transactions, with "
+        "concentration and freshness; estimates keep their low/high bounds.",
+        "holdings": holdings,
+        "closed": list(estimate.closed),
+        "unmatched_sales": listed(estimate.unmatched_sales),
+        "options": listed(estimate.options),
+        "untracked": listed(estimate.untracked),
+        "transactions": listed(trades),
+        "spellings": _spellings(trades),
         "duplicates_dropped": sum(t.disclosed <= day for t in mine),
         "sources": disclosure_sources(inputs.files, distinct),
     }
-    payload = {**summary, "top_holdings": [{key: h[key] for key in ("ticker", "estimate", "low", "high", "weight")}
-                                           for h in holdings[:TOP_HOLDINGS]]}
+    payload = {
+        **summary,
+        "top_holdings": [
+            {key: h[key] for key in ("ticker", "estimate", "low", "high", "weight")} for h in holdings[:TOP_HOLDINGS]
+        ],
+    }
     caveats, warnings = _notes(inputs, trades, estimate, distinct)
     return preview_pack(
-        pack_id=pack_id, label="data preview", title=f"{inputs.name}: estimated holdings", as_of=day,
-        artifact=artifact, agent_payload=payload, caveats=caveats, warnings=warnings,
+        pack_id=pack_id,
+        label="data preview",
+        title=f"{inputs.name}: estimated holdings",
+        as_of=day,
+        artifact=artifact,
+        agent_payload=payload,
+        caveats=caveats,
+        warnings=warnings,
         methodology=_methodology(inputs, day, as_of),
     )
 
 
 def _holdings_json(held: Sequence[Holding]) -> list[dict]:
     total = sum(p.estimate for p in held)
-    return [{
-        "ticker": p.ticker, "asset_description": p.description, "estimate": p.estimate, "low": p.low,
-        "high": p.high, "weight": p.estimate / total, "transactions": len(p.trades),
-        "exercised_shares": p.exercised_shares, **_dates(p.trades),
-        "last_disclosure_date": max(t.disclosed for t in p.trades).isoformat(),
-    } for p in held]
+    return [
+        {
+            "ticker": p.ticker,
+            "asset_description": p.description,
+            "estimate": p.estimate,
+            "low": p.low,
+            "high": p.high,
+            "weight": p.estimate / total,
+            "transactions": len(p.trades),
+            "exercised_shares": p.exercised_shares,
+            **_dates(p.trades),
+            "last_disclosure_date": max(t.disclosed for t in p.trades).isoformat(),
+        }
+        for p in held
+    ]
 
 
 def _dates(trades: Sequence[CongressTrade]) -> dict:
     """First and last transaction dates, from trades dated no later than their disclosure (null when none is)."""
     dated = sorted(t.traded for t in trades if possible(t))
-    return {"first_transaction_date": dated[0].isoformat() if dated else None,
-            "last_transaction_date": dated[-1].isoformat() if dated else None}
+    return {
+        "first_transaction_date": dated[0].isoformat() if dated else None,
+        "last_transaction_date": dated[-1].isoformat() if dated else None,
+    }
 
 
 def _spellings(trades: Sequence[CongressTrade]) -> list[dict]:
@@ -209,15 +248,24 @@ def _spellings(trades: Sequence[CongressTrade]) -> list[dict]:
     found: dict[str, list[CongressTrade]] = {}
     for trade in trades:
         found.setdefault(trade.member, []).append(trade)
-    return [{"spelling": spelling, "rows": len(rows), "chambers": sorted({t.chamber for t in rows}),
-             "districts": sorted({t.district for t in rows if t.district})}
-            for spelling, rows in sorted(found.items(), key=lambda item: (-len(item[1]), item[0]))]
+    return [
+        {
+            "spelling": spelling,
+            "rows": len(rows),
+            "chambers": sorted({t.chamber for t in rows}),
+            "districts": sorted({t.district for t in rows if t.district}),
+        }
+        for spelling, rows in sorted(found.items(), key=lambda item: (-len(item[1]), item[0]))
+    ]
 
 
 def _totals(held: Sequence[Holding]) -> dict:
     highs = [p.high for p in held]
-    return {"estimate": sum(p.estimate for p in held), "low": sum(p.low for p in held),
-            "high": None if None in highs else sum(h for h in highs if h is not None)}
+    return {
+        "estimate": sum(p.estimate for p in held),
+        "low": sum(p.low for p in held),
+        "high": None if None in highs else sum(h for h in highs if h is not None),
+    }
 
 
 def _freshness(trades: Sequence[CongressTrade], day: date) -> dict:
@@ -227,8 +275,9 @@ def _freshness(trades: Sequence[CongressTrade], day: date) -> dict:
     return {key: value.isoformat() if isinstance(value, date) else value for key, value in summary.items()}
 
 
-def _notes(inputs: PersonSource, trades: Sequence[CongressTrade], estimate: Estimate,
-           distinct: Distinct) -> tuple[list[str], list[ScopeWarning]]:
+def _notes(
+    inputs: PersonSource, trades: Sequence[CongressTrade], estimate: Estimate, distinct: Distinct
+) -> tuple[list[str], list[ScopeWarning]]:
     fixture_caveats, fixture_warnings = fixture_notes(inputs.fixture, inputs.files[0].source if inputs.files else "")
     malformed_caveats, malformed_warnings = malformed_notes(inputs.files)
     caveats = [*fixture_caveats, *CAVEATS, *malformed_caveats]
@@ -236,43 +285,60 @@ def _notes(inputs: PersonSource, trades: Sequence[CongressTrade], estimate: Esti
     if not trades:
         warnings.append(ScopeWarning("person-not-found", f"no disclosed transaction names {inputs.name}", ""))
     if len(states := {t.state for t in trades if t.state}) > 1:
-        warnings.append(ScopeWarning("person-ambiguous", f"the rows matched for {inputs.name} are House rows of "
-                                     f"{len(states)} states ({', '.join(sorted(states))}): possibly several people "
-                                     "of one name; see artifact.spellings", ""))
+        warnings.append(
+            ScopeWarning(
+                "person-ambiguous",
+                f"the rows matched for {inputs.name} are House rows of "
+                f"{len(states)} states ({', '.join(sorted(states))}): possibly several people "
+                "of one name; see artifact.spellings",
+                "",
+            )
+        )
     if estimate.unmatched_sales:
-        caveats.append(f"{len(estimate.unmatched_sales)} sale(s) of positions bought before the disclosed "
-                       "transactions: those positions' sizes are unknown and not estimated.")
+        caveats.append(
+            f"{len(estimate.unmatched_sales)} sale(s) of positions bought before the disclosed "
+            "transactions: those positions' sizes are unknown and not estimated."
+        )
         for source in sorted({t.source for t in estimate.unmatched_sales}):
             rows = [t.row for t in estimate.unmatched_sales if t.source == source]
-            warnings.append(ScopeWarning("unmatched-sales", f"{len(rows)} sale(s) without a disclosed purchase "
-                                         f"before them (rows {', '.join(map(str, rows))})", source))
+            warnings.append(
+                ScopeWarning(
+                    "unmatched-sales",
+                    f"{len(rows)} sale(s) without a disclosed purchase before them (rows {', '.join(map(str, rows))})",
+                    source,
+                )
+            )
     if estimate.options:
-        caveats.append(f"{len(estimate.options)} option trade(s) are listed apart (artifact.options) and change no "
-                       "stock position: selling calls is not selling the stock.")
+        caveats.append(
+            f"{len(estimate.options)} option trade(s) are listed apart (artifact.options) and change no "
+            "stock position: selling calls is not selling the stock."
+        )
     return caveats, warnings
 
 
 def _methodology(inputs: PersonSource, day: date, as_of: date) -> dict:
     return {
-        "person": inputs.name, "names_matched": sorted({inputs.name, *inputs.aliases}),
+        "person": inputs.name,
+        "names_matched": sorted({inputs.name, *inputs.aliases}),
         "name_matching": f"a row is the person's when its name equals a configured spelling's by the identity rule "
-                         f"({IDENTITY_RULE}), in any chamber or district; the spellings found are in "
-                         "artifact.spellings",
+        f"({IDENTITY_RULE}), in any chamber or district; the spellings found are in "
+        "artifact.spellings",
         "counted": "transactions disclosed on or before the evaluation date, each once across the files, replayed "
-                   "in transaction-date order",
+        "in transaction-date order",
         "estimate": "purchase: + range midpoint (low + high) // 2, bounds + low / + high; full sale: 0; partial or "
-                    "unspecified sale: - midpoint, low - high, high - low, never below 0; an open-ended range "
-                    "counts its lower bound and leaves high unbounded (null); an option exercise is a stock trade "
-                    "and adds the shares it delivered (exercised_shares, reset by a full sale)",
+        "unspecified sale: - midpoint, low - high, high - low, never below 0; an open-ended range "
+        "counts its lower bound and leaves high unbounded (null); an option exercise is a stock trade "
+        "and adds the shares it delivered (exercised_shares, reset by a full sale)",
         "not_estimated": "options (listed as options: they change no stock position); rows without a ticker, bonds, "
-                         "other instruments and exchanges (listed as untracked); sales of positions without an "
-                         "earlier disclosed purchase (listed as unmatched_sales)",
+        "other instruments and exchanges (listed as untracked); sales of positions without an "
+        "earlier disclosed purchase (listed as unmatched_sales)",
         "instrument": INSTRUMENT_RULE,
         "duplicates": DUPLICATE_RULE,
         "concentration": f"weights = estimate / total estimate; hhi = sum of squared weights; effective positions "
-                         f"= 1 / hhi; top{CONCENTRATION_TOP}_weight = sum of the {CONCENTRATION_TOP} largest weights",
+        f"= 1 / hhi; top{CONCENTRATION_TOP}_weight = sum of the {CONCENTRATION_TOP} largest weights",
         "late_disclosure_days": LATE_DISCLOSURE_DAYS,
         "amount_categories": [{"low": low, "high": high} for low, high in sorted(AMOUNT_BRACKETS.items())],
-        "evaluation_date": day.isoformat(), "release_as_of": as_of.isoformat(),
+        "evaluation_date": day.isoformat(),
+        "release_as_of": as_of.isoformat(),
         "sources": sorted(f.source for f in inputs.files),
     }

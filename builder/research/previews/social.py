@@ -26,7 +26,7 @@ EXCLUDED_TICKER_WORDS = (
     "A", "ALL", "AM", "AN", "ANY", "ARE", "AS", "AT", "BE", "BIG", "BY", "CAN", "CEO", "DD", "EDIT", "EOD", "EPS",
     "EV", "FOR", "GO", "HAS", "HOLD", "IT", "JUST", "KEY", "LIVE", "LOVE", "LOW", "MAN", "NEW", "NEXT", "NOW",
     "ON", "ONE", "OPEN", "OR", "OUT", "PUMP", "REAL", "RUN", "SAVE", "SEE", "SO", "TV", "UK", "USA", "YOLO", "YOU",
-)
+)  # fmt: skip
 MIN_MENTIONS = 25  # below this a single thread swings the ratio; such tickers are noise, not momentum
 MIN_BASELINE = 10  # mentions 24 h ago needed for a ratio; under it the ticker counts as a new entrant
 TOP = 10  # movers, new entrants, leaders and faders listed
@@ -59,10 +59,15 @@ class SocialInput:
 def social_input(source: SocialSource) -> SocialInput:
     """The research input of a [social] source: the published exclusion list plus the operator's words, defaults."""
     return SocialInput(
-        source.forum, source.files, source.abbreviation, tuple(sorted({*EXCLUDED_TICKER_WORDS, *source.exclude})),
+        source.forum,
+        source.files,
+        source.abbreviation,
+        tuple(sorted({*EXCLUDED_TICKER_WORDS, *source.exclude})),
         MIN_MENTIONS if source.min_mentions is None else source.min_mentions,
         MIN_BASELINE if source.min_baseline is None else source.min_baseline,
-        TOP if source.top is None else source.top, source.fixture, source.as_of,
+        TOP if source.top is None else source.top,
+        source.fixture,
+        source.as_of,
     )
 
 
@@ -81,9 +86,13 @@ def momentum(mention: Mention, min_baseline: int) -> dict:
     """Mentions now against 24 h ago (ratio only above the baseline floor) and the rank change."""
     before = mention.mentions_24h_ago
     return {
-        "ticker": mention.ticker, "name": mention.name, "rank": mention.rank, "rank_24h_ago": mention.rank_24h_ago,
+        "ticker": mention.ticker,
+        "name": mention.name,
+        "rank": mention.rank,
+        "rank_24h_ago": mention.rank_24h_ago,
         "rank_change": None if mention.rank_24h_ago is None else mention.rank_24h_ago - mention.rank,
-        "mentions": mention.mentions, "mentions_24h_ago": before,
+        "mentions": mention.mentions,
+        "mentions_24h_ago": before,
         "mention_change": None if before is None else mention.mentions - before,
         "mention_ratio": mention.mentions / before if before is not None and before >= min_baseline else None,
         "upvotes": mention.upvotes,
@@ -93,17 +102,25 @@ def momentum(mention: Mention, min_baseline: int) -> dict:
 def rankings(latest: Snapshot, inputs: SocialInput) -> dict[str, list[dict]]:
     """Movers (ratio > 1), faders (ratio < 1), new entrants (no baseline) and leaders, exclusions applied."""
     excluded = set(inputs.excluded)
-    rows = [momentum(m, inputs.min_baseline) for m in latest.mentions
-            if m.ticker not in excluded and m.mentions >= inputs.min_mentions]
+    rows = [
+        momentum(m, inputs.min_baseline)
+        for m in latest.mentions
+        if m.ticker not in excluded and m.mentions >= inputs.min_mentions
+    ]
     rated = [r for r in rows if r["mention_ratio"] is not None]
     return {
-        "movers": sorted((r for r in rated if r["mention_ratio"] > 1),
-                         key=lambda r: (-r["mention_ratio"], -r["mention_change"], r["ticker"]))[:inputs.top],
-        "faders": sorted((r for r in rated if r["mention_ratio"] < 1),
-                         key=lambda r: (r["mention_ratio"], r["mention_change"], r["ticker"]))[:inputs.top],
-        "new_entrants": sorted((r for r in rows if r["mention_ratio"] is None),
-                               key=lambda r: (-r["mentions"], r["ticker"]))[:inputs.top],
-        "leaders": sorted(rows, key=lambda r: (-r["mentions"], r["ticker"]))[:inputs.top],
+        "movers": sorted(
+            (r for r in rated if r["mention_ratio"] > 1),
+            key=lambda r: (-r["mention_ratio"], -r["mention_change"], r["ticker"]),
+        )[: inputs.top],
+        "faders": sorted(
+            (r for r in rated if r["mention_ratio"] < 1),
+            key=lambda r: (r["mention_ratio"], r["mention_change"], r["ticker"]),
+        )[: inputs.top],
+        "new_entrants": sorted(
+            (r for r in rows if r["mention_ratio"] is None), key=lambda r: (-r["mentions"], r["ticker"])
+        )[: inputs.top],
+        "leaders": sorted(rows, key=lambda r: (-r["mentions"], r["ticker"]))[: inputs.top],
     }
 
 
@@ -111,29 +128,52 @@ def build_social(inputs: SocialInput, *, as_of: date) -> PreviewPack:
     """The <forum>-social-momentum pack from the latest snapshot on or before the evaluation date."""
     day = evaluation_date(inputs.as_of, as_of)
     snapshots = forum_snapshots(inputs, day)
-    ranked = rankings(snapshots[-1], inputs) if snapshots else {"movers": [], "faders": [], "new_entrants": [],
-                                                                  "leaders": []}
+    ranked = (
+        rankings(snapshots[-1], inputs)
+        if snapshots
+        else {"movers": [], "faders": [], "new_entrants": [], "leaders": []}
+    )
     _add_paths(ranked, snapshots)
     summary = {
-        "pack": pack_id(inputs), "label": "research preview", "forum": inputs.forum, "as_of": day.isoformat(),
-        "fixture": inputs.fixture, "signal": "attention momentum" if ranked["movers"] else "no momentum signal",
+        "pack": pack_id(inputs),
+        "label": "research preview",
+        "forum": inputs.forum,
+        "as_of": day.isoformat(),
+        "fixture": inputs.fixture,
+        "signal": "attention momentum" if ranked["movers"] else "no momentum signal",
         "snapshot_time": _time(snapshots[-1]) if snapshots else None,
     }
     artifact = {
-        **summary, "description": f"Attention momentum on {inputs.forum}: mentions now against 24 hours ago and "
-                                  "rank changes, ticker-words excluded; attention, not conviction.",
-        **ranked, "excluded_seen": _excluded_seen(snapshots[-1] if snapshots else None, inputs.excluded),
+        **summary,
+        "description": f"Attention momentum on {inputs.forum}: mentions now against 24 hours ago and "
+        "rank changes, ticker-words excluded; attention, not conviction.",
+        **ranked,
+        "excluded_seen": _excluded_seen(snapshots[-1] if snapshots else None, inputs.excluded),
         "snapshots": [{"time": _time(s), "rows": len(s.mentions)} for s in snapshots],
         "sources": source_entries(inputs.files),
     }
-    payload = {**summary, "definition": _definition(inputs), "top_movers": [_brief(r) for r in ranked["movers"]],
-               "new_entrants": [_brief(r) for r in ranked["new_entrants"][:5]]}
+    payload = {
+        **summary,
+        "definition": _definition(inputs),
+        "top_movers": [_brief(r) for r in ranked["movers"]],
+        "new_entrants": [_brief(r) for r in ranked["new_entrants"][:5]],
+    }
     caveats, warnings = _notes(inputs, snapshots, day)
     return preview_pack(
-        pack_id=pack_id(inputs), label="research preview", title=f"{inputs.forum}: social attention momentum",
-        as_of=day, artifact=artifact, agent_payload=payload, caveats=caveats, warnings=warnings,
-        methodology={**_definition(inputs), "evaluation_date": day.isoformat(), "release_as_of": as_of.isoformat(),
-                     "sources": sorted(f.source for f in inputs.files)},
+        pack_id=pack_id(inputs),
+        label="research preview",
+        title=f"{inputs.forum}: social attention momentum",
+        as_of=day,
+        artifact=artifact,
+        agent_payload=payload,
+        caveats=caveats,
+        warnings=warnings,
+        methodology={
+            **_definition(inputs),
+            "evaluation_date": day.isoformat(),
+            "release_as_of": as_of.isoformat(),
+            "sources": sorted(f.source for f in inputs.files),
+        },
     )
 
 
@@ -143,8 +183,10 @@ def _add_paths(ranked: dict[str, list[dict]], snapshots: Sequence[Snapshot]) -> 
     for rows in ranked.values():
         for row in rows:
             found = [(time, listed.get(row["ticker"])) for time, listed in by_time]
-            row["path"] = [{"time": time, "rank": m.rank if m else None, "mentions": m.mentions if m else None}
-                           for time, m in found]
+            row["path"] = [
+                {"time": time, "rank": m.rank if m else None, "mentions": m.mentions if m else None}
+                for time, m in found
+            ]
 
 
 def _excluded_seen(latest: Snapshot | None, excluded: Sequence[str]) -> list[dict]:
@@ -163,12 +205,15 @@ def _brief(row: dict) -> dict:
 def _definition(inputs: SocialInput) -> dict:
     return {
         "momentum": "mention_ratio = mentions / mentions_24h_ago (when mentions_24h_ago >= min_baseline); "
-                    "movers have ratio > 1, sorted by ratio, then mention change, then ticker",
+        "movers have ratio > 1, sorted by ratio, then mention change, then ticker",
         "rank_change": "rank_24h_ago - rank (positive = climbed); null when unranked 24 h ago (ApeWisdom sends 0)",
         "new_entrants": "mentions >= min_mentions but no baseline (unranked or under min_baseline 24 h ago)",
         "eligible": "mentions >= min_mentions in the latest snapshot on or before the as-of date, not excluded",
-        "min_mentions": inputs.min_mentions, "min_baseline": inputs.min_baseline, "top": inputs.top,
-        "excluded_ticker_words": sorted(inputs.excluded), "forum": inputs.forum,
+        "min_mentions": inputs.min_mentions,
+        "min_baseline": inputs.min_baseline,
+        "top": inputs.top,
+        "excluded_ticker_words": sorted(inputs.excluded),
+        "forum": inputs.forum,
     }
 
 
@@ -180,8 +225,11 @@ def _notes(inputs: SocialInput, snapshots: Sequence[Snapshot], day: date) -> tup
     if not snapshots:
         warnings.append(ScopeWarning("no-snapshot", f"no {inputs.forum} snapshot on or before the as-of date", source))
     elif (age := (day - snapshots[-1].taken.date()).days) > STALE_DAYS:
-        warnings.append(ScopeWarning("stale-snapshot", f"the latest {inputs.forum} snapshot is {age} days older "
-                                     "than the as-of date", source))
+        warnings.append(
+            ScopeWarning(
+                "stale-snapshot", f"the latest {inputs.forum} snapshot is {age} days older than the as-of date", source
+            )
+        )
     return [*fixture_caveats, *CAVEATS, *malformed_caveats], warnings
 
 

@@ -16,8 +16,9 @@ from dataclasses import dataclass
 
 CONTRACT_SHARES = 100  # shares per standard US equity option contract (OCC), when an exercise names no share count
 CALL_OR_PUT = re.compile(r"\b(?:calls?|puts?)\b", re.I)
-OPTION_WORDING = re.compile(r"\b(?:options?|opts?|strike|exp|expiry|expires|expired|expiring|expiration)\b|@\s*\$",
-                            re.I)
+OPTION_WORDING = re.compile(
+    r"\b(?:options?|opts?|strike|exp|expiry|expires|expired|expiring|expiration)\b|@\s*\$", re.I
+)
 EXERCISE = re.compile(r"\bexc?ercis(?:e|ed|es|ing)\b", re.I)  # "Exercised", and the real misspelling "Excercised"
 BOND_WORDING = re.compile(
     r"\b(?:notes?|nts|mtn|bonds?|bds|debentures?|make[ -]?whole|t-?bills?)\b"  # NOTE CALL MAKE WHOLE, MTN CALL, GO BDS

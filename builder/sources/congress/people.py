@@ -21,7 +21,7 @@ from typing import Protocol
 
 # Words that are no part of a name: honorifics, offices, and placeholders a scraper writes for a missing prefix.
 NOT_NAMES = {"hon", "honorable", "honourable", "the", "mr", "mrs", "ms", "miss", "dr", "sen", "senator", "rep",
-             "representative", "congressman", "congresswoman", "none", "null", "nan"}
+             "representative", "congressman", "congresswoman", "none", "null", "nan"}  # fmt: skip
 SUFFIXES = {"jr", "sr", "ii", "iii", "iv", "md", "facs", "phd", "esq", "cpa", "dds", "dvm", "mba"}
 WORD = re.compile(r"[^\W\d_]+")  # a hyphen splits ("Ocasio-Cortez" ends in "cortez", as "Ocasio Cortez" does)
 APOSTROPHES = re.compile(r"['’`]")  # O'Rourke, O’Rourke and ORourke are one spelling
@@ -133,4 +133,3 @@ def _person(key: tuple[str, str, str, str], counts: Counter[str]) -> Person:
     for spelling, rows in spellings:
         shown[display_name(spelling)] += rows
     return Person(key, min(shown, key=lambda name: (-shown[name], name)), spellings)
-

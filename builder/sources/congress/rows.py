@@ -28,8 +28,15 @@ from builder.sources.congress.people import NameKey, name_key, state_of
 # §102(a)(5)(B) and §103(l), as the STOCK Act applies them; the House PTR form's categories A–K); they do not
 # overlap, so a lower bound names its category.
 AMOUNT_BRACKETS = {
-    1_001: 15_000, 15_001: 50_000, 50_001: 100_000, 100_001: 250_000, 250_001: 500_000,
-    500_001: 1_000_000, 1_000_001: 5_000_000, 5_000_001: 25_000_000, 25_000_001: 50_000_000,
+    1_001: 15_000,
+    15_001: 50_000,
+    50_001: 100_000,
+    100_001: 250_000,
+    250_001: 500_000,
+    500_001: 1_000_000,
+    1_000_001: 5_000_000,
+    5_000_001: 25_000_000,
+    25_000_001: 50_000_000,
 }
 OPEN_ENDED = (1_000_001, 50_000_001)  # "Over $1,000,000" (a spouse's or dependent's asset), "Over $50,000,000"
 YEARS = range(1990, 2100)  # a year outside is a typo (e.g. "0021-06-28"), not a date
@@ -37,10 +44,24 @@ TICKER = re.compile(r"^[A-Z][A-Z0-9]{0,5}(?:[.\-/][A-Z0-9]{1,3})?$")  # BRK.B, B
 NO_TICKER = {"", "--", "N/A", "NA", "NONE"}  # the asset has no exchange ticker (bonds, funds, private stock)
 NOT_STATED = {"", "--", "n/a", "na", "none"}  # the report leaves the owner column empty
 # The owner column's documented values: self, spouse, joint, dependent (a dependent child), not stated.
-OWNERS = {"self": "self", "spouse": "spouse", "sp": "spouse", "joint": "joint", "jt": "joint",
-          "dependent": "dependent", "child": "dependent", "dependent child": "dependent", "dc": "dependent"}
-TYPES = {"purchase": "purchase", "sale_full": "sale_full", "sale_partial": "sale_partial",
-         "sale": "sale", "exchange": "exchange"}
+OWNERS = {
+    "self": "self",
+    "spouse": "spouse",
+    "sp": "spouse",
+    "joint": "joint",
+    "jt": "joint",
+    "dependent": "dependent",
+    "child": "dependent",
+    "dependent child": "dependent",
+    "dc": "dependent",
+}
+TYPES = {
+    "purchase": "purchase",
+    "sale_full": "sale_full",
+    "sale_partial": "sale_partial",
+    "sale": "sale",
+    "exchange": "exchange",
+}
 
 
 class TradeType(enum.Enum):
@@ -149,8 +170,12 @@ def _daily_row(report: dict[str, Any], transaction: Any) -> Any:
     office = re.sub(r"\s*\([^)]*\)\s*$", "", str(report.get("office") or "")).strip()
     senator = office or f"{report.get('last_name') or ''}, {report.get('first_name') or ''}".strip(", ")
     received = report.get("date_recieved", report.get("date_received"))
-    return {**transaction, "senator": senator, "disclosure_date": received,
-            "ptr_link": transaction.get("ptr_link", report.get("ptr_link"))}
+    return {
+        **transaction,
+        "senator": senator,
+        "disclosure_date": received,
+        "ptr_link": transaction.get("ptr_link", report.get("ptr_link")),
+    }
 
 
 def _read_row(row: Any, source: str, index: int, trades: list[CongressTrade], issues: list[RowIssue]) -> None:
@@ -198,10 +223,21 @@ def _trade(row: dict, source: str, index: int, found: list[tuple[str, str]]) -> 
     description, asset_type = _text(row.get("asset_description")), _text(row.get("asset_type"))
     kind = classify(asset_type, description, ticker)
     return CongressTrade(
-        source=source, row=index, chamber="house" if house else "senate", member=member,
-        district=_text(row.get("district")), owner=owner, ticker=ticker, asset_description=description,
-        asset_type=asset_type, **fields, ptr_link=_text(row.get("ptr_link") or row.get("source_url")),
-        comment=_text(row.get("comment")), instrument=kind.instrument, instrument_rule=kind.rule, shares=kind.shares,
+        source=source,
+        row=index,
+        chamber="house" if house else "senate",
+        member=member,
+        district=_text(row.get("district")),
+        owner=owner,
+        ticker=ticker,
+        asset_description=description,
+        asset_type=asset_type,
+        **fields,
+        ptr_link=_text(row.get("ptr_link") or row.get("source_url")),
+        comment=_text(row.get("comment")),
+        instrument=kind.instrument,
+        instrument_rule=kind.rule,
+        shares=kind.shares,
     )
 
 
@@ -218,8 +254,9 @@ def _owner(value: Any, found: list[tuple[str, str]]) -> str:
     if _text(value).casefold() in NOT_STATED:
         return "not stated"
     if text not in OWNERS:
-        found.append(("owner-unreadable", f"owner {value!r} is not self, spouse, joint or dependent; "
-                                          "kept as not stated"))
+        found.append(
+            ("owner-unreadable", f"owner {value!r} is not self, spouse, joint or dependent; kept as not stated")
+        )
         return "not stated"
     return OWNERS[text]
 
@@ -278,8 +315,12 @@ def _amount(value: Any, found: list[tuple[str, str]]) -> AmountRange:
         low = _dollars(match.group(1))
         if low not in AMOUNT_BRACKETS:
             raise _Unusable("amount-unreadable", f"amount range {text!r} is truncated and names no category")
-        found.append(("amount-truncated", f"amount {text!r} truncated; completed to its category "
-                                          f"${low:,} - ${AMOUNT_BRACKETS[low]:,}"))
+        found.append(
+            (
+                "amount-truncated",
+                f"amount {text!r} truncated; completed to its category ${low:,} - ${AMOUNT_BRACKETS[low]:,}",
+            )
+        )
         return AmountRange(low, AMOUNT_BRACKETS[low], text)
     if match := re.fullmatch(number, text):
         return _statutory(AmountRange(_dollars(match.group(1)), _dollars(match.group(1)), text), found)
@@ -293,8 +334,13 @@ def _statutory(amount: AmountRange, found: list[tuple[str, str]]) -> AmountRange
         return amount
     for low, high in AMOUNT_BRACKETS.items():
         if amount.high is not None and abs(amount.low - low) <= 1 and abs(amount.high - high) <= 1:
-            found.append(("amount-nonstatutory", f"amount {amount.text!r} is not a statutory category; read as "
-                                                 f"${low:,} - ${high:,}, the category within $1 of it"))
+            found.append(
+                (
+                    "amount-nonstatutory",
+                    f"amount {amount.text!r} is not a statutory category; read as "
+                    f"${low:,} - ${high:,}, the category within $1 of it",
+                )
+            )
             return AmountRange(low, high, amount.text)
     found.append(("amount-nonstatutory", f"amount {amount.text!r} is not a statutory category; kept as filed"))
     return amount

@@ -103,15 +103,27 @@ def _write_entry(path: Path, payload: bytes) -> None:
 def _encoded(result: Parsed) -> dict:
     if isinstance(result, Envelope):
         primary = None if result.primary is None else _encoded(result.primary)
-        return {"kind": "envelope", "type": result.submission_type, "accession": result.accession,
-                "filed": result.filed.isoformat(), "primary": primary, "rows": _rows_out(result.rows)}
+        return {
+            "kind": "envelope",
+            "type": result.submission_type,
+            "accession": result.accession,
+            "filed": result.filed.isoformat(),
+            "primary": primary,
+            "rows": _rows_out(result.rows),
+        }
     if isinstance(result, InformationTable):
         return {"kind": "table", "rows": _rows_out(result.rows)}
     summary = result.summary
     return {
-        "kind": "primary", "type": result.submission_type, "cik": result.cik, "period": result.period.isoformat(),
-        "signed": result.signature_date and result.signature_date.isoformat(), "manager": result.manager_name,
-        "report": result.report_type, "isAmendment": result.is_amendment, "amendmentNo": result.amendment_no,
+        "kind": "primary",
+        "type": result.submission_type,
+        "cik": result.cik,
+        "period": result.period.isoformat(),
+        "signed": result.signature_date and result.signature_date.isoformat(),
+        "manager": result.manager_name,
+        "report": result.report_type,
+        "isAmendment": result.is_amendment,
+        "amendmentNo": result.amendment_no,
         "amendmentType": result.amendment_type,
         "summary": summary and [summary.entry_total, summary.value_total, summary.confidential_omitted],
         "table": None if result.table is None else _rows_out(result.table),
@@ -123,17 +135,24 @@ def _decoded(entry: dict) -> Parsed:
     if kind == "envelope":
         primary = None if entry["primary"] is None else _decoded(entry["primary"])
         assert primary is None or isinstance(primary, PrimaryDocument), entry["accession"]
-        return Envelope(entry["type"], entry["accession"], date.fromisoformat(entry["filed"]), primary,
-                        _rows_in(entry["rows"]))
+        return Envelope(
+            entry["type"], entry["accession"], date.fromisoformat(entry["filed"]), primary, _rows_in(entry["rows"])
+        )
     if kind == "table":
         return InformationTable(_rows_in(entry["rows"]))
     if kind != "primary":
         raise ValueError(f"unknown entry kind {kind!r}")
     return PrimaryDocument(
-        submission_type=entry["type"], cik=entry["cik"], period=date.fromisoformat(entry["period"]),
-        signature_date=entry["signed"] and date.fromisoformat(entry["signed"]), manager_name=entry["manager"],
-        report_type=entry["report"], is_amendment=entry["isAmendment"], amendment_no=entry["amendmentNo"],
-        amendment_type=entry["amendmentType"], summary=entry["summary"] and Summary(*entry["summary"]),
+        submission_type=entry["type"],
+        cik=entry["cik"],
+        period=date.fromisoformat(entry["period"]),
+        signature_date=entry["signed"] and date.fromisoformat(entry["signed"]),
+        manager_name=entry["manager"],
+        report_type=entry["report"],
+        is_amendment=entry["isAmendment"],
+        amendment_no=entry["amendmentNo"],
+        amendment_type=entry["amendmentType"],
+        summary=entry["summary"] and Summary(*entry["summary"]),
         table=None if entry["table"] is None else _rows_in(entry["table"]),
     )
 

@@ -44,11 +44,18 @@ def parse_filing_dates(data: bytes, source: str) -> tuple[dict[str, RecordedDate
             continue
         accession, filed = row["accession"], _date(row["filed"])
         if not _ACCESSION.fullmatch(accession) or filed is None:
-            problems.append(SourceProblem(source, f"{name} needs an accession ##########-##-###### and a filed date "
-                                                  f"YYYY-MM-DD, not {accession!r} and {row['filed']!r}", line))
+            problems.append(
+                SourceProblem(
+                    source,
+                    f"{name} needs an accession ##########-##-###### and a filed date "
+                    f"YYYY-MM-DD, not {accession!r} and {row['filed']!r}",
+                    line,
+                )
+            )
         elif accession in found and found[accession].filed != filed:
-            problems.append(SourceProblem(source, f"{name} dates {accession} twice ({found[accession].filed} and "
-                                                  f"{filed})", line))
+            problems.append(
+                SourceProblem(source, f"{name} dates {accession} twice ({found[accession].filed} and {filed})", line)
+            )
         else:
             found.setdefault(accession, RecordedDate(filed, f"{source}:{line}"))
     return ({}, capped(problems, source)) if problems else (found, ())

@@ -58,7 +58,9 @@ class _Parts:
 _Outcome = _Parts | LooseDocument | ScopeWarning | SourceProblem
 
 
-def read_filing_tree(directory: Path, base: Path, cache: ParseCache | None = None, limits: Limits = DEFAULT_LIMITS) -> FilingsRead:
+def read_filing_tree(
+    directory: Path, base: Path, cache: ParseCache | None = None, limits: Limits = DEFAULT_LIMITS
+) -> FilingsRead:
     """Reads every file under `directory` (nested freely, any names), paths reported relative to `base`.
 
     With a `cache`, a file whose bytes were parsed before is taken from it instead of parsed again. A file is
@@ -183,8 +185,9 @@ def _gathered(outcomes: list[_Outcome], files: list[SourceFile], recorded: dict[
 def _filing(part: _Parts, recorded: RecordedDate | None) -> Filing | SourceProblem:
     dated = (recorded.filed, recorded.record) if recorded else None
     try:
-        return build_filing(part.primary, part.rows, source=part.source, accession=part.accession, filed=part.filed,
-                            recorded=dated)
+        return build_filing(
+            part.primary, part.rows, source=part.source, accession=part.accession, filed=part.filed, recorded=dated
+        )
     except DocumentError as exc:
         return SourceProblem(_first(part.source), f"{subject(part.source)} {exc.message}", exc.line)
 
@@ -250,9 +253,7 @@ def _foreign(filing: Filing, cik: str) -> SourceProblem:
     return SourceProblem(_first(filing.source), message)
 
 
-def _absent_managers(
-    wanted: dict[str, ManagerConfig], folders: dict[str, str], found: set[str]
-) -> list[SourceProblem]:
+def _absent_managers(wanted: dict[str, ManagerConfig], folders: dict[str, str], found: set[str]) -> list[SourceProblem]:
     problems = []
     for cik, manager in sorted(wanted.items()):
         if cik in found:

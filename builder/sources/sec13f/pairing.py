@@ -52,7 +52,11 @@ def common_prefix(primary: str, table: str) -> int:
     """Length of two file names' common prefix (case-insensitive), or 0 when it may not pair them."""
     a, b = primary.casefold(), table.casefold()
     length = len(os.path.commonprefix([a, b]))  # noqa: RUF071 (file names compared character by character)
-    last, next_a, next_b = _digit(a[length - 1:length]), _digit(a[length:length + 1]), _digit(b[length:length + 1])
+    last, next_a, next_b = (
+        _digit(a[length - 1 : length]),
+        _digit(a[length : length + 1]),
+        _digit(b[length : length + 1]),
+    )
     # "2025-03-31_primary_doc.xml" and "2025-06-30_infotable.xml" share "2025-0": a split number, not a name
     splits_number = (next_a and next_b) or (last and (next_a or next_b))
     return 0 if length < MIN_COMMON_PREFIX or splits_number else length

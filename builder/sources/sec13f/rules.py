@@ -93,8 +93,10 @@ def filing_date(
     signed = primary.signature_date
     if signed is None:
         raise DocumentError("has no filing date: no submission header, no EDGAR record and no signatureDate")
-    message = (f"{subject(source)} has no submission header and no line of filing_dates.csv (`ras fetch` writes it "
-               f"beside the filings) dates it: its filing date is estimated from its signatureDate {signed.isoformat()}")
+    message = (
+        f"{subject(source)} has no submission header and no line of filing_dates.csv (`ras fetch` writes it "
+        f"beside the filings) dates it: its filing date is estimated from its signatureDate {signed.isoformat()}"
+    )
     return signed, FILED_FROM_SIGNATURE, (ScopeWarning("filing-date-estimated", message, source),)
 
 
@@ -121,7 +123,9 @@ def decide_unit(rows: Sequence[HoldingRow], filed: date, source: str) -> UnitDec
 
 def median_price(rows: Sequence[HoldingRow], unit: ValueUnit) -> Fraction | None:
     """Median value per share in dollars over plain share rows (SH, no put/call, shares > 0); None if none."""
-    pairs = [(row.value, row.shares) for row in rows if row.share_type == "SH" and row.put_call is None and row.shares > 0]
+    pairs = [
+        (row.value, row.shares) for row in rows if row.share_type == "SH" and row.put_call is None and row.shares > 0
+    ]
     if not pairs:
         return None
     # Exact, without a Fraction per row (most of the read phase once files come from the parse cache):

@@ -84,14 +84,11 @@ def _header_data(filing: Filing) -> list[str]:
         f"      <periodOfReport>{edgar_date(filing.period)}</periodOfReport>",
         "    </filerInfo>",
         "  </headerData>",
-    ]
+    ]  # fmt: skip
 
 
 def _cover_page(filing: Filing, filer: FilerDetails) -> list[str]:
-    lines = [
-        "    <coverPage>",
-        f"      <reportCalendarOrQuarter>{edgar_date(filing.period)}</reportCalendarOrQuarter>",
-    ]
+    lines = ["    <coverPage>", f"      <reportCalendarOrQuarter>{edgar_date(filing.period)}</reportCalendarOrQuarter>"]
     if filing.amendment is Amendment.ORIGINAL:
         lines.append("      <isAmendment>false</isAmendment>")
     else:
@@ -252,7 +249,7 @@ def _sgml_header(filing: Filing, filer: FilerDetails, document_count: int) -> st
         f"\t\tZIP:\t\t\t{_sgml(filer.zip_code)}",
         f"\t\tBUSINESS PHONE:\t\t{_sgml(filer.phone)}",
         "</SEC-HEADER>",
-    ]
+    ]  # fmt: skip
     return "\n".join(lines) + "\n"
 
 

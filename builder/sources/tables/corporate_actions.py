@@ -84,8 +84,9 @@ def _leg(row: dict[str, str], record: str) -> tuple[CorporateAction | None, list
         errors.append("source is empty: say where the record comes from (a filing, a press release)")
     if errors or effective is None or kind is None:
         return None, errors
-    return CorporateAction(effective, kind, cusip, new_cusip, ratio, ratio_text, cash, row["source"], record, cik,
-                           shares), []
+    return CorporateAction(
+        effective, kind, cusip, new_cusip, ratio, ratio_text, cash, row["source"], record, cik, shares
+    ), []
 
 
 def _kind_errors(kind: ActionKind, new_cusip: str, ratio: str, cash: Decimal | None) -> list[str]:

@@ -37,7 +37,10 @@ def csv_records(
         header = [column.strip().lower() for column in next(reader, [])]
         missing = [column for column in required if column not in header]
         if missing:
-            yield 1, SourceProblem(source, f"{name} header lacks {', '.join(missing)} (it needs {','.join(required)})", 1)
+            yield (
+                1,
+                SourceProblem(source, f"{name} header lacks {', '.join(missing)} (it needs {','.join(required)})", 1),
+            )
             return
         index = {column: header.index(column) for column in (*required, *optional) if column in header}
         last_required = max(header.index(column) for column in required)
@@ -45,8 +48,10 @@ def csv_records(
             if not any(field.strip() for field in record):
                 continue
             if len(record) <= last_required:
-                yield reader.line_num, SourceProblem(source, f"{name} has {len(record)} fields, fewer than its header",
-                                                     reader.line_num)
+                yield (
+                    reader.line_num,
+                    SourceProblem(source, f"{name} has {len(record)} fields, fewer than its header", reader.line_num),
+                )
                 continue  # an optional column left off the end of a record is empty
             yield reader.line_num, {column: record[i].strip() if i < len(record) else "" for column, i in index.items()}
     except csv.Error as exc:

@@ -55,7 +55,9 @@ def _security(row: dict[str, str], source: str, line: int, problems: list[Source
         problems.append(SourceProblem(source, f"{name} has cusip {row['cusip']!r}, not nine letters or digits", line))
     if not ticker:
         problems.append(SourceProblem(source, f"{name} has no ticker for cusip {cusip}", line))
-    valid_from, valid_to = (_date(row.get(column, ""), column, source, line, problems) for column in ("valid_from", "valid_to"))
+    valid_from, valid_to = (
+        _date(row.get(column, ""), column, source, line, problems) for column in ("valid_from", "valid_to")
+    )
     if valid_from and valid_to and valid_to < valid_from:
         problems.append(SourceProblem(source, f"{name} has valid_to {valid_to} before valid_from {valid_from}", line))
     if len(problems) > found:
@@ -69,7 +71,9 @@ def _date(value: str, column: str, source: str, line: int, problems: list[Source
     try:
         return date.fromisoformat(value)
     except ValueError:
-        problems.append(SourceProblem(source, f"{Path(source).name} has {column} {value!r}, not a date YYYY-MM-DD", line))
+        problems.append(
+            SourceProblem(source, f"{Path(source).name} has {column} {value!r}, not a date YYYY-MM-DD", line)
+        )
         return None
 
 
@@ -80,9 +84,13 @@ def _merged(entries: list[tuple[int, Security]], source: str, problems: list[Sou
     undated = [(line, s) for line, s in entries if not (s.valid_from or s.valid_to)]
     for line, security in undated[1:]:
         if security != undated[0][1]:
-            problems.append(SourceProblem(source, f"{name} maps cusip {security.cusip} again, unlike line {undated[0][0]}", line))
-    dated = sorted(((line, s) for line, s in entries if s.valid_from or s.valid_to),
-                   key=lambda e: (e[1].valid_from or date.min, e[0]))
+            problems.append(
+                SourceProblem(source, f"{name} maps cusip {security.cusip} again, unlike line {undated[0][0]}", line)
+            )
+    dated = sorted(
+        ((line, s) for line, s in entries if s.valid_from or s.valid_to),
+        key=lambda e: (e[1].valid_from or date.min, e[0]),
+    )
     for (first, a), (line, b) in pairwise(dated):
         if (b.valid_from or date.min) <= (a.valid_to or date.max):
             problems.append(SourceProblem(source, f"{name} gives cusip {b.cusip} dates overlapping line {first}", line))
