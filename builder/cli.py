@@ -18,18 +18,10 @@ from builder.release.build import prepare_release, write_release
 from builder.release.inventory import by_as_of, prune, release_summaries
 from builder.release.ledger import LEDGER_FILE, verify_ledger
 from builder.release.promote import promote, publish, releases_lock, tidy
-from builder.release.store import current_release, verify_release
+from builder.release.store import RELEASES_OPTION, current_release, verify_release
 from builder.review.command import gate_check, parse_gates, review_command
 from builder.sources.tree import resolve_source
 
-RELEASES_OPTION = click.option(
-    "--releases",
-    "releases",
-    type=click.Path(file_okay=False, path_type=Path),
-    default=Path("releases"),
-    show_default=True,
-    help="Directory holding the releases and the `current` link.",
-)
 SOURCE_OPTION = click.option(
     "--source",
     type=click.Path(exists=True, file_okay=False, path_type=Path),

@@ -40,7 +40,7 @@ from builder.export.routes import Served, served_routes
 from builder.export.variants import BROTLI_MISSING, compressed_variants, encodings
 from builder.export.verify import RECORD, SITE, damaged_files
 from builder.release.atomic import exclusive, fsync_directory, settle, staged
-from builder.release.store import current_release, load_release
+from builder.release.store import RELEASES_OPTION, current_release, load_release
 
 Progress = Callable[[str], None]
 TREES = ".releases"
@@ -259,14 +259,7 @@ def export_release(releases: Path, out: Path, listen: int, upstream_url: str, pr
 
 
 @click.command("export")
-@click.option(
-    "--releases",
-    "releases",
-    type=click.Path(file_okay=False, path_type=Path),
-    default=Path("releases"),
-    show_default=True,
-    help="Directory holding the releases and the `current` link.",
-)
+@RELEASES_OPTION
 @click.option(
     "--out",
     "out",

@@ -19,6 +19,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
+import click
 import orjson
 
 from builder.api.contract import BY_ID
@@ -27,6 +28,16 @@ from builder.errors import ReleaseError
 from builder.release.objects import CACHE_BYTES, Answers, Artifacts, ReleaseReader
 
 CURRENT = "current"
+DEFAULT_RELEASES = Path("releases")  # where every command looks when --releases is not given
+# The --releases option of every command that reads or writes releases.
+RELEASES_OPTION = click.option(
+    "--releases",
+    "releases",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=DEFAULT_RELEASES,
+    show_default=True,
+    help="Directory holding the releases and the `current` link.",
+)
 MANIFEST = "manifest.json"
 SEAL = "seal.json"
 ROUTES = "routes.json"

@@ -11,12 +11,10 @@ import click
 
 from builder.errors import PublishError, ReleaseError
 from builder.release.inventory import release_summaries
-from builder.release.store import current_release, list_releases
+from builder.release.store import DEFAULT_RELEASES, RELEASES_OPTION, current_release, list_releases
 from builder.review.compare import GATES, read_side, review, tripped
 from builder.review.page import review_page
 from builder.review.text import review_lines
-
-DEFAULT_RELEASES = Path("releases")  # the CLI's default --releases: a next command need not name it
 
 
 class GateRefused(PublishError):
@@ -79,14 +77,7 @@ def gate_check(releases: Path, gates: frozenset[str], progress: Callable[[str], 
     default=None,
     help="Also write the review as one self-contained HTML page (inline SVG charts, nothing fetched).",
 )
-@click.option(
-    "--releases",
-    "releases",
-    type=click.Path(file_okay=False, path_type=Path),
-    default=Path("releases"),
-    show_default=True,
-    help="Directory holding the releases and the `current` link.",
-)
+@RELEASES_OPTION
 def review_command(candidate: str | None, against: str | None, html: Path | None, releases: Path) -> None:
     """What CANDIDATE (default: the newest release written) changes relative to the promoted release."""
     result = review_of(releases, candidate, against)
