@@ -26,8 +26,10 @@ run: publish
 
 # The whole suite, the slow reliability tests (crash trials, soak) first, on four workers: most tests wait on
 # servers and subprocesses, so four share two cores well. --dist loadfile: one test file per worker at a time, so a
-# file's fixtures are made once. `make test-quick` leaves the slow ones out (about half the time).
-PYTEST_ARGS ?= -n 4 --dist loadfile
+# file's fixtures are made once; --no-loadscope-reorder: files go out in the collected order (tests/conftest.py puts
+# the slow ones first), not largest first, which left the one-test soak for last. `make test-quick` leaves the slow
+# ones out.
+PYTEST_ARGS ?= -n 4 --dist loadfile --no-loadscope-reorder
 
 test: install-test
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
