@@ -243,6 +243,14 @@ def prune_command(keep: int, releases: Path) -> None:
     help="Seconds a connection has to send a whole request head (server default: 10).",
 )
 @click.option(
+    "--body-timeout",
+    "body_timeout",
+    type=click.FloatRange(min=0.1),
+    default=None,
+    help="Seconds a POST body has to arrive after its head; a slower one gets 400 and the connection is closed "
+    "(server default: 10).",
+)
+@click.option(
     "--keepalive-timeout",
     "keepalive_timeout",
     type=click.FloatRange(min=0.1),

@@ -37,6 +37,10 @@ LOG = logging.getLogger("ras.server")
 WATCH: web.AppKey[ReleaseWatch] = web.AppKey("watch", ReleaseWatch)
 LIVE: web.AppKey[LiveCache] = web.AppKey("live", LiveCache)
 POSTS: web.AppKey[PostCache] = web.AppKey("posts", PostCache)
+BODY_TIMEOUT: web.AppKey[float] = web.AppKey("body_timeout", float)
+# A POST body is a few kB sent right after its head: 10 s is ample on any link, and a body that trickles in slower
+# holds a connection and a handler (nginx's client_body_timeout is 60 s between two reads; this bounds the whole).
+DEFAULT_BODY_TIMEOUT = 10.0
 BASE_HEADERS = {**COMMON_HEADERS, "Server": "ras"}  # no server version disclosed
 GET_HEADER_SETS = 16384  # ETags whose GET headers stay built: a 500-manager release has 11,650 answers, plus live ones
 POST_200_HEADERS = CIMultiDict({**BASE_HEADERS, "Cache-Control": POST_CACHE_CONTROL, "Content-Type": JSON_TYPE})
@@ -107,6 +111,8 @@ def post_handler(operation: Operation, posts: PostCache) -> Callable[[web.Reques
             if answer.status == 200 and release_id:
                 posts.put(release_id, operation.id, raw, answer.body)
         except ApiError as error:
+            if isinstance(error, SlowBody):
+                return await _hang_up(request, error_response(operation.id, error))
             return error_response(operation.id, error)
         except Exception:
             return _internal_error(request, operation.id)
@@ -115,13 +121,36 @@ def post_handler(operation: Operation, posts: PostCache) -> Callable[[web.Reques
     return handle
 
 
+async def _hang_up(request: web.Request, response: web.Response) -> web.Response:
+    """Send the answer, then close the connection: the rest of a slow body is neither waited for nor read."""
+    response.force_close()
+    await response.prepare(request)
+    await response.write_eof()
+    if request.transport is not None:
+        request.transport.close()
+    return response
+
+
+class SlowBody(ApiError):
+    """A POST body that did not arrive within the body timeout: answered, then the connection is closed."""
+
+
 async def _raw_body(request: web.Request) -> bytes:
     if request.content_type != JSON_TYPE:
         raise ApiError(400, ErrorCode.UNSUPPORTED_MEDIA_TYPE, "the request body must be application/json")
+    seconds = request.app[BODY_TIMEOUT]
     try:
-        return await request.read()  # bounded by client_max_size
+        async with asyncio.timeout(seconds):
+            return await request.read()  # bounded by client_max_size
     except web.HTTPRequestEntityTooLarge as exc:
         raise body_too_large() from exc
+    except TimeoutError as exc:
+        raise SlowBody(
+            400,
+            ErrorCode.MALFORMED_REQUEST,
+            f"the request body did not arrive within {seconds:g} s of its head",
+            {"bodyTimeoutSeconds": seconds},
+        ) from exc
 
 
 def _json(raw: bytes) -> object:
@@ -221,10 +250,14 @@ async def _watch_releases(app: web.Application, interval: float) -> AsyncIterato
 
 
 def create_app(
-    releases: Path, watch_interval: float | None = None, pace: Pace = Pace(), cache_bytes: int = CACHE_BYTES
+    releases: Path,
+    watch_interval: float | None = None,
+    pace: Pace = Pace(),
+    cache_bytes: int = CACHE_BYTES,
+    body_timeout: float = DEFAULT_BODY_TIMEOUT,
 ) -> web.Application:
-    """The app over a releases directory, watched at `pace` (`watch_interval` sets its tick); fails at
-    start-up if the directory does not exist."""
+    """The app over a releases directory, watched at `pace` (`watch_interval` sets its tick), giving a POST body
+    `body_timeout` seconds to arrive; fails at start-up if the directory does not exist."""
     if not releases.is_dir():
         raise FileNotFoundError(f"releases directory {releases} does not exist; run `ras publish` first")
     app = web.Application(
@@ -232,6 +265,7 @@ def create_app(
     )
     pace = pace if watch_interval is None else dataclasses.replace(pace, tick=watch_interval)
     watch = app[WATCH] = ReleaseWatch(releases, pace, cache_bytes)
+    app[BODY_TIMEOUT] = body_timeout
     watch.refresh()
     live = app[LIVE] = LiveCache()
     posts = app[POSTS] = PostCache()

@@ -32,7 +32,7 @@ from aiohttp import web
 from aiohttp.web_server import Server
 
 from builder.errors import EXIT_NO_PERMISSION, EXIT_UNAVAILABLE, PublishError
-from server.app import create_app
+from server.app import DEFAULT_BODY_TIMEOUT, create_app
 from server.protocol import EnvelopeRequestHandler, EnvelopeRunner, EnvelopeServer
 from server.watch import Pace
 
@@ -85,9 +85,11 @@ _BIND_FAILURES = {
 
 @dataclass(frozen=True, slots=True)
 class Guard:
-    """How long a connection may take to send a request head, and idle between requests; how many may be open."""
+    """How long a connection may take to send a request head and a POST body, and idle between requests; how many
+    may be open."""
 
     header_timeout: float = HEADER_TIMEOUT
+    body_timeout: float = DEFAULT_BODY_TIMEOUT
     keepalive_timeout: float = KEEPALIVE_TIMEOUT
     max_connections: int = MAX_CONNECTIONS
 
@@ -218,7 +220,8 @@ def run(
 def _worker(releases: Path, listener: socket.socket, verify_interval: float | None, guard: Guard) -> None:
     _unmap_large_blocks()
     _raise_file_limit(guard.max_connections * FILES_PER_CONNECTION + FILES_SPARE)
-    app = create_app(releases, pace=Pace() if verify_interval is None else Pace(verify=verify_interval))
+    pace = Pace() if verify_interval is None else Pace(verify=verify_interval)
+    app = create_app(releases, pace=pace, body_timeout=guard.body_timeout)
     # The loaded release is read-only: keep its millions of objects out of the collector's passes, which at
     # 500 managers cost more than the research they interrupt (a policy check's 30 ms became 550 ms).
     gc.freeze()

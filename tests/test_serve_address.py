@@ -241,3 +241,31 @@ def test_past_the_connection_bound_the_oldest_idle_connections_make_room(publish
         finally:
             for connection in connections:
                 connection.close()
+
+
+def test_a_post_body_that_trickles_in_gets_one_error_and_the_connection_is_closed(published: Path):
+    with running_server(published, "--body-timeout", "1", "--keepalive-timeout", "30") as (url, _process):
+        port = int(url.rsplit(":", 1)[1])
+        body = b'{"packId": "13f-copycat", "mode": "any"}'
+        whole = http.client.HTTPConnection("127.0.0.1", port, timeout=5)  # a body sent at once is answered
+        whole.request("POST", "/api/v1/policy/validate", body, {"Content-Type": "application/json"})
+        answered = whole.getresponse()
+        assert answered.status == 200 and not answered.will_close
+        answered.read()
+        whole.close()
+        head = (
+            f"POST /api/v1/policy/validate HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+            f"Content-Length: {len(body)}\r\n\r\n"
+        ).encode()
+        slow = socket.create_connection(("127.0.0.1", port), timeout=10)
+        slow.sendall(head + body[:5])  # the head whole, then a few bytes of the body and nothing more
+        received = b""
+        while chunk := slow.recv(65536):  # until the server hangs up
+            received += chunk
+        slow.close()
+        status_line, _, rest = received.partition(b"\r\n")
+        assert status_line == b"HTTP/1.1 400 Bad Request"
+        error = orjson.loads(rest.partition(b"\r\n\r\n")[2])["error"]
+        assert error["code"] == "malformed_request"
+        assert error["details"] == {"bodyTimeoutSeconds": 1.0}
+        assert "did not arrive within 1 s" in error["message"]
