@@ -20,22 +20,16 @@ TRIALS = 20
 KILL_WITHIN = 4.0  # seconds: a whole fetch of the 30 quarters takes about 3.5 s at 10 requests per second
 
 
+def fetch_command(root, base) -> list[str]:
+    """`ras fetch` of the tree from the stand-in at `base`."""
+    options = ["--source", str(root), "--edgar-url", base, "--since", SINCE, "--user-agent", USER_AGENT]
+    return [sys.executable, "-m", "builder.cli", "fetch", *options]
+
+
 def start_fetch(root, base) -> subprocess.Popen:
-    command = [
-        sys.executable,
-        "-m",
-        "builder.cli",
-        "fetch",
-        "--source",
-        str(root),
-        "--edgar-url",
-        base,
-        "--since",
-        SINCE,
-        "--user-agent",
-        USER_AGENT,
-    ]
-    return subprocess.Popen(command, env=child_env(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return subprocess.Popen(
+        fetch_command(root, base), env=child_env(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
 
 
 @pytest.mark.slow
@@ -56,26 +50,7 @@ def test_sigkill_at_any_moment_leaves_only_complete_files_and_the_next_run_compl
             assert incomplete_files(folder) == [], f"trial {trial}"
             temporary = [p.name for p in folder.glob(".*")] if folder.is_dir() else []
             assert all(name.endswith(".part") for name in temporary), temporary
-        final = subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "builder.cli",
-                "fetch",
-                "--source",
-                str(root),
-                "--edgar-url",
-                base,
-                "--since",
-                SINCE,
-                "--user-agent",
-                USER_AGENT,
-            ],
-            env=child_env(),
-            capture_output=True,
-            text=True,
-            timeout=120,
-        )
+        final = subprocess.run(fetch_command(root, base), env=child_env(), capture_output=True, text=True, timeout=120)
     assert final.returncode == 0, final.stderr
     assert sorted(p.name for p in folder.iterdir()) == sorted([*(f"{a}.txt" for a in edgar.filings), DATES_FILE])
     dates, problems = parse_filing_dates((folder / DATES_FILE).read_bytes(), DATES_FILE)  # whole, as every file here
