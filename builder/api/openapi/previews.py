@@ -223,6 +223,21 @@ def person_schemas() -> dict[str, Schema]:
     }
 
 
+def _cluster(trade: Schema) -> dict[str, Schema]:
+    """A buying cluster's keys (in the artifact and in the agent payload), its trades each shaped `trade`."""
+    return {
+        "ticker": STRING,
+        "members": STRINGS,
+        "member_count": INTEGER,
+        "first_disclosed": DATE,
+        "last_disclosed": DATE,
+        "trade_count": INTEGER,
+        "amount_low_total": INTEGER,
+        "amount_high_total": nullable(INTEGER),
+        "trades": array(trade),
+    }
+
+
 def congress_schemas() -> dict[str, Schema]:
     """congress-trades: cluster signal under demo and strict thresholds; may say stay in cash."""
     rule = closed(
@@ -235,21 +250,7 @@ def congress_schemas() -> dict[str, Schema]:
         }
     )
     rules = closed({"demo": rule, "strict": rule})
-    clusters = array(
-        fields(
-            {
-                "ticker": STRING,
-                "members": STRINGS,
-                "member_count": INTEGER,
-                "first_disclosed": DATE,
-                "last_disclosed": DATE,
-                "trade_count": INTEGER,
-                "amount_low_total": INTEGER,
-                "amount_high_total": nullable(INTEGER),
-                "trades": array(transaction()),
-            }
-        )
-    )
+    clusters = array(fields(_cluster(transaction())))
     days = array(fields({"date": DATE, "tickers": STRINGS}))
     head = {"pack": {"const": CONGRESS_PACK_ID}, "label": DATA_PREVIEW, "as_of": DATE, "fixture": BOOLEAN}
     summary = {
@@ -276,19 +277,7 @@ def congress_schemas() -> dict[str, Schema]:
             "flags": STRINGS,
         }
     )
-    cluster = closed(
-        {
-            "ticker": STRING,
-            "members": STRINGS,
-            "member_count": INTEGER,
-            "first_disclosed": DATE,
-            "last_disclosed": DATE,
-            "trade_count": INTEGER,
-            "amount_low_total": INTEGER,
-            "amount_high_total": nullable(INTEGER),
-            "trades": array(trade),
-        }
-    )
+    cluster = closed(_cluster(trade))
     return {
         "CongressArtifact": closed(
             {
