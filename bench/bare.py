@@ -9,11 +9,26 @@ is the cost of what `ras serve` does beyond handing over bytes: routing, lookups
 from __future__ import annotations
 
 import argparse
+import sys
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from aiohttp import web
 
 NOT_MODIFIED_HEADERS = ("ETag", "Cache-Control", "Vary", "X-Service-API-Version")  # what a 304 keeps
+# Headers aiohttp writes itself, and the ETag, which --etag gives: never copied with --header.
+TRANSPORT = frozenset({"date", "server", "content-length", "etag", "connection", "keep-alive", "transfer-encoding"})
+
+
+def command(port: int, body: Path, headers: Mapping[str, str], keep: Iterable[str] = ()) -> list[str]:
+    """This server's command line answering the bytes of `body` with an answer's `headers` (lower-case names; its
+    ETag, when it has one, by --etag) and, for a 304, keeping the `keep` headers (default: NOT_MODIFIED_HEADERS)."""
+    etag = ["--etag", headers["etag"]] if "etag" in headers else []
+    copied = [
+        arg for name, value in headers.items() if name not in TRANSPORT for arg in ("--header", f"{name}: {value}")
+    ]
+    kept = [arg for name in keep for arg in ("--keep", name)]
+    return [sys.executable, "-m", "bench.bare", "--port", str(port), "--body", str(body), *etag, *copied, *kept]
 
 
 def create_app(

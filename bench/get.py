@@ -15,10 +15,11 @@ import contextlib
 import os
 import shutil
 import statistics
-import sys
 from pathlib import Path
 
 from bench import report
+from bench.bare import TRANSPORT
+from bench.bare import command as reference_command
 from bench.processes import HOST, cpu_seconds, free_port, get, measure, nginx_binary, ras, server, wrk
 
 WORK = Path("/tmp/ras-bench")  # nginx's unprivileged workers must be able to read the export: not a private tmp dir
@@ -26,7 +27,6 @@ LATEST = "/api/v1/packs/13f-copycat/latest"
 EXPORT_TARGET = 0.90  # issue 14: the export config ≥ 0.90 × a minimal nginx on 200s and on 304s
 APP_TARGET = 0.90  # issue 14: `ras serve` ≥ 0.90 × a bare aiohttp handler returning the same bytes
 PAIRS = (("export", "minimal", EXPORT_TARGET), ("app", "bare", APP_TARGET))  # (measured, reference, target)
-TRANSPORT = {"date", "server", "content-length", "etag", "connection", "keep-alive", "transfer-encoding"}
 MINIMAL_CONF = """worker_processes 1;
 pid logs/nginx.pid;
 error_log logs/error.log warn;
@@ -99,23 +99,8 @@ def bare_command(
     304 (`not_modified`), when given."""
     _, headers, body = answer
     (work / "bare-body.json").write_bytes(body)
-    extra = [
-        arg for name, value in headers.items() if name not in TRANSPORT for arg in ("--header", f"{name}: {value}")
-    ]
-    keep = [arg for name in not_modified or () if name not in TRANSPORT - {"etag"} for arg in ("--keep", name)]
-    return [
-        sys.executable,
-        "-m",
-        "bench.bare",
-        "--port",
-        str(port),
-        "--body",
-        str(work / "bare-body.json"),
-        "--etag",
-        headers["etag"],
-        *extra,
-        *keep,
-    ]
+    keep = [name for name in not_modified or () if name not in TRANSPORT - {"etag"}]
+    return reference_command(port, work / "bare-body.json", headers, keep)
 
 
 def checked_targets(ports: dict[str, int], object_target: str) -> dict[str, tuple[str, str]]:

@@ -14,11 +14,11 @@ from __future__ import annotations
 import argparse
 import statistics
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 from bench import report
+from bench.bare import command as reference_command
 from bench.processes import HOST, cpu_seconds, free_port, ras, server, wrk
 from bench.workload import manager_subsets, percentiles, published, release_data
 
@@ -31,7 +31,6 @@ WARM_TARGET = 0.80  # issue 14: warm POST throughput ≥ 0.80 × a bare aiohttp 
 WORKERS_TARGET = 1.6  # issue 14: `--workers 2` ≥ 1.6 × one worker on POSTs
 CONNECTIONS = 16
 MODES = ("any", "overlap", "exclusive", "disagreement")
-TRANSPORT = {"date", "server", "content-length", "connection", "keep-alive", "transfer-encoding"}
 
 
 def post_once(port: int, path: str, body: bytes) -> tuple[float, int, dict[str, str], bytes]:
@@ -92,19 +91,7 @@ def lua_script(work: Path, body: bytes) -> Path:
 
 def bare_command(work: Path, port: int, headers: dict[str, str], answer: bytes) -> list[str]:
     (work / "post-bare-body.json").write_bytes(answer)
-    extra = [
-        arg for name, value in headers.items() if name not in TRANSPORT for arg in ("--header", f"{name}: {value}")
-    ]
-    return [
-        sys.executable,
-        "-m",
-        "bench.bare",
-        "--port",
-        str(port),
-        "--body",
-        str(work / "post-bare-body.json"),
-        *extra,
-    ]
+    return reference_command(port, work / "post-bare-body.json", headers)
 
 
 def throughput(releases: Path, args: argparse.Namespace) -> list[dict]:
