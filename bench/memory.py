@@ -17,13 +17,12 @@ import contextlib
 import http.client
 import statistics
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import orjson
 
-from bench import report
+from bench import report, synthetic
 from bench.get import bare_command
 from bench.processes import HOST, REPO, free_port, get, measure, ras, server, stop, wrk
 from bench.workload import published
@@ -47,19 +46,7 @@ def synthetic_release(managers: int, work: Path) -> Path:
         return releases
     tree = work / f"syn-{managers}x10x150"
     steps = [
-        [
-            sys.executable,
-            "-m",
-            "bench.synthetic",
-            "--managers",
-            str(managers),
-            "--quarters",
-            "10",
-            "--positions",
-            "150",
-            "--out",
-            str(tree),
-        ],
+        synthetic.Params(managers, 10, 150).command(tree),
         ras("publish", "--source", str(tree), "--releases", str(releases)),
     ]
     for step in steps:

@@ -16,7 +16,6 @@ import argparse
 import os
 import re
 import shutil
-import sys
 from pathlib import Path
 
 import orjson
@@ -59,21 +58,7 @@ def tree_for(managers: int, args: argparse.Namespace) -> tuple[Path, float]:
     packs = out / "packs.toml"
     if packs.exists() and params.stamp() in packs.read_text().splitlines():
         return out, 0.0
-    result = measure(
-        [
-            sys.executable,
-            "-m",
-            "bench.synthetic",
-            "--managers",
-            str(managers),
-            "--quarters",
-            str(args.quarters),
-            "--positions",
-            str(args.positions),
-            "--out",
-            str(out),
-        ]
-    )
+    result = measure(params.command(out))
     if result.returncode:
         raise SystemExit(f"bench.synthetic failed: {result.stderr[-2000:]}")
     return out, result.seconds

@@ -52,6 +52,11 @@ class Params:
     seed: int = SEED
     universe: int = 0  # 0: chosen from managers and positions (see universe_size)
 
+    def command(self, out: Path) -> list[str]:
+        """The command line that writes this tree into `out` (as its own process, so it can be measured)."""
+        sizes = ["--managers", str(self.managers), "--quarters", str(self.quarters), "--positions", str(self.positions)]
+        return [sys.executable, "-m", "bench.synthetic", *sizes, "--out", str(out)]
+
     def stamp(self) -> str:
         """The packs.toml comment that names these parameters (bench.publish reuses a tree with the same stamp)."""
         return (
