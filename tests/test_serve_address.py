@@ -39,6 +39,12 @@ def release_id(port: int) -> str:
     return orjson.loads(health(port).body)["data"]["releaseId"]
 
 
+def serve_and_fail(releases: Path, *options: str) -> subprocess.CompletedProcess:
+    """`ras serve` of `releases` with `options`, expected to stop at once (its exit code and one line of stderr)."""
+    command = [sys.executable, "-m", "builder.cli", "serve", "--releases", str(releases), *options]
+    return subprocess.run(command, env=child_env(), cwd=REPO, capture_output=True, text=True, timeout=30)
+
+
 def listening_sockets(port: int) -> int:
     """How many sockets listen on the port (state 0A in /proc/net/tcp): one per address, however many workers."""
     rows = Path("/proc/net/tcp").read_text().splitlines()[1:]
@@ -61,25 +67,7 @@ def test_a_second_server_on_a_busy_port_fails_in_one_line_and_every_answer_comes
     try:
         wait_until_listening(first, port, tmp_path / "first.log")
         expected = release_id(port)
-        second = subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "builder.cli",
-                "serve",
-                "--releases",
-                str(other_releases),
-                "--port",
-                str(port),
-                "--workers",
-                "2",
-            ],
-            env=child_env(),
-            cwd=REPO,
-            capture_output=True,
-            text=True,
-            timeout=30,
-        )
+        second = serve_and_fail(other_releases, "--port", str(port), "--workers", "2")
         assert second.returncode == EXIT_UNAVAILABLE
         assert second.stderr.splitlines() == [
             f"Error: 127.0.0.1:{port} is in use — another server listens there (`ss -ltnp 'sport = :{port}'` names it): "
@@ -97,38 +85,13 @@ def test_a_port_held_by_any_other_program_is_the_same_one_line(published: Path):
         holder.bind(("127.0.0.1", 0))
         holder.listen()
         port = holder.getsockname()[1]
-        result = subprocess.run(
-            [sys.executable, "-m", "builder.cli", "serve", "--releases", str(published), "--port", str(port)],
-            env=child_env(),
-            cwd=REPO,
-            capture_output=True,
-            text=True,
-            timeout=30,
-        )
+        result = serve_and_fail(published, "--port", str(port))
     assert result.returncode == EXIT_UNAVAILABLE and len(result.stderr.splitlines()) == 1
     assert result.stderr.startswith(f"Error: 127.0.0.1:{port} is in use")
 
 
 def test_an_address_this_machine_does_not_have_is_one_line_too(published: Path):
-    result = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "builder.cli",
-            "serve",
-            "--releases",
-            str(published),
-            "--host",
-            TEST_NET,
-            "--port",
-            "8080",
-        ],
-        env=child_env(),
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        timeout=30,
-    )
+    result = serve_and_fail(published, "--host", TEST_NET, "--port", "8080")
     assert result.returncode == EXIT_UNAVAILABLE
     assert result.stderr.splitlines() == [
         f"Error: {TEST_NET}:8080 is not an address of this machine — give a --host it has (127.0.0.1, or 0.0.0.0 for "
