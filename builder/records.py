@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import enum
+from array import array
 from dataclasses import dataclass, field
 from datetime import date
 from decimal import Decimal
@@ -135,6 +136,32 @@ class CorporateAction:
 
 
 @dataclass(frozen=True, slots=True)
+class Holders:
+    """Every filer's long-equity shares (SH rows, no put or call) of one CUSIP at one quarter end, each filer one
+    witness: CIKs ascending, with their shares and value in dollars at the same index (amendments applied as our
+    own 13F reader applies them; rows of one CUSIP in one book summed)."""
+
+    ciks: array  # array('q'), ascending
+    shares: array  # array('q')
+    values: array  # array('q'), dollars
+
+    def __len__(self) -> int:
+        return len(self.ciks)
+
+
+@dataclass(frozen=True, slots=True)
+class Witnesses:
+    """What the other holders of the pack's securities filed at each quarter end: the evidence that decides
+    whether a change was a trade or a corporate action. From the SEC's Form 13F data sets when the source tree
+    has them (`sec13f-datasets/`), else from the pack's own filings."""
+
+    origin: str  # "sec13f-datasets" or "pack-filings"
+    sources: tuple[str, ...]  # the source-relative files behind them (the data-set zips); () for the pack's filings
+    quarters: dict[date, dict[str, Holders]]  # quarter end → CUSIP → its holders (only the CUSIPs asked for)
+    filers: dict[date, int]  # quarter end → how many filers reported for it (every security, not only those asked)
+
+
+@dataclass(frozen=True, slots=True)
 class ManagerConfig:
     id: str  # public manager id used in the API (`managers=` values)
     name: str
@@ -185,3 +212,4 @@ class Sources:
     skipped: tuple[ScopeWarning, ...] = ()  # files skipped by rule (13F-NT, …), with the reason
     previews: dict[str, object] = field(default_factory=dict)  # preview pack sources (sources.previews) by section
     corporate_actions: tuple[CorporateAction, ...] = ()  # corporate_actions.csv, in file order
+    witnesses: Witnesses | None = None  # the Form 13F data sets of sec13f-datasets/, when the tree has them
