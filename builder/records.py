@@ -133,6 +133,7 @@ class CorporateAction:
     record: str  # "corporate_actions.csv:<line>"
     cik: str = ""  # when given (10 digits), the leg concerns this manager only
     shares: int | None = None  # a receipt: shares of new_cusip the manager received for holdings outside its book
+    derived: bool = False  # decided by the evidence of the security's holders, not written by hand (`source` cites it)
 
 
 @dataclass(frozen=True, slots=True)

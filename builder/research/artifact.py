@@ -6,10 +6,11 @@ import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 from datetime import date
 
-from builder.records import Amendment, Filing, ManagerConfig, Security, Sources
+from builder.records import Amendment, CorporateAction, Filing, ManagerConfig, Security, Sources
 from builder.research.caveats import PACK_ID, ManagerQuarter, version_warnings
 from builder.research.changes import BOUGHT, CHANGE_KINDS, SOLD, Changes, book_changes  # noqa: F401 (re-exported)
 from builder.research.changes.carry import Lot, legs_between
+from builder.research.changes.evidence import Evidence, decide, pack_witnesses
 from builder.research.changes.undecided import Side
 from builder.research.coverage import quarter_coverage
 from builder.research.holdings import Holding, QuarterBook, QuarterBooks
@@ -40,8 +41,32 @@ def build_artifacts(sources: Sources, earlier: Callable[[list], dict | None] | N
     artifacts = []
     for quarter in quarter_coverage(sources).published:
         found = earlier(artifact_inputs(quarter, sources, books)) if earlier else None
-        artifacts.append(found if found is not None else build_artifact(quarter, sources, books, book_of))
+        if found is None:
+            evidence = quarter_evidence(sources, books, quarter)
+            found = build_artifact(quarter, sources, books, book_of, evidence)
+        artifacts.append(found)
     return artifacts
+
+
+def quarter_evidence(sources: Sources, books: QuarterBooks, quarter: date) -> Evidence:
+    """What the holders of each security show between the previous quarter end and `quarter`: the Form 13F data
+    sets' filers when the sets cover both quarter ends, else the pack's own managers."""
+    before = previous_quarter(quarter)
+    witnesses = sources.witnesses
+    if witnesses is None or before not in witnesses.quarters or quarter not in witnesses.quarters:
+        keys = [(m.cik, q) for m in sources.copycat.managers for q in (before, quarter) if (m.cik, q) in books]
+        witnesses = pack_witnesses(
+            (cik, q, ((h.cusip, h.shares, h.value) for h in books[(cik, q)].holdings if h.long_equity))
+            for cik, q in keys
+        )
+    return decide(witnesses, before, quarter)
+
+
+def with_evidence(legs: Sequence[CorporateAction], evidence: Evidence) -> list[CorporateAction]:
+    """The hand records and the derived ones, a hand record of a security overriding what evidence derived for it."""
+    written = {leg.cusip for leg in legs if leg.cusip} | {leg.new_cusip for leg in legs if leg.new_cusip}
+    derived = [leg for leg in evidence.legs if leg.cusip not in written and leg.new_cusip not in written]
+    return [*legs, *derived]
 
 
 def artifact_inputs(quarter: date, sources: Sources, books: QuarterBooks) -> list:
@@ -68,21 +93,25 @@ def build_artifact(
     sources: Sources,
     books: Mapping[tuple[str, date], QuarterBook],
     book_of: Callable[[tuple[str, date]], tuple[dict[str, dict], Side] | None],
+    evidence: Evidence,
 ) -> dict:
     """One version's artifact; `versionId` is assigned by the release (it depends on what was published).
 
-    `book_of((cik, quarter))`: the book's long positions by key and its Side, None when the manager did not file."""
+    `book_of((cik, quarter))`: the book's long positions by key and its Side, None when the manager did not file;
+    `evidence`: what the holders of the securities decide since the previous quarter end."""
     managers, parts = [], []
+    actions = with_evidence(sources.corporate_actions, evidence)
     for manager in sources.copycat.managers:
         key, prior = (manager.cik, quarter), (manager.cik, previous_quarter(quarter))
         current, before = book_of(key), book_of(prior)
         assert current is not None, "every manager of a published quarter has its book"
-        legs = legs_between(sources.corporate_actions, prior[1], quarter, manager.cik)
+        legs = legs_between(actions, prior[1], quarter, manager.cik)
         earlier = None
         if before is not None:
             trend = book_of((manager.cik, previous_quarter(prior[1])))
             earlier = dataclasses.replace(before[1], previous=trend[1].lots if trend else {})
-        changes = book_changes(earlier, current[1], legs)
+        later = dataclasses.replace(current[1], settled=evidence.settled) if evidence.settled else current[1]
+        changes = book_changes(earlier, later, legs)
         entry = _manager_entry(
             manager,
             books[key],

@@ -147,4 +147,5 @@ def _add(
 
 
 def _line(leg: CorporateAction) -> int:
-    return int(leg.record.rsplit(":", 1)[1]) if ":" in leg.record else 0
+    line = leg.record.rpartition(":")[2]
+    return int(line) if line.isdigit() else 0  # a derived record has no line: it follows the hand records

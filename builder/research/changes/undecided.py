@@ -82,16 +82,6 @@ DISTRIBUTION_ROUNDING = 1e-5  # or one share per source row of each side, whiche
 # that quarter end (an acquired security is gone for everyone): acquired for cash, or sold.
 PINNED_PRICE = 0.03
 
-RULES = (
-    "split",
-    "same-issuer",
-    "same-value",
-    "distribution",
-    "cash-merger",
-    "confidential-omission",
-    "received-not-reported",
-)
-
 
 @dataclass(frozen=True, slots=True)
 class Side:
@@ -104,6 +94,9 @@ class Side:
     omitted: bool
     previous: Mapping[str, Lot] = field(default_factory=dict)  # the lots a quarter before (for a price's trend)
     alive: frozenset[str] = frozenset()  # CUSIPs some manager of the pack files at this quarter end
+    # CUSIPs whose fate since the previous quarter end the evidence of their holders decides (a derived leg, or
+    # none: a trade); no single-book rule second-guesses them
+    settled: frozenset[str] = frozenset()
 
 
 def candidates(earlier: Side, later: Side, carried: Carried) -> dict[str, list[dict]]:
@@ -116,21 +109,26 @@ def candidates(earlier: Side, later: Side, carried: Carried) -> dict[str, list[d
 
     gone = [x for x, shares in carried.shares.items() if shares >= 1 and x not in later.lots]
     new = [c for c in later.lots if carried.shares.get(c, 0) == 0]
+    settled = later.settled
     for cusip in later.lots:
-        if cusip in earlier.lots and not carried.touched(cusip) and cusip in carried.shares:
+        if cusip in earlier.lots and not carried.touched(cusip) and cusip in carried.shares and cusip not in settled:
             for candidate in _splits(earlier, later, cusip):
                 add((cusip,), candidate)
+    undecided_gone = [before for before in gone if before not in settled]
     for after in new:
-        same_key = [before for before in gone if earlier.key(before) == later.key(after)]
-        for before in same_key or gone:  # a CUSIP change inside one position pairs with nothing else
+        if after in settled:
+            continue
+        same_key = [before for before in undecided_gone if earlier.key(before) == later.key(after)]
+        for before in same_key or undecided_gone:  # a CUSIP change inside one position pairs with nothing else
             paired = _pair(earlier, later, before, after)
             if paired:
                 add((before, after), paired)
     parents = _Parents.of(earlier, later)
     for child in later.lots:
-        for candidate in _distributions(earlier, later, carried, child, parents):
-            add((child,), candidate)
-    for before in gone:
+        if child not in settled:
+            for candidate in _distributions(earlier, later, carried, child, parents):
+                add((child,), candidate)
+    for before in undecided_gone:
         acquired = _cash_merger(earlier, later, before)
         if acquired:
             add((before,), acquired)
