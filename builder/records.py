@@ -118,6 +118,18 @@ class ActionKind(enum.StrEnum):
 
 
 @dataclass(frozen=True, slots=True)
+class ActionEvidence:
+    """What decided a derived corporate action: the holders of the security at the quarter ends that bound it."""
+
+    after: date  # the earlier quarter end: the event took effect after it, by the later one (the leg's `effective`)
+    holders: int  # filers that held the security at the earlier quarter end
+    agreeing: int  # of the holders it concerns, those whose books fit the event (the rest traded beside it)
+    ratios: tuple[str, str] | None  # the lowest and highest ratio among them, "1.8920"; None for a cash acquisition
+    origin: str  # Witnesses.origin: "sec13f-datasets" or "pack-filings"
+    sources: tuple[str, ...]  # the data-set zips behind it; () for the pack's own filings
+
+
+@dataclass(frozen=True, slots=True)
 class CorporateAction:
     """One leg of a corporate action, one row of corporate_actions.csv. Legs with the same `cusip` and
     `effective` are one event (a recapitalisation into three securities is three legs)."""
@@ -133,7 +145,7 @@ class CorporateAction:
     record: str  # "corporate_actions.csv:<line>"
     cik: str = ""  # when given (10 digits), the leg concerns this manager only
     shares: int | None = None  # a receipt: shares of new_cusip the manager received for holdings outside its book
-    derived: bool = False  # decided by the evidence of the security's holders, not written by hand (`source` cites it)
+    evidence: ActionEvidence | None = None  # a derived record: what decided it (None for a hand record)
 
 
 @dataclass(frozen=True, slots=True)

@@ -144,5 +144,6 @@ def make_artifact(
         "filingDeadline": filing_deadline(end).isoformat(),
         "fixture": fixture,
         "managers": [manager(m, held, before, quarter) for m, (held, before) in books.items()],
+        "corporateActions": [],
         "warnings": warnings if warnings is not None else [],
     }

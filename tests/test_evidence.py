@@ -39,9 +39,12 @@ def test_holders_who_all_hold_four_times_their_shares_at_a_quarter_of_the_price_
     after = {AAPL: {cik: (shares(cik) * 4 + (500 if cik in (3, 7) else 0), 110) for cik in HOLDERS}}
     evidence = decide(universe(before, after), EARLIER, LATER)
     (leg,) = evidence.legs
-    assert (leg.kind, leg.cusip, leg.ratio, leg.ratio_text, leg.derived) == (ActionKind.SPLIT, AAPL, 4, "4:1", True)
+    assert (leg.kind, leg.cusip, leg.ratio, leg.ratio_text) == (ActionKind.SPLIT, AAPL, 4, "4:1")
     assert leg.effective == LATER and AAPL in evidence.settled
     assert "10 of the 12 holders" in leg.source and "2020-06-30 and 2020-09-30" in leg.source
+    assert leg.evidence is not None
+    assert (leg.evidence.after, leg.evidence.holders, leg.evidence.agreeing) == (EARLIER, 12, 10)
+    assert leg.evidence.ratios == ("4.0000", "4.0000") and leg.evidence.origin == "pack-filings"
 
 
 def test_a_reverse_split_of_one_for_ten_is_found_with_its_ratio():

@@ -9,6 +9,7 @@ from datetime import date
 from builder.records import Amendment, CorporateAction, Filing, ManagerConfig, Security, Sources
 from builder.research.caveats import PACK_ID, ManagerQuarter, version_warnings
 from builder.research.changes import BOUGHT, CHANGE_KINDS, SOLD, Changes, book_changes  # noqa: F401 (re-exported)
+from builder.research.changes.actions import action_records
 from builder.research.changes.carry import Lot, legs_between
 from builder.research.changes.evidence import Evidence, decide, pack_witnesses
 from builder.research.changes.undecided import Side
@@ -133,6 +134,7 @@ def build_artifact(
         "filingDeadline": filing_deadline(quarter).isoformat(),
         "fixture": sources.fixture,
         "managers": managers,
+        "corporateActions": action_records(actions, previous_quarter(quarter), quarter),
         "warnings": version_warnings(sources, parts),
     }
 

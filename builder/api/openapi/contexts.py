@@ -53,6 +53,27 @@ PREVIEW_FIELDS: dict[str, str] = {
     "time": "The time of the snapshot the entry is from.",
 }
 IN_CONTEXT: dict[str, str] = {
+    "PackArtifact.corporateActions": "The corporate-action records in effect since the previous quarter end, the "
+    "operator's and those the holders' evidence derived; every manager's change applies them alike.",
+    "ArtifactCorporateAction.kind": "What the corporate action does: split, merger, cash-merger, spin-off or exchange.",
+    "ArtifactActionRecord.kind": "What the corporate action does: split, merger, cash-merger, spin-off or exchange.",
+    "ArtifactActionRecord.effective": "The date it took effect; for a derived record, the later quarter end (it took "
+    "effect by then).",
+    "ArtifactActionRecord.effectiveAfter": "For a derived record, the earlier quarter end: it took effect after it. "
+    "Null for a hand record, whose date is exact.",
+    "ArtifactActionRecord.source": "Where the record comes from: the operator's citation, or for a derived record "
+    "the evidence in words.",
+    "ArtifactActionRecord.derived": "true when the evidence of the security's holders decided it; false for a record "
+    "of corporate_actions.csv.",
+    "ArtifactActionRecord.evidence": "What decided a derived record; null for a hand record.",
+    "ArtifactActionEvidence.holders": "Filers that held the security at the earlier quarter end.",
+    "ArtifactActionEvidence.agreeing": "Of the holders the event concerns, those whose books fit it (the rest traded "
+    "beside it).",
+    "ArtifactActionEvidence.ratios": "The lowest and highest new:old share ratio among the agreeing holders, in "
+    "decimals; null for a cash acquisition.",
+    "ArtifactActionEvidence.origin": "Whose books: sec13f-datasets (every 13F filer, from the SEC's Form 13F data "
+    "sets) or pack-filings (the pack's own managers).",
+    "ArtifactActionEvidence.sources": "The data-set files behind the evidence; empty for the pack's own filings.",
     "CongressArtifact.sources.duplicatesDropped": "The file's rows dropped as copies of a trade another file holds.",
     "PersonArtifact.sources.duplicatesDropped": "The file's rows dropped as copies of a trade another file holds.",
     "SocialArtifact.sources.duplicatesDropped": "The file's rows dropped as copies of a trade another file holds.",

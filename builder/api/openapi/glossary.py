@@ -214,7 +214,8 @@ FIELDS: dict[str, str] = {
     "corporateActions": "The corporate-action records that moved these shares, cited like filings.",
     "candidates": "What an undecided change may be, each with a corporate_actions.csv line to paste once confirmed.",
     "receivedShares": "Shares received from holdings outside the 13F book (a receipt record); null otherwise.",
-    "record": "Where the record is: corporate_actions.csv and its line; or a line to paste there.",
+    "record": "Where the record is: corporate_actions.csv and its line, or evidence:<quarter end>:<cusip>>… for one the "
+    "holders' evidence derived; for a candidate, a line to paste there.",
     "effective": "The date the corporate action took effect.",
     "newCusip": "The CUSIP of the security received; null when the CUSIP is unchanged or the position ends in cash.",
     "ratio": "New shares per old share, as new:old.",

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from builder.records import ActionKind, CorporateAction
+from builder.research.changes.actions import action_fields
 from builder.research.changes.carry import Applied, Carried, Lot, carry
 from builder.research.changes.undecided import Side, candidates
 
@@ -211,19 +212,7 @@ _VERBS = {
 
 def _citation(applied: Applied, earlier: Side, later: Side) -> dict:
     """A corporate action cited like a filing: the record, and what it did to this manager's shares."""
-    leg = applied.leg
-    return {
-        "effective": leg.effective.isoformat(),
-        "kind": leg.kind.value,
-        "cusip": leg.cusip or None,
-        "newCusip": leg.new_cusip or None,
-        "ratio": leg.ratio_text or None,
-        "cashPerShare": str(leg.cash_per_share) if leg.cash_per_share is not None else None,
-        "source": leg.source,
-        "record": leg.record,
-        "receivedShares": leg.shares,
-        "text": _citation_text(applied, earlier, later),
-    }
+    return {**action_fields(applied.leg), "text": _citation_text(applied, earlier, later)}
 
 
 def _citation_text(applied: Applied, earlier: Side, later: Side) -> str:

@@ -5,7 +5,7 @@ security can. A security that most of its holders still file after the quarter w
 every book at once was, for the securities its holders gained at one ratio (a merger, an exchange, a CUSIP change)
 or for cash when they gained none; a security whose holders' shares all moved by one simple ratio while its price
 moved the other way was split; a new security that the holders of another received at one ratio, keeping the
-other, was spun off. Each decision is a corporate-action leg like a hand record's (`derived`), dated at the later
+other, was spun off. Each decision is a corporate-action leg like a hand record's (with its `evidence`), dated at the later
 quarter end and citing its evidence: how many holders, how their ratios spread, which quarter ends.
 """
 
@@ -21,7 +21,7 @@ from decimal import Decimal
 from fractions import Fraction
 from statistics import median
 
-from builder.records import ActionKind, CorporateAction, Holders, Witnesses
+from builder.records import ActionEvidence, ActionKind, CorporateAction, Holders, Witnesses
 
 # Holders at the earlier quarter end a decision needs: with fewer, one filer's trading could pass for an event.
 MIN_WITNESSES = 3
@@ -160,14 +160,36 @@ class _Where:
         )
         return f"evidence of the holders' 13F books at {self.earlier} and {self.later}, from {origin}: {what}"
 
-    def leg(
-        self, kind: ActionKind, cusip: str, new_cusip: str, ratio: Fraction, cash: Decimal | None, what: str
-    ) -> CorporateAction:
+    def leg(self, kind: ActionKind, cusip: str, new_cusip: str, ratio: Fraction, found: _Found) -> CorporateAction:
         text = ratio_text(ratio) if kind is not ActionKind.CASH_MERGER else ""
         record = f"evidence:{self.later.isoformat()}:{cusip}>{new_cusip or kind.value}"
-        return CorporateAction(
-            self.later, kind, cusip, new_cusip, ratio, text, cash, self.cite(what), record, derived=True
+        spread = (f"{found.spread[0]:.4f}", f"{found.spread[1]:.4f}") if found.spread else None
+        evidence = ActionEvidence(
+            self.earlier, found.holders, found.agreeing, spread, self.witnesses.origin, self.witnesses.sources
         )
+        return CorporateAction(
+            self.later,
+            kind,
+            cusip,
+            new_cusip,
+            ratio,
+            text,
+            found.cash,
+            self.cite(found.what),
+            record,
+            evidence=evidence,
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class _Found:
+    """What the holders show for one leg: how many held the security, how many fit, their ratios, in words."""
+
+    holders: int
+    agreeing: int
+    spread: tuple[float, float] | None
+    what: str
+    cash: Decimal | None = None
 
 
 def _split(cusip: str, held: Holders, kept: Holders, where: _Where) -> CorporateAction | None:
@@ -190,10 +212,10 @@ def _split(cusip: str, held: Holders, kept: Holders, where: _Where) -> Corporate
         return None  # the price did not move the other way: the holders traded, the shares were not split
     what = (
         f"{agreeing} of the {len(pairs)} holders who filed {cusip} at both ends hold {ratio_text(simple)} of their "
-        f"shares (ratios {spread[0]:.4f}–{spread[1]:.4f}), the price per share ×{_price(kept) / _price(held):.3f}: "
+        f"shares (ratios {spread[0]:.4f}–{spread[1]:.4f}), the price per share ×{price_move:.3f}: "
         f"a {ratio_text(simple)} split"
     )
-    return where.leg(ActionKind.SPLIT, cusip, "", simple, None, what)
+    return where.leg(ActionKind.SPLIT, cusip, "", simple, _Found(len(held), agreeing, spread, what))
 
 
 def _successors(cusip: str, held: Holders, books: _Books, where: _Where) -> list[CorporateAction]:
@@ -222,7 +244,7 @@ def _successors(cusip: str, held: Holders, books: _Books, where: _Where) -> list
             f"{agreeing} of them gained {ratio_text(stated)} {other} per share (ratios {spread[0]:.4f}–"
             f"{spread[1]:.4f}): a {kind.value}; any cash paid beside it is not in 13F books"
         )
-        legs.append(where.leg(kind, cusip, other, stated, None, what))
+        legs.append(where.leg(kind, cusip, other, stated, _Found(len(held), agreeing, spread, what)))
     return legs
 
 
@@ -233,7 +255,8 @@ def _acquired(cusip: str, held: Holders, kept: Holders | None, where: _Where) ->
         f"{cusip} left the books of {len(held) - len(kept or ())} of its {len(held)} holders and they gained no "
         f"security in its place: acquired for cash (the price is the last one the holders filed, ${price:,} a share)"
     )
-    return where.leg(ActionKind.CASH_MERGER, cusip, "", Fraction(1), price, what)
+    found = _Found(len(held), len(held) - len(kept or ()), None, what, price)
+    return where.leg(ActionKind.CASH_MERGER, cusip, "", Fraction(1), found)
 
 
 def _spun_off(cusip: str, held: Holders, books: _Books, settled: set[str], where: _Where) -> list[CorporateAction]:
@@ -263,7 +286,8 @@ def _spun_off(cusip: str, held: Holders, books: _Books, settled: set[str], where
         f"{cusip} is new at {where.later}: {agreeing} of its {len(held)} holders received {ratio_text(stated)} per "
         f"share of {parent}, which they kept (ratios {spread[0]:.4f}–{spread[1]:.4f}): a spin-off"
     )
-    return [where.leg(ActionKind.SPIN_OFF, parent, cusip, stated, None, what)]
+    found = _Found(len(books.sides[0][parent]), agreeing, spread, what)
+    return [where.leg(ActionKind.SPIN_OFF, parent, cusip, stated, found)]
 
 
 def _common_ratio(pairs: list[tuple[int, int]]) -> tuple[Fraction, int, tuple[float, float]] | None:
