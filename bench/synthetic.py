@@ -16,7 +16,7 @@ import argparse
 import random
 import shutil
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from datetime import date, timedelta
 from pathlib import Path
@@ -295,14 +295,16 @@ def manager_name(number: int) -> str:
 
 
 def packs_toml(params: Params) -> bytes:
-    lines = [
-        "# SYNTHETIC benchmark data (bench/synthetic.py): invented managers, securities and holdings.",
-        "# Not the fixture and not investment data; generated to measure the service at scale.",
-        params.stamp(),
-        "",
-        "[copycat]",
-    ]
-    for number in range(1, params.managers + 1):
+    about = "# Not the fixture and not investment data; generated to measure the service at scale."
+    return packs_text(params.managers, ("bench/synthetic.py", about, params.stamp()))
+
+
+def packs_text(managers: int, header: tuple[str, str, str]) -> bytes:
+    """packs.toml of `managers` synthetic managers, each marked fictional, under a comment: (generator, what, stamp)."""
+    generator, about, stamp = header
+    lines = [f"# SYNTHETIC benchmark data ({generator}): invented managers, securities and holdings.", about, stamp]
+    lines += ["", "[copycat]"]
+    for number in range(1, managers + 1):
         lines += [
             "",
             "[[copycat.managers]]",
@@ -321,10 +323,7 @@ def securities_csv(universe: list[Security]) -> bytes:
 
 def write_tree(out: Path, params: Params) -> dict[str, int]:
     """Replace `out` with the synthetic tree of `params`; counts of what was written."""
-    if out.exists() and any(out.iterdir()) and not (out / "packs.toml").exists():
-        raise SystemExit(f"refusing to replace {out}: it is not empty and has no packs.toml")
-    shutil.rmtree(out, ignore_errors=True)
-    out.mkdir(parents=True)
+    fresh_folder(out)
     universe = securities(params)
     by_cusip = {s.cusip: s for s in universe}
     periods = quarter_ends(params.quarters)
@@ -333,27 +332,41 @@ def write_tree(out: Path, params: Params) -> dict[str, int]:
     (out / "securities.csv").write_bytes(securities_csv(universe))
     counts = {"filings": 0, "rows": 0, "files": 2, "bytes": 0}
     for number in range(1, params.managers + 1):
-        dated = []
-        for filing in manager_filings(params, number, by_cusip, picker, prices, periods):
-            folder = out / "sec13f" / filing.cik / filing.accession
-            folder.mkdir(parents=True)
-            for name, body in (
-                ("primary_doc.xml", writer.primary_document(filing)),
-                ("infotable.xml", writer.information_table(filing.rows)),
-            ):
-                (folder / name).write_bytes(body)
-                counts["files"] += 1
-                counts["bytes"] += len(body)
-            counts["filings"] += 1
-            counts["rows"] += len(filing.rows)
-            dated.append((filing.accession, filing.form_type, filing.period.isoformat(), filing.filed.isoformat()))
-        if dated:  # the filing dates `ras fetch` records beside headerless filings
-            record = filing_dates_text(dated).encode()
-            (folder.parent / DATES_FILE).write_bytes(record)
-            counts["files"] += 1
-            counts["bytes"] += len(record)
+        write_filings(out, manager_filings(params, number, by_cusip, picker, prices, periods), counts)
     (out / "packs.toml").write_bytes(packs_toml(params))  # last: a tree with packs.toml is complete
     return counts
+
+
+def fresh_folder(out: Path) -> None:
+    """Empty `out` for a generated tree; refuses a folder that holds anything but an earlier tree (packs.toml)."""
+    if out.exists() and any(out.iterdir()) and not (out / "packs.toml").exists():
+        raise SystemExit(f"refusing to replace {out}: it is not empty and has no packs.toml")
+    shutil.rmtree(out, ignore_errors=True)
+    out.mkdir(parents=True)
+
+
+def write_filings(out: Path, filings: Iterable[Filing], counts: dict[str, int]) -> None:
+    """One manager's filings as sec13f/<cik>/<accession>/ (primary document + information table) and the filing
+    dates `ras fetch` records beside headerless filings; `counts` grows by what was written."""
+    dated = []
+    for filing in filings:
+        folder = out / "sec13f" / filing.cik / filing.accession
+        folder.mkdir(parents=True)
+        for name, body in (
+            ("primary_doc.xml", writer.primary_document(filing)),
+            ("infotable.xml", writer.information_table(filing.rows)),
+        ):
+            (folder / name).write_bytes(body)
+            counts["files"] += 1
+            counts["bytes"] += len(body)
+        counts["filings"] += 1
+        counts["rows"] += len(filing.rows)
+        dated.append((filing.accession, filing.form_type, filing.period.isoformat(), filing.filed.isoformat()))
+    if dated:
+        record = filing_dates_text(dated).encode()
+        (folder.parent / DATES_FILE).write_bytes(record)
+        counts["files"] += 1
+        counts["bytes"] += len(record)
 
 
 def main(argv: list[str] | None = None) -> int:
