@@ -18,6 +18,8 @@ import pytest
 from bench import datasets_writer, universe
 from bench.universe_events import EVENTS, ratio_of
 from builder.sources.tree import read_sources
+from tests.berkshire import CIK
+from tests.berkshire_universe import WITNESS_CIK_BASE, berkshire_universe
 from tests.conftest import realdata
 from tests.test_bench_synthetic import files_of
 
@@ -192,3 +194,24 @@ def test_without_actions_no_widely_held_security_vanishes_or_moves_by_one_ratio(
             now = {cik: books[later, cik].get(cusip, 0) for cik in holders}
             assert any(now.values()), cusip
             assert not any(all(now[cik] == math.floor(s * r) for cik, s in holders.items()) for r in ratios), cusip
+
+
+def test_berkshires_fictional_witnesses_go_through_apples_split_and_berkshires_rows_are_its_own(tmp_path: Path) -> None:
+    root = berkshire_universe(tmp_path / "tree", witnesses=6, second_manager=True)
+    sources, _ = read_sources(root)
+    assert [m.fictional for m in sources.copycat.managers] == [False, True]
+    books = books_of(root)
+    berkshire = [f for f in sources.filings if f.cik == CIK.zfill(10)]
+    rows: dict[str, int] = defaultdict(int)
+    for tables in members(root).values():
+        for row in table(tables["INFOTABLE.tsv"]):
+            rows[row["ACCESSION_NUMBER"]] += 1
+    assert {f.accession: len(f.rows) for f in berkshire} == {f.accession: rows[f.accession] for f in berkshire}
+    witnesses = {cik for _, cik in books if int(cik) > WITNESS_CIK_BASE}
+    assert len(witnesses) == 6
+    apple, june, september = "037833100", date(2020, 6, 30), date(2020, 9, 30)
+    holders = [cik for cik in witnesses if apple in books[june, cik]]
+    assert holders
+    for cik in holders:
+        carried, now = books[june, cik][apple] * 4, books[september, cik][apple]
+        assert now == carried if (int(cik) - WITNESS_CIK_BASE) % 5 else now > carried
