@@ -16,7 +16,7 @@ import argparse
 import random
 import shutil
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from datetime import date, timedelta
 from pathlib import Path
@@ -26,6 +26,7 @@ from builder.research.quarters import previous_quarter
 from builder.sources.sec13f import writer
 from builder.sources.sec13f.filing_dates import FILE_NAME as DATES_FILE
 from builder.sources.sec13f.filing_dates import filing_dates_text
+from builder.sources.sec13f.rules import DOLLARS_FROM  # SEC: values in dollars from filings of 2023-01-03 on
 
 SEED = 13  # default seed; any fixed value gives a reproducible tree
 GENERATOR = 1  # bump when the generator's output changes, so cached trees (bench.publish) are rebuilt
@@ -172,21 +173,28 @@ def books(params: Params, number: int, picker: Picker, prices: dict[str, list[in
     for quarter in range(1, params.quarters):
         after = {}
         for cusip, shares in sorted(book.items()):
-            move = rng.random()
-            if move < EXIT_RATE:
-                continue
-            factor = (
-                rng.uniform(1.1, 1.6)
-                if move < EXIT_RATE + ADD_RATE
-                else (rng.uniform(0.4, 0.9) if move < EXIT_RATE + ADD_RATE + REDUCE_RATE else 1.0)
-            )
-            new = lot(shares * factor)
-            after[cusip] = new if factor == 1.0 or new != shares else shares + (LOT if factor > 1 else -LOT)
+            new = trade(rng, shares)
+            if new is not None:
+                after[cusip] = new
         for cusip in picker.draw(rng, params.positions - len(after), set(book) | set(after)):
             after[cusip] = opening(cusip, quarter)
         book = after
         result.append(book)
     return result
+
+
+def trade(rng: random.Random, shares: int) -> int | None:
+    """A position's shares one quarter later: sold out (None), added to, reduced or unchanged, in round lots."""
+    move = rng.random()
+    if move < EXIT_RATE:
+        return None
+    factor = (
+        rng.uniform(1.1, 1.6)
+        if move < EXIT_RATE + ADD_RATE
+        else (rng.uniform(0.4, 0.9) if move < EXIT_RATE + ADD_RATE + REDUCE_RATE else 1.0)
+    )
+    new = lot(shares * factor)
+    return new if factor == 1.0 or new != shares else shares + (LOT if factor > 1 else -LOT)
 
 
 def filed_on(period: date, days: int) -> date:
@@ -206,51 +214,80 @@ def manager_filings(
     periods: list[date],
 ) -> Iterator[Filing]:
     """Every original 13F-HR of one synthetic manager, oldest first."""
-    rng = random.Random(f"{params.seed}:calendar:{number}")
     cik = f"{CIK_BASE + number:010d}"
-    sequence: dict[int, int] = {}
+    dates = calendar(params.seed, number, cik, periods)
     for quarter, (period, book) in enumerate(zip(periods, books(params, number, picker, prices), strict=True)):
+        filed, accession = dates[quarter]
+        folder = f"sec13f/{cik}/{accession}"
+        source = f"{folder}/primary_doc.xml + {folder}/infotable.xml"
+        at = {cusip: prices[cusip][quarter] for cusip in book}
+        yield book_filing(source, accession, cik, manager_name(number), period, filed, book, universe, at)
+
+
+def calendar(seed: int, number: int, cik: str, periods: list[date]) -> list[tuple[date, str]]:
+    """Filing date and accession number of a filer's 13F-HR for each period: filed inside the deadline, numbered
+    upwards within each year."""
+    rng = random.Random(f"{seed}:calendar:{number}")
+    sequence: dict[int, int] = {}
+    found = []
+    for period in periods:
         filed = filed_on(period, rng.randint(*FILING_DAYS))
         sequence[filed.year] = sequence.get(filed.year, 0) + rng.randint(1, 4)
-        accession = f"{cik}-{filed.year % 100:02d}-{sequence[filed.year]:06d}"
-        ordered = sorted(book, key=lambda cusip: universe[cusip].issuer)
-        rows = tuple(
-            HoldingRow(
-                row=index,
-                issuer=universe[cusip].issuer,
-                title_of_class="COM",
-                cusip=cusip,
-                value=(book[cusip] * prices[cusip][quarter] + 50) // 100,
-                shares=book[cusip],
-                share_type="SH",
-                put_call=None,
-                discretion="SOLE",
-                other_managers="",
-                voting_sole=book[cusip],
-                voting_shared=0,
-                voting_none=0,
-            )
-            for index, cusip in enumerate(ordered, start=1)
+        found.append((filed, f"{cik}-{filed.year % 100:02d}-{sequence[filed.year]:06d}"))
+    return found
+
+
+def book_filing(
+    source: str,
+    accession: str,
+    cik: str,
+    name: str,
+    period: date,
+    filed: date,
+    book: dict[str, int],
+    universe: dict[str, Security],
+    cents: dict[str, int],
+) -> Filing:
+    """The original 13F-HR of one book (CUSIP → shares) priced at `cents` a share: one SH row per CUSIP, ordered
+    by issuer, values in the unit the SEC asks for on `filed` (thousands before 2023-01-03, dollars after)."""
+    thousands = filed < DOLLARS_FROM
+    ordered = sorted(book, key=lambda cusip: (universe[cusip].issuer, cusip))
+    rows = tuple(
+        HoldingRow(
+            row=index,
+            issuer=universe[cusip].issuer,
+            title_of_class="COM",
+            cusip=cusip,
+            value=(book[cusip] * cents[cusip] + (50_000 if thousands else 50)) // (100_000 if thousands else 100),
+            shares=book[cusip],
+            share_type="SH",
+            put_call=None,
+            discretion="SOLE",
+            other_managers="",
+            voting_sole=book[cusip],
+            voting_shared=0,
+            voting_none=0,
         )
-        folder = f"sec13f/{cik}/{accession}"
-        yield Filing(
-            source=f"{folder}/primary_doc.xml + {folder}/infotable.xml",
-            accession=accession,
-            cik=cik,
-            manager_name=manager_name(number),
-            form_type="13F-HR",
-            report_type="13F HOLDINGS REPORT",
-            period=period,
-            filed=filed,
-            amendment=Amendment.ORIGINAL,
-            amendment_no=0,
-            unit=ValueUnit.DOLLARS,
-            unit_rule="filed-on-or-after-2023-01-03",
-            table_entry_total=len(rows),
-            table_value_total=sum(row.value for row in rows),
-            confidential_omitted=False,
-            rows=rows,
-        )
+        for index, cusip in enumerate(ordered, start=1)
+    )
+    return Filing(
+        source=source,
+        accession=accession,
+        cik=cik,
+        manager_name=name,
+        form_type="13F-HR",
+        report_type="13F HOLDINGS REPORT",
+        period=period,
+        filed=filed,
+        amendment=Amendment.ORIGINAL,
+        amendment_no=0,
+        unit=ValueUnit.THOUSANDS if thousands else ValueUnit.DOLLARS,
+        unit_rule="filed-before-2023-01-03" if thousands else "filed-on-or-after-2023-01-03",
+        table_entry_total=len(rows),
+        table_value_total=sum(row.value for row in rows),
+        confidential_omitted=False,
+        rows=rows,
+    )
 
 
 def manager_name(number: int) -> str:
@@ -258,14 +295,16 @@ def manager_name(number: int) -> str:
 
 
 def packs_toml(params: Params) -> bytes:
-    lines = [
-        "# SYNTHETIC benchmark data (bench/synthetic.py): invented managers, securities and holdings.",
-        "# Not the fixture and not investment data; generated to measure the service at scale.",
-        params.stamp(),
-        "",
-        "[copycat]",
-    ]
-    for number in range(1, params.managers + 1):
+    about = "# Not the fixture and not investment data; generated to measure the service at scale."
+    return packs_text(params.managers, ("bench/synthetic.py", about, params.stamp()))
+
+
+def packs_text(managers: int, header: tuple[str, str, str]) -> bytes:
+    """packs.toml of `managers` synthetic managers, each marked fictional, under a comment: (generator, what, stamp)."""
+    generator, about, stamp = header
+    lines = [f"# SYNTHETIC benchmark data ({generator}): invented managers, securities and holdings.", about, stamp]
+    lines += ["", "[copycat]"]
+    for number in range(1, managers + 1):
         lines += [
             "",
             "[[copycat.managers]]",
@@ -284,10 +323,7 @@ def securities_csv(universe: list[Security]) -> bytes:
 
 def write_tree(out: Path, params: Params) -> dict[str, int]:
     """Replace `out` with the synthetic tree of `params`; counts of what was written."""
-    if out.exists() and any(out.iterdir()) and not (out / "packs.toml").exists():
-        raise SystemExit(f"refusing to replace {out}: it is not empty and has no packs.toml")
-    shutil.rmtree(out, ignore_errors=True)
-    out.mkdir(parents=True)
+    fresh_folder(out)
     universe = securities(params)
     by_cusip = {s.cusip: s for s in universe}
     periods = quarter_ends(params.quarters)
@@ -296,27 +332,41 @@ def write_tree(out: Path, params: Params) -> dict[str, int]:
     (out / "securities.csv").write_bytes(securities_csv(universe))
     counts = {"filings": 0, "rows": 0, "files": 2, "bytes": 0}
     for number in range(1, params.managers + 1):
-        dated = []
-        for filing in manager_filings(params, number, by_cusip, picker, prices, periods):
-            folder = out / "sec13f" / filing.cik / filing.accession
-            folder.mkdir(parents=True)
-            for name, body in (
-                ("primary_doc.xml", writer.primary_document(filing)),
-                ("infotable.xml", writer.information_table(filing.rows)),
-            ):
-                (folder / name).write_bytes(body)
-                counts["files"] += 1
-                counts["bytes"] += len(body)
-            counts["filings"] += 1
-            counts["rows"] += len(filing.rows)
-            dated.append((filing.accession, filing.form_type, filing.period.isoformat(), filing.filed.isoformat()))
-        if dated:  # the filing dates `ras fetch` records beside headerless filings
-            record = filing_dates_text(dated).encode()
-            (folder.parent / DATES_FILE).write_bytes(record)
-            counts["files"] += 1
-            counts["bytes"] += len(record)
+        write_filings(out, manager_filings(params, number, by_cusip, picker, prices, periods), counts)
     (out / "packs.toml").write_bytes(packs_toml(params))  # last: a tree with packs.toml is complete
     return counts
+
+
+def fresh_folder(out: Path) -> None:
+    """Empty `out` for a generated tree; refuses a folder that holds anything but an earlier tree (packs.toml)."""
+    if out.exists() and any(out.iterdir()) and not (out / "packs.toml").exists():
+        raise SystemExit(f"refusing to replace {out}: it is not empty and has no packs.toml")
+    shutil.rmtree(out, ignore_errors=True)
+    out.mkdir(parents=True)
+
+
+def write_filings(out: Path, filings: Iterable[Filing], counts: dict[str, int]) -> None:
+    """One manager's filings as sec13f/<cik>/<accession>/ (primary document + information table) and the filing
+    dates `ras fetch` records beside headerless filings; `counts` grows by what was written."""
+    dated = []
+    for filing in filings:
+        folder = out / "sec13f" / filing.cik / filing.accession
+        folder.mkdir(parents=True)
+        for name, body in (
+            ("primary_doc.xml", writer.primary_document(filing)),
+            ("infotable.xml", writer.information_table(filing.rows)),
+        ):
+            (folder / name).write_bytes(body)
+            counts["files"] += 1
+            counts["bytes"] += len(body)
+        counts["filings"] += 1
+        counts["rows"] += len(filing.rows)
+        dated.append((filing.accession, filing.form_type, filing.period.isoformat(), filing.filed.isoformat()))
+    if dated:
+        record = filing_dates_text(dated).encode()
+        (folder.parent / DATES_FILE).write_bytes(record)
+        counts["files"] += 1
+        counts["bytes"] += len(record)
 
 
 def main(argv: list[str] | None = None) -> int:
