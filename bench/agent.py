@@ -24,7 +24,7 @@ from builder.api.render import render
 from builder.canonical import canonical_json
 from builder.release.assemble import assemble
 from builder.research.agent import BUDGET_BYTES
-from builder.research.artifact import PACK_ID
+from builder.research.versions import PACK_ID
 from builder.research.views import MODES
 from builder.sources.tree import read_sources
 

@@ -29,7 +29,7 @@ from builder.api.contract import OPERATIONS
 from builder.api.methods import view_of
 from builder.release.promote import publish
 from builder.release.store import LoadedRelease, current_release, load_release
-from builder.research.artifact import PACK_ID
+from builder.research.versions import PACK_ID
 from builder.research.views import DEFAULT_MODE
 from builder.sources.tree import fixture_source
 

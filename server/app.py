@@ -174,7 +174,7 @@ def get_handler(
                 answer = answer_get(serving, live, operation, dict(request.match_info), list(request.query.items()))
                 return _answer_response(request, answer)
             # A precomputed 200 answers a matching If-None-Match from its name alone: a 304 sends no byte to verify.
-            return (route[0] == 200 and _not_modified(request, route[2])) or _answer_response(
+            return (route.status == 200 and _not_modified(request, route.etag)) or _answer_response(
                 request, answers.answer(route)
             )
         except ReleaseDamaged as exc:  # read and found altered: never its bytes, and no answer from it after this one

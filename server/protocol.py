@@ -3,6 +3,10 @@
 aiohttp answers a request line or header over its limit, or bytes that are not HTTP, with a plain-text
 400 that echoes the offending bytes. Here that answer is the error envelope like every other, with a
 stable code and a message that repeats nothing the client sent.
+
+This and server/runner.py subclass aiohttp's internals (RequestHandler, Server, AppRunner._make_server and
+their private attributes): pyproject.toml pins aiohttp below 4, tests/test_aiohttp_internals.py names any
+that a 3.x release takes away.
 """
 
 from __future__ import annotations

@@ -8,9 +8,10 @@ from datetime import date
 import pytest
 
 from builder.canonical import canonical_json
-from builder.research.methods.audit import audit_export
+from builder.research.methods.audit import audit_record
 from builder.research.methods.ethos import ethos_definitions
 from builder.research.methods.policy import POLICY_CONFIG, evaluate_policy
+from builder.research.schema import validate_artifact
 from builder.research.views import select_view
 from tests.research_samples import make_artifact
 
@@ -26,7 +27,7 @@ def _export(artifact: dict | None = None, sha: str | None = None) -> dict:
     artifact = artifact or make_artifact(fixture=True)
     view = select_view(artifact, ["alpha", "beta"], "overlap")
     policy = evaluate_policy(view, artifact, as_of=date.fromisoformat(AS_OF))
-    return audit_export(
+    return audit_record(
         artifact,
         artifact_sha256=sha or hashlib.sha256(canonical_json(artifact)).hexdigest(),
         release=RELEASE,
@@ -51,11 +52,12 @@ def test_a_hash_that_is_not_the_artifacts_is_refused():
         _export(sha="00" * 32)
 
 
-def test_a_broken_artifact_is_refused_before_anything_is_returned():
+def test_a_broken_artifact_is_refused_by_the_schema_check_the_audit_runs_first():
+    # exportAuditTrail (builder.api.methods) validates the artifact, then builds its record with audit_record
     artifact = make_artifact()
     artifact["managers"][0]["positions"][0]["shares"] = -3
     with pytest.raises(ValueError, match=r"at \$\.managers\[0\]\.positions\[0\]\.shares"):
-        _export(artifact)
+        validate_artifact(artifact)
 
 
 def test_identity_and_release_reference_name_the_version_and_the_manifest_only():

@@ -15,7 +15,7 @@ import pytest
 from jsonschema import Draft202012Validator
 
 from builder.api.contract import OPERATIONS, Operation
-from builder.research.artifact import PACK_ID
+from builder.research.versions import PACK_ID
 from server.app import create_app
 from tests.servers import running_server
 from tests.test_mcp import Case, connect, list_tools, tool_cases

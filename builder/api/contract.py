@@ -15,8 +15,8 @@ from builder.api import handlers, methods
 from builder.api.data import ReleaseData
 from builder.api.wire import API_PREFIX
 from builder.canonical import canonical_json
-from builder.research.artifact import PACK_ID
 from builder.research.methods.ethos import canonical_ethos_ids
+from builder.research.versions import PACK_ID
 from builder.research.views import DEFAULT_MODE, MODES
 
 Handler = Callable[[ReleaseData, dict[str, Any]], Any]

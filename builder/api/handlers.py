@@ -12,8 +12,8 @@ from builder.api import methods
 from builder.api.data import ReleaseData
 from builder.api.wire import API_PREFIX, CONTRACT_VERSION, ApiError, ErrorCode
 from builder.research.agent import LIMITS_13F, RESEARCH_ONLY, agent_payload
-from builder.research.artifact import PACK_ID
 from builder.research.methods.ethos import ETHOS_IDS
+from builder.research.versions import PACK_ID
 from builder.research.views import DEFAULT_MODE, MODES
 
 COPYCAT_LIMITATIONS = (

@@ -16,9 +16,9 @@ from jsonschema import Draft202012Validator
 from builder.api.contract import BY_ID, MAX_MANAGER_VALUES, TICKER_PATTERN, Operation, Param
 from builder.api.data import ReleaseData
 from builder.api.wire import ApiError, ErrorCode, api_error
-from builder.research.artifact import PACK_ID
 from builder.research.errors import UnknownEthos
 from builder.research.methods.ethos import canonical_ethos_ids
+from builder.research.versions import PACK_ID
 from builder.research.views import DEFAULT_MODE, MODES
 
 # A request body's schemas nest two levels (an object of arrays of strings); deeper is not a request, and a

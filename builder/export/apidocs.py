@@ -19,7 +19,6 @@ TYPES = {
     ".css": "text/css; charset=utf-8",
     ".png": "image/png",
 }
-CACHE_CONTROL = "public, no-cache"  # as the API's GETs: the bytes change with the installed package
 HTML = """<!doctype html>
 <html lang="en">
 <head>

@@ -10,9 +10,9 @@ from builder.api.contract import COPYCAT_FEATURES
 from builder.api.data import ReleaseData
 from builder.api.openapi.document import openapi_document
 from builder.records import Sources
-from builder.research.artifact import PACK_ID, build_artifacts
+from builder.research.artifact import build_artifacts
 from builder.research.caveats import SCOPE, identity, sortable
-from builder.research.versions import assign_versions
+from builder.research.versions import PACK_ID, assign_versions
 
 COPYCAT_ENTRY = {
     "id": PACK_ID,

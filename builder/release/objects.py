@@ -15,6 +15,7 @@ from collections import OrderedDict
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 import orjson
 
@@ -35,6 +36,14 @@ class Answer:
     status: int
     body: bytes
     etag: str
+
+
+class Route(NamedTuple):
+    """What the route index holds of one precomputed answer, before its body is read: enough for a 304."""
+
+    status: int
+    sha256: str  # of the body, which names its object file
+    etag: str  # the strong ETag of those bytes
 
 
 class ReleaseDamaged(ReleaseError):
@@ -108,22 +117,21 @@ class Answers(Mapping[str, Answer]):
     """Canonical request → Answer, the body read through the reader when asked for (routes.json in memory)."""
 
     def __init__(self, routes: Mapping[str, Mapping], reader: ReleaseReader) -> None:
-        # (status, sha256, strong ETag of those bytes), the ETag built once: a 304 needs nothing else
+        # the ETag built once: a 304 needs nothing else
         self._routes = {
-            key: (route["status"], route["sha256"], f'"{route["sha256"]}"') for key, route in routes.items()
+            key: Route(route["status"], route["sha256"], f'"{route["sha256"]}"') for key, route in routes.items()
         }
         self._reader = reader
 
     def __getitem__(self, key: str) -> Answer:
         return self.answer(self._routes[key])
 
-    def route(self, key: str) -> tuple[int, str, str] | None:  # the GET hot path: one dict lookup
+    def route(self, key: str) -> Route | None:  # the GET hot path: one dict lookup
         return self._routes.get(key)
 
-    def answer(self, route: tuple[int, str, str]) -> Answer:
+    def answer(self, route: Route) -> Answer:
         """The answer of a route, its body read (and verified when first read)."""
-        status, sha256, etag = route
-        return Answer(status, self._reader.body(sha256), etag)
+        return Answer(route.status, self._reader.body(route.sha256), route.etag)
 
     def get(self, key: str, default: Answer | None = None) -> Answer | None:  # type: ignore[override]  # one default type
         route = self._routes.get(key)

@@ -26,6 +26,7 @@ from builder.api.contract import BY_ID
 from builder.api.data import ReleaseData
 from builder.errors import ReleaseError
 from builder.release.objects import CACHE_BYTES, Answers, Artifacts, ReleaseReader
+from builder.research.versions import PACK_ID
 
 CURRENT = "current"
 DEFAULT_RELEASES = Path("releases")  # where every command looks when --releases is not given
@@ -43,7 +44,7 @@ SEAL = "seal.json"
 ROUTES = "routes.json"
 INDEX = "data/release.json"
 LEDGER = "data/ledger.json"
-ARTIFACTS = "artifacts/13f-copycat"  # <version>.json: each 13f-copycat version's artifact
+ARTIFACTS = f"artifacts/{PACK_ID}"  # <version>.json: each 13f-copycat version's artifact
 STAGING_PREFIX = ".staging-"
 
 

@@ -7,7 +7,7 @@ from collections.abc import Callable, Mapping, Sequence
 from datetime import date
 
 from builder.records import Amendment, CorporateAction, Filing, ManagerConfig, Security, Sources
-from builder.research.caveats import PACK_ID, ManagerQuarter, version_warnings
+from builder.research.caveats import ManagerQuarter, version_warnings
 from builder.research.changes import BOUGHT, CHANGE_KINDS, SOLD, Changes, book_changes  # noqa: F401 (re-exported)
 from builder.research.changes.actions import action_records
 from builder.research.changes.carry import Lot, legs_between
@@ -16,6 +16,7 @@ from builder.research.changes.undecided import Side
 from builder.research.coverage import quarter_coverage
 from builder.research.holdings import Holding, QuarterBook, QuarterBooks
 from builder.research.quarters import filing_deadline, previous_quarter
+from builder.research.versions import PACK_ID
 
 ARTIFACT_SCHEMA = "pack-artifact/2.0"
 WEIGHT_DIGITS = 6  # weights are fractions of the book; 6 places resolve 1 dollar in a $1m book

@@ -1,4 +1,5 @@
-"""Version ids of the 13f-copycat pack: `multi-manager-<quarter-end>-v<major>.<minor>`, one id for one content."""
+"""The 13f-copycat pack's identity: its id, and its version ids `multi-manager-<quarter-end>-v<major>.<minor>`, one id
+for one content."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from datetime import date
 
 from builder.canonical import canonical_json, sha256_hex
 
+PACK_ID = "13f-copycat"  # the contract's pack id: routes, artifacts, warnings and the release's files name it
 MAJOR = 2  # the PackArtifact schema's major version (pack-artifact/2.0: changes carried through corporate actions)
 
 

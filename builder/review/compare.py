@@ -9,6 +9,7 @@ from pathlib import Path
 import orjson
 
 from builder.errors import ReleaseError
+from builder.release.store import INDEX, artifact_file
 from builder.research.caveats import about, identity, sortable
 from builder.research.changes.listing import undecided_changes
 from builder.research.coverage import unmapped_in
@@ -35,9 +36,9 @@ class Side:
 def read_side(directory: Path) -> Side:
     """The index and artifacts of a release directory (ReleaseError when it is no readable release)."""
     try:
-        index = orjson.loads((directory / "data" / "release.json").read_bytes())
+        index = orjson.loads((directory / INDEX).read_bytes())
         artifacts = {
-            version: orjson.loads((directory / "artifacts" / "13f-copycat" / f"{version}.json").read_bytes())
+            version: orjson.loads((directory / artifact_file(version)).read_bytes())
             for version in index["copycat"]["versions"]
         }
     except (OSError, orjson.JSONDecodeError, KeyError, TypeError) as exc:

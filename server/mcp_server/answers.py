@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from builder.research.agent import fit, is_trade, traded_value
+from builder.research.versions import PACK_ID
 
 TOOL_BUDGET = 15 * 1024  # bytes of one compact answer: under the 16 KB a tool's text may take, with its links
 LISTED = 10  # items of a long list (tickers, trades, changes, scores); its count covers all
@@ -66,7 +67,7 @@ def versions(data: Data, arguments: Arguments) -> dict[str, Any]:
     pack = data["packId"]
     next_calls = (
         [call("compare_versions", {"packId": pack, "from": ids[1], "to": ids[0]}, "what changed in the latest quarter")]
-        if len(ids) > 1 and pack == "13f-copycat"
+        if len(ids) > 1 and pack == PACK_ID
         else []
     )
     return {
@@ -98,7 +99,7 @@ def diff(data: Data, arguments: Arguments) -> dict[str, Any]:
     others = [p for p in data["positions"] if not is_trade(p["kind"])]
     tickers = data["tickers"]
     explained = list(dict.fromkeys(t["ticker"] for t in trades))[:2]
-    pack = arguments.get("packId", "13f-copycat")
+    pack = arguments.get("packId", PACK_ID)
     return {
         "from": data["from"],
         "to": data["to"],
@@ -212,9 +213,7 @@ def ethos_comparison(data: Data, arguments: Arguments) -> dict[str, Any]:
         "scores": [{"ticker": e["ticker"], "scores": e["scores"]} for e in ranked[:LISTED]],
         "nextCalls": [
             call(
-                "explain_position",
-                {"packId": "13f-copycat", "ticker": t, **_get_view(body)},
-                f"why {t} is in every top set",
+                "explain_position", {"packId": PACK_ID, "ticker": t, **_get_view(body)}, f"why {t} is in every top set"
             )
             for t in overlap[:2]
         ],
@@ -237,7 +236,7 @@ def policy(data: Data, arguments: Arguments) -> dict[str, Any]:
         "warningCount": len(data["warnings"]),
         "warnings": data["warnings"][:SHORT],
         "executionEnabled": False,
-        "nextCalls": [call("get_latest_pack", {"packId": "13f-copycat", **_get_view(arguments)}, "the view in brief")],
+        "nextCalls": [call("get_latest_pack", {"packId": PACK_ID, **_get_view(arguments)}, "the view in brief")],
     }
 
 

@@ -20,8 +20,8 @@ from builder.api.openapi.schemas import (
     ref,
 )
 from builder.research.agent import BUDGET_BYTES as AGENT_BUDGET_BYTES
-from builder.research.artifact import PACK_ID
 from builder.research.changes import BOUGHT, CHANGE_KINDS, SOLD
+from builder.research.versions import PACK_ID
 
 
 def agent_payload_schemas() -> dict[str, Schema]:

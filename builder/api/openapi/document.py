@@ -41,7 +41,7 @@ from builder.api.openapi.text import (
 )
 from builder.api.openapi.values import ReleaseValues, body_schema, parameter_example, parameter_schema, release_values
 from builder.api.wire import API_PREFIX, CONTRACT_VERSION, GET_CACHE_CONTROL, JSON_TYPE, POST_CACHE_CONTROL, ErrorCode
-from builder.research.artifact import PACK_ID
+from builder.research.versions import PACK_ID
 
 # The API root relative to this document (served at <root>/api/v1/openapi.json): a client resolving it against
 # the document's own URL reaches the server it read the document from, behind any host or path prefix.

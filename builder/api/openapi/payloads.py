@@ -24,10 +24,11 @@ from builder.api.openapi.schemas import (
     open_id,
     ref,
 )
-from builder.research.artifact import ARTIFACT_SCHEMA, PACK_ID
+from builder.research.artifact import ARTIFACT_SCHEMA
 from builder.research.changes import CAUSES, CHANGE_KINDS
 from builder.research.methods.ethos import ETHOS_IDS, FEATURES, NORMALISATIONS
 from builder.research.methods.policy import CHECK_IDS, Outcome
+from builder.research.versions import PACK_ID
 
 OUTCOME = enum(Outcome)
 SIGNAL = {**enum(("research-only", "no-signal")), "description": "no-signal when any check blocks: stay in cash."}

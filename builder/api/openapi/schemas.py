@@ -13,9 +13,9 @@ import orjson
 
 from builder.api.contract import COPYCAT_FEATURES
 from builder.api.wire import API_PREFIX, API_VERSION, CONTRACT_VERSION, ErrorCode
-from builder.research.artifact import PACK_ID
 from builder.research.changes import CAUSES, CHANGE_KINDS
 from builder.research.schema import artifact_schema
+from builder.research.versions import PACK_ID
 from builder.research.views import MODES
 
 Schema = dict[str, Any]

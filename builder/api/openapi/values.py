@@ -12,8 +12,8 @@ from typing import Any
 from builder.api.contract import Operation, Param
 from builder.api.data import ReleaseData
 from builder.api.methods import view_of
-from builder.research.artifact import PACK_ID
 from builder.research.methods.ethos import ETHOS_IDS
+from builder.research.versions import PACK_ID
 from builder.research.views import DEFAULT_MODE
 
 Schema = dict[str, Any]

@@ -3,7 +3,6 @@ quarter, accession, CUSIP), reaches exactly the views that contain it, and a dif
 appeared from one that only carried on (`scope`)."""
 
 from builder.research.caveats.scope import (
-    PACK_ID,
     SCOPE,
     ManagerQuarter,
     about,
@@ -15,5 +14,5 @@ from builder.research.caveats.scope import (
     warning_changes,
 )
 
-__all__ = ["PACK_ID", "SCOPE", "ManagerQuarter", "about", "for_managers", "identity", "sortable", "version_warnings",
+__all__ = ["SCOPE", "ManagerQuarter", "about", "for_managers", "identity", "sortable", "version_warnings",
            "warning", "warning_changes"]  # fmt: skip

@@ -14,8 +14,8 @@ from datetime import date
 
 from builder.records import ScopeWarning, Sources
 from builder.research.holdings import QuarterBook
+from builder.research.versions import PACK_ID
 
-PACK_ID = "13f-copycat"
 SCOPE = ("pack", "manager", "quarter", "accession", "cusip")
 LISTED = 5  # tickers an undecided-changes warning names; its count covers the rest
 

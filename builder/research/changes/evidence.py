@@ -33,14 +33,23 @@ MIN_ABSENT = 5
 VANISHED = 0.2
 # At least this share still file it: the security outlived the quarter, so no holder's sale of it was an acquisition.
 CONTINUED = 0.5
-# An event's ratio must fit at least this share of the holders it concerns (the rest traded beside it), and at
-# least MIN_AGREEING of them: two filers at one ratio to a share is no coincidence.
-AGREE = 0.5
+# An event's ratio must fit at least this share of the holders it concerns, and at least MIN_AGREEING of them: two
+# filers at one ratio to a share is no coincidence. The rest traded beside it; holders trade a given security in
+# most quarters (a quarter of them or more report the same shares as before), so a majority is not to be expected.
+AGREE = 0.25
 MIN_AGREEING = 2
 # A holder fits a ratio within this share of the shares received, or within ROUNDING_SHARES (cash in lieu of a
 # fraction per account: a filer's book sums several accounts, each losing less than a share).
 RATIO_TOLERANCE = 0.0005
 ROUNDING_SHARES = 3
+# A holder counts for a ratio only when it received at least this many shares by it: below, the rounding allowance
+# is too wide a share of what was received for a fit to mean anything (ten shares bought beside a big holding fit
+# any tiny ratio). And a stated ratio lies within ×/÷ MAX_RATIO (a 1:50 reverse split, a 50:1 split).
+PRECISE_SHARES = 300
+MAX_RATIO = 100
+# A vanished security whose holders mostly (at least this share) gained one other security at no one ratio was
+# neither a merger that can be stated nor an acquisition for cash: it stays undecided.
+GAINED = 0.75
 # The holders' ratios are first grouped within this relative width (small holders' ratios round coarsely).
 RATIO_WINDOW = 0.004
 # A new security held at the later quarter end by holders of which at most this share held it before was born in
@@ -109,9 +118,11 @@ def decide(witnesses: Witnesses, earlier: date, later: date) -> Evidence:
             split = _split(cusip, held, kept, where) if kept is not None else None
             legs += [split] if split else []
         elif share <= VANISHED:
-            found = _successors(cusip, held, books, where)
-            if found or len(held) >= MIN_ABSENT:
-                legs += found or [_acquired(cusip, held, kept, where)]
+            found, gained = _successors(cusip, held, books, where)
+            if not found and not gained and len(held) >= MIN_ABSENT:
+                found = [_acquired(cusip, held, kept, where)]
+            if found:
+                legs += found
                 settled.update((cusip, *(leg.new_cusip for leg in found)))
     targets = {leg.new_cusip for leg in legs}
     for cusip, held in after.items():
@@ -218,8 +229,10 @@ def _split(cusip: str, held: Holders, kept: Holders, where: _Where) -> Corporate
     return where.leg(ActionKind.SPLIT, cusip, "", simple, _Found(len(held), agreeing, spread, what))
 
 
-def _successors(cusip: str, held: Holders, books: _Books, where: _Where) -> list[CorporateAction]:
-    """The securities the holders of a vanished security gained at one ratio each: a merger or exchange leg each."""
+def _successors(cusip: str, held: Holders, books: _Books, where: _Where) -> tuple[list[CorporateAction], bool]:
+    """The securities the holders of a vanished security gained at one ratio each (a merger or exchange leg each),
+    and whether many of them gained some security at no one ratio (then neither a merger nor a cash acquisition
+    can be told)."""
     before, after = books.of(0), books.of(1)
     gains: dict[str, list[tuple[int, int]]] = {}
     for cik, shares in zip(held.ciks, held.shares, strict=True):
@@ -229,9 +242,11 @@ def _successors(cusip: str, held: Holders, books: _Books, where: _Where) -> list
                 gains.setdefault(other, []).append((shares, now - had.get(other, 0)))
     legs = []
     needed = max(MIN_AGREEING, math.ceil(AGREE * len(held)))
+    gained = False
     for other, pairs in sorted(gains.items()):
         if len(pairs) < needed:
             continue
+        gained = gained or len(pairs) >= GAINED * len(held)
         fit = _common_ratio(pairs)
         if fit is None or fit[1] < needed:
             continue
@@ -245,7 +260,7 @@ def _successors(cusip: str, held: Holders, books: _Books, where: _Where) -> list
             f"{spread[1]:.4f}): a {kind.value}; any cash paid beside it is not in 13F books"
         )
         legs.append(where.leg(kind, cusip, other, stated, _Found(len(held), agreeing, spread, what)))
-    return legs
+    return legs, gained
 
 
 def _acquired(cusip: str, held: Holders, kept: Holders | None, where: _Where) -> CorporateAction:
@@ -308,6 +323,8 @@ def _common_ratio(pairs: list[tuple[int, int]]) -> tuple[Fraction, int, tuple[fl
 
 def _fits(before: int, after: int, ratio: Fraction) -> bool:
     expected = before * ratio
+    if expected < PRECISE_SHARES or not 1 / MAX_RATIO <= ratio <= MAX_RATIO:
+        return False
     return abs(after - expected) <= max(ROUNDING_SHARES, expected * RATIO_TOLERANCE)
 
 
@@ -334,7 +351,9 @@ def _stated(ratio: Fraction, pairs: list[tuple[int, int]]) -> Fraction:
 
 
 def _agreeing(pairs: list[tuple[int, int]], ratio: Fraction) -> int:
-    return sum(1 for before, after in pairs if _fits(before, after, ratio))
+    """How many of `pairs` fit `ratio`; holders of the same share count fit together by chance, so they count once
+    (a ratio is evidence when books of different sizes agree on it)."""
+    return len({before for before, after in pairs if _fits(before, after, ratio)})
 
 
 def ratio_text(ratio: Fraction) -> str:

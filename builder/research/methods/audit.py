@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import copy
-from typing import Any
 
 from builder.canonical import canonical_json, sha256_hex
 from builder.research.methods.policy import POLICY_CONFIG
-from builder.research.schema import SCHEMA_FILE, validate_artifact
+from builder.research.schema import SCHEMA_FILE
 
 HASH_ALGORITHM = "sha256"  # contract section 8: the audit export digest is SHA-256
 HASHED_BYTES = "canonical PackArtifact bytes: orjson, sorted keys, no whitespace"
@@ -35,12 +34,6 @@ def _events(artifact: dict, release: dict, provenance: list[dict], as_of: str) -
             "detail": f"release {release['releaseId']} sealed; manifest sha256 {release['manifestSha256']}",
         },
     ]
-
-
-def audit_export(artifact: dict, **record: Any) -> dict:
-    """The audit trail of `artifact`; ValueError if it breaks its schema or `artifact_sha256` is not its hash."""
-    validate_artifact(artifact)
-    return audit_record(artifact, **record)
 
 
 def audit_record(
