@@ -108,6 +108,7 @@ def decide(witnesses: Witnesses, earlier: date, later: date) -> Evidence:
     where = _Where(witnesses, earlier, later)
     legs: list[CorporateAction] = []
     settled: set[str] = set()
+    vanished: list[tuple[str, Holders, Holders | None]] = []
     for cusip, held in before.items():
         if len(held) < MIN_WITNESSES:
             continue
@@ -118,12 +119,16 @@ def decide(witnesses: Witnesses, earlier: date, later: date) -> Evidence:
             split = _split(cusip, held, kept, where) if kept is not None else None
             legs += [split] if split else []
         elif share <= VANISHED:
-            found, gained = _successors(cusip, held, books, where)
-            if not found and not gained and len(held) >= MIN_ABSENT:
-                found = [_acquired(cusip, held, kept, where)]
-            if found:
-                legs += found
-                settled.update((cusip, *(leg.new_cusip for leg in found)))
+            vanished.append((cusip, held, kept))
+    gains = {cusip: _gains(cusip, held, books) for cusip, held, _ in vanished}
+    merged = {cusip: _successors(cusip, held, gains[cusip], books, where) for cusip, held, _ in vanished}
+    targets = {leg.new_cusip for found in merged.values() for leg in found}
+    for cusip, held, kept in vanished:
+        found = merged[cusip]
+        if not found and len(held) >= MIN_ABSENT and not _moved(held, gains[cusip], targets):
+            found = [_acquired(cusip, held, kept, where)]
+        legs += found
+        settled.update((cusip, *(leg.new_cusip for leg in found)) if found else ())
     targets = {leg.new_cusip for leg in legs}
     for cusip, held in after.items():
         if cusip in settled or cusip in targets or len(held) < MIN_WITNESSES:
@@ -229,10 +234,8 @@ def _split(cusip: str, held: Holders, kept: Holders, where: _Where) -> Corporate
     return where.leg(ActionKind.SPLIT, cusip, "", simple, _Found(len(held), agreeing, spread, what))
 
 
-def _successors(cusip: str, held: Holders, books: _Books, where: _Where) -> tuple[list[CorporateAction], bool]:
-    """The securities the holders of a vanished security gained at one ratio each (a merger or exchange leg each),
-    and whether many of them gained some security at no one ratio (then neither a merger nor a cash acquisition
-    can be told)."""
+def _gains(cusip: str, held: Holders, books: _Books) -> dict[str, list[tuple[int, int]]]:
+    """Other CUSIP → (shares of `cusip` before, shares of it gained) of each holder of `cusip` that gained it."""
     before, after = books.of(0), books.of(1)
     gains: dict[str, list[tuple[int, int]]] = {}
     for cik, shares in zip(held.ciks, held.shares, strict=True):
@@ -240,13 +243,18 @@ def _successors(cusip: str, held: Holders, books: _Books, where: _Where) -> tupl
         for other, now in after.get(cik, {}).items():
             if other != cusip and now > had.get(other, 0) and shares > 0:
                 gains.setdefault(other, []).append((shares, now - had.get(other, 0)))
+    return gains
+
+
+def _successors(
+    cusip: str, held: Holders, gains: dict[str, list[tuple[int, int]]], books: _Books, where: _Where
+) -> list[CorporateAction]:
+    """The securities the holders of a vanished security gained at one ratio each: a merger or exchange leg each."""
     legs = []
     needed = max(MIN_AGREEING, math.ceil(AGREE * len(held)))
-    gained = False
     for other, pairs in sorted(gains.items()):
         if len(pairs) < needed:
             continue
-        gained = gained or len(pairs) >= GAINED * len(held)
         fit = _common_ratio(pairs)
         if fit is None or fit[1] < needed:
             continue
@@ -260,7 +268,13 @@ def _successors(cusip: str, held: Holders, books: _Books, where: _Where) -> tupl
             f"{spread[1]:.4f}): a {kind.value}; any cash paid beside it is not in 13F books"
         )
         legs.append(where.leg(kind, cusip, other, stated, _Found(len(held), agreeing, spread, what)))
-    return legs, gained
+    return legs
+
+
+def _moved(held: Holders, gains: dict[str, list[tuple[int, int]]], targets: set[str]) -> bool:
+    """Whether most holders of a vanished security gained one other security (not one another event delivered):
+    its shares may have become that security at no ratio the books show, so it was not plainly acquired for cash."""
+    return any(len(pairs) >= GAINED * len(held) for other, pairs in gains.items() if other not in targets)
 
 
 def _acquired(cusip: str, held: Holders, kept: Holders | None, where: _Where) -> CorporateAction:
