@@ -65,6 +65,16 @@ def logging_middleware(log: RequestLog):
     return record
 
 
+async def cut_short(request: web.Request, body: bytes, content_type: str) -> web.StreamResponse:
+    """Promise the whole body in Content-Length, send half, drop the connection (a transfer cut mid-way)."""
+    response = web.StreamResponse(headers={"Content-Type": content_type})
+    response.content_length = len(body)
+    await response.prepare(request)
+    await response.write(body[: len(body) // 2])
+    request.transport.close()
+    return response
+
+
 @contextmanager
 def serving(app: web.Application) -> Iterator[str]:
     """Serve `app` on 127.0.0.1 in a background thread; yields its base URL."""

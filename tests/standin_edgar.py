@@ -28,7 +28,7 @@ from pathlib import Path
 from aiohttp import web
 
 from tests.conftest import realdata
-from tests.standin import RequestLog, logging_middleware
+from tests.standin import RequestLog, cut_short, logging_middleware
 
 SUBMISSIONS = "edgar/submissions"
 LISTINGS = {"0001067983": "CIK0001067983.REFORMATTED-indent2.json", "0000315090": "CIK0000315090.json"}
@@ -79,7 +79,7 @@ class Edgar:
         name = request.match_info["name"]
         found = re.fullmatch(r"CIK([0-9]{10})(-submissions-001)?\.json", name)
         if not found or found[1] not in LISTINGS:
-            return _xml_error(realdata(SUBMISSIONS, "CIK-000000001.json.404-body.xml"), 404, f"submissions/{name}")
+            return xml_error(realdata(SUBMISSIONS, "CIK-000000001.json.404-body.xml"), 404, f"submissions/{name}")
         listing = json.loads(realdata(SUBMISSIONS, LISTINGS[found[1]]).read_bytes())
         recent = listing["filings"]["recent"]
         if found[2]:
@@ -104,7 +104,7 @@ class Edgar:
         found = _ARCHIVE.fullmatch(request.path)
         path = self.filings.get(found[3]) if found and found[2] == found[3].replace("-", "") else None
         if path is None or header_of(path)["cik"].lstrip("0") != found[1]:
-            return _xml_error(realdata("edgar/archives/full-index_2099_QTR1_form.gz.403-body.xml"), 403, request.path)
+            return xml_error(realdata("edgar/archives/full-index_2099_QTR1_form.gz.403-body.xml"), 403, request.path)
         fault = self.faults[found[3]].pop(0) if self.faults[found[3]] else None
         return await self._answer(request, path.read_bytes(), fault)
 
@@ -119,12 +119,7 @@ class Edgar:
         if fault == "slow":
             await asyncio.sleep(self.slow_seconds)
         if fault == "truncated":
-            response = web.StreamResponse(headers={"Content-Type": "text/plain"})
-            response.content_length = len(body)
-            await response.prepare(request)
-            await response.write(body[: len(body) // 2])
-            request.transport.close()  # the connection drops with half the promised bytes sent
-            return response
+            return await cut_short(request, body, "text/plain")
         return web.Response(body=body, content_type="text/plain")
 
 
@@ -133,6 +128,6 @@ def _rows_until(recent: dict[str, list], day: str) -> dict[str, list]:
     return {column: [values[index] for index in keep] for column, values in recent.items()}
 
 
-def _xml_error(sample: Path, status: int, key: str) -> web.Response:
+def xml_error(sample: Path, status: int, key: str) -> web.Response:
     body = re.sub(rb"<Key>.*?</Key>", f"<Key>{key.lstrip('/')}</Key>".encode(), sample.read_bytes())
     return web.Response(status=status, body=body, content_type="application/xml")

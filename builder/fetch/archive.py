@@ -7,8 +7,10 @@ import csv
 import io
 import os
 import secrets
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import BinaryIO
 
 from builder.fetch.client import Client, FetchError, Reply, RetryableError
 from builder.fetch.edgar import HOLDINGS_FORMS, Hosts, Listed
@@ -100,15 +102,23 @@ def _recorded_rows(path: Path) -> list[tuple[str, str, str, str]]:
 
 def write_atomically(folder: Path, name: str, data: bytes) -> Path:
     """Write `data` to folder/name through a temporary file: fsync the file, rename, fsync the folder."""
+    with atomic_file(folder, name) as handle:
+        handle.write(data)
+    return folder / name
+
+
+@contextmanager
+def atomic_file(folder: Path, name: str) -> Iterator[BinaryIO]:
+    """A file to write that appears at folder/name only whole: written under a temporary dot-name in the same
+    folder, fsynced and renamed when the block ends; removed instead when the block raises."""
     folder.mkdir(parents=True, exist_ok=True)
-    final = folder / name
     temporary = folder / f".{name}.{secrets.token_hex(4)}{TEMPORARY_SUFFIX}"
     try:
         with open(temporary, "xb") as handle:
-            handle.write(data)
+            yield handle
             handle.flush()
             os.fsync(handle.fileno())
-        os.replace(temporary, final)
+        os.replace(temporary, folder / name)
     except BaseException:
         temporary.unlink(missing_ok=True)
         raise
@@ -117,4 +127,3 @@ def write_atomically(folder: Path, name: str, data: bytes) -> Path:
         os.fsync(directory)
     finally:
         os.close(directory)
-    return final

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from email.utils import parsedate_to_datetime
 from typing import Any
@@ -38,6 +38,14 @@ class Reply:
     status: int
     headers: Mapping[str, str]
     body: bytes
+
+
+Read = Callable[[aiohttp.ClientResponse], Awaitable[Reply]]  # how an answer's body is taken
+
+
+async def read_whole(response: aiohttp.ClientResponse) -> Reply:
+    """The answer with its whole body in memory (listings, filings: small)."""
+    return Reply(response.status, dict(response.headers), await response.read())
 
 
 class Pacer:
@@ -80,21 +88,35 @@ class Client:
         """GET `url` until a final answer; `check` may raise RetryableError to ask again."""
         return await self._send(lambda: self.session.get(url, headers=headers, timeout=self._timeout()), url, check)
 
+    async def get_streamed(self, url: str, read: Read) -> Reply:
+        """GET `url`, `read` taking the body as it arrives (a large download never held in memory); retried like
+        `get`, `read` raising RetryableError included. Here `timeout` bounds a stall, not the whole transfer."""
+        return await self._send(
+            lambda: self.session.get(
+                url, timeout=aiohttp.ClientTimeout(total=self._remaining(), sock_read=self.timeout)
+            ),
+            url,
+            None,
+            read,
+        )
+
     async def post_json(self, url: str, body: bytes, headers: Mapping[str, str]) -> Reply:
         sent = {"Content-Type": "application/json", **headers}
         return await self._send(
             lambda: self.session.post(url, data=body, headers=sent, timeout=self._timeout()), url, None
         )
 
-    async def _send(self, request: Callable, url: str, check: Callable[[Reply], None] | None) -> Reply:
+    async def _send(
+        self, request: Callable, url: str, check: Callable[[Reply], None] | None, read: Read = read_whole
+    ) -> Reply:
         reason = ""
         for attempt in range(MAX_ATTEMPTS):
             if attempt:
                 self.retries += 1
             await self._wait_for_turn(url, reason)
             try:
-                reply = await self._once(request)
-            except (TimeoutError, aiohttp.ClientError) as exc:
+                reply = await self._once(request, read)
+            except (TimeoutError, aiohttp.ClientError, RetryableError) as exc:
                 reason = _describe(exc)
                 self.pacer.hold(BACKOFF_BASE * 2**attempt)
                 continue
@@ -118,13 +140,15 @@ class Client:
             raise FetchError(f"{url}: the fetch ran out of its time limit{f' ({reason})' if reason else ''}")
         self.requests += 1
 
-    async def _once(self, request: Callable[[], Any]) -> Reply:  # an aiohttp request: awaitable and a context
+    async def _once(self, request: Callable[[], Any], read: Read) -> Reply:  # an aiohttp request: awaitable, a context
         async with request() as response:
-            body = await response.read()
-            return Reply(response.status, dict(response.headers), body)
+            return await read(response)
 
     def _timeout(self) -> aiohttp.ClientTimeout:
-        return aiohttp.ClientTimeout(total=max(0.1, min(self.timeout, self.ends - time.monotonic())))
+        return aiohttp.ClientTimeout(total=min(self.timeout, self._remaining()))
+
+    def _remaining(self) -> float:
+        return max(0.1, self.ends - time.monotonic())
 
 
 def open_session(user_agent: str) -> aiohttp.ClientSession:
@@ -149,6 +173,8 @@ def retry_after_seconds(headers: Mapping[str, str]) -> float | None:
 def _describe(exc: BaseException) -> str:
     if isinstance(exc, asyncio.TimeoutError):
         return "no complete answer in time"
+    if isinstance(exc, RetryableError):
+        return str(exc)
     if isinstance(exc, aiohttp.ClientPayloadError):
         return "the body was cut short"
     return f"{type(exc).__name__}: {exc}"

@@ -11,13 +11,15 @@ import click
 
 from builder.errors import SourceError
 from builder.fetch.client import REQUEST_TIMEOUT, SEC_MAX_RATE, FetchError
+from builder.fetch.datasets.download import FOLDER as DATASETS_FOLDER
+from builder.fetch.datasets.download import SetsPlan, fetch_sets
 from builder.fetch.edgar import Hosts
 from builder.fetch.mapping import RECHECK_AFTER, append_resolved, held_cusips, record_unresolved, wanted_cusips
 from builder.fetch.openfigi import OPENFIGI_URL, Resolved, Unresolved
 from builder.fetch.run import FetchPlan, fetch_all, fetch_splits, resolve_all
 from builder.fetch.splits import MASSIVE_RATE, MASSIVE_URL, append_rows, split_rows
 from builder.fetch.summary import summary_lines
-from builder.fetch.window import previous_quarter_end, window_quarters
+from builder.fetch.window import deadline, previous_quarter_end, window_quarters
 from builder.sources.packs import PacksConfig, read_packs_config
 from builder.sources.tables.securities import read_securities
 
@@ -70,6 +72,11 @@ def user_agent_of(given: str | None, config: PacksConfig) -> str:
 )
 @click.option("--user-agent", default=None, help="Who you are and a contact e-mail (SEC fair access).")
 @click.option(
+    "--datasets",
+    is_flag=True,
+    help=f"Fetch only the SEC's Form 13F data sets that cover the window, into {DATASETS_FOLDER}/ (one zip a set).",
+)
+@click.option(
     "--rate",
     type=click.FloatRange(0.1, SEC_MAX_RATE),
     default=SEC_MAX_RATE,
@@ -109,6 +116,7 @@ def fetch_command(
     since,
     edgar_url: str | None,
     user_agent: str | None,
+    datasets: bool,
     rate: float,
     max_time: float,
     timeout: float,
@@ -116,12 +124,16 @@ def fetch_command(
     massive_rate: float,
 ) -> None:
     """Download every manager's 13F-HR and 13F-HR/A filings of the window from SEC EDGAR into sec13f/<cik>/, then
-    the splits of the held securities into corporate_actions.csv (with MASSIVE_API_KEY set)."""
+    the splits of the held securities into corporate_actions.csv (with MASSIVE_API_KEY set). With --datasets, only
+    the SEC's Form 13F data sets whose filing windows hold the window's quarters, into sec13f-datasets/."""
     config = read_config(source)
     agent = user_agent_of(user_agent, config)
     today = date.today()
     quarters = window_quarters(today, config.copycat.versions, since.date() if since else None)
     hosts = Hosts.one(edgar_url) if edgar_url else Hosts()
+    if datasets:
+        datasets_step(SetsPlan(source, quarters, hosts, agent, rate, max_time, timeout))
+        return
     plan = FetchPlan(source, config.copycat.managers, quarters, hosts, agent, rate, max_time, timeout)
     result = fetch_all(plan, lambda line: click.echo(line, err=True))
     for line in summary_lines(result, quarters, today):
@@ -131,6 +143,20 @@ def fetch_command(
         raise FetchError(f"{len(failed)} filings not fetched (listed above); run `ras fetch` again to retry them")
     for line in splits_step(source, config, massive_url, massive_rate, previous_quarter_end(quarters[0]), today):
         click.echo(line)
+
+
+def datasets_step(plan: SetsPlan) -> None:
+    """Fetch the data sets of the window and say what is here and what the SEC has not published yet."""
+    result = fetch_sets(plan, click.echo)
+    for end in result.uncovered:
+        click.echo(
+            f"  {end}: no listed data set holds its filings yet (due {deadline(end)}); run again once the SEC posts it"
+        )
+    kept = len(result.chosen) - len(result.fetched)
+    click.echo(
+        f"{len(result.chosen)} data sets for {plan.quarters[0]} … {plan.quarters[-1]} in {DATASETS_FOLDER}/: "
+        f"{len(result.fetched)} fetched, {kept} already here ({result.requests} requests)"
+    )
 
 
 def splits_step(source: Path, config: PacksConfig, base: str, rate: float, after: date, through: date) -> list[str]:
