@@ -10,7 +10,8 @@ from datetime import date
 from fractions import Fraction
 
 from builder.records import ActionKind, Witnesses
-from builder.research.changes.evidence import decide, holders_of
+from builder.research.changes.evidence import decide
+from builder.research.changes.witnessed import holders_of
 
 EARLIER, LATER = date(2020, 6, 30), date(2020, 9, 30)
 AAPL, DTV, T, KRFT, KHC = "037833100", "25490A309", "00206R102", "50076Q106", "500754106"

@@ -11,8 +11,9 @@ from builder.research.caveats import ManagerQuarter, version_warnings
 from builder.research.changes import BOUGHT, CHANGE_KINDS, SOLD, Changes, book_changes  # noqa: F401 (re-exported)
 from builder.research.changes.actions import action_records
 from builder.research.changes.carry import Lot, legs_between
-from builder.research.changes.evidence import Evidence, decide, pack_witnesses
+from builder.research.changes.evidence import decide
 from builder.research.changes.undecided import Side
+from builder.research.changes.witnessed import Evidence, pack_witnesses
 from builder.research.coverage import quarter_coverage
 from builder.research.holdings import Holding, QuarterBook, QuarterBooks
 from builder.research.quarters import filing_deadline, previous_quarter
@@ -61,7 +62,18 @@ def quarter_evidence(sources: Sources, books: QuarterBooks, quarter: date) -> Ev
             (cik, q, ((h.cusip, h.shares, h.value) for h in books[(cik, q)].holdings if h.long_equity))
             for cik, q in keys
         )
-    return decide(witnesses, before, quarter)
+    return decide(witnesses, before, quarter, issuers(sources, quarter))
+
+
+def issuers(sources: Sources, quarter: date) -> Callable[[str, str], bool]:
+    """Whether two CUSIPs are securities of one issuer: the same CUSIP issuer code, or the same ticker at the later
+    quarter end (securities.csv). Names are no proof: Liberty Global and Liberty Media share their first word."""
+
+    def ticker(cusip: str) -> str | None:
+        security = sources.securities.get(cusip)
+        return security.at(quarter)[0].ticker if security else None
+
+    return lambda a, b: a[:6] == b[:6] or (ticker(a) is not None and ticker(a) == ticker(b))
 
 
 def with_evidence(legs: Sequence[CorporateAction], evidence: Evidence) -> list[CorporateAction]:

@@ -5,25 +5,38 @@ security can. A security that most of its holders still file after the quarter w
 every book at once was, for the securities its holders gained at one ratio (a merger, an exchange, a CUSIP change)
 or for cash when they gained none; a security whose holders' shares all moved by one simple ratio while its price
 moved the other way was split; a new security that the holders of another received at one ratio, keeping the
-other, was spun off. Each decision is a corporate-action leg like a hand record's (with its `evidence`), dated at the later
-quarter end and citing its evidence: how many holders, how their ratios spread, which quarter ends.
+other, was spun off. Each decision is a corporate-action leg like a hand record's (with its `evidence`), dated at
+the later quarter end and citing how many holders, how their ratios spread, which quarter ends.
+
+Many holders outvote chance. A security with fewer holders than MIN_WITNESSES is decided only exactly: every holder
+fits one ratio an issuer would use, to the share, where chance would rarely give that fit; else it stays open for
+the single-book rules (builder.research.changes.undecided), which can only flag it.
 """
 
 from __future__ import annotations
 
 import math
-from array import array
-from bisect import bisect_right
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date
 from decimal import Decimal
 from fractions import Fraction
-from statistics import median
 
-from builder.records import ActionEvidence, ActionKind, CorporateAction, Holders, Witnesses
+from builder.records import ActionKind, CorporateAction, Holders, Witnesses
+from builder.research.changes import ratios
+from builder.research.changes.ratios import (
+    EXACT_TOLERANCE,
+    RATIO_DECIMALS,
+    RATIO_TOLERANCE,
+    SIMPLE_TERMS,
+    Pairs,
+    allowance,
+    ratio_text,
+)
+from builder.research.changes.witnessed import NO_EVIDENCE, Books, Citing, Evidence, Found
 
-# Holders at the earlier quarter end a decision needs: with fewer, one filer's trading could pass for an event.
+# Holders at the earlier quarter end that decide by majority: with fewer, one filer's trading could pass for an
+# event, so the few decide only exactly (see _Proof).
 MIN_WITNESSES = 3
 # A cash acquisition is decided from absence alone: it needs more holders, since a few holders of a small security
 # may all sell in one quarter (each sells a given position with about a one-in-ten chance a quarter).
@@ -38,20 +51,9 @@ CONTINUED = 0.5
 # most quarters (a quarter of them or more report the same shares as before), so a majority is not to be expected.
 AGREE = 0.25
 MIN_AGREEING = 2
-# A holder fits a ratio within this share of the shares received, or within ROUNDING_SHARES (cash in lieu of a
-# fraction per account: a filer's book sums several accounts, each losing less than a share).
-RATIO_TOLERANCE = 0.0005
-ROUNDING_SHARES = 3
-# A holder counts for a ratio only when it received at least this many shares by it: below, the rounding allowance
-# is too wide a share of what was received for a fit to mean anything (ten shares bought beside a big holding fit
-# any tiny ratio). And a stated ratio lies within ×/÷ MAX_RATIO (a 1:50 reverse split, a 50:1 split).
-PRECISE_SHARES = 300
-MAX_RATIO = 100
 # A vanished security whose holders mostly (at least this share) gained one other security at no one ratio was
 # neither a merger that can be stated nor an acquisition for cash: it stays undecided.
 GAINED = 0.75
-# The holders' ratios are first grouped within this relative width (small holders' ratios round coarsely).
-RATIO_WINDOW = 0.004
 # A new security held at the later quarter end by holders of which at most this share held it before was born in
 # the quarter (a spin-off, a merger's new shares, a new listing).
 NEWBORN = 0.1
@@ -61,327 +63,253 @@ NEWBORN = 0.1
 SPLIT_TERMS = 50
 MIN_EXPLAINED = 0.5
 MIN_SPLIT_MOVE = 1.3
-SIMPLE_TERMS = 20  # an exchange or distribution ratio stated as n:d has both terms up to this
-RATIO_DECIMALS = 4  # mergers state exchange ratios in at most four decimals (1.892, 0.9042)
+# What the few may show: the split factors issuers use, and the distribution ratios; a fit counts when chance would
+# give it at most MAX_CHANCE times (the ratios tried × the shares a fit allows ÷ the shares received), and the
+# received count is no round lot (round lots fit round ratios of round positions all the time), unless the two
+# securities are of one issuer.
+FEW_SPLITS = frozenset({Fraction(n) for n in (2, 3, 4, 5, 7, 8, 10, 20)} | {Fraction(3, 2)} | {Fraction(1, n) for n in (5, 10, 20)})  # fmt: skip
+# The few may show a split with a trade beside it (Apple's 4:1 of 2020 beside a sale of 4 %): every holder's shares
+# within FEW_SPLIT_TRADE of the factor, the price net of it within ×/÷ FEW_SPLIT_MARKET. Reverse splits of 1:2 and
+# 1:3 are left out: a holder that sold half or two thirds while the price doubled reads as one.
+FEW_SPLIT_TRADE = 0.10
+FEW_SPLIT_MARKET = 1.3
+FEW_DISTRIBUTIONS = frozenset(Fraction(n, d) for n, d in ((1, 20), (1, 10), (1, 5), (1, 4), (1, 3), (1, 2), (1, 1), (2, 1), (3, 1)))  # fmt: skip
+MAX_CHANCE = 0.05
+ROUND_LOT = 100
+
+Kin = Callable[[str, str], bool]  # whether two CUSIPs are securities of one issuer
+
+
+def same_issuer_code(a: str, b: str) -> bool:
+    """The CUSIP issuer code (its first six characters) is the issuer's: share classes, a new CUSIP of one issuer."""
+    return a[:6] == b[:6]
 
 
 @dataclass(frozen=True, slots=True)
-class Evidence:
-    """What the holders decide between two quarter ends: derived legs, and the CUSIPs whose fate they settle (an
-    event, or none: a change of such a CUSIP is a trade unless a leg says otherwise)."""
+class _Proof:
+    """How much the holders of one security must show: many outvote chance; the few must fit exactly, unlikely by
+    chance."""
 
-    legs: tuple[CorporateAction, ...]
-    settled: frozenset[str]
+    few: bool
+    kin: Kin
 
+    @property
+    def tolerance(self) -> float:
+        return EXACT_TOLERANCE if self.few else RATIO_TOLERANCE
 
-NO_EVIDENCE = Evidence((), frozenset())
+    def needed(self, holders: int) -> int:
+        return holders if self.few else max(MIN_AGREEING, math.ceil(AGREE * holders))
 
-
-def pack_witnesses(books: Iterable[tuple[str, date, Iterable[tuple[str, int, int]]]]) -> Witnesses:
-    """Witnesses from the pack's own filings: `books` yields (cik, quarter end, (cusip, shares, value) of each
-    long-equity holding)."""
-    grouped: dict[date, dict[str, list[tuple[int, int, int]]]] = {}
-    filers: dict[date, set[str]] = {}
-    for cik, quarter, lots in books:
-        filers.setdefault(quarter, set()).add(cik)
-        by_cusip = grouped.setdefault(quarter, {})
-        for cusip, shares, value in lots:
-            by_cusip.setdefault(cusip, []).append((int(cik), shares, value))
-    quarters = {q: {c: holders_of(rows) for c, rows in by_cusip.items()} for q, by_cusip in grouped.items()}
-    return Witnesses("pack-filings", (), quarters, {q: len(ciks) for q, ciks in filers.items()})
-
-
-def holders_of(rows: Iterable[tuple[int, int, int]]) -> Holders:
-    """Holders from (cik, shares, value) rows, one per filer."""
-    ordered = sorted(rows)
-    return Holders(
-        array("q", (r[0] for r in ordered)), array("q", (r[1] for r in ordered)), array("q", (r[2] for r in ordered))
-    )
+    def unlikely(self, cusip: str, other: str, pairs: Pairs, tried: int) -> bool:
+        """Whether chance would rarely make `pairs` fit (always, for many holders): for the few, the securities are of
+        one issuer, or neither count is a round lot and `tried` ratios would fit the received shares by chance at
+        most MAX_CHANCE times."""
+        if not self.few or self.kin(cusip, other):
+            return True
+        before, received = min(pairs, key=lambda pair: pair[1])
+        slots = 2 * allowance(received, EXACT_TOLERANCE) + 1
+        return before % ROUND_LOT != 0 and received % ROUND_LOT != 0 and tried * slots / received <= MAX_CHANCE
 
 
-def decide(witnesses: Witnesses, earlier: date, later: date) -> Evidence:
+def decide(witnesses: Witnesses, earlier: date, later: date, kin: Kin = same_issuer_code) -> Evidence:
     """The events the holders of each security show between `earlier` and `later`, and what they settle."""
     before, after = witnesses.quarters.get(earlier), witnesses.quarters.get(later)
     if not before or not after:
         return NO_EVIDENCE
-    books = _Books(before, after)
-    where = _Where(witnesses, earlier, later)
+    books, citing = Books(before, after), Citing(witnesses, earlier, later)
+    proofs = (_Proof(False, kin), _Proof(True, kin))
     legs: list[CorporateAction] = []
     settled: set[str] = set()
-    vanished: list[tuple[str, Holders, Holders | None]] = []
+    vanished: list[tuple[str, Holders, Holders | None, _Proof]] = []
     for cusip, held in before.items():
-        if len(held) < MIN_WITNESSES:
-            continue
+        proof = proofs[len(held) < MIN_WITNESSES]
         kept = after.get(cusip)
         share = len(kept) / len(held) if kept is not None else 0.0
-        if share >= CONTINUED:
-            settled.add(cusip)
-            split = _split(cusip, held, kept, where) if kept is not None else None
+        if share >= CONTINUED and kept is not None:
+            split = _split(cusip, held, kept, citing, proof)
             legs += [split] if split else []
+            settled.update((cusip,) if split or not proof.few else ())
         elif share <= VANISHED:
-            vanished.append((cusip, held, kept))
-    gains = {cusip: _gains(cusip, held, books) for cusip, held, _ in vanished}
-    merged = {cusip: _successors(cusip, held, gains[cusip], books, where) for cusip, held, _ in vanished}
+            vanished.append((cusip, held, kept, proof))
+    gains = {cusip: books.gains(cusip, held) for cusip, held, _, _ in vanished}
+    merged = _unambiguous(
+        {cusip: _successors(cusip, held, gains[cusip], books, citing, p) for cusip, held, _, p in vanished}
+    )
     targets = {leg.new_cusip for found in merged.values() for leg in found}
-    for cusip, held, kept in vanished:
+    for cusip, held, kept, _ in vanished:
         found = merged[cusip]
         if not found and len(held) >= MIN_ABSENT and not _moved(held, gains[cusip], targets):
-            found = [_acquired(cusip, held, kept, where)]
+            found = [_acquired(cusip, held, kept, citing)]
         legs += found
         settled.update((cusip, *(leg.new_cusip for leg in found)) if found else ())
     targets = {leg.new_cusip for leg in legs}
     for cusip, held in after.items():
-        if cusip in settled or cusip in targets or len(held) < MIN_WITNESSES:
-            continue
         prior = before.get(cusip)
-        if prior is not None and len(prior) > NEWBORN * len(held):
-            continue  # held before by some: not new, and too few earlier holders to settle it above
-        spun = _spun_off(cusip, held, books, settled, where)
+        if cusip in settled or cusip in targets or (prior is not None and len(prior) > NEWBORN * len(held)):
+            continue  # decided above, or held before by some: not new
+        proof = proofs[len(held) < MIN_WITNESSES]
+        spun = _spun_off(cusip, held, books, settled, citing, proof)
         legs += spun
-        settled.add(cusip)  # a spin-off's child, or a new listing some holders bought
+        settled.update((cusip,) if spun or not proof.few else ())  # a spin-off's child, or a new listing bought
     return Evidence(tuple(legs), frozenset(settled))
 
 
-class _Books:
-    """Each filer's book at both quarter ends (CIK → CUSIP → shares), built when first asked."""
-
-    def __init__(self, before: Mapping[str, Holders], after: Mapping[str, Holders]) -> None:
-        self.sides = (before, after)
-        self._books: list[dict[int, dict[str, int]] | None] = [None, None]
-
-    def of(self, side: int) -> dict[int, dict[str, int]]:
-        books = self._books[side]
-        if books is None:
-            books = {}
-            for cusip, holders in self.sides[side].items():
-                for cik, shares in zip(holders.ciks, holders.shares, strict=True):
-                    books.setdefault(cik, {})[cusip] = shares
-            self._books[side] = books
-        return books
-
-
-@dataclass(frozen=True, slots=True)
-class _Where:
-    """Where the evidence comes from, for the citation."""
-
-    witnesses: Witnesses
-    earlier: date
-    later: date
-
-    def cite(self, what: str) -> str:
-        origin = (
-            "the SEC's Form 13F data sets (" + ", ".join(self.witnesses.sources) + ")"
-            if self.witnesses.sources
-            else "the pack's own 13F filings"
-        )
-        return f"evidence of the holders' 13F books at {self.earlier} and {self.later}, from {origin}: {what}"
-
-    def leg(self, kind: ActionKind, cusip: str, new_cusip: str, ratio: Fraction, found: _Found) -> CorporateAction:
-        text = ratio_text(ratio) if kind is not ActionKind.CASH_MERGER else ""
-        record = f"evidence:{self.later.isoformat()}:{cusip}>{new_cusip or kind.value}"
-        spread = (f"{found.spread[0]:.4f}", f"{found.spread[1]:.4f}") if found.spread else None
-        evidence = ActionEvidence(
-            self.earlier, found.holders, found.agreeing, spread, self.witnesses.origin, self.witnesses.sources
-        )
-        return CorporateAction(
-            self.later,
-            kind,
-            cusip,
-            new_cusip,
-            ratio,
-            text,
-            found.cash,
-            self.cite(found.what),
-            record,
-            evidence=evidence,
-        )
-
-
-@dataclass(frozen=True, slots=True)
-class _Found:
-    """What the holders show for one leg: how many held the security, how many fit, their ratios, in words."""
-
-    holders: int
-    agreeing: int
-    spread: tuple[float, float] | None
-    what: str
-    cash: Decimal | None = None
-
-
-def _split(cusip: str, held: Holders, kept: Holders, where: _Where) -> CorporateAction | None:
-    """The holders who kept the security all hold a simple multiple of their shares, and its price moved the other
+def _split(cusip: str, held: Holders, kept: Holders, citing: Citing, proof: _Proof) -> CorporateAction | None:
+    """The holders who kept the security hold one simple multiple of their shares, and its price moved the other
     way: a split (or a reverse split)."""
-    if 1 / MIN_SPLIT_MOVE < _total(kept) / max(_total(held), 1) < MIN_SPLIT_MOVE:
+    if 1 / MIN_SPLIT_MOVE < ratios.total(kept) / max(ratios.total(held), 1) < MIN_SPLIT_MOVE:
         return None  # the holders' shares together did not move like a split's: no per-holder look needed
     earlier = dict(zip(held.ciks, held.shares, strict=True))
     pairs = [(earlier[cik], shares) for cik, shares in zip(kept.ciks, kept.shares, strict=True) if earlier.get(cik)]
-    fit = _common_ratio(pairs)
-    if fit is None:
+    price_move = ratios.price(kept) / ratios.price(held) if ratios.price(held) else 0.0
+    fit = _few_split(pairs, price_move) if proof.few else _split_by_majority(pairs, proof)
+    if fit is None or price_move <= 0:
         return None
-    ratio, agreeing, spread = fit
-    simple = _simple(ratio, pairs, SPLIT_TERMS)
-    if simple is None or simple == 1 or agreeing < max(MIN_AGREEING, math.ceil(AGREE * len(pairs))):
-        return None
-    price_move = _price(kept) / _price(held)
-    market = price_move * float(simple)
-    if price_move <= 0 or abs(math.log(market)) > (1 - MIN_EXPLAINED) * abs(math.log(price_move)):
+    factor, agreeing, spread = fit
+    if abs(math.log(price_move * float(factor))) > (1 - MIN_EXPLAINED) * abs(math.log(price_move)):
         return None  # the price did not move the other way: the holders traded, the shares were not split
     what = (
-        f"{agreeing} of the {len(pairs)} holders who filed {cusip} at both ends hold {ratio_text(simple)} of their "
-        f"shares (ratios {spread[0]:.4f}–{spread[1]:.4f}), the price per share ×{price_move:.3f}: "
-        f"a {ratio_text(simple)} split"
+        f"{agreeing} of the {len(pairs)} holders who filed {cusip} at both ends hold {ratio_text(factor)} of their "
+        f"shares (ratios {spread[0]:.4f}–{spread[1]:.4f}"
+        + (", the rest traded beside it" if proof.few and spread[0] != float(factor) else "")
+        + f"), the price per share ×{price_move:.3f}: a {ratio_text(factor)} split"
     )
-    return where.leg(ActionKind.SPLIT, cusip, "", simple, _Found(len(held), agreeing, spread, what))
+    return citing.leg(ActionKind.SPLIT, cusip, "", factor, Found(len(held), agreeing, spread, what))
 
 
-def _gains(cusip: str, held: Holders, books: _Books) -> dict[str, list[tuple[int, int]]]:
-    """Other CUSIP → (shares of `cusip` before, shares of it gained) of each holder of `cusip` that gained it."""
-    before, after = books.of(0), books.of(1)
-    gains: dict[str, list[tuple[int, int]]] = {}
-    for cik, shares in zip(held.ciks, held.shares, strict=True):
-        had = before.get(cik, {})
-        for other, now in after.get(cik, {}).items():
-            if other != cusip and now > had.get(other, 0) and shares > 0:
-                gains.setdefault(other, []).append((shares, now - had.get(other, 0)))
-    return gains
+def _split_by_majority(pairs: Pairs, proof: _Proof) -> tuple[Fraction, int, tuple[float, float]] | None:
+    """The simple ratio most of the holders' shares moved by, exactly."""
+    fit = ratios.common_ratio(pairs, proof.tolerance)
+    if fit is None:
+        return None
+    factor = ratios.simple(fit[0], pairs, SPLIT_TERMS, proof.tolerance)
+    if factor is None or factor == 1 or fit[1] < proof.needed(len(pairs)):
+        return None
+    return factor, fit[1], fit[2]
+
+
+def _few_split(pairs: Pairs, price_move: float) -> tuple[Fraction, int, tuple[float, float]] | None:
+    """A split factor issuers use that every holder's shares moved by, within a trade of FEW_SPLIT_TRADE beside it,
+    while the price moved by its inverse within FEW_SPLIT_MARKET."""
+    moves = [after / before for before, after in pairs]
+    for factor in sorted(FEW_SPLITS):
+        near = all(abs(move / float(factor) - 1) <= FEW_SPLIT_TRADE for move in moves)
+        if near and price_move > 0 and 1 / FEW_SPLIT_MARKET <= price_move * float(factor) <= FEW_SPLIT_MARKET:
+            return factor, len(pairs), (min(moves), max(moves))
+    return None
 
 
 def _successors(
-    cusip: str, held: Holders, gains: dict[str, list[tuple[int, int]]], books: _Books, where: _Where
+    cusip: str, held: Holders, gains: dict[str, Pairs], books: Books, citing: Citing, proof: _Proof
 ) -> list[CorporateAction]:
-    """The securities the holders of a vanished security gained at one ratio each: a merger or exchange leg each."""
+    """The securities the holders of a vanished security gained at one ratio each: a merger or exchange leg each.
+    The few are believed only at a simple ratio, for a security of the same issuer or by a fit chance would rarely
+    give."""
     legs = []
-    needed = max(MIN_AGREEING, math.ceil(AGREE * len(held)))
+    needed = proof.needed(len(held))
+    tried = len(gains)  # the few are believed share for share or for one issuer: one ratio tried a security
     for other, pairs in sorted(gains.items()):
-        if len(pairs) < needed:
-            continue
-        fit = _common_ratio(pairs)
+        fit = ratios.common_ratio(pairs, proof.tolerance) if len(pairs) >= needed else None
         if fit is None or fit[1] < needed:
             continue
-        ratio, agreeing, spread = fit
-        stated = _stated(ratio, pairs)
-        agreeing = _agreeing(pairs, stated)
-        kind = ActionKind.EXCHANGE if other[:6] == cusip[:6] else ActionKind.MERGER
+        stated = ratios.stated(fit[0], pairs, proof.tolerance)
+        agreeing = ratios.agreeing(pairs, stated, proof.tolerance)
+        if agreeing < needed:
+            continue
+        # the few: one issuer's securities at a simple ratio (one holder fits its own ratio in four decimals always),
+        # or another issuer's share for share (a new name and CUSIP), where chance would rarely give that fit
+        if proof.few and not (stated == 1 or (proof.kin(cusip, other) and _stated_by_issuer(stated, pairs))):
+            continue
+        if not proof.unlikely(cusip, other, pairs, tried):
+            continue
+        kind = ActionKind.EXCHANGE if proof.kin(cusip, other) else ActionKind.MERGER
+        low, high = fit[2]
         what = (
             f"{cusip} left the books of {len(held) - len(books.sides[1].get(cusip, ()))} of its {len(held)} holders; "
-            f"{agreeing} of them gained {ratio_text(stated)} {other} per share (ratios {spread[0]:.4f}–"
-            f"{spread[1]:.4f}): a {kind.value}; any cash paid beside it is not in 13F books"
+            f"{agreeing} of them gained {ratio_text(stated)} {other} per share (ratios {low:.4f}–{high:.4f}): a "
+            f"{kind.value}; any cash paid beside it is not in 13F books"
         )
-        legs.append(where.leg(kind, cusip, other, stated, _Found(len(held), agreeing, spread, what)))
+        legs.append(citing.leg(kind, cusip, other, stated, Found(len(held), agreeing, fit[2], what)))
     return legs
 
 
-def _moved(held: Holders, gains: dict[str, list[tuple[int, int]]], targets: set[str]) -> bool:
+def _stated_by_issuer(ratio: Fraction, pairs: Pairs) -> bool:
+    """Whether one book's exact fit to `ratio` says it was stated: a simple ratio, or four decimals where chance
+    would rarely put a count that close to a multiple of 0.0001 of the shares before (one book always fits its own
+    ratio in four decimals when it held a few thousand shares)."""
+    if ratio == ratios.simple(ratio, pairs, SIMPLE_TERMS, EXACT_TOLERANCE):
+        return True
+    before, received = min(pairs)
+    grid = before / 10**RATIO_DECIMALS  # shares between two neighbouring four-decimal ratios
+    return (2 * allowance(received, EXACT_TOLERANCE) + 1) / grid <= MAX_CHANCE
+
+
+def _unambiguous(merged: dict[str, list[CorporateAction]]) -> dict[str, list[CorporateAction]]:
+    """The successors found, less those that fit two vanished securities where one holder or two decided both (a
+    recapitalisation of several classes at round ratios: which class became which, their books cannot tell)."""
+    claims: dict[str, int] = {}
+    for found in merged.values():
+        for leg in found:
+            claims[leg.new_cusip] = claims.get(leg.new_cusip, 0) + 1
+    doubtful = {
+        cusip
+        for cusip, found in merged.items()
+        for leg in found
+        if claims[leg.new_cusip] > 1 and leg.evidence is not None and leg.evidence.holders < MIN_WITNESSES
+    }
+    return {cusip: [] if cusip in doubtful else found for cusip, found in merged.items()}
+
+
+def _moved(held: Holders, gains: dict[str, Pairs], targets: set[str]) -> bool:
     """Whether most holders of a vanished security gained one other security (not one another event delivered):
     its shares may have become that security at no ratio the books show, so it was not plainly acquired for cash."""
     return any(len(pairs) >= GAINED * len(held) for other, pairs in gains.items() if other not in targets)
 
 
-def _acquired(cusip: str, held: Holders, kept: Holders | None, where: _Where) -> CorporateAction:
+def _acquired(cusip: str, held: Holders, kept: Holders | None, citing: Citing) -> CorporateAction:
     """A security that left every book with nothing gained in its place: acquired for cash."""
-    price = Decimal(str(round(_price(held), 2))).quantize(Decimal("0.01"))
+    price = Decimal(str(round(ratios.price(held), 2))).quantize(Decimal("0.01"))
     what = (
         f"{cusip} left the books of {len(held) - len(kept or ())} of its {len(held)} holders and they gained no "
         f"security in its place: acquired for cash (the price is the last one the holders filed, ${price:,} a share)"
     )
-    found = _Found(len(held), len(held) - len(kept or ()), None, what, price)
-    return where.leg(ActionKind.CASH_MERGER, cusip, "", Fraction(1), found)
+    found = Found(len(held), len(held) - len(kept or ()), None, what, price)
+    return citing.leg(ActionKind.CASH_MERGER, cusip, "", Fraction(1), found)
 
 
-def _spun_off(cusip: str, held: Holders, books: _Books, settled: set[str], where: _Where) -> list[CorporateAction]:
+def _spun_off(
+    cusip: str, held: Holders, books: Books, settled: set[str], citing: Citing, proof: _Proof
+) -> list[CorporateAction]:
     """A new security whose holders received it at one ratio to a security they kept: a spin-off of it."""
-    before = books.of(0)
-    parents: dict[str, list[tuple[int, int]]] = {}
+    before, after = books.of(0), books.of(1)
+    parents: dict[tuple[str, int], Pairs] = {}  # (parent, the side whose count of it the child is measured on)
     for cik, shares in zip(held.ciks, held.shares, strict=True):
         for parent, had in before.get(cik, {}).items():
-            if parent != cusip and had > 0 and parent in settled:
-                parents.setdefault(parent, []).append((had, shares))
-    needed = max(MIN_AGREEING, math.ceil(AGREE * len(held)))
-    best = None
-    for parent, pairs in sorted(parents.items(), key=lambda item: (-len(item[1]), item[0])):
-        if len(pairs) < needed:
-            break
-        fit = _common_ratio(pairs)
+            if parent != cusip and had > 0 and (parent in settled or proof.few) and after[cik].get(parent):
+                parents.setdefault((parent, 0), []).append((had, shares))
+                if proof.few:  # one book may have traded the parent before the record date: its later count too
+                    parents.setdefault((parent, 1), []).append((after[cik][parent], shares))
+    needed = proof.needed(len(held))
+    fits: list[tuple[int, tuple[str, int], Fraction, tuple[float, float]]] = []
+    for (parent, side), pairs in sorted(parents.items()):
+        fit = ratios.common_ratio(pairs, proof.tolerance) if len(pairs) >= needed else None
+        if fit is None:
+            continue
+        stated = ratios.stated(fit[0], pairs, proof.tolerance)
+        agreeing = ratios.agreeing(pairs, stated, proof.tolerance)
         # most of the parent's holders received the child too (a few sell it at once)
-        enough = max(needed, math.ceil(AGREE * len(books.sides[0][parent])))
-        if fit is not None and fit[1] >= enough and (best is None or fit[1] > best[1][1]):
-            best = (parent, fit)
-    if best is None:
+        if agreeing >= max(needed, proof.needed(len(books.sides[0][parent]))):
+            fits.append((agreeing, (parent, side), stated, fit[2]))
+    if proof.few:  # one issuer's ratio, unlikely by chance, and only one parent that fits so
+        tried = len(parents) * len(FEW_DISTRIBUTIONS)
+        fits = [f for f in fits if f[2] in FEW_DISTRIBUTIONS and proof.unlikely(f[1][0], cusip, parents[f[1]], tried)]
+        fits = fits if len({f[1][0] for f in fits}) == 1 else []
+    if not fits:
         return []
-    parent, (ratio, agreeing, spread) = best
-    stated = _stated(ratio, parents[parent])
-    agreeing = _agreeing(parents[parent], stated)
+    agreeing, (parent, _), stated, spread = max(fits, key=lambda f: (f[0], f[1]))
     what = (
-        f"{cusip} is new at {where.later}: {agreeing} of its {len(held)} holders received {ratio_text(stated)} per "
+        f"{cusip} is new at {citing.later}: {agreeing} of its {len(held)} holders received {ratio_text(stated)} per "
         f"share of {parent}, which they kept (ratios {spread[0]:.4f}–{spread[1]:.4f}): a spin-off"
     )
-    found = _Found(len(books.sides[0][parent]), agreeing, spread, what)
-    return [where.leg(ActionKind.SPIN_OFF, parent, cusip, stated, found)]
-
-
-def _common_ratio(pairs: list[tuple[int, int]]) -> tuple[Fraction, int, tuple[float, float]] | None:
-    """The ratio (shares after ÷ before) that most of `pairs` fit, how many fit it, and the spread of theirs."""
-    ratios = sorted(after / before for before, after in pairs if before > 0 and after > 0)
-    if not ratios:
-        return None
-    best, best_count = 0, 0
-    for index, ratio in enumerate(ratios):  # the densest window of RATIO_WINDOW from one holder's ratio up
-        count = bisect_right(ratios, ratio * (1 + RATIO_WINDOW)) - index
-        if count > best_count:
-            best, best_count = index, count
-    window = ratios[best : best + best_count]
-    center = Fraction(median(window)).limit_denominator(10**6)
-    agreeing = _agreeing(pairs, center)
-    return center, agreeing, (window[0], window[-1])
-
-
-def _fits(before: int, after: int, ratio: Fraction) -> bool:
-    expected = before * ratio
-    if expected < PRECISE_SHARES or not 1 / MAX_RATIO <= ratio <= MAX_RATIO:
-        return False
-    return abs(after - expected) <= max(ROUNDING_SHARES, expected * RATIO_TOLERANCE)
-
-
-def _simple(ratio: Fraction, pairs: list[tuple[int, int]], terms: int) -> Fraction | None:
-    """The nearest fraction with both terms up to `terms`, when it fits as many of `pairs` as `ratio` does."""
-    simple = min(
-        (Fraction(round(ratio * d), d) for d in range(1, terms + 1) if 1 <= round(ratio * d) <= terms),
-        key=lambda candidate: (abs(candidate - ratio), candidate.denominator),
-        default=None,
-    )
-    return simple if simple is not None and _agreeing(pairs, simple) >= _agreeing(pairs, ratio) else None
-
-
-def _stated(ratio: Fraction, pairs: list[tuple[int, int]]) -> Fraction:
-    """The ratio as an issuer states it: a simple fraction, else four decimals (1.892, 0.9042), whichever fits as
-    many of `pairs` as the measured ratio does; else the measured one in six significant digits."""
-    simple = _simple(ratio, pairs, SIMPLE_TERMS)
-    if simple is not None:
-        return simple
-    four = Fraction(round(ratio * 10**RATIO_DECIMALS), 10**RATIO_DECIMALS)
-    if four and _agreeing(pairs, four) >= _agreeing(pairs, ratio):
-        return four
-    return Fraction(Decimal(f"{float(ratio):.6g}"))
-
-
-def _agreeing(pairs: list[tuple[int, int]], ratio: Fraction) -> int:
-    """How many of `pairs` fit `ratio`; holders of the same share count fit together by chance, so they count once
-    (a ratio is evidence when books of different sizes agree on it)."""
-    return len({before for before, after in pairs if _fits(before, after, ratio)})
-
-
-def ratio_text(ratio: Fraction) -> str:
-    """new:old as corporate_actions.csv writes it: 4:1, 1:20, 3:2, 1.892:1."""
-    if ratio.denominator <= 20 and ratio.numerator <= 20:
-        return f"{ratio.numerator}:{ratio.denominator}"
-    return f"{Decimal(ratio.numerator) / Decimal(ratio.denominator):f}".rstrip("0").rstrip(".") + ":1"
-
-
-def _total(holders: Holders) -> int:
-    return sum(holders.shares)
-
-
-def _price(holders: Holders) -> float:
-    """The holders' median implied price per share (a median: one filer's unit mistake moves no decision)."""
-    prices = [value / shares for shares, value in zip(holders.shares, holders.values, strict=True) if shares > 0]
-    return median(prices) if prices else 0.0
+    found = Found(len(books.sides[0][parent]), agreeing, spread, what)
+    return [citing.leg(ActionKind.SPIN_OFF, parent, cusip, stated, found)]

@@ -110,8 +110,14 @@ def candidates(earlier: Side, later: Side, carried: Carried) -> dict[str, list[d
     gone = [x for x, shares in carried.shares.items() if shares >= 1 and x not in later.lots]
     new = [c for c in later.lots if carried.shares.get(c, 0) == 0]
     settled = later.settled
+    distributed = {parent for spun in carried.parents.values() for parent, _ in spun}  # its price fell by a child's
     for cusip in later.lots:
-        if cusip in earlier.lots and not carried.touched(cusip) and cusip in carried.shares and cusip not in settled:
+        if (
+            cusip in earlier.lots
+            and not carried.touched(cusip)
+            and cusip in carried.shares
+            and cusip not in settled | distributed
+        ):
             for candidate in _splits(earlier, later, cusip):
                 add((cusip,), candidate)
     undecided_gone = [before for before in gone if before not in settled]

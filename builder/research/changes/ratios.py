@@ -1,0 +1,111 @@
+"""Share ratios as holders' books show them and as issuers state them; pure.
+
+A holder's shares of one security against its shares of another (or of the same one a quarter later) give a
+ratio; many holders at one ratio, each within the fraction of a share its accounts may lose to rounding, are the
+mark of a corporate action. An issuer states a ratio simply (4:1, 1:20, 3:2) or in four decimals (1.892, 0.9042).
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from decimal import Decimal
+from fractions import Fraction
+from statistics import median
+
+from builder.records import Holders
+
+# A holder fits a ratio within this share of the shares received, or within ROUNDING_SHARES (cash in lieu of a
+# fraction per account: a filer's book sums several accounts, each losing less than a share).
+RATIO_TOLERANCE = 0.0005
+ROUNDING_SHARES = 3
+# One book alone must fit to the share: at most ROUNDING_SHARES, or one share in a million of a large position (as
+# carrying a hand record allows, builder.research.changes.carry).
+EXACT_TOLERANCE = 1e-6
+# A holder counts for a ratio only when it received at least this many shares by it: below, the rounding allowance
+# is too wide a share of what was received for a fit to mean anything (ten shares bought beside a big holding fit
+# any tiny ratio). And a stated ratio lies within ×/÷ MAX_RATIO (a 1:50 reverse split, a 50:1 split).
+PRECISE_SHARES = 300
+MAX_RATIO = 100
+# The holders' ratios are first grouped within this relative width (small holders' ratios round coarsely).
+RATIO_WINDOW = 0.004
+SIMPLE_TERMS = 20  # an exchange or distribution ratio stated as n:d has both terms up to this
+RATIO_DECIMALS = 4  # mergers state exchange ratios in at most four decimals (1.892, 0.9042)
+
+Pairs = list[tuple[int, int]]  # (shares before, shares after or received) of each holder
+
+
+def common_ratio(pairs: Pairs, tolerance: float = RATIO_TOLERANCE) -> tuple[Fraction, int, tuple[float, float]] | None:
+    """The ratio (after ÷ before) that most of `pairs` fit, how many fit it, and the spread of their ratios."""
+    ratios = sorted(after / before for before, after in pairs if before > 0 and after > 0)
+    if not ratios:
+        return None
+    best, best_count = 0, 0
+    for index, ratio in enumerate(ratios):  # the densest window of RATIO_WINDOW from one holder's ratio up
+        count = bisect_right(ratios, ratio * (1 + RATIO_WINDOW)) - index
+        if count > best_count:
+            best, best_count = index, count
+    window = ratios[best : best + best_count]
+    center = Fraction(median(window)).limit_denominator(10**6)
+    return center, agreeing(pairs, center, tolerance), (window[0], window[-1])
+
+
+def fits(before: int, after: int, ratio: Fraction, tolerance: float = RATIO_TOLERANCE) -> bool:
+    """Whether `after` is `before` × `ratio` within rounding, and large enough for that to mean anything."""
+    expected = before * ratio
+    if expected < PRECISE_SHARES or not 1 / MAX_RATIO <= ratio <= MAX_RATIO:
+        return False
+    return abs(after - expected) <= allowance(expected, tolerance)
+
+
+def allowance(expected: Fraction | int, tolerance: float = RATIO_TOLERANCE) -> float:
+    """The shares a holder's count may miss `expected` by through rounding."""
+    return max(ROUNDING_SHARES, float(expected) * tolerance)
+
+
+def agreeing(pairs: Pairs, ratio: Fraction, tolerance: float = RATIO_TOLERANCE) -> int:
+    """How many of `pairs` fit `ratio`; holders of the same share count fit together by chance, so they count once
+    (a ratio is evidence when books of different sizes agree on it)."""
+    return len({before for before, after in pairs if fits(before, after, ratio, tolerance)})
+
+
+def simple(
+    ratio: Fraction, pairs: Pairs, terms: int = SIMPLE_TERMS, tolerance: float = RATIO_TOLERANCE
+) -> Fraction | None:
+    """The nearest fraction with both terms up to `terms`, when it fits as many of `pairs` as `ratio` does."""
+    nearest = min(
+        (Fraction(round(ratio * d), d) for d in range(1, terms + 1) if 1 <= round(ratio * d) <= terms),
+        key=lambda candidate: (abs(candidate - ratio), candidate.denominator),
+        default=None,
+    )
+    if nearest is None or agreeing(pairs, nearest, tolerance) < agreeing(pairs, ratio, tolerance):
+        return None
+    return nearest
+
+
+def stated(ratio: Fraction, pairs: Pairs, tolerance: float = RATIO_TOLERANCE) -> Fraction:
+    """The ratio as an issuer states it: a simple fraction, else four decimals (1.892, 0.9042), whichever fits as
+    many of `pairs` as the measured ratio does; else the measured one in six significant digits."""
+    found = simple(ratio, pairs, SIMPLE_TERMS, tolerance)
+    if found is not None:
+        return found
+    four = Fraction(round(ratio * 10**RATIO_DECIMALS), 10**RATIO_DECIMALS)
+    if four and agreeing(pairs, four, tolerance) >= agreeing(pairs, ratio, tolerance):
+        return four
+    return Fraction(Decimal(f"{float(ratio):.6g}"))
+
+
+def ratio_text(ratio: Fraction) -> str:
+    """new:old as corporate_actions.csv writes it: 4:1, 1:20, 3:2, 1.892:1."""
+    if ratio.denominator <= SIMPLE_TERMS and ratio.numerator <= SIMPLE_TERMS:
+        return f"{ratio.numerator}:{ratio.denominator}"
+    return f"{Decimal(ratio.numerator) / Decimal(ratio.denominator):f}".rstrip("0").rstrip(".") + ":1"
+
+
+def total(holders: Holders) -> int:
+    return sum(holders.shares)
+
+
+def price(holders: Holders) -> float:
+    """The holders' median implied price per share (a median: one filer's unit mistake moves no decision)."""
+    prices = [value / shares for shares, value in zip(holders.shares, holders.values, strict=True) if shares > 0]
+    return median(prices) if prices else 0.0

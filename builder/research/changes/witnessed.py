@@ -1,0 +1,113 @@
+"""The holders' books between two quarter ends, and how a leg they decide is cited; pure."""
+
+from __future__ import annotations
+
+from array import array
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from datetime import date
+from decimal import Decimal
+from fractions import Fraction
+
+from builder.records import ActionEvidence, ActionKind, CorporateAction, Holders, Witnesses
+from builder.research.changes.ratios import ratio_text
+
+
+@dataclass(frozen=True, slots=True)
+class Evidence:
+    """What the holders decide between two quarter ends: derived legs, and the CUSIPs whose fate they settle (an
+    event, or none: a change of such a CUSIP is a trade unless a leg says otherwise)."""
+
+    legs: tuple[CorporateAction, ...]
+    settled: frozenset[str]
+
+
+NO_EVIDENCE = Evidence((), frozenset())
+
+
+def pack_witnesses(books: Iterable[tuple[str, date, Iterable[tuple[str, int, int]]]]) -> Witnesses:
+    """Witnesses from the pack's own filings: `books` yields (cik, quarter end, (cusip, shares, value) of each
+    long-equity holding)."""
+    grouped: dict[date, dict[str, list[tuple[int, int, int]]]] = {}
+    filers: dict[date, set[str]] = {}
+    for cik, quarter, lots in books:
+        filers.setdefault(quarter, set()).add(cik)
+        by_cusip = grouped.setdefault(quarter, {})
+        for cusip, shares, value in lots:
+            by_cusip.setdefault(cusip, []).append((int(cik), shares, value))
+    quarters = {q: {c: holders_of(rows) for c, rows in by_cusip.items()} for q, by_cusip in grouped.items()}
+    return Witnesses("pack-filings", (), quarters, {q: len(ciks) for q, ciks in filers.items()})
+
+
+def holders_of(rows: Iterable[tuple[int, int, int]]) -> Holders:
+    """Holders from (cik, shares, value) rows, one per filer."""
+    ordered = sorted(rows)
+    return Holders(
+        array("q", (r[0] for r in ordered)), array("q", (r[1] for r in ordered)), array("q", (r[2] for r in ordered))
+    )
+
+
+class Books:
+    """Each filer's book at both quarter ends (CIK → CUSIP → shares), built when first asked."""
+
+    def __init__(self, before: Mapping[str, Holders], after: Mapping[str, Holders]) -> None:
+        self.sides = (before, after)
+        self._books: list[dict[int, dict[str, int]] | None] = [None, None]
+
+    def of(self, side: int) -> dict[int, dict[str, int]]:
+        books = self._books[side]
+        if books is None:
+            books = {}
+            for cusip, holders in self.sides[side].items():
+                for cik, shares in zip(holders.ciks, holders.shares, strict=True):
+                    books.setdefault(cik, {})[cusip] = shares
+            self._books[side] = books
+        return books
+
+    def gains(self, cusip: str, held: Holders) -> dict[str, list[tuple[int, int]]]:
+        """Other CUSIP → (shares of `cusip` before, shares of the other gained) of each holder that gained it."""
+        before, after = self.of(0), self.of(1)
+        gains: dict[str, list[tuple[int, int]]] = {}
+        for cik, shares in zip(held.ciks, held.shares, strict=True):
+            had = before.get(cik, {})
+            for other, now in after.get(cik, {}).items():
+                if other != cusip and now > had.get(other, 0) and shares > 0:
+                    gains.setdefault(other, []).append((shares, now - had.get(other, 0)))
+        return gains
+
+
+@dataclass(frozen=True, slots=True)
+class Found:
+    """What the holders show for one leg: how many held the security, how many fit, their ratios, in words."""
+
+    holders: int
+    agreeing: int
+    spread: tuple[float, float] | None
+    what: str
+    cash: Decimal | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Citing:
+    """Where the evidence comes from and which quarter ends bound it: makes the legs it decides."""
+
+    witnesses: Witnesses
+    earlier: date
+    later: date
+
+    def leg(self, kind: ActionKind, cusip: str, new_cusip: str, ratio: Fraction, found: Found) -> CorporateAction:
+        text = ratio_text(ratio) if kind is not ActionKind.CASH_MERGER else ""
+        record = f"evidence:{self.later.isoformat()}:{cusip}>{new_cusip or kind.value}"
+        spread = (f"{found.spread[0]:.4f}", f"{found.spread[1]:.4f}") if found.spread else None
+        evidence = ActionEvidence(
+            self.earlier, found.holders, found.agreeing, spread, self.witnesses.origin, self.witnesses.sources
+        )
+        source = f"evidence of the holders' 13F books at {self.earlier} and {self.later}, from {self._origin()}: "
+        return CorporateAction(
+            self.later, kind, cusip, new_cusip, ratio, text, found.cash, source + found.what, record, evidence=evidence
+        )
+
+    def _origin(self) -> str:
+        if self.witnesses.sources:
+            return "the SEC's Form 13F data sets (" + ", ".join(self.witnesses.sources) + ")"
+        return "the pack's own 13F filings"
