@@ -222,7 +222,8 @@ def _successors(
             continue
         if not proof.unlikely(cusip, other, pairs, tried):
             continue
-        kind = ActionKind.EXCHANGE if proof.kin(cusip, other) else ActionKind.MERGER
+        # one issuer's new security, or (all one book can show) a new CUSIP share for share: an exchange
+        kind = ActionKind.EXCHANGE if proof.kin(cusip, other) or (proof.few and stated == 1) else ActionKind.MERGER
         low, high = fit[2]
         what = (
             f"{cusip} left the books of {len(held) - len(books.sides[1].get(cusip, ()))} of its {len(held)} holders; "

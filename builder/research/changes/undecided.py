@@ -208,10 +208,23 @@ def _pair(earlier: Side, later: Side, before: str, after: str) -> dict | None:
             if same_issuer
             else "about the same value, a stock merger"
         )
-        + f" at {_ratio(ratio)}"
+        + (f" at {_ratio(ratio)}" if stated else f" ({_ratio(ratio)} by share count)")
     )
-    record = _record(
-        later.quarter, kind, before, after, _ratio(ratio), "", _todo(earlier, later, f"{name_before} into {name_after}")
+    # a line to paste only at a ratio an issuer would state and the values bear out: 192,666 Kraft shares "became"
+    # 325,634,818 Kraft Heinz only with Heinz's own holders beside them, and no record of 1,690:1 is true
+    fits = stated is not None and value_ratio <= VALUE_BAND  # a part of a package may be worth less, never more
+    record = (
+        _record(
+            later.quarter,
+            kind,
+            before,
+            after,
+            _ratio(ratio),
+            "",
+            _todo(earlier, later, f"{name_before} into {name_after}"),
+        )
+        if fits
+        else None
     )
     return {"rule": rule, "text": text, "record": record}
 
@@ -221,7 +234,7 @@ def _cash_merger(earlier: Side, later: Side, cusip: str) -> dict | None:
     last, before = earlier.lots.get(cusip), earlier.previous.get(cusip)
     if last is None or before is None or min(last.shares, before.shares, last.value, before.value) <= 0:
         return None
-    if cusip in later.alive:  # a manager of the pack still files it: the security outlived the quarter
+    if cusip in later.alive or later.omitted:  # still filed by the pack, or maybe omitted (confidential treatment)
         return None
     price, earlier_price = last.value / last.shares, before.value / before.shares
     if last.shares < before.shares or abs(price / earlier_price - 1) > PINNED_PRICE:
