@@ -45,6 +45,15 @@ def test_a_reverse_split_of_one_for_twenty_is_no_sale():
     assert summary(held[TSLA]) == ("unchanged", 100, 0, "corporate-action")
 
 
+def test_a_few_shares_short_after_a_merger_are_cash_in_lieu_of_fractions_not_a_sale():
+    records = "2025-05-20,merger,88160R101,30303M102,1.892:1,,merger 8-K"
+    held, ended, _ = changes({TSLA: (31_353, 50)}, {META: (59_312, 26)}, records)  # 59,319 carried: 7 short
+    assert summary(held[META]) == ("unchanged", 59_319, 0, "corporate-action")
+    assert summary(ended[TSLA])[0] == "converted"
+    held, _, _ = changes({TSLA: (31_353, 50)}, {META: (59_299, 26)}, records)  # 20 short: sold
+    assert summary(held[META]) == ("reduced", 59_319, -20, "trade-and-corporate-action")
+
+
 def test_two_splits_between_one_pair_of_quarters_apply_in_date_order():
     records = "2025-06-02,split,88160R101,,3:1,,second split\n2025-04-15,split,88160R101,,2:1,,first split"
     held, _, _ = changes({TSLA: (100, 600)}, {TSLA: (650, 100)}, records)

@@ -42,6 +42,7 @@ from builder.release.store import (
     current_release,
     verify_release,
 )
+from builder.research.changes.actions import actions_line
 from builder.research.changes.listing import undecided_changes, undecided_lines
 from builder.research.coverage import common_problem, coverage_lines, quarter_coverage, unmapped_share
 from builder.research.previews.build import build_previews
@@ -95,6 +96,7 @@ def prepare_release(
     _refuse_reused_ids(previous, data)
     for line in warning_lines(data.index["warnings"]):
         progress(line)
+    progress(actions_line(data.artifacts.values()))
     for line in undecided_lines(
         undecided_changes(data.artifacts.values()), "undecided changes (`ras review` lists them)"
     ):

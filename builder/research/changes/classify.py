@@ -21,6 +21,7 @@ CHANGE_KINDS = ("new", "added", "reduced", "unchanged", "exited", "converted", "
 BOUGHT = frozenset({"new", "added"})
 SOLD = frozenset({"reduced", "exited"})
 ENDED = frozenset({"exited", "converted", "undecided"})  # kinds an ended entry (no longer held) may have
+CASH_IN_LIEU = 10  # shares a corporate action may leave a book short by (cash paid in lieu of fractions), per leg
 CAUSES = ("trade", "corporate-action", "trade-and-corporate-action", "none", "undecided", "unknown")
 
 
@@ -87,7 +88,7 @@ def _held(
     if flagged:
         return _change("undecided", previous, math.floor(exact), None, "undecided", citations, flagged)
     residual = filed - exact
-    if applied and abs(Fraction(residual)) <= sum((carried.rounding(x) for x in sources), Fraction(0)):
+    if applied and _rounding(Fraction(residual), sources, carried, len(applied)):
         residual = 0
     if residual and carried.parents and _received_on_parent_trades(Fraction(residual), sources, later, carried):
         residual = 0
@@ -100,6 +101,15 @@ def _held(
 def _total(lots: Mapping[str, Lot], cusips: list[str]) -> int:
     """The shares of `cusips` in `lots` (most positions are one CUSIP)."""
     return lots[cusips[0]].shares if len(cusips) == 1 else sum(lots[c].shares for c in cusips)
+
+
+def _rounding(residual: Fraction, sources: list[str], carried: Carried, legs: int) -> bool:
+    """Whether shares filed short of (or just over) the carried ones are fractional shares lost to rounding: within a
+    share per row and leg, or one in a million, or short by at most CASH_IN_LIEU shares a leg (paid in cash per
+    account, and a book's accounts outnumber its rows; no manager trades a handful of shares beside an action)."""
+    if abs(residual) <= sum((carried.rounding(x) for x in sources), Fraction(0)):
+        return True
+    return -CASH_IN_LIEU * legs <= residual < 0
 
 
 def _received_on_parent_trades(residual: Fraction, sources: list[str], later: Side, carried: Carried) -> bool:

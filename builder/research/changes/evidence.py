@@ -68,10 +68,12 @@ MIN_SPLIT_MOVE = 1.3
 # received count is no round lot (round lots fit round ratios of round positions all the time), unless the two
 # securities are of one issuer.
 FEW_SPLITS = frozenset({Fraction(n) for n in (2, 3, 4, 5, 7, 8, 10, 20)} | {Fraction(3, 2)} | {Fraction(1, n) for n in (5, 10, 20)})  # fmt: skip
-# The few may show a split with a trade beside it (Apple's 4:1 of 2020 beside a sale of 4 %): every holder's shares
-# within FEW_SPLIT_TRADE of the factor, the price net of it within ×/÷ FEW_SPLIT_MARKET. Reverse splits of 1:2 and
-# 1:3 are left out: a holder that sold half or two thirds while the price doubled reads as one.
-FEW_SPLIT_TRADE = 0.10
+# The few may show a split with a small trade beside it (Visa's 4:1 of 2015 beside a sale of 1.5 %): every holder's
+# shares within FEW_SPLIT_TRADE of the factor, the price net of it within ×/÷ FEW_SPLIT_MARKET. Wider, one book is
+# fooled (300 shares become 1,400 as a 5:1 split with a small sale, or as a 7:1 split with a third sold in a rally),
+# so Apple's 4:1 of 2020 beside a sale of 3.7 % stays open. Reverse splits of 1:2 and 1:3 are left out: a holder
+# that sold half or two thirds while the price doubled reads as one.
+FEW_SPLIT_TRADE = 0.02
 FEW_SPLIT_MARKET = 1.3
 FEW_DISTRIBUTIONS = frozenset(Fraction(n, d) for n, d in ((1, 20), (1, 10), (1, 5), (1, 4), (1, 3), (1, 2), (1, 1), (2, 1), (3, 1)))  # fmt: skip
 MAX_CHANCE = 0.05
