@@ -17,9 +17,11 @@ from builder.fetch.commands import fetch_command, securities_command
 from builder.release.build import prepare_release, write_release
 from builder.release.inventory import by_as_of, prune, release_summaries
 from builder.release.ledger import LEDGER_FILE, verify_ledger
-from builder.release.promote import promote, publish, releases_lock, tidy
+from builder.release.promote import promote, publish, releases_lock, source_is_fixture, tidy
 from builder.release.store import RELEASES_OPTION, current_release, verify_release
-from builder.review.command import gate_check, parse_gates, review_command
+from builder.review.command import review_command
+from builder.review.compare import GATE_MEANINGS
+from builder.review.gates import NO_GATES, gate_check, gate_option, promotion_gates, publish_gates
 from builder.sources.tree import resolve_source
 
 SOURCE_OPTION = click.option(
@@ -106,7 +108,17 @@ def _source(source: Path | None, fixture: bool) -> Path:
     return chosen.path
 
 
-@main.command("publish")
+PUBLISH_HELP = "\n\n".join(
+    [
+        "Build a release from the sources, check it against its gates and promote it atomically.",
+        "A gate keeps the release built but not promoted (exit 3; `ras promote` then refuses it without "
+        "--override-gates) when the review against the promoted release shows what it stops on:",
+        *(f"{name}: {meaning}." for name, meaning in GATE_MEANINGS.items()),
+    ]
+)
+
+
+@main.command("publish", help=PUBLISH_HELP)
 @SOURCE_OPTION
 @FIXTURE_OPTION
 @RELEASES_OPTION
@@ -114,19 +126,27 @@ def _source(source: Path | None, fixture: bool) -> Path:
 @MAX_UNMAPPED_OPTION
 @click.option(
     "--gate",
-    default="",
+    "asked_gates",
+    default=None,
     metavar="GATES",
-    help="Comma-separated: new-warnings, restatement, shrink. When the review against the promoted release "
-    "shows one, exit 3: the release is built and kept, not promoted.",
+    callback=gate_option,
+    help=f"Comma-separated gates (listed above); `{NO_GATES}` turns every gate off. Default: corporate-actions for "
+    "real sources, none for the embedded fixture (fictional data).",
 )
 @REPLACE_REAL_OPTION
 def publish_command(
-    source: Path | None, fixture: bool, releases: Path, as_of, max_unmapped: float, gate: str, replace_real: bool
+    source: Path | None,
+    fixture: bool,
+    releases: Path,
+    as_of,
+    max_unmapped: float,
+    asked_gates: frozenset[str] | None,
+    replace_real: bool,
 ) -> None:
-    """Build a release from the sources and promote it atomically."""
-    gates = parse_gates(gate)
     tree = _source(source, fixture)
-    check = gate_check(releases, gates, _progress) if gates else None
+    gates = publish_gates(asked_gates, source_is_fixture(tree))
+    _progress(f"gates: {', '.join(sorted(gates)) or 'none'}")
+    check = gate_check(releases, gates, _progress)
     release_id = publish(tree, releases, _as_date(as_of), _progress, max_unmapped, check, replace_real)
     click.echo(release_id)
 
@@ -151,11 +171,20 @@ def build_command(source: Path | None, fixture: bool, releases: Path, as_of, max
 @click.argument("release_id")
 @RELEASES_OPTION
 @REPLACE_REAL_OPTION
-def promote_command(release_id: str, releases: Path, replace_real: bool) -> None:
-    """Point `current` at RELEASE_ID after verifying it."""
+@click.option(
+    "--override-gates",
+    "override_gates",
+    is_flag=True,
+    help="Promote a release that a gate stopped when it was published (exit 3 without it), after reviewing it.",
+)
+def promote_command(release_id: str, releases: Path, replace_real: bool, override_gates: bool) -> None:
+    """Point `current` at RELEASE_ID after verifying it; a release a gate stopped only with --override-gates."""
     with releases_lock(releases):
+        overridden = promotion_gates(releases, release_id, override_gates)
         for warning in promote(releases, release_id, replace_real):
             _progress(f"warning: {warning}")
+    for line in overridden:
+        _progress(f"overrode gate {line}")
     click.echo(f"promoted {release_id}")
 
 

@@ -1,7 +1,8 @@
 """The CLI's error family: each becomes one clean `Error: …` line and a non-zero exit, no traceback.
 
 Exit codes: 1 a publish, build, promote or verify step that cannot go on (bad sources, a damaged release);
-2 a usage error (click); 3 a gate tripped (builder.review.command); 4 a fixture release refused over real
+2 a usage error (click); 3 a gate stopped the release (builder.review.gates: publish kept it unpromoted, or
+promote refused it without --override-gates); 4 a fixture release refused over real
 data; and, for what the operating system refused, the sysexits.h codes below, so a script can tell a full
 disk from bad sources. Every one of them means that nothing was promoted.
 """

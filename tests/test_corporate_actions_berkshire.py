@@ -436,9 +436,13 @@ def test_the_gate_stops_on_open_undecided_changes_and_review_gives_the_line_to_p
     )
     assert '    corporate_actions.csv: 2020-09-30,split,037833100,,4:1,,"CHECK AAPL split:' in gated.output
     assert "2020-09-30 berkshire/COST (ended)" in gated.output
-    assert "    no record settles it (confidential treatment); a NEW HOLDINGS amendment may" in gated.output
-    built = gated.output.split("`ras promote ")[-1].split("`")[0]
-    assert CliRunner().invoke(main, ["promote", built, "--releases", releases]).exit_code == 0
+    assert (
+        "    no record settles it (confidential treatment); a NEW HOLDINGS amendment that discloses the omitted position "
+        "settles it\n" in gated.output
+    )
+    built = gated.output.split("`ras promote ")[-1].split()[0]
+    assert CliRunner().invoke(main, ["promote", built, "--releases", releases]).exit_code == 3  # the gate stopped it
+    assert CliRunner().invoke(main, ["promote", built, "--override-gates", "--releases", releases]).exit_code == 0
     again = CliRunner().invoke(
         main, ["publish", "--source", str(root), "--releases", releases, "--gate", "corporate-actions"]
     )

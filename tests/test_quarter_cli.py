@@ -102,7 +102,10 @@ def test_a_gated_publish_of_a_restatement_exits_3_and_keeps_the_release_unpromot
     assert "new-warnings: 2 warning(s)" in last and "shrink" not in last  # the CUSIP one manager holds, one ended
     kept = next(name for name in list_releases(releases_copy) if name != before)
     assert current_release(releases_copy).name == before and verify_release(releases_copy / kept) == []
-    assert run("promote", kept, "--releases", str(releases_copy)).exit_code == 0
+    refused = run("promote", kept, "--releases", str(releases_copy))  # the verdict recorded at publish stands
+    assert refused.exit_code == 3 and "stopped by the new-warnings, restatement gate(s)" in refused.stderr
+    overridden = run("promote", kept, "--override-gates", "--releases", str(releases_copy))
+    assert overridden.exit_code == 0 and "overrode gate restatement: 8 published quarter(s)" in overridden.stderr
 
 
 def test_a_gated_publish_with_nothing_tripped_promotes(releases_copy: Path, fixture_tree: Path):

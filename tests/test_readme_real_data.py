@@ -45,6 +45,12 @@ def test_the_readme_takes_an_empty_folder_to_a_served_real_release(tmp_path: Pat
     assert len(list((real / "sec13f" / "0001067983").glob("*.txt"))) == 7  # 2019-03-31 … 2020-09-30
     release_id = (real / "candidate.txt").read_text().strip()
     assert f"promoted {release_id}" in result.stdout.splitlines()
+    # the review the README describes: the two undecided changes, and the gate a publish would have stopped on
+    assert "undecided changes: 2, 2 open (not published by the promoted release)" in result.stdout.splitlines()
+    assert any(
+        line.startswith("  gate corporate-actions: 2 undecided change(s)") for line in result.stdout.splitlines()
+    )
+    assert f"having reviewed it, ras promote {release_id} --override-gates\n" in result.stdout
     current = real / "releases" / "current"
     assert current.is_symlink() and current.resolve().name == release_id
     assert (real / "review.html").stat().st_size > 0

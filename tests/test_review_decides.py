@@ -72,7 +72,7 @@ def test_the_verdict_says_what_changes_which_gates_stop_it_and_the_next_command(
     # nothing promoted yet: every warning is new
     assert verdict["gates"] == tripped(result, GATES) and verdict["gateNames"] == ["new-warnings", "corporate-actions"]
     assert verdict["undecidedOpen"] == 2 and not verdict["promotable"]
-    assert verdict["next"] == "ras promote candidate --releases here"
+    assert verdict["next"] == "ras promote candidate --override-gates --releases here"
     assert (
         "for agents: the latest quarter's trades: 6 new, 4 added, 8 reduced, 0 exited; 2 undecided, counted as neither"
         in "\n".join(review_lines(result))

@@ -28,7 +28,7 @@ import orjson
 import builder
 from builder.canonical import canonical_json, sha256_hex
 from builder.errors import at_path, escaped
-from builder.release.store import MANIFEST, ROUTES, artifact_file
+from builder.release.store import GATE_VERDICTS, MANIFEST, ROUTES, artifact_file
 from builder.sources.files import relative, walk
 
 TEMPORARY_PREFIX = ".tmp-"  # a record being written: `.tmp-<name>-<pid>`, removed by the next publish if left
@@ -93,10 +93,10 @@ def write_record(path: Path, record: dict) -> str:
 
 
 def remove_temporaries(releases: Path) -> list[str]:
-    """Remove the records' temporary files a killed publish left (under the releases lock)."""
+    """Remove the records' (and gate verdicts') temporary files a killed publish left (under the releases lock)."""
     found = [
         path
-        for folder in (releases / RECORD.parent, releases / ANSWERS)
+        for folder in (releases / RECORD.parent, releases / ANSWERS, releases / GATE_VERDICTS)
         for path in (folder.glob(f"{TEMPORARY_PREFIX}*") if folder.is_dir() else ())
     ]
     for path in found:

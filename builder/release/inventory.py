@@ -11,7 +11,7 @@ import orjson
 
 from builder.errors import ReleaseError
 from builder.release.atomic import fsync_directory
-from builder.release.store import INDEX, SEAL, STAGING_PREFIX, current_release, list_releases
+from builder.release.store import GATE_VERDICTS, INDEX, SEAL, STAGING_PREFIX, current_release, list_releases
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,7 +93,7 @@ def prune(releases: Path, keep: int) -> Pruned:
     """Remove the releases older (by as-of, then build time) than the newest `keep`, never the promoted one; what
     was kept and what removed.
 
-    Only release directories go: the ledger (releases/ledger.jsonl) keeps every id they held, so their ids
+    Only release directories (and their gates' verdicts) go: the ledger (releases/ledger.jsonl) keeps every id they held, so their ids
     are never handed out again. Call under the releases lock.
     """
     if keep < 1:
@@ -109,4 +109,5 @@ def prune(releases: Path, keep: int) -> Pruned:
         os.rename(releases / release_id, doomed)  # gone from the listing at once; a killed prune leaves only this
         fsync_directory(releases)
         shutil.rmtree(doomed)
+        (releases / GATE_VERDICTS / f"{release_id}.json").unlink(missing_ok=True)  # its gates' verdict goes with it
     return result

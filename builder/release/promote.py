@@ -106,7 +106,7 @@ def _is_fixture(directory: Path) -> bool | None:
         return None
 
 
-def _source_is_fixture(source: Path) -> bool:
+def source_is_fixture(source: Path) -> bool:
     """Whether packs.toml marks the tree as fixture data (False when it cannot be read: the build says why)."""
     config, _problems = read_packs_config(source.resolve() / "packs.toml", source.resolve())
     return config is not None and config.fixture
@@ -127,7 +127,7 @@ def publish(
     """
     with releases_lock(releases):
         tidy(releases, progress)
-        refuse_fixture_over_real(releases, _source_is_fixture(source), replace_real)  # before the work, not after
+        refuse_fixture_over_real(releases, source_is_fixture(source), replace_real)  # before the work, not after
         # The source tree as the publish found it, hashed once: what it is checked against now and recorded
         # against after (a file edited mid-publish then differs from the record and the next publish builds).
         tree = source_tree(source)

@@ -8,6 +8,7 @@ releases/<id>/                 one immutable release
     objects/<sha256>.json      every precomputed answer, content-addressed
     artifacts/13f-copycat/<version>.json, data/release.json, data/ledger.json
 releases/current -> <id>       the promoted release, swapped atomically with os.replace
+releases/.gates/<id>.json      the verdict of the gates a publish asked for that release (builder.review.gates)
 """
 
 from __future__ import annotations
@@ -46,6 +47,7 @@ INDEX = "data/release.json"
 LEDGER = "data/ledger.json"
 ARTIFACTS = f"artifacts/{PACK_ID}"  # <version>.json: each 13f-copycat version's artifact
 STAGING_PREFIX = ".staging-"
+GATE_VERDICTS = ".gates"  # beside the releases, a dot-directory: never taken for a release
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,26 +1,19 @@
-"""`ras review` and the publish gate: the review of a built release, on the terminal, as a page, or as a refusal."""
+"""`ras review`: the review of a built release against the promoted one, on the terminal or as a page."""
 
 from __future__ import annotations
 
 import os
 import shlex
-from collections.abc import Callable
 from pathlib import Path
 
 import click
 
-from builder.errors import PublishError, ReleaseError
+from builder.errors import ReleaseError
 from builder.release.inventory import release_summaries
 from builder.release.store import DEFAULT_RELEASES, RELEASES_OPTION, current_release, list_releases
-from builder.review.compare import GATES, read_side, review, tripped
+from builder.review.compare import read_side, review
 from builder.review.page import review_page
 from builder.review.text import review_lines
-
-
-class GateRefused(PublishError):
-    """A publish whose review trips a named gate: the release is built and kept, not promoted."""
-
-    exit_code = 3
 
 
 def review_of(releases: Path, candidate: str | None, against: str | None) -> dict:
@@ -37,34 +30,6 @@ def review_of(releases: Path, candidate: str | None, against: str | None) -> dic
     base = releases / against if against else current_release(releases)
     option = "" if releases == DEFAULT_RELEASES else f" --releases {shlex.quote(str(releases))}"
     return review(read_side(releases / candidate), read_side(base) if base is not None else None, option)
-
-
-def parse_gates(value: str) -> frozenset[str]:
-    gates = frozenset(name.strip() for name in value.split(",") if name.strip())
-    unknown = sorted(gates - GATES)
-    if unknown:
-        raise click.BadParameter(
-            f"unknown gate(s) {', '.join(unknown)}; known: {', '.join(sorted(GATES))}", param_hint="--gate"
-        )
-    return gates
-
-
-def gate_check(releases: Path, gates: frozenset[str], progress: Callable[[str], None]) -> Callable[[str], None]:
-    """The check publish runs between writing a release and promoting it: GateRefused when a gate trips."""
-
-    def check(release_id: str) -> None:
-        result = review_of(releases, release_id, None)
-        lines = tripped(result, gates)
-        if not lines:
-            return
-        for line in review_lines(result):
-            progress(line)
-        raise GateRefused(
-            f"release {release_id} is built and kept but not promoted ({'; '.join(lines)}); "
-            f"review it with `ras review {release_id}`, then `ras promote {release_id}`"
-        )
-
-    return check
 
 
 @click.command("review")

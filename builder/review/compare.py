@@ -19,9 +19,15 @@ from builder.review.trades import kind_counts, ranked_trades, value_bridges
 from builder.review.verdict import verdict
 
 MODES_NEED = 2  # managers a view mode needs to tell tickers apart: the mode chart shows from two on
-GATES = frozenset(
-    {"new-warnings", "restatement", "shrink", "corporate-actions"}
-)  # what `ras publish --gate` may refuse on
+# What `ras publish --gate` may stop on, each with what it means (`ras publish --help` lists them).
+GATE_MEANINGS = {
+    "new-warnings": "a warning the promoted release does not have",
+    "restatement": "a published quarter whose content changed",
+    "shrink": "fewer versions than the promoted release, or a manager gone",
+    "corporate-actions": "an undecided change (it looks like a corporate action that no record settles) the "
+    "promoted release does not publish",
+}
+GATES = frozenset(GATE_MEANINGS)
 
 
 @dataclass(frozen=True, slots=True)
@@ -199,6 +205,6 @@ def tripped(result: dict, gates: frozenset[str]) -> list[str]:
     if "corporate-actions" in gates and result["undecided"]["open"]:
         lines.append(
             f"corporate-actions: {result['undecided']['open']} undecided change(s) the promoted release does "
-            "not publish: record them in corporate_actions.csv, or review and promote"
+            "not publish: record them in corporate_actions.csv, or review them and promote with --override-gates"
         )
     return lines

@@ -36,7 +36,8 @@ def verdict(result: dict, tripped: list[str], releases_option: str = "") -> dict
         "undecidedOpen": result["undecided"]["open"],
         "promotable": not tripped,
         "fix": [FIXES[gate] for gate in gates],
-        "next": f"ras promote {candidate}{releases_option}",
+        # A release a gate stops (or would stop) takes --override-gates to promote; with no stop recorded it is a no-op.
+        "next": f"ras promote {candidate}{' --override-gates' if tripped else ''}{releases_option}",
     }
 
 

@@ -43,7 +43,8 @@ def undecided_lines(changes: list[dict], heading: str) -> list[str]:
         lines.append(
             f"    corporate_actions.csv: {entry['record']}"
             if entry["record"]
-            else "    no record settles it (confidential treatment); a NEW HOLDINGS amendment may"
+            else "    no record settles it (confidential treatment); a NEW HOLDINGS amendment that discloses the "
+            "omitted position settles it"
         )
     if len(changes) > LISTED:
         lines.append(f"  and {len(changes) - LISTED} more (`ras review --html` lists all)")
