@@ -145,20 +145,25 @@ def berkshire_positions(root: Path, quarter: str) -> dict[str, dict]:
     return {p["ticker"]: p for p in artifact["managers"][0]["positions"]}
 
 
-def test_unlinked_torchmark_and_globe_life_are_undecided_with_the_rename_among_the_candidates(tmp_path):
+def test_unlinked_torchmark_and_globe_life_are_one_holding_under_a_new_cusip_by_the_books_evidence(tmp_path):
     sample = realdata("securities_sample.csv").read_text(encoding="utf-8")
     root = berkshire_tree(tmp_path / "source", securities=sample)
     after = berkshire_positions(root, "2019-09-30")
     change = after["GL"]["change"]
-    assert "TMK" not in after and (change["kind"], change["previousShares"], change["shareDelta"]) == (
-        "undecided",
+    assert "TMK" not in after and (change["kind"], change["carriedShares"], change["shareDelta"], change["cause"]) == (
+        "unchanged",
+        6353727,
         0,
-        None,
+        "corporate-action",
     )
-    assert [c["record"] for c in change["candidates"]] == [
-        '2019-09-30,merger,891027104,37959E102,1:1,,"CHECK TMK into GL: effective date between 2019-06-30 and '
-        "2019-09-30, cite the issuer's announcement\""
-    ]
+    (cited,) = change["corporateActions"]
+    assert (cited["kind"], cited["cusip"], cited["newCusip"], cited["ratio"]) == (
+        "exchange",
+        TORCHMARK,
+        GLOBE_LIFE,
+        "1:1",
+    )
+    assert cited["record"] == f"evidence:2019-09-30:{TORCHMARK}>{GLOBE_LIFE}" and change["candidates"] == []
 
 
 def test_a_cusip_change_linked_by_figi_is_one_unchanged_position(tmp_path, openfigi):

@@ -66,20 +66,36 @@ def quarter_evidence(sources: Sources, books: QuarterBooks, quarter: date) -> Ev
 
 
 def issuers(sources: Sources, quarter: date) -> Callable[[str, str], bool]:
-    """Whether two CUSIPs are securities of one issuer: the same CUSIP issuer code, or the same ticker at the later
-    quarter end (securities.csv). Names are no proof: Liberty Global and Liberty Media share their first word."""
+    """Whether two CUSIPs are securities of one issuer: the same CUSIP issuer code, or one position at the quarter
+    end (securities.csv). Names are no proof: Liberty Global and Liberty Media share their first word."""
+    same = one_position(sources, quarter)
+    return lambda a, b: a[:6] == b[:6] or same(a, b)
+
+
+def one_position(sources: Sources, quarter: date) -> Callable[[str, str], bool]:
+    """Whether securities.csv keys two CUSIPs as one position at `quarter`: the same ticker then (a FIGI link)."""
 
     def ticker(cusip: str) -> str | None:
         security = sources.securities.get(cusip)
         return security.at(quarter)[0].ticker if security else None
 
-    return lambda a, b: a[:6] == b[:6] or (ticker(a) is not None and ticker(a) == ticker(b))
+    return lambda a, b: ticker(a) is not None and ticker(a) == ticker(b)
 
 
-def with_evidence(legs: Sequence[CorporateAction], evidence: Evidence) -> list[CorporateAction]:
-    """The hand records and the derived ones, a hand record of a security overriding what evidence derived for it."""
+def with_evidence(
+    legs: Sequence[CorporateAction], evidence: Evidence, one: Callable[[str, str], bool]
+) -> list[CorporateAction]:
+    """The hand records and the derived ones, a hand record of a security overriding what evidence derived for it;
+    a new CUSIP share for share that `one` already counts as the same position (securities.csv links them) needs
+    no record."""
     written = {leg.cusip for leg in legs if leg.cusip} | {leg.new_cusip for leg in legs if leg.new_cusip}
-    derived = [leg for leg in evidence.legs if leg.cusip not in written and leg.new_cusip not in written]
+    derived = [
+        leg
+        for leg in evidence.legs
+        if leg.cusip not in written
+        and leg.new_cusip not in written
+        and not (leg.ratio == 1 and leg.new_cusip and one(leg.cusip, leg.new_cusip))
+    ]
     return [*legs, *derived]
 
 
@@ -114,7 +130,7 @@ def build_artifact(
     `book_of((cik, quarter))`: the book's long positions by key and its Side, None when the manager did not file;
     `evidence`: what the holders of the securities decide since the previous quarter end."""
     managers, parts = [], []
-    actions = with_evidence(sources.corporate_actions, evidence)
+    actions = with_evidence(sources.corporate_actions, evidence, one_position(sources, quarter))
     for manager in sources.copycat.managers:
         key, prior = (manager.cik, quarter), (manager.cik, previous_quarter(quarter))
         current, before = book_of(key), book_of(prior)

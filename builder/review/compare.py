@@ -11,6 +11,7 @@ import orjson
 from builder.errors import ReleaseError
 from builder.release.store import INDEX, artifact_file
 from builder.research.caveats import about, identity, sortable
+from builder.research.changes.actions import action_listing
 from builder.research.changes.listing import undecided_changes
 from builder.research.coverage import unmapped_in
 from builder.research.versions import content_digest
@@ -73,6 +74,7 @@ def review(candidate: Side, against: Side | None, releases_option: str = "") -> 
         "bridges": value_bridges(previous, latest) if latest else [],
         "kinds": kind_counts(latest) if latest else [],
         "undecided": _undecided(candidate, against),
+        "actions": action_listing(candidate.artifacts.values(), against.artifacts.values() if against else ()),
         "bookValues": _book_values(candidate),
         "viewCounts": _view_counts(candidate),
     }

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from builder.research.changes.actions import action_lines
 from builder.research.changes.listing import undecided_lines
 from builder.review.verdict import verdict_lines
 
@@ -38,6 +39,7 @@ def review_lines(result: dict) -> list[str]:
         f"undecided changes: {undecided['count']}, {undecided['open']} open (not published by the promoted release)"
     )
     lines += undecided_lines([u for u in undecided["changes"] if u["open"]], "  open")
+    lines += action_lines(result["actions"])
     lines.append(
         f"largest trades of the latest quarter, per kind (by shares traded at the quarter's price, never by "
         f"change of market value): {_kinds(result['kinds'])}"

@@ -178,7 +178,7 @@ def _undecided(entry: dict, quarter: date) -> list[dict]:
     listed = ", ".join(tickers[:LISTED]) + (f" and {len(tickers) - LISTED} more" if len(tickers) > LISTED else "")
     message = (
         f"{len(tickers)} change(s) of {entry['id']} undecided ({listed}): they look like corporate actions (or "
-        "border a confidential omission) that corporate_actions.csv does not record; none is counted as bought "
-        "or sold"
+        "border a confidential omission) that neither the holders' evidence nor corporate_actions.csv decides; "
+        "none is counted as bought or sold"
     )
     return [warning("undecided-changes", message, "corporate_actions.csv", manager=entry["id"], quarter=quarter)]

@@ -60,3 +60,53 @@ def actions_line(artifacts: Iterable[dict]) -> str:
         + (f" ({by_kind}; from {' and '.join(origins)})" if derived else "")
         + f", {len(records) - len(derived)} from corporate_actions.csv"
     )
+
+
+def action_listing(artifacts: Iterable[dict], promoted: Iterable[dict] = ()) -> dict:
+    """Every corporate-action record the versions apply, derived and hand ones side by side, oldest first, each
+    marked `new` when the promoted versions do not apply it: what an operator reviews before promoting."""
+    seen = {_key(r) for artifact in promoted for r in artifact["corporateActions"]}
+    found: dict[tuple, dict] = {}
+    for artifact in sorted(artifacts, key=lambda a: a["quarter"]):
+        for record in artifact["corporateActions"]:
+            found.setdefault(_key(record), {**record, "quarter": artifact["quarter"], "new": _key(record) not in seen})
+    records = list(found.values())
+    derived = sum(r["derived"] for r in records)
+    return {
+        "derived": derived,
+        "hand": len(records) - derived,
+        "new": sum(r["new"] for r in records),
+        "records": records,
+    }
+
+
+def action_lines(listing: dict) -> list[str]:
+    """Terminal lines of `action_listing`: the counts, then each new record with what decided it."""
+    lines = [
+        f"corporate actions: {listing['derived']} decided by the holders' evidence, {listing['hand']} from "
+        f"corporate_actions.csv; {listing['new']} new (not applied by the promoted release)"
+    ]
+    for record in (r for r in listing["records"] if r["new"]):
+        terms = (
+            f" {record['ratio']}"
+            if record["ratio"]
+            else f" ${record['cashPerShare']} a share"
+            if record["cashPerShare"]
+            else ""
+        )
+        what = (
+            f"{record['kind']} {record['cusip'] or ''}{' → ' + record['newCusip'] if record['newCusip'] else ''}{terms}"
+        )
+        if record["derived"]:
+            evidence = record["evidence"]
+            lines.append(
+                f"  derived  {record['effectiveAfter']} … {record['effective']} {what}: {evidence['agreeing']} of "
+                f"{evidence['holders']} holders fit ({evidence['origin']})"
+            )
+        else:
+            lines.append(f"  hand     {record['effective']} {what}: {record['record']}")
+    return lines
+
+
+def _key(record: dict) -> tuple:
+    return record["record"], record["cusip"], record["newCusip"], record["effective"]

@@ -107,34 +107,26 @@ def candidates(earlier: Side, later: Side, carried: Carried) -> dict[str, list[d
         for cusip in cusips:
             found.setdefault(cusip, []).append(candidate)
 
+    # what the evidence settled no rule second-guesses; a parent whose distribution is recorded fell by its child's
+    closed = later.settled | {parent for spun in carried.parents.values() for parent, _ in spun}
     gone = [x for x, shares in carried.shares.items() if shares >= 1 and x not in later.lots]
-    new = [c for c in later.lots if carried.shares.get(c, 0) == 0]
-    settled = later.settled
-    distributed = {parent for spun in carried.parents.values() for parent, _ in spun}  # its price fell by a child's
+    new = [c for c in later.lots if carried.shares.get(c, 0) == 0]  # an omission is the book's own: never settled
+    open_gone = [before for before in gone if before not in later.settled]
     for cusip in later.lots:
-        if (
-            cusip in earlier.lots
-            and not carried.touched(cusip)
-            and cusip in carried.shares
-            and cusip not in settled | distributed
-        ):
+        if cusip in earlier.lots and not carried.touched(cusip) and cusip in carried.shares and cusip not in closed:
             for candidate in _splits(earlier, later, cusip):
                 add((cusip,), candidate)
-    undecided_gone = [before for before in gone if before not in settled]
-    for after in new:
-        if after in settled:
-            continue
-        same_key = [before for before in undecided_gone if earlier.key(before) == later.key(after)]
-        for before in same_key or undecided_gone:  # a CUSIP change inside one position pairs with nothing else
+    for after in (c for c in new if c not in later.settled):
+        same_key = [before for before in open_gone if earlier.key(before) == later.key(after)]
+        for before in same_key or open_gone:  # a CUSIP change inside one position pairs with nothing else
             paired = _pair(earlier, later, before, after)
             if paired:
                 add((before, after), paired)
     parents = _Parents.of(earlier, later)
-    for child in later.lots:
-        if child not in settled:
-            for candidate in _distributions(earlier, later, carried, child, parents):
-                add((child,), candidate)
-    for before in undecided_gone:
+    for child in (c for c in later.lots if c not in later.settled):
+        for candidate in _distributions(earlier, later, carried, child, parents):
+            add((child,), candidate)
+    for before in open_gone:
         acquired = _cash_merger(earlier, later, before)
         if acquired:
             add((before,), acquired)
