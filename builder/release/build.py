@@ -51,6 +51,7 @@ from builder.sources.tree import collector_paused, read_sources
 
 Progress = Callable[[str], None]
 PARSE_CACHE = Path(".cache") / "sec13f"  # beside the releases: a dot-directory, so never taken for one
+DATASETS_CACHE = Path(".cache") / "sec13f-datasets"  # what each Form 13F data-set zip yields, by its sha256
 
 # A book keyed by CUSIP is still correct but unreadable; past 1% of its value the map is missing real
 # names (run `ras securities`), not the odd warrant or delisted line.
@@ -82,7 +83,7 @@ def prepare_release(
     """Phase one: read and validate the sources and assemble the release data, all in memory."""
     progress(f"reading sources from {escaped(source.name or source)}")
     started = time.perf_counter()
-    sources, reports = read_sources(source, as_of, ParseCache(releases / PARSE_CACHE))
+    sources, reports = read_sources(source, as_of, ParseCache(releases / PARSE_CACHE), releases / DATASETS_CACHE)
     for line in reports:
         progress(line)
     progress(f"read sources in {seconds(started)}")

@@ -31,9 +31,13 @@ SEC13F_FILE_MIB = 128
 # Any other source file: House Stock Watcher's whole history is ~15 MB, a securities map of every US listing a
 # few tens of MB. A 200 MB preview file took 2.4 GB to publish and 1.5 GB to serve: no source is that large.
 FILE_MIB = 64
+# A Form 13F data-set zip (sec13f-datasets/): the SEC's sets are 95–100 MB zipped; 512 MiB leaves room for growth
+# (a set of 3.8 million rows is 400 MB inflated) and bounds what one hostile archive can claim.
+DATASET_FILE_MIB = 512
 MAX_LIMIT_MIB = 4096  # what packs.toml may raise a limit to
 CONFIG_BYTES = MIB  # packs.toml itself, read before its limits are known: 1,000 managers are ~100 kB
 SEC13F = "sec13f"
+DATASETS = "sec13f-datasets"
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,17 +50,25 @@ class Limit:
 
 @dataclass(frozen=True, slots=True)
 class Limits:
-    """The limits of 13F documents (under sec13f/) and of every other source file."""
+    """The limits of 13F documents (under sec13f/), of the data-set zips (under sec13f-datasets/) and of every other
+    source file."""
 
     sec13f: Limit = Limit(SEC13F_FILE_MIB * MIB, "sec13f_file_mib")
     file: Limit = Limit(FILE_MIB * MIB, "file_mib")
+    datasets: Limit = Limit(DATASET_FILE_MIB * MIB, "datasets_file_mib")
 
     def of(self, relative: str) -> Limit:
         """The limit of the source file at `relative` (its path from the source root)."""
+        if relative.startswith(f"{DATASETS}/"):
+            return self.datasets
         return self.sec13f if relative.startswith(f"{SEC13F}/") else self.file
 
 
-LIMIT_KEYS = {"sec13f_file_mib": "sec13f", "file_mib": "file"}  # packs.toml [limits] key → Limits field
+LIMIT_KEYS = {
+    "sec13f_file_mib": "sec13f",
+    "file_mib": "file",
+    "datasets_file_mib": "datasets",
+}  # packs.toml [limits] key → Limits field
 DEFAULT_LIMITS = Limits()
 
 

@@ -19,7 +19,8 @@ from pathlib import Path
 
 from builder.errors import PublishError, SourceError, escaped
 from builder.records import Filing, ScopeWarning, SourceFile, SourceProblem, Sources
-from builder.sources.files import tree_problems
+from builder.sources.datasets.read import DatasetsRead
+from builder.sources.files import DATASETS, Limits, tree_problems
 from builder.sources.identity import link_by_figi, linked_tickers
 from builder.sources.packs import read_packs_config
 from builder.sources.previews import read_previews
@@ -67,11 +68,12 @@ def resolve_source(source: Path | None, fixture: bool, here: Path) -> ChosenSour
 
 
 def read_sources(
-    root: Path, as_of: date | None = None, cache: ParseCache | None = None
+    root: Path, as_of: date | None = None, cache: ParseCache | None = None, datasets_cache: Path | None = None
 ) -> tuple[Sources, tuple[str, ...]]:
     """Every record of the tree, or SourceError listing every fatal problem; also one report line per reader.
 
-    13F files are parsed through `cache` when one is given (see builder.sources.sec13f.cache).
+    13F files are parsed through `cache` when one is given (see builder.sources.sec13f.cache), the Form 13F data
+    sets through `datasets_cache` (see builder.sources.datasets.cache).
     """
     root = root.resolve()
     if not root.is_dir():
@@ -87,7 +89,8 @@ def read_sources(
     with collector_paused():
         filings = read_copycat_filings(root, config.copycat.managers, cache, config.limits)
     previews = read_previews(root, config.sections, config.limits.file)
-    problems = (*security_problems, *action_problems, *filings.problems, *previews.problems)
+    datasets = _read_datasets(root, filings.filings, datasets_cache, config.limits)
+    problems = (*security_problems, *action_problems, *filings.problems, *previews.problems, *datasets.problems)
     if problems:
         raise SourceError(problems)
     as_of = as_of or config.as_of or max(filing.filed for filing in filings.filings)
@@ -100,12 +103,16 @@ def read_sources(
         securities=securities,
         filings=known,
         files=tuple(
-            sorted((*_files_of(filings.files, later), *previews.files, *_config_files(root)), key=lambda f: f.path)
+            sorted(
+                (*_files_of(filings.files, later), *previews.files, *datasets.files, *_config_files(root)),
+                key=lambda f: f.path,
+            )
         ),
         warnings=(*(w for filing in known for w in filing.warnings), *_fixture_warning(config.fixture)),
         skipped=filings.skipped,
         previews=dict(previews.sources),
         corporate_actions=actions,
+        witnesses=datasets.witnesses,
     )
     reports = (
         f"read {len(filings.filings)} filings ({sum(len(f.rows) for f in filings.filings)} rows) "
@@ -115,8 +122,19 @@ def read_sources(
         *(f"skipped {entry.source}: {entry.message}" for entry in filings.skipped),
         *_later_report(later, as_of),
         *previews.reports,
+        *datasets.reports,
     )
     return sources, reports
+
+
+def _read_datasets(root: Path, filings: tuple[Filing, ...], cache_dir: Path | None, limits: Limits) -> DatasetsRead:
+    """The Form 13F data sets' witnesses of every CUSIP in the pack's filings; pyarrow is imported only for a tree
+    that has them."""
+    if not (root / DATASETS).is_dir():
+        return DatasetsRead(None, (), (), ())
+    from builder.sources.datasets.reader import read_witnesses
+
+    return read_witnesses(root, frozenset(row.cusip for f in filings for row in f.rows), cache_dir, limits)
 
 
 @contextmanager

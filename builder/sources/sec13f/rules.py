@@ -102,10 +102,16 @@ def filing_date(
 
 def decide_unit(rows: Sequence[HoldingRow], filed: date, source: str) -> UnitDecision:
     """Thousands if filed before 2023-01-03, else dollars; the other unit if only it gives plausible prices."""
+    return unit_by_price(median_price(rows, ValueUnit.DOLLARS), filed, source)
+
+
+def unit_by_price(median: Fraction | None, filed: date, source: str) -> UnitDecision:
+    """`decide_unit` from a filing's median `value` per share as filed (None: no share rows); the Form 13F data
+    sets give the median, not the rows."""
     by_date = ValueUnit.THOUSANDS if filed < DOLLARS_FROM else ValueUnit.DOLLARS
     rule = "filed-before-2023-01-03" if by_date is ValueUnit.THOUSANDS else "filed-on-or-after-2023-01-03"
     other = ValueUnit.DOLLARS if by_date is ValueUnit.THOUSANDS else ValueUnit.THOUSANDS
-    price = median_price(rows, by_date)
+    price = None if median is None else median * _SCALE[by_date]
     # Every price scales by the same factor between units, so the median does too: one sort, not two.
     other_price = None if price is None else price * _SCALE[other] / _SCALE[by_date]
     if price is None or other_price is None or _plausible(price):

@@ -1,0 +1,80 @@
+"""The members of one Form 13F data-set zip, found by base name and streamed within limits (never extracted).
+
+A set's zip holds tab-separated tables (SUBMISSION.tsv, COVERPAGE.tsv, INFOTABLE.tsv, …), at its root or under a
+folder (`01JUN2025-31AUG2025_form13f/`). Before a member is read its stated sizes are checked (a zip bomb states
+a huge size or a huge ratio); while it is read the inflated bytes are counted against the stated size, and zipfile
+checks the CRC at its end, so a member that inflates past what it states, or a cut download, fails by name.
+"""
+
+from __future__ import annotations
+
+import io
+import zipfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import PurePosixPath
+from typing import IO
+
+MIB = 1024 * 1024
+# The largest real INFOTABLE.tsv is about 400 MB (3.8 million rows); 2 GiB bounds one member with room to grow.
+MEMBER_BYTES = 2048 * MIB
+# Tab-separated text deflates 3–10 times; a member claiming more than 100 times its compressed size is a bomb.
+MAX_RATIO = 100
+TABLES = ("SUBMISSION.tsv", "COVERPAGE.tsv", "INFOTABLE.tsv")
+
+
+class DatasetError(Exception):
+    """What is wrong with one data-set zip, said without its name (the caller names it)."""
+
+
+class Archive:
+    """An open data-set zip: its members by base name."""
+
+    opened = 0  # zips opened by this process: a re-read from the cache opens none
+
+    def __init__(self, handle: IO[bytes]) -> None:
+        try:
+            self._zip = zipfile.ZipFile(handle)
+        except (zipfile.BadZipFile, OSError, EOFError, ValueError) as exc:
+            raise DatasetError(f"is not a whole zip archive (a cut download, or not a zip at all): {exc}") from exc
+        Archive.opened += 1
+        self.members = {PurePosixPath(info.filename).name.upper(): info for info in self._zip.infolist()}
+        missing = [name for name in TABLES if name.upper() not in self.members]
+        if missing:
+            raise DatasetError(f"lacks {', '.join(missing)}: not a Form 13F data set")
+
+    @contextmanager
+    def open(self, name: str) -> Iterator[IO[bytes]]:
+        """The inflated bytes of member `name` (base name), counted; DatasetError when it breaks a limit."""
+        info = self.members[name.upper()]
+        if info.file_size > MEMBER_BYTES:
+            raise DatasetError(f"{name} states {info.file_size:,} bytes, over the {MEMBER_BYTES // MIB} MiB limit")
+        if info.file_size > MAX_RATIO * max(info.compress_size, 1) and info.file_size > MIB:
+            ratio = info.file_size // max(info.compress_size, 1)
+            raise DatasetError(f"{name} inflates {ratio:,} times (over {MAX_RATIO}): a zip bomb, not a table")
+        try:
+            with self._zip.open(info) as stream:
+                yield Counted(stream, info.file_size, name)  # type: ignore[misc]
+        except (zipfile.BadZipFile, OSError, EOFError, ValueError) as exc:
+            raise DatasetError(f"{name} cannot be read whole (a cut or altered archive): {exc}") from exc
+
+    def close(self) -> None:
+        self._zip.close()
+
+
+class Counted(io.RawIOBase):
+    """A member's stream that fails once more bytes come out than the member states."""
+
+    def __init__(self, stream: IO[bytes], stated: int, name: str) -> None:
+        self._stream, self._left, self._name = stream, min(stated, MEMBER_BYTES), name
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: bytearray) -> int:  # type: ignore[override]
+        data = self._stream.read(len(buffer))
+        self._left -= len(data)
+        if self._left < 0:
+            raise DatasetError(f"{self._name} inflates past its stated size: a zip bomb, not a table")
+        buffer[: len(data)] = data
+        return len(data)

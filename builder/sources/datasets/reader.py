@@ -1,0 +1,103 @@
+"""`read_witnesses`: the zips of sec13f-datasets/ → `Witnesses`, each zip read once and then from the cache."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from builder.records import SourceFile, SourceProblem, Witnesses
+from builder.sources.datasets.books import books
+from builder.sources.datasets.cache import SetExtract, entry_path, read_entry, write_entry
+from builder.sources.datasets.filers import columns, read_filings
+from builder.sources.datasets.infotable import COLUMNS, aggregate_infotable
+from builder.sources.datasets.members import Archive, DatasetError
+from builder.sources.datasets.read import DatasetsRead
+from builder.sources.files import DATASETS, Limit, Limits, hidden, relative
+
+HASH_CHUNK = 1024 * 1024
+
+
+def read_witnesses(root: Path, cusips: frozenset[str], cache_dir: Path | None, limits: Limits) -> DatasetsRead:
+    """Every filer's long-equity holding of `cusips` at each quarter end in the data sets under `root`."""
+    folder = root / DATASETS
+    if not folder.is_dir():
+        return DatasetsRead(None, (), (), ())
+    extracts, files, problems, cached = [], [], [], 0
+    for path in sorted(p for p in folder.glob("*.zip") if not hidden(p.name)):
+        source = relative(path, root)
+        try:
+            file = _source_file(path, source, limits.datasets)
+            extract, hit = _extract(path, file.sha256, cusips, cache_dir)
+        except DatasetError as exc:
+            problems.append(SourceProblem(source, str(exc)))
+            continue
+        files.append(file)
+        extracts.append((source, extract))
+        cached += hit
+    if problems:
+        return DatasetsRead(None, tuple(files), tuple(problems), ())
+    made = books(extracts)
+    witnesses = Witnesses("sec13f-datasets", tuple(s for s, _ in extracts), made.quarters, made.filers)
+    return DatasetsRead(witnesses, tuple(files), (), (_report(extracts, cached, witnesses, made.by_price),))
+
+
+def _extract(path: Path, sha256: str, cusips: frozenset[str], cache_dir: Path | None) -> tuple[SetExtract, bool]:
+    """The zip's extract narrowed to `cusips`, and whether it came from the cache."""
+    entry = None if cache_dir is None else entry_path(cache_dir, sha256)
+    if entry is not None:
+        found = read_entry(entry, cusips)
+        if found is not None:
+            return found, True
+    whole = read_set(path)
+    if entry is not None:
+        write_entry(entry, whole)
+    asked = pc.is_in(whole.holdings["cusip"], value_set=pa.array(sorted(cusips), pa.string()))
+    return SetExtract(whole.filings, whole.holdings.filter(asked), whole.medians, whole.rows, whole.bad), False
+
+
+def read_set(path: Path) -> SetExtract:
+    """Everything one data-set zip yields; DatasetError when it is not a whole, well-formed set."""
+    try:
+        handle = path.open("rb")
+    except OSError as exc:
+        raise DatasetError(f"cannot be read ({exc.strerror})") from exc
+    with handle:
+        archive = Archive(handle)
+        try:
+            filings, bad = read_filings(archive)
+            columns(archive, "INFOTABLE.tsv", COLUMNS)
+            with archive.open("INFOTABLE.tsv") as stream:
+                table = aggregate_infotable(stream)
+        finally:
+            archive.close()
+    return SetExtract(tuple(filings), table.holdings, table.medians, table.rows, table.bad + bad)
+
+
+def _source_file(path: Path, source: str, limit: Limit) -> SourceFile:
+    """Provenance, hashed in chunks (a set is ~100 MB); DatasetError past the limit."""
+    digest, size = hashlib.sha256(), 0
+    try:
+        with path.open("rb") as handle:
+            while chunk := handle.read(HASH_CHUNK):
+                size += len(chunk)
+                if size > limit.bytes:
+                    raise DatasetError(f"is over the {limit.bytes >> 20} MiB limit — raise [limits] {limit.key}")
+                digest.update(chunk)
+    except OSError as exc:
+        raise DatasetError(f"cannot be read ({exc.strerror})") from exc
+    return SourceFile(source, digest.hexdigest(), size)
+
+
+def _report(extracts: list[tuple[str, SetExtract]], cached: int, witnesses: Witnesses, by_price: int) -> str:
+    rows, bad = sum(e.rows for _, e in extracts), sum(e.bad for _, e in extracts)
+    securities = len({cusip for held in witnesses.quarters.values() for cusip in held})
+    filers = len({cik for held in witnesses.quarters.values() for h in held.values() for cik in h.ciks})
+    return (
+        f"read {len(extracts)} data sets ({rows / 1e6:,.1f} million rows, {cached} from cache): {securities:,} "
+        f"securities × {len(witnesses.quarters)} quarter ends, {filers:,} filers"
+        + (f"; {bad:,} bad rows skipped" if bad else "")
+        + (f"; {by_price:,} filings in the other unit by implied price" if by_price else "")
+    )
