@@ -32,15 +32,23 @@ TRADER_EVERY = 5  # witnesses 5, 10, … also trade what an event touched, in th
 POSITION_DOLLARS = (500_000, 20_000_000)
 UNPRICED_CENTS = 1000  # a security Berkshire never priced (an event's product it did not keep): $10, invented
 SEED = 2013
+# Securities Berkshire bought in the quarter they were first listed: no one held them a quarter before.
+NEW_LISTINGS = {
+    "76131D103": "Restaurant Brands International, formed 2014-12-12",
+    "G85158106": "StoneCo, listed 2018-10-25",
+    "833445109": "Snowflake, listed 2020-09-16",
+}
 
 
 def witness_name(number: int) -> str:
     return f"Fictional Witness Capital {number:02d} LLC"
 
 
-def berkshire_universe(root: Path, *, witnesses: int = WITNESSES, second_manager: bool = False) -> Path:
+def berkshire_universe(
+    root: Path, *, witnesses: int = WITNESSES, second_manager: bool = False, versions: int = 8
+) -> Path:
     """root/ as berkshire_tree writes it plus sec13f-datasets/ (and, with `second_manager`, a fictional manager)."""
-    berkshire_tree(root)
+    berkshire_tree(root, versions=versions)
     sources, _ = read_sources(root)
     filings = sorted((f for f in sources.filings if f.cik == CIK.zfill(10)), key=lambda f: (f.period, f.filed))
     books, cents, issuers = _berkshire_books(filings)
@@ -108,9 +116,11 @@ def _witness_books(
     berkshire: tuple[dict[date, dict[str, int]], dict[tuple[date, str], int]],
     legs: tuple[CorporateAction, ...],
 ) -> list[dict[str, int]]:
-    """One witness's book per quarter end: carried through the recorded events, following Berkshire's holdings
-    (a security it holds is opened with HOLD_CHANCE, one it no longer holds is sold unless an event just moved it)."""
+    """One witness's book per quarter end: carried through the recorded events, opening each security Berkshire holds
+    (from a quarter before Berkshire, unless it was born then) with HOLD_CHANCE and keeping it after Berkshire sells
+    it (as most holders of a security do in any quarter)."""
     books, cents = berkshire
+    born = {leg.new_cusip for leg in legs if leg.new_cusip} | set(NEW_LISTINGS)
     rng = random.Random(f"{SEED}:witness:{number}")
     book: dict[str, int] = {}
     found = []
@@ -124,8 +134,10 @@ def _witness_books(
             if number % TRADER_EVERY == 0:
                 for cusip in sorted(touched):
                     book[cusip] += synthetic.lot(book[cusip] * rng.uniform(0.1, 0.5))
-        held = books[period]
-        book = {c: s for c, s in book.items() if c in held or c in touched}
+        # a witness keeps what it holds when Berkshire sells (other holders outlive one's exit), and holds what
+        # Berkshire buys a quarter before Berkshire does (the market held it) unless it only began then
+        following = books[periods[index + 1]] if index + 1 < len(periods) else {}
+        held = {*books[period], *(c for c in following if c not in born and c not in books[period])}
         for cusip in sorted(held):
             chosen = random.Random(f"{SEED}:{number}:{cusip}").random() < HOLD_CHANCE
             if chosen and cusip not in book:

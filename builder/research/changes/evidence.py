@@ -51,8 +51,8 @@ CONTINUED = 0.5
 # most quarters (a quarter of them or more report the same shares as before), so a majority is not to be expected.
 AGREE = 0.25
 MIN_AGREEING = 2
-# A vanished security whose holders mostly (at least this share) gained one other security at no one ratio was
-# neither a merger that can be stated nor an acquisition for cash: it stays undecided.
+# A vanished security whose holders mostly (at least this share) gained one security new in the quarter at no one
+# ratio was neither a merger that can be stated nor an acquisition for cash: it stays undecided.
 GAINED = 0.75
 # A new security held at the later quarter end by holders of which at most this share held it before was born in
 # the quarter (a spin-off, a merger's new shares, a new listing).
@@ -68,13 +68,13 @@ MIN_SPLIT_MOVE = 1.3
 # received count is no round lot (round lots fit round ratios of round positions all the time), unless the two
 # securities are of one issuer.
 FEW_SPLITS = frozenset({Fraction(n) for n in (2, 3, 4, 5, 7, 8, 10, 20)} | {Fraction(3, 2)} | {Fraction(1, n) for n in (5, 10, 20)})  # fmt: skip
-# The few may show a split with a small trade beside it (Visa's 4:1 of 2015 beside a sale of 1.5 %): every holder's
-# shares within FEW_SPLIT_TRADE of the factor, the price net of it within ×/÷ FEW_SPLIT_MARKET. Wider, one book is
-# fooled (300 shares become 1,400 as a 5:1 split with a small sale, or as a 7:1 split with a third sold in a rally),
-# so Apple's 4:1 of 2020 beside a sale of 3.7 % stays open. Reverse splits of 1:2 and 1:3 are left out: a holder
-# that sold half or two thirds while the price doubled reads as one.
+# The few may show a split with a small trade beside it (Visa's 4:1 of 2015 beside a sale of 1.5 %): every earlier
+# holder still holds it, each within FEW_SPLIT_TRADE of the factor, the price net of it within ×/÷ FEW_SPLIT_MARKET.
+# Wider, one book is fooled (300 shares become 1,400 as a 5:1 split with a small sale, or as a 7:1 split with a third
+# sold in a rally), so Apple's 4:1 of 2020 beside a sale of 3.7 % stays open. Reverse splits of 1:2 and 1:3 are left
+# out: a holder that sold half or two thirds while the price doubled reads as one.
 FEW_SPLIT_TRADE = 0.02
-FEW_SPLIT_MARKET = 1.3
+FEW_SPLIT_MARKET = 1.15  # MasterCard's 10:1 of 2014 moved ×0.89 net of the split
 FEW_DISTRIBUTIONS = frozenset(Fraction(n, d) for n, d in ((1, 20), (1, 10), (1, 5), (1, 4), (1, 3), (1, 2), (1, 1), (2, 1), (3, 1)))  # fmt: skip
 MAX_CHANCE = 0.05
 ROUND_LOT = 100
@@ -140,7 +140,7 @@ def decide(witnesses: Witnesses, earlier: date, later: date, kin: Kin = same_iss
     targets = {leg.new_cusip for found in merged.values() for leg in found}
     for cusip, held, kept, _ in vanished:
         found = merged[cusip]
-        if not found and len(held) >= MIN_ABSENT and not _moved(held, gains[cusip], targets):
+        if not found and len(held) >= MIN_ABSENT and not _moved(held, gains[cusip], targets, books):
             found = [_acquired(cusip, held, kept, citing)]
         legs += found
         settled.update((cusip, *(leg.new_cusip for leg in found)) if found else ())
@@ -164,6 +164,8 @@ def _split(cusip: str, held: Holders, kept: Holders, citing: Citing, proof: _Pro
     earlier = dict(zip(held.ciks, held.shares, strict=True))
     pairs = [(earlier[cik], shares) for cik, shares in zip(kept.ciks, kept.shares, strict=True) if earlier.get(cik)]
     price_move = ratios.price(kept) / ratios.price(held) if ratios.price(held) else 0.0
+    if proof.few and len(pairs) < len(held):
+        return None  # one of the few sold out: the rest cannot speak for a split alone
     fit = _few_split(pairs, price_move) if proof.few else _split_by_majority(pairs, proof)
     if fit is None or price_move <= 0:
         return None
@@ -194,7 +196,7 @@ def _few_split(pairs: Pairs, price_move: float) -> tuple[Fraction, int, tuple[fl
     """A split factor issuers use that every holder's shares moved by, within a trade of FEW_SPLIT_TRADE beside it,
     while the price moved by its inverse within FEW_SPLIT_MARKET."""
     moves = [after / before for before, after in pairs]
-    for factor in sorted(FEW_SPLITS):
+    for factor in sorted(FEW_SPLITS) if moves else ():
         near = all(abs(move / float(factor) - 1) <= FEW_SPLIT_TRADE for move in moves)
         if near and price_move > 0 and 1 / FEW_SPLIT_MARKET <= price_move * float(factor) <= FEW_SPLIT_MARKET:
             return factor, len(pairs), (min(moves), max(moves))
@@ -263,10 +265,17 @@ def _unambiguous(merged: dict[str, list[CorporateAction]]) -> dict[str, list[Cor
     return {cusip: [] if cusip in doubtful else found for cusip, found in merged.items()}
 
 
-def _moved(held: Holders, gains: dict[str, Pairs], targets: set[str]) -> bool:
-    """Whether most holders of a vanished security gained one other security (not one another event delivered):
-    its shares may have become that security at no ratio the books show, so it was not plainly acquired for cash."""
-    return any(len(pairs) >= GAINED * len(held) for other, pairs in gains.items() if other not in targets)
+def _moved(held: Holders, gains: dict[str, Pairs], targets: set[str], books: Books) -> bool:
+    """Whether most holders of a vanished security gained one security new in the quarter (not one another event
+    delivered) at no ratio the books show: its shares may have become that security, so it was not plainly
+    acquired for cash. (Gains of securities held before are what holders do every quarter: index funds add to
+    most of their positions.)"""
+    before, after = books.sides
+    return any(
+        len(pairs) >= GAINED * len(held) and len(before.get(other, ())) <= NEWBORN * len(after[other])
+        for other, pairs in gains.items()
+        if other not in targets
+    )
 
 
 def _acquired(cusip: str, held: Holders, kept: Holders | None, citing: Citing) -> CorporateAction:
