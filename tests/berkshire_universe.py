@@ -29,6 +29,8 @@ WITNESSES = 20
 WITNESS_CIK_BASE = 9_900_000_000  # fictional CIKs 9900000001…: ten digits, far above EDGAR's (about 2.1 million)
 HOLD_CHANCE = 0.6  # a witness holds each security Berkshire holds with this chance
 TRADER_EVERY = 5  # witnesses 5, 10, … also trade what an event touched, in the event's quarter
+REBALANCE_CHANCE = 0.2  # a witness trades each other position with this chance a quarter
+SELLS_CHILDREN = 3  # witnesses 3, 6, … sell a distribution's shares at once (holders of one class only exist)
 POSITION_DOLLARS = (500_000, 20_000_000)
 UNPRICED_CENTS = 1000  # a security Berkshire never priced (an event's product it did not keep): $10, invented
 SEED = 2013
@@ -131,9 +133,15 @@ def _witness_books(
             carried = carry({c: Lot(c, s, 0, 1, "") for c, s in book.items()}, between)
             book = {c: math.floor(s) for c, s in carried.shares.items() if math.floor(s) > 0}
             touched = {c for c in book if carried.touched(c)}
+            if number % SELLS_CHILDREN == 0:  # sells what a distribution gave it: it holds one class only
+                book = {c: n for c, n in book.items() if not carried.parents.get(c)}
+                touched &= set(book)
             if number % TRADER_EVERY == 0:
                 for cusip in sorted(touched):
                     book[cusip] += synthetic.lot(book[cusip] * rng.uniform(0.1, 0.5))
+            for cusip in sorted(set(book) - touched):  # and trades the rest as holders do, a position at a time
+                if rng.random() < REBALANCE_CHANCE:
+                    book[cusip] = max(1, book[cusip] + synthetic.lot(book[cusip] * rng.uniform(-0.3, 0.3)))
         # a witness keeps what it holds when Berkshire sells (other holders outlive one's exit), and holds what
         # Berkshire buys a quarter before Berkshire does (the market held it) unless it only began then
         following = books[periods[index + 1]] if index + 1 < len(periods) else {}

@@ -140,7 +140,7 @@ def build_artifact(
         if before is not None:
             trend = book_of((manager.cik, previous_quarter(prior[1])))
             earlier = dataclasses.replace(before[1], previous=trend[1].lots if trend else {})
-        later = dataclasses.replace(current[1], settled=evidence.settled) if evidence.settled else current[1]
+        later = dataclasses.replace(current[1], settled=evidence.settled, born=evidence.born)
         changes = book_changes(earlier, later, legs)
         entry = _manager_entry(
             manager,
@@ -190,7 +190,7 @@ def _side(book: QuarterBook, securities: Mapping[str, Security], alive: frozense
             keys[cusip] = security.at(book.period)[0].ticker if security else cusip
         return keys[cusip]
 
-    return Side(book.period, lots, key, omits_positions(book), alive=alive)
+    return Side(book.period, lots, key, omits_positions(book), alive=alive, cik=book.cik)
 
 
 def omits_positions(book: QuarterBook) -> bool:

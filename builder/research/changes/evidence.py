@@ -33,7 +33,7 @@ from builder.research.changes.ratios import (
     allowance,
     ratio_text,
 )
-from builder.research.changes.witnessed import NO_EVIDENCE, Books, Citing, Evidence, Found
+from builder.research.changes.witnessed import NO_EVIDENCE, Books, Citing, Evidence, Found, holders_of
 
 # Holders at the earlier quarter end that decide by majority: with fewer, one filer's trading could pass for an
 # event, so the few decide only exactly (see _Proof).
@@ -57,6 +57,9 @@ GAINED = 0.75
 # A new security held at the later quarter end by holders of which at most this share held it before was born in
 # the quarter (a spin-off, a merger's new shares, a new listing).
 NEWBORN = 0.1
+# A security its holders together hold this much more of (a third) is looked at for a distribution into it.
+DISTRIBUTED = 1 / 3
+GROWN_AGREE = 0.5  # and the gains must fit this share of its gainers and of the parent's holders
 # Splits: a simple ratio with terms up to this (3:2, 4:1, 1:20, 1:35); the split explains at least this share of
 # the price's move in log terms (holders who sold half while the price held did not go through a 1:2 split); and
 # the holders' shares together moved by at least ×/÷ MIN_SPLIT_MOVE.
@@ -122,6 +125,7 @@ def decide(witnesses: Witnesses, earlier: date, later: date, kin: Kin = same_iss
     proofs = (_Proof(False, kin), _Proof(True, kin))
     legs: list[CorporateAction] = []
     settled: set[str] = set()
+    born: set[str] = set()
     vanished: list[tuple[str, Holders, Holders | None, _Proof]] = []
     for cusip, held in before.items():
         proof = proofs[len(held) < MIN_WITNESSES]
@@ -135,7 +139,9 @@ def decide(witnesses: Witnesses, earlier: date, later: date, kin: Kin = same_iss
             vanished.append((cusip, held, kept, proof))
     gains = {cusip: books.gains(cusip, held) for cusip, held, _, _ in vanished}
     merged = _unambiguous(
-        {cusip: _successors(cusip, held, gains[cusip], books, citing, p) for cusip, held, _, p in vanished}
+        {cusip: _successors(cusip, held, gains[cusip], books, citing, p) for cusip, held, _, p in vanished},
+        books,
+        proofs,
     )
     targets = {leg.new_cusip for found in merged.values() for leg in found}
     for cusip, held, kept, _ in vanished:
@@ -153,7 +159,13 @@ def decide(witnesses: Witnesses, earlier: date, later: date, kin: Kin = same_iss
         spun = _spun_off(cusip, held, books, settled, citing, proof)
         legs += spun
         settled.update((cusip,) if spun or not proof.few else ())  # a spin-off's child, or a new listing bought
-    return Evidence(tuple(legs), frozenset(settled))
+        born.update((cusip,) if not proof.few else ())
+    decided = {leg.cusip for leg in legs} | {leg.new_cusip for leg in legs}
+    grown = {c: g for c, held in after.items() if c not in decided and (g := _grown(before.get(c), held))}
+    parents = settled - set(grown)  # a class that grew by its own distribution is no parent of another's
+    for cusip, gained in grown.items():
+        legs += _spun_off(cusip, gained, books, parents, citing, proofs[0], new=False)
+    return Evidence(tuple(legs), frozenset(settled), frozenset(born | targets - set(before)))
 
 
 def _split(cusip: str, held: Holders, kept: Holders, citing: Citing, proof: _Proof) -> CorporateAction | None:
@@ -249,20 +261,34 @@ def _stated_by_issuer(ratio: Fraction, pairs: Pairs) -> bool:
     return (2 * allowance(received, EXACT_TOLERANCE) + 1) / grid <= MAX_CHANCE
 
 
-def _unambiguous(merged: dict[str, list[CorporateAction]]) -> dict[str, list[CorporateAction]]:
-    """The successors found, less those that fit two vanished securities where one holder or two decided both (a
-    recapitalisation of several classes at round ratios: which class became which, their books cannot tell)."""
-    claims: dict[str, int] = {}
-    for found in merged.values():
+def _unambiguous(merged: dict[str, list[CorporateAction]], books: Books, proofs: tuple[_Proof, ...]) -> dict:
+    """The successors found, each claimed by one vanished security, or by several only where the holders of one
+    that held none of the others fit it too (a recapitalisation of two classes into four: holders of both fit
+    every pairing, so only the holders of one class say which it became; the pairing already stands on all its
+    holders, so a quarter of these, one at least, is enough). Where no such holders are, the claims are dropped,
+    and the securities stay open."""
+    claimants: dict[str, set[str]] = {}
+    for cusip, found in merged.items():
         for leg in found:
-            claims[leg.new_cusip] = claims.get(leg.new_cusip, 0) + 1
-    doubtful = {
-        cusip
-        for cusip, found in merged.items()
-        for leg in found
-        if claims[leg.new_cusip] > 1 and leg.evidence is not None and leg.evidence.holders < MIN_WITNESSES
-    }
-    return {cusip: [] if cusip in doubtful else found for cusip, found in merged.items()}
+            claimants.setdefault(leg.new_cusip, set()).add(cusip)
+    before, after = books.of(0), books.of(1)
+    kept: dict[str, list[CorporateAction]] = {}
+    for cusip, found in merged.items():
+        kept[cusip] = []
+        for leg in found:
+            others = claimants[leg.new_cusip] - {cusip}
+            if not others:
+                kept[cusip].append(leg)
+                continue
+            pairs = [
+                (shares, after.get(cik, {}).get(leg.new_cusip, 0) - before[cik].get(leg.new_cusip, 0))
+                for cik, shares in zip(books.sides[0][cusip].ciks, books.sides[0][cusip].shares, strict=True)
+                if not others & before[cik].keys()
+            ]
+            tolerance = proofs[leg.evidence is not None and leg.evidence.holders < MIN_WITNESSES].tolerance
+            if pairs and ratios.agreeing(pairs, leg.ratio, tolerance) >= max(1, math.ceil(AGREE * len(pairs))):
+                kept[cusip].append(leg)
+    return kept
 
 
 def _moved(held: Holders, gains: dict[str, Pairs], targets: set[str], books: Books) -> bool:
@@ -289,10 +315,23 @@ def _acquired(cusip: str, held: Holders, kept: Holders | None, citing: Citing) -
     return citing.leg(ActionKind.CASH_MERGER, cusip, "", Fraction(1), found)
 
 
+def _grown(prior: Holders | None, held: Holders) -> Holders | None:
+    """What the holders at both ends gained of a security whose holders together grew it by DISTRIBUTED or more (a
+    distribution into a class they held: Liberty Global's second LiLAC of 2016), as Holders; None otherwise."""
+    if prior is None or len(prior) < MIN_WITNESSES or ratios.total(held) < (1 + DISTRIBUTED) * ratios.total(prior):
+        return None
+    earlier = dict(zip(prior.ciks, prior.shares, strict=True))
+    rows = [
+        (cik, n - earlier[cik], 0) for cik, n in zip(held.ciks, held.shares, strict=True) if n > earlier.get(cik, n)
+    ]
+    return holders_of(rows) if len(rows) >= MIN_WITNESSES else None
+
+
 def _spun_off(
-    cusip: str, held: Holders, books: Books, settled: set[str], citing: Citing, proof: _Proof
+    cusip: str, held: Holders, books: Books, settled: set[str], citing: Citing, proof: _Proof, *, new: bool = True
 ) -> list[CorporateAction]:
-    """A new security whose holders received it at one ratio to a security they kept: a spin-off of it."""
+    """A new security whose holders received it at one ratio to a security they kept: a spin-off of it; or, not
+    `new`, a security whose holders' gains (`held`) stand in one ratio to a security they kept: distributed into."""
     before, after = books.of(0), books.of(1)
     parents: dict[tuple[str, int], Pairs] = {}  # (parent, the side whose count of it the child is measured on)
     for cik, shares in zip(held.ciks, held.shares, strict=True):
@@ -301,7 +340,10 @@ def _spun_off(
                 parents.setdefault((parent, 0), []).append((had, shares))
                 if proof.few:  # one book may have traded the parent before the record date: its later count too
                     parents.setdefault((parent, 1), []).append((after[cik][parent], shares))
-    needed = proof.needed(len(held))
+    # a distribution into a class the holders held is sought among every security they hold: it must fit most
+    # of them, and most of the parent's holders, to outweigh the chance of so many tries
+    share = AGREE if new else GROWN_AGREE
+    needed = proof.needed(len(held)) if new else max(MIN_WITNESSES, math.ceil(share * len(held)))
     fits: list[tuple[int, tuple[str, int], Fraction, tuple[float, float]]] = []
     for (parent, side), pairs in sorted(parents.items()):
         fit = ratios.common_ratio(pairs, proof.tolerance) if len(pairs) >= needed else None
@@ -310,7 +352,7 @@ def _spun_off(
         stated = ratios.stated(fit[0], pairs, proof.tolerance)
         agreeing = ratios.agreeing(pairs, stated, proof.tolerance)
         # most of the parent's holders received the child too (a few sell it at once)
-        if agreeing >= max(needed, proof.needed(len(books.sides[0][parent]))):
+        if agreeing >= max(needed, proof.needed(len(books.sides[0][parent])), share * len(books.sides[0][parent])):
             fits.append((agreeing, (parent, side), stated, fit[2]))
     if proof.few:  # one issuer's ratio, unlikely by chance, and only one parent that fits so
         tried = len(parents) * len(FEW_DISTRIBUTIONS)
@@ -320,8 +362,12 @@ def _spun_off(
         return []
     agreeing, (parent, _), stated, spread = max(fits, key=lambda f: (f[0], f[1]))
     what = (
-        f"{cusip} is new at {citing.later}: {agreeing} of its {len(held)} holders received {ratio_text(stated)} per "
-        f"share of {parent}, which they kept (ratios {spread[0]:.4f}–{spread[1]:.4f}): a spin-off"
+        f"{cusip} is new at {citing.later}: {agreeing} of its {len(held)} holders received"
+        if new
+        else f"{agreeing} of the {len(held)} holders of {cusip} that hold more of it at {citing.later} gained"
+    ) + (
+        f" {ratio_text(stated)} per share of {parent}, which they kept (ratios {spread[0]:.4f}–{spread[1]:.4f}): a "
+        "spin-off"
     )
     found = Found(len(books.sides[0][parent]), agreeing, spread, what)
     return [citing.leg(ActionKind.SPIN_OFF, parent, cusip, stated, found)]

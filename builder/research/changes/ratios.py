@@ -45,8 +45,19 @@ def common_ratio(pairs: Pairs, tolerance: float = RATIO_TOLERANCE) -> tuple[Frac
         if count > best_count:
             best, best_count = index, count
     window = ratios[best : best + best_count]
-    center = Fraction(median(window)).limit_denominator(10**6)
+    center = _within_rounding(pairs, window[0], window[-1]) or Fraction(median(window)).limit_denominator(10**7)
     return center, agreeing(pairs, center, tolerance), (window[0], window[-1])
+
+
+def _within_rounding(pairs: Pairs, low: float, high: float) -> Fraction | None:
+    """The ratio every pair in [low, high] allows when each holder's count was rounded down (a fraction of a share
+    paid in cash): the middle of the ratios they all admit, if they admit one."""
+    floor, ceiling = Fraction(0), None
+    for before, after in pairs:
+        if before > 0 and low <= after / before <= high:
+            floor = max(floor, Fraction(after, before))
+            ceiling = min(ceiling, Fraction(after + 1, before)) if ceiling is not None else Fraction(after + 1, before)
+    return (floor + ceiling) / 2 if ceiling is not None and floor < ceiling else None
 
 
 def fits(before: int, after: int, ratio: Fraction, tolerance: float = RATIO_TOLERANCE) -> bool:
@@ -84,14 +95,16 @@ def simple(
 
 def stated(ratio: Fraction, pairs: Pairs, tolerance: float = RATIO_TOLERANCE) -> Fraction:
     """The ratio as an issuer states it: a simple fraction, else four decimals (1.892, 0.9042), whichever fits as
-    many of `pairs` as the measured ratio does; else the measured one in six significant digits."""
-    found = simple(ratio, pairs, SIMPLE_TERMS, tolerance)
-    if found is not None:
-        return found
+    many of `pairs` as the measured ratio does, also to the share (LiLAC's 0.1247685 of 2016 fits most holders
+    within rounding as 0.1248, but a holder of 7,346,968 shares only as measured); else the measured one in seven
+    significant digits."""
+    exact = agreeing(pairs, ratio, EXACT_TOLERANCE)
     four = Fraction(round(ratio * 10**RATIO_DECIMALS), 10**RATIO_DECIMALS)
-    if four and agreeing(pairs, four, tolerance) >= agreeing(pairs, ratio, tolerance):
-        return four
-    return Fraction(Decimal(f"{float(ratio):.6g}"))
+    for candidate in (simple(ratio, pairs, SIMPLE_TERMS, tolerance), four or None):
+        fits = candidate is not None and agreeing(pairs, candidate, tolerance) >= agreeing(pairs, ratio, tolerance)
+        if fits and candidate is not None and agreeing(pairs, candidate, EXACT_TOLERANCE) >= exact:
+            return candidate
+    return Fraction(Decimal(f"{float(ratio):.7g}"))
 
 
 def ratio_text(ratio: Fraction) -> str:

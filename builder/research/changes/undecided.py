@@ -7,9 +7,7 @@ The methods page states each rule, its thresholds and its measured precision on 
 
 from __future__ import annotations
 
-import csv
 import functools
-import io
 import math
 import re
 from bisect import bisect_left, bisect_right
@@ -19,6 +17,8 @@ from datetime import date
 from fractions import Fraction
 
 from builder.research.changes.carry import Carried, Lot
+from builder.research.changes.paste import record_line, todo
+from builder.research.changes.received import received_outside, unreported
 
 # (a) Split: the common split ratios, a 3-for-2 among them (Torchmark 2014), and the reverse splits 1:2 … 1:20.
 SPLIT_FACTORS = tuple(
@@ -94,9 +94,11 @@ class Side:
     omitted: bool
     previous: Mapping[str, Lot] = field(default_factory=dict)  # the lots a quarter before (for a price's trend)
     alive: frozenset[str] = frozenset()  # CUSIPs some manager of the pack files at this quarter end
+    cik: str = ""  # whose book (a receipt line names it)
     # CUSIPs whose fate since the previous quarter end the evidence of their holders decides (a derived leg, or
     # none: a trade); no single-book rule second-guesses them
     settled: frozenset[str] = frozenset()
+    born: frozenset[str] = frozenset()  # CUSIPs no filer held at the previous quarter end (the evidence says)
 
 
 def candidates(earlier: Side, later: Side, carried: Carried) -> dict[str, list[dict]]:
@@ -113,6 +115,9 @@ def candidates(earlier: Side, later: Side, carried: Carried) -> dict[str, list[d
     new = [c for c in later.lots if carried.shares.get(c, 0) == 0]  # an omission is the book's own: never settled
     open_gone = [before for before in gone if before not in later.settled]
     for cusip in later.lots:
+        outside = received_outside(earlier, later, carried, cusip) if carried.touched(cusip) else None
+        if outside:
+            add((cusip,), outside)
         if cusip in earlier.lots and not carried.touched(cusip) and cusip in carried.shares and cusip not in closed:
             for candidate in _splits(earlier, later, cusip):
                 add((cusip,), candidate)
@@ -136,10 +141,10 @@ def candidates(earlier: Side, later: Side, carried: Carried) -> dict[str, list[d
         if later.omitted and later.key(before) not in held_after:
             add((before,), _omission(earlier, later, before, vanished=True))
         if before not in earlier.lots:
-            add((before,), _unreported(later, carried, before))
+            add((before,), unreported(later, carried, before))
     if earlier.omitted:
-        for after in new:
-            if later.key(after) not in held_before:
+        for after in new:  # a security born in the quarter was in no book the earlier filing could omit it from
+            if later.key(after) not in held_before and after not in later.born:
                 add((after,), _omission(earlier, later, after, vanished=False))
     return found
 
@@ -167,7 +172,9 @@ def _splits(earlier: Side, later: Side, cusip: str) -> list[dict]:
             f"per share ×{price_move:.3f}: fits a {_ratio(factor)} split with the price ×{market:.2f} net of it "
             f"(and {_signed(trade - 1)} shares traded beside it)"
         )
-        record = _record(later.quarter, "split", cusip, "", _ratio(factor), "", _todo(earlier, later, f"{name} split"))
+        record = record_line(
+            later.quarter, "split", cusip, "", _ratio(factor), "", todo(earlier.quarter, later.quarter, f"{name} split")
+        )
         score = abs(math.log(market)) + abs(math.log(trade))  # the likeliest: least market move and least trade
         found.append((score, {"rule": "split", "text": text, "record": record}))
     return [candidate for _, candidate in sorted(found, key=lambda entry: entry[0])]
@@ -206,14 +213,14 @@ def _pair(earlier: Side, later: Side, before: str, after: str) -> dict | None:
     # 325,634,818 Kraft Heinz only with Heinz's own holders beside them, and no record of 1,690:1 is true
     fits = stated is not None and value_ratio <= VALUE_BAND  # a part of a package may be worth less, never more
     record = (
-        _record(
+        record_line(
             later.quarter,
             kind,
             before,
             after,
             _ratio(ratio),
             "",
-            _todo(earlier, later, f"{name_before} into {name_after}"),
+            todo(earlier.quarter, later.quarter, f"{name_before} into {name_after}"),
         )
         if fits
         else None
@@ -236,14 +243,18 @@ def _cash_merger(earlier: Side, later: Side, cusip: str) -> dict | None:
         f"{name}: {last.shares:,} shares held whole through {earlier.quarter} at ${earlier_price:,.2f} then "
         f"${price:,.2f} a share (a price pinned to a deal's), none at {later.quarter}: acquired for cash, or sold"
     )
-    record = _record(
+    record = record_line(
         later.quarter,
         "cash-merger",
         cusip,
         "",
         "",
         f"{price:.2f}",
-        _todo(earlier, later, f"{name} acquired for cash (the price is the last implied one: give the deal's)"),
+        todo(
+            earlier.quarter,
+            later.quarter,
+            f"{name} acquired for cash (the price is the last implied one: give the deal's)",
+        ),
     )
     return {"rule": "cash-merger", "text": text, "record": record}
 
@@ -335,14 +346,14 @@ def _distribution(
         f"{received:,} {name_child} are {_ratio(ratio)} of the {held.shares:,} {name_parent} held at {side.quarter}: "
         "a spin-off or distribution"
     )
-    record = _record(
+    record = record_line(
         later.quarter,
         "spin-off",
         parent,
         child,
         _ratio(ratio),
         "",
-        _todo(earlier, later, f"{name_parent} distributes {name_child}"),
+        todo(earlier.quarter, later.quarter, f"{name_parent} distributes {name_child}"),
     )
     return {"rule": "distribution", "text": text, "record": record}
 
@@ -361,15 +372,6 @@ def _omission(earlier: Side, later: Side, cusip: str, *, vanished: bool) -> dict
             "confidential treatment: it may have been held and omitted, not bought"
         )
     return {"rule": "confidential-omission", "text": text, "record": None}
-
-
-def _unreported(later: Side, carried: Carried, cusip: str) -> dict:
-    shares = math.floor(carried.shares[cusip])
-    text = (
-        f"{shares:,} shares of {later.key(cusip)} received through a recorded corporate action are absent from the "
-        f"{later.quarter} filing: they may not be a Section 13(f) security, or were sold"
-    )
-    return {"rule": "received-not-reported", "text": text, "record": None}
 
 
 def _marks(lot: Lot) -> frozenset[str]:
@@ -402,14 +404,3 @@ def _ratio(ratio: Fraction) -> str:
 
 def _signed(fraction: float) -> str:
     return f"{fraction:+.1%}"
-
-
-def _todo(earlier: Side, later: Side, what: str) -> str:
-    return f"CHECK {what}: effective date between {earlier.quarter} and {later.quarter}, cite the issuer's announcement"
-
-
-def _record(effective: date, kind: str, cusip: str, new_cusip: str, ratio: str, cash: str, source: str) -> str:
-    """One corporate_actions.csv line, quoted as the csv module quotes."""
-    buffer = io.StringIO()
-    csv.writer(buffer, lineterminator="").writerow([effective.isoformat(), kind, cusip, new_cusip, ratio, cash, source])
-    return buffer.getvalue()

@@ -20,6 +20,7 @@ class Evidence:
 
     legs: tuple[CorporateAction, ...]
     settled: frozenset[str]
+    born: frozenset[str] = frozenset()  # securities new in the quarter: no filer held them at the earlier end
 
 
 NO_EVIDENCE = Evidence((), frozenset())

@@ -1,0 +1,49 @@
+"""Shares received through a corporate action that the later filing does not match: received and not listed, or
+listed far beyond what was received (a stake held outside the 13F book, merged in); pure."""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING
+
+from builder.records import ActionKind
+from builder.research.changes.carry import Carried
+from builder.research.changes.paste import record_line, todo
+
+if TYPE_CHECKING:
+    from builder.research.changes.undecided import Side
+
+# A position delivered by a merger, exchange or spin-off filed at more than this multiple of what the earlier book
+# gives (Berkshire's 192,666 Kraft shares became 325,634,818 Kraft Heinz: its private Heinz stake merged in) is no
+# plain purchase beside the action: a receipt from outside the 13F book, or bought, one book cannot tell.
+RECEIVED_MULTIPLE = 3
+DELIVERING = frozenset({ActionKind.MERGER, ActionKind.EXCHANGE, ActionKind.SPIN_OFF})
+
+
+def unreported(later: Side, carried: Carried, cusip: str) -> dict:
+    """Shares received through a corporate action, absent from the later filing."""
+    shares = math.floor(carried.shares[cusip])
+    text = (
+        f"{shares:,} shares of {later.key(cusip)} received through a corporate action are absent from the "
+        f"{later.quarter} filing: they may not be a Section 13(f) security, or were sold"
+    )
+    return {"rule": "received-not-reported", "text": text, "record": None}
+
+
+def received_outside(earlier: Side, later: Side, carried: Carried, cusip: str) -> dict | None:
+    """A position a corporate action delivered, filed at several times what it delivered."""
+    legs = carried.moved.get(cusip, ())
+    carried_shares = math.floor(carried.shares.get(cusip, 0))
+    filed = later.lots[cusip].shares
+    if not any(a.leg.kind in DELIVERING for a in legs) or filed <= RECEIVED_MULTIPLE * max(carried_shares, 1):
+        return None
+    name, extra = later.key(cusip), filed - carried_shares
+    text = (
+        f"{name}: {filed:,} shares filed where the corporate action gave {carried_shares:,}: {extra:,} more, received "
+        "for holdings outside the 13F book (a private stake merged in), or bought"
+    )
+    what = f"{extra:,} {name} received for holdings outside the 13F book"
+    record = record_line(
+        later.quarter, "merger", "", cusip, "", "", todo(earlier.quarter, later.quarter, what), later.cik, str(extra)
+    )
+    return {"rule": "received-outside-book", "text": text, "record": record}
