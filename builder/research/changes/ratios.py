@@ -50,14 +50,17 @@ def common_ratio(pairs: Pairs, tolerance: float = RATIO_TOLERANCE) -> tuple[Frac
 
 
 def _within_rounding(pairs: Pairs, low: float, high: float) -> Fraction | None:
-    """The ratio every pair in [low, high] allows when each holder's count was rounded down (a fraction of a share
-    paid in cash): the middle of the ratios they all admit, if they admit one."""
+    """The ratio the pairs in [low, high] admit when each holder's count was rounded down (a fraction of a share
+    paid in cash): the middle of the ratios the largest holders all admit, from the largest down (its count is the
+    finest), passing over one that admits none of them (it traded beside the event)."""
     floor, ceiling = Fraction(0), None
-    for before, after in pairs:
-        if before > 0 and low <= after / before <= high:
-            floor = max(floor, Fraction(after, before))
-            ceiling = min(ceiling, Fraction(after + 1, before)) if ceiling is not None else Fraction(after + 1, before)
-    return (floor + ceiling) / 2 if ceiling is not None and floor < ceiling else None
+    for before, after in sorted(pairs, reverse=True):
+        if before <= 0 or not low <= after / before <= high:
+            continue
+        lowest, highest = Fraction(after, before), Fraction(after + 1, before)
+        if ceiling is None or (lowest < ceiling and highest > floor):
+            floor, ceiling = max(floor, lowest), min(ceiling, highest) if ceiling is not None else highest
+    return (floor + ceiling) / 2 if ceiling is not None else None
 
 
 def fits(before: int, after: int, ratio: Fraction, tolerance: float = RATIO_TOLERANCE) -> bool:
