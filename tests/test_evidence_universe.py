@@ -91,3 +91,18 @@ def test_a_cash_acquisition_ends_every_holders_position_as_converted_not_sold(tr
     assert {(e["change"]["kind"], e["change"]["cause"]) for e in ended} == {("converted", "corporate-action")}
     (citation,) = {c["record"] for e in ended for c in e["change"]["corporateActions"]}
     assert citation.startswith(f"evidence:{event['period_after']}:{event['cusip']}")
+
+
+def test_with_no_corporate_action_the_holders_decide_none_and_leave_almost_nothing_undecided(tmp_path):
+    root = tmp_path / "quiet"
+    universe.write_universe(root, universe.Params(managers=30, quarters=5, positions=40, witnesses=30, actions="none"))
+    data = published(root)
+    assert [r for a in data.artifacts.values() for r in a["corporateActions"]] == []
+    changes = [
+        e["change"]["kind"]
+        for a in data.artifacts.values()
+        for m in a["managers"]
+        for e in (*m["positions"], *m["ended"])
+    ]
+    assert len(changes) > 4_000
+    assert changes.count("undecided") <= 0.0005 * len(changes)

@@ -67,9 +67,9 @@ SPLIT_TERMS = 50
 MIN_EXPLAINED = 0.5
 MIN_SPLIT_MOVE = 1.3
 # What the few may show: the split factors issuers use, and the distribution ratios; a fit counts when chance would
-# give it at most MAX_CHANCE times (the ratios tried × the shares a fit allows ÷ the shares received), and the
-# received count is no round lot (round lots fit round ratios of round positions all the time), unless the two
-# securities are of one issuer.
+# give it at most MAX_CHANCE times (the ratios tried × the shares a fit allows ÷ the shares received), and neither
+# count is in round lots (round lots fit round ratios of round positions all the time), unless the two securities
+# are of one issuer.
 FEW_SPLITS = frozenset({Fraction(n) for n in (2, 3, 4, 5, 7, 8, 10, 20)} | {Fraction(3, 2)} | {Fraction(1, n) for n in (5, 10, 20)})  # fmt: skip
 # The few may show a split with a small trade beside it (Visa's 4:1 of 2015 beside a sale of 1.5 %): every earlier
 # holder still holds it, each within FEW_SPLIT_TRADE of the factor, the price net of it within ×/÷ FEW_SPLIT_MARKET.
@@ -80,7 +80,7 @@ FEW_SPLIT_TRADE = 0.02
 FEW_SPLIT_MARKET = 1.15  # MasterCard's 10:1 of 2014 moved ×0.89 net of the split
 FEW_DISTRIBUTIONS = frozenset(Fraction(n, d) for n, d in ((1, 20), (1, 10), (1, 5), (1, 4), (1, 3), (1, 2), (1, 1), (2, 1), (3, 1)))  # fmt: skip
 MAX_CHANCE = 0.05
-ROUND_LOT = 100
+ROUND_LOT = 10  # a count in lots of ten is a trader's choice (10,230 sold, 10,230 bought): no mark of a ratio
 
 Kin = Callable[[str, str], bool]  # whether two CUSIPs are securities of one issuer
 
