@@ -143,6 +143,19 @@ def test_a_restatement_in_a_later_set_replaces_and_new_holdings_add(tmp_path: Pa
     assert held(witnesses, period, "023135106") is None  # Amazon: in the original only, which was restated
 
 
+def test_a_restatement_made_after_the_as_of_date_is_left_out(tmp_path: Path):
+    written, q4 = berkshire_set()
+    written.write(tmp_path / "sec13f-datasets" / "2020q1_form13f.zip")
+    period = date(2019, 12, 31)
+    restated = HoldingRow(1, "APPLE INC", "COM", APPLE, 1, 10, "SH", None, "DFND", "", 10, 0, 0)
+    later = Set().filing("0000950123-20-009999", period, date(2020, 5, 15), (restated,), "RESTATEMENT", "1")
+    later.write(tmp_path / "sec13f-datasets" / "2020q2_form13f.zip")
+    result = read_witnesses(tmp_path, frozenset({APPLE}), None, DEFAULT_LIMITS, date(2020, 3, 31))
+    shares, value = long_equity(q4.rows, APPLE)
+    assert held(result.witnesses, period, APPLE) == (shares, value * 1000)
+    assert "filings made after the as-of date left out" in result.reports[0]  # and the real 2025 rows
+
+
 def test_values_of_filings_made_from_2023_01_03_are_dollars_and_options_and_prn_are_left_out(tmp_path: Path):
     period, filed = date(2024, 12, 31), date(2025, 2, 14)
     rows = (
