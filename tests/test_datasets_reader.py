@@ -9,8 +9,11 @@ from datetime import date
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
+from builder.cli import main
 from builder.records import HoldingRow
+from builder.release.build import DATASETS_CACHE
 from builder.sources.datasets import members
 from builder.sources.datasets.reader import read_witnesses
 from builder.sources.files import DEFAULT_LIMITS
@@ -259,3 +262,34 @@ def test_digits_of_other_scripts_are_bad_rows_not_a_failed_set(tmp_path: Path):
     result = read(tmp_path)
     assert result.problems == ()
     assert "2 bad rows skipped" in result.reports[0]
+
+
+def test_a_publish_with_a_cut_data_set_says_one_error_naming_it_and_promotes_nothing(tmp_path: Path):
+    root = tmp_path / "source"
+    shutil.copytree(fixture_source(), root)
+    hostile(root, "truncated")
+    result = CliRunner().invoke(main, ["publish", "--source", str(root), "--releases", str(tmp_path / "releases")])
+    assert result.exit_code == 1
+    errors = [line for line in result.output.splitlines() if line.startswith("Error: ")]
+    assert errors == [
+        "Error: sec13f-datasets/hostile.zip: is not a whole zip archive (a cut download, or not a zip at all): "
+        "File is not a zip file"
+    ]
+    assert not (tmp_path / "releases" / "current").exists()
+
+
+def test_a_publish_reads_the_data_sets_once_and_a_half_written_cache_entry_is_removed(tmp_path: Path):
+    root, releases = tmp_path / "source", tmp_path / "releases"
+    shutil.copytree(fixture_source(), root)
+    berkshire_set()[0].write(root / "sec13f-datasets" / "2020q1_form13f.zip")
+    first = CliRunner().invoke(main, ["publish", "--source", str(root), "--releases", str(releases)])
+    assert first.exit_code == 0, first.output
+    assert "0 from cache" in first.output
+    (entry,) = (releases / DATASETS_CACHE).glob("*/*/*.parquet")
+    left = entry.parent / ".entry-half"
+    left.write_bytes(b"PAR1")
+    with (root / "packs.toml").open("a") as config:  # another input, so the sources are read again
+        config.write("\n# read again\n")
+    second = CliRunner().invoke(main, ["publish", "--source", str(root), "--releases", str(releases)])
+    assert second.exit_code == 0, second.output
+    assert "1 from cache" in second.output and not left.exists()
