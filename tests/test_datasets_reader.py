@@ -293,3 +293,15 @@ def test_a_publish_reads_the_data_sets_once_and_a_half_written_cache_entry_is_re
     second = CliRunner().invoke(main, ["publish", "--source", str(root), "--releases", str(releases)])
     assert second.exit_code == 0, second.output
     assert "1 from cache" in second.output and not left.exists()
+
+
+def test_the_real_submission_and_coverpage_tables_read_whole(tmp_path: Path):
+    written = Set()
+    written.tables["SUBMISSION.tsv"] = (SETS / "SUBMISSION.tsv").read_text().splitlines()
+    written.tables["COVERPAGE.tsv"] = (SETS / "COVERPAGE.tsv").read_text().splitlines()
+    written.write(tmp_path / "sec13f-datasets" / "01mar2025-31may2025_form13f.zip", "01MAR2025-31MAY2025_form13f/")
+    result = read(tmp_path)
+    assert result.problems == () and "bad rows" not in result.reports[0]
+    # 10,765 submissions; the 13F holdings reports (not the notices) are the filers, by PERIODOFREPORT
+    assert result.witnesses.filers[date(2025, 3, 31)] > 7_000
+    assert sum(result.witnesses.filers.values()) < 10_765
