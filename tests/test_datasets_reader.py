@@ -305,3 +305,11 @@ def test_the_real_submission_and_coverpage_tables_read_whole(tmp_path: Path):
     # 10,765 submissions; the 13F holdings reports (not the notices) are the filers, by PERIODOFREPORT
     assert result.witnesses.filers[date(2025, 3, 31)] > 7_000
     assert sum(result.witnesses.filers.values()) < 10_765
+
+
+def test_a_small_table_stating_more_than_its_limit_is_refused_before_it_is_read(tmp_path: Path, monkeypatch):
+    monkeypatch.setattr(members, "TABLE_BYTES", 1000)
+    berkshire_set()[0].write(tmp_path / "sec13f-datasets" / "a.zip")
+    (problem,) = read(tmp_path).problems
+    assert problem.source == "sec13f-datasets/a.zip"
+    assert problem.message.startswith("SUBMISSION.tsv states ") and "over the" in problem.message
