@@ -19,8 +19,8 @@ from builder.sources.datasets.reader import read_witnesses
 from builder.sources.files import DEFAULT_LIMITS
 from builder.sources.sec13f.parsed import Envelope, parse_file
 from builder.sources.tree import fixture_source, read_sources
+from tests.conftest import REALDATA
 
-REALDATA = Path("/work/shared/realdata")
 SETS = REALDATA / "sec-datasets" / "01mar2025-31may2025_form13f"
 BERKSHIRE = REALDATA / "sec13f" / "berkshire_hathaway_0001067983"
 Q4_2019 = BERKSHIRE / "2019-12-31_0000950123-20-002466.txt"
@@ -33,7 +33,7 @@ INFOTABLE_COLUMNS = (
 )
 MONTHS = ["JAN", "FEB", "MAR", "APR", "MAY", "JUN", "JUL", "AUG", "SEP", "OCT", "NOV", "DEC"]
 
-pytestmark = pytest.mark.skipif(not BERKSHIRE.is_dir(), reason="the shared real data is not on this machine")
+pytestmark = pytest.mark.skipif(not BERKSHIRE.is_dir(), reason="../shared/realdata is not beside this checkout")
 
 
 def day(value: date) -> str:
