@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from bench import datasets_set
 from builder.cli import main
 from builder.records import HoldingRow
 from builder.release.build import DATASETS_CACHE
@@ -119,6 +120,20 @@ def test_a_cusips_shares_for_a_filer_are_its_filings_summed_rows_and_thousands_b
     assert result.witnesses.filers[date(2019, 12, 31)] == 1
     assert result.files[0].path == "sec13f-datasets/2020q1_form13f.zip"
     assert "read 1 data sets" in result.reports[0]
+
+
+def test_every_cusips_holders_are_its_own_with_many_securities_and_filers(tmp_path: Path):
+    q4, q1 = envelope(Q4_2019), envelope(Q1_2020)
+    period, other = date(2019, 12, 31), 1_000_001  # Berkshire's next book filed as another filer's, same quarter
+    written = Set().filing(q4.accession, period, q4.filed, q4.rows)
+    written.filing(q1.accession, period, q1.filed, q1.rows, cik=other)
+    written.write(tmp_path / "sec13f-datasets" / "a.zip")
+    cusips = {r.cusip for r in (*q4.rows, *q1.rows)}
+    witnesses = read(tmp_path, cusips).witnesses
+    for cusip in cusips:
+        for cik, rows in ((CIK, q4.rows), (other, q1.rows)):
+            shares, value = long_equity(rows, cusip)
+            assert held(witnesses, period, cusip, cik) == ((shares, value * 1000) if shares else None), cusip
 
 
 def test_rows_of_one_cusip_in_one_accession_are_summed_never_deduplicated(tmp_path: Path):
@@ -313,3 +328,26 @@ def test_a_small_table_stating_more_than_its_limit_is_refused_before_it_is_read(
     (problem,) = read(tmp_path).problems
     assert problem.source == "sec13f-datasets/a.zip"
     assert problem.message.startswith("SUBMISSION.tsv states ") and "over the" in problem.message
+
+
+def test_a_generated_set_of_many_blocks_gives_each_cusip_its_own_holders(tmp_path: Path):
+    zipped = tmp_path / "sec13f-datasets" / "01jun2025-31aug2025_form13f.zip"
+    zipped.parent.mkdir()
+    datasets_set.write_set(zipped, 150_000)
+    expected: dict[tuple[str, int], list[int]] = {}
+    with zipfile.ZipFile(zipped) as archive:
+        lines = archive.read(datasets_set.FOLDER + "INFOTABLE.tsv").decode().splitlines()[1:]
+    for line in lines:
+        fields = line.split("\t")
+        if fields[8] == "SH" and not fields[9]:
+            number = int(fields[0][4:10])  # datasets_set.accession(number): the filer's number
+            entry = expected.setdefault((fields[4], int(datasets_set.cik(number))), [0, 0])
+            entry[0] += int(fields[7])
+            entry[1] += int(fields[6])
+    witnesses = read(tmp_path, {cusip for cusip, _ in expected}).witnesses
+    found = {
+        (cusip, cik): [holders.shares[i], holders.values[i]]
+        for cusip, holders in witnesses.quarters[date(2025, 6, 30)].items()
+        for i, cik in enumerate(holders.ciks)
+    }
+    assert found == expected

@@ -99,6 +99,7 @@ def _scaled(holdings: pa.Table, book: list[tuple[SetFiling, int]]) -> pa.Table:
 def _runs(rows: pa.Table) -> Iterator[tuple[date, str, int, int]]:
     """(quarter end, CUSIP, first row, row after the last) of each run of `rows` sorted by them."""
     counts = rows.group_by(["period", "cusip"], use_threads=False).aggregate([("cik", "count")])
+    counts = counts.sort_by([("period", "ascending"), ("cusip", "ascending")])  # a group_by keeps no order
     start = 0
     for period, cusip, count in zip(*(counts[c].to_pylist() for c in ("period", "cusip", "cik_count")), strict=True):
         yield period, cusip, start, start + count
