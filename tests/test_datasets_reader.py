@@ -9,15 +9,19 @@ from datetime import date
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
+from bench import datasets_set
+from builder.cli import main
 from builder.records import HoldingRow
+from builder.release.build import DATASETS_CACHE
 from builder.sources.datasets import members
 from builder.sources.datasets.reader import read_witnesses
 from builder.sources.files import DEFAULT_LIMITS
 from builder.sources.sec13f.parsed import Envelope, parse_file
 from builder.sources.tree import fixture_source, read_sources
+from tests.conftest import REALDATA
 
-REALDATA = Path("/work/shared/realdata")
 SETS = REALDATA / "sec-datasets" / "01mar2025-31may2025_form13f"
 BERKSHIRE = REALDATA / "sec13f" / "berkshire_hathaway_0001067983"
 Q4_2019 = BERKSHIRE / "2019-12-31_0000950123-20-002466.txt"
@@ -30,7 +34,7 @@ INFOTABLE_COLUMNS = (
 )
 MONTHS = ["JAN", "FEB", "MAR", "APR", "MAY", "JUN", "JUL", "AUG", "SEP", "OCT", "NOV", "DEC"]
 
-pytestmark = pytest.mark.skipif(not BERKSHIRE.is_dir(), reason="the shared real data is not on this machine")
+pytestmark = pytest.mark.skipif(not BERKSHIRE.is_dir(), reason="../shared/realdata is not beside this checkout")
 
 
 def day(value: date) -> str:
@@ -118,6 +122,20 @@ def test_a_cusips_shares_for_a_filer_are_its_filings_summed_rows_and_thousands_b
     assert "read 1 data sets" in result.reports[0]
 
 
+def test_every_cusips_holders_are_its_own_with_many_securities_and_filers(tmp_path: Path):
+    q4, q1 = envelope(Q4_2019), envelope(Q1_2020)
+    period, other = date(2019, 12, 31), 1_000_001  # Berkshire's next book filed as another filer's, same quarter
+    written = Set().filing(q4.accession, period, q4.filed, q4.rows)
+    written.filing(q1.accession, period, q1.filed, q1.rows, cik=other)
+    written.write(tmp_path / "sec13f-datasets" / "a.zip")
+    cusips = {r.cusip for r in (*q4.rows, *q1.rows)}
+    witnesses = read(tmp_path, cusips).witnesses
+    for cusip in cusips:
+        for cik, rows in ((CIK, q4.rows), (other, q1.rows)):
+            shares, value = long_equity(rows, cusip)
+            assert held(witnesses, period, cusip, cik) == ((shares, value * 1000) if shares else None), cusip
+
+
 def test_rows_of_one_cusip_in_one_accession_are_summed_never_deduplicated(tmp_path: Path):
     q1 = envelope(Q1_2020)
     split = [r for r in q1.rows if r.cusip == APPLE]
@@ -141,6 +159,19 @@ def test_a_restatement_in_a_later_set_replaces_and_new_holdings_add(tmp_path: Pa
     assert held(witnesses, period, APPLE) == (10, 1_000)  # thousands by date: $100 a share
     assert held(witnesses, period, "00206R102") == (50, 2_000)
     assert held(witnesses, period, "023135106") is None  # Amazon: in the original only, which was restated
+
+
+def test_a_restatement_made_after_the_as_of_date_is_left_out(tmp_path: Path):
+    written, q4 = berkshire_set()
+    written.write(tmp_path / "sec13f-datasets" / "2020q1_form13f.zip")
+    period = date(2019, 12, 31)
+    restated = HoldingRow(1, "APPLE INC", "COM", APPLE, 1, 10, "SH", None, "DFND", "", 10, 0, 0)
+    later = Set().filing("0000950123-20-009999", period, date(2020, 5, 15), (restated,), "RESTATEMENT", "1")
+    later.write(tmp_path / "sec13f-datasets" / "2020q2_form13f.zip")
+    result = read_witnesses(tmp_path, frozenset({APPLE}), None, DEFAULT_LIMITS, date(2020, 3, 31))
+    shares, value = long_equity(q4.rows, APPLE)
+    assert held(result.witnesses, period, APPLE) == (shares, value * 1000)
+    assert "filings made after the as-of date left out" in result.reports[0]  # and the real 2025 rows
 
 
 def test_values_of_filings_made_from_2023_01_03_are_dollars_and_options_and_prn_are_left_out(tmp_path: Path):
@@ -246,3 +277,77 @@ def test_digits_of_other_scripts_are_bad_rows_not_a_failed_set(tmp_path: Path):
     result = read(tmp_path)
     assert result.problems == ()
     assert "2 bad rows skipped" in result.reports[0]
+
+
+def test_a_publish_with_a_cut_data_set_says_one_error_naming_it_and_promotes_nothing(tmp_path: Path):
+    root = tmp_path / "source"
+    shutil.copytree(fixture_source(), root)
+    hostile(root, "truncated")
+    result = CliRunner().invoke(main, ["publish", "--source", str(root), "--releases", str(tmp_path / "releases")])
+    assert result.exit_code == 1
+    errors = [line for line in result.output.splitlines() if line.startswith("Error: ")]
+    assert errors == [
+        "Error: sec13f-datasets/hostile.zip: is not a whole zip archive (a cut download, or not a zip at all): "
+        "File is not a zip file"
+    ]
+    assert not (tmp_path / "releases" / "current").exists()
+
+
+def test_a_publish_reads_the_data_sets_once_and_a_half_written_cache_entry_is_removed(tmp_path: Path):
+    root, releases = tmp_path / "source", tmp_path / "releases"
+    shutil.copytree(fixture_source(), root)
+    berkshire_set()[0].write(root / "sec13f-datasets" / "2020q1_form13f.zip")
+    first = CliRunner().invoke(main, ["publish", "--source", str(root), "--releases", str(releases)])
+    assert first.exit_code == 0, first.output
+    assert "0 from cache" in first.output
+    (entry,) = (releases / DATASETS_CACHE).glob("*/*/*.parquet")
+    left = entry.parent / ".entry-half"
+    left.write_bytes(b"PAR1")
+    with (root / "packs.toml").open("a") as config:  # another input, so the sources are read again
+        config.write("\n# read again\n")
+    second = CliRunner().invoke(main, ["publish", "--source", str(root), "--releases", str(releases)])
+    assert second.exit_code == 0, second.output
+    assert "1 from cache" in second.output and not left.exists()
+
+
+def test_the_real_submission_and_coverpage_tables_read_whole(tmp_path: Path):
+    written = Set()
+    written.tables["SUBMISSION.tsv"] = (SETS / "SUBMISSION.tsv").read_text().splitlines()
+    written.tables["COVERPAGE.tsv"] = (SETS / "COVERPAGE.tsv").read_text().splitlines()
+    written.write(tmp_path / "sec13f-datasets" / "01mar2025-31may2025_form13f.zip", "01MAR2025-31MAY2025_form13f/")
+    result = read(tmp_path)
+    assert result.problems == () and "bad rows" not in result.reports[0]
+    # 10,765 submissions; the 13F holdings reports (not the notices) are the filers, by PERIODOFREPORT
+    assert result.witnesses.filers[date(2025, 3, 31)] > 7_000
+    assert sum(result.witnesses.filers.values()) < 10_765
+
+
+def test_a_small_table_stating_more_than_its_limit_is_refused_before_it_is_read(tmp_path: Path, monkeypatch):
+    monkeypatch.setattr(members, "TABLE_BYTES", 1000)
+    berkshire_set()[0].write(tmp_path / "sec13f-datasets" / "a.zip")
+    (problem,) = read(tmp_path).problems
+    assert problem.source == "sec13f-datasets/a.zip"
+    assert problem.message.startswith("SUBMISSION.tsv states ") and "over the" in problem.message
+
+
+def test_a_generated_set_of_many_blocks_gives_each_cusip_its_own_holders(tmp_path: Path):
+    zipped = tmp_path / "sec13f-datasets" / "01jun2025-31aug2025_form13f.zip"
+    zipped.parent.mkdir()
+    datasets_set.write_set(zipped, 150_000)
+    expected: dict[tuple[str, int], list[int]] = {}
+    with zipfile.ZipFile(zipped) as archive:
+        lines = archive.read(datasets_set.FOLDER + "INFOTABLE.tsv").decode().splitlines()[1:]
+    for line in lines:
+        fields = line.split("\t")
+        if fields[8] == "SH" and not fields[9]:
+            number = int(fields[0][4:10])  # datasets_set.accession(number): the filer's number
+            entry = expected.setdefault((fields[4], int(datasets_set.cik(number))), [0, 0])
+            entry[0] += int(fields[7])
+            entry[1] += int(fields[6])
+    witnesses = read(tmp_path, {cusip for cusip, _ in expected}).witnesses
+    found = {
+        (cusip, cik): [holders.shares[i], holders.values[i]]
+        for cusip, holders in witnesses.quarters[date(2025, 6, 30)].items()
+        for i, cik in enumerate(holders.ciks)
+    }
+    assert found == expected

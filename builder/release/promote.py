@@ -18,7 +18,15 @@ import orjson
 
 from builder.errors import FixtureRefused, ReleaseError
 from builder.release.atomic import exclusive, settle
-from builder.release.build import DEFAULT_MAX_UNMAPPED, PARSE_CACHE, Progress, prepare_release, seconds, write_release
+from builder.release.build import (
+    DATASETS_CACHE,
+    DEFAULT_MAX_UNMAPPED,
+    PARSE_CACHE,
+    Progress,
+    prepare_release,
+    seconds,
+    write_release,
+)
 from builder.release.inputs import (
     SourceTree,
     inputs_digest,
@@ -49,7 +57,7 @@ def clean_staging(releases: Path) -> list[str]:
             shutil.rmtree(entry) if entry.is_dir() and not entry.is_symlink() else entry.unlink()
             removed.append(entry.name)
     removed += remove_temporaries(releases)
-    entries = remove_cache_temporaries(releases / PARSE_CACHE)
+    entries = sum(remove_cache_temporaries(releases / cache) for cache in (PARSE_CACHE, DATASETS_CACHE))
     return removed + ([f"{entries} half-written parse-cache entries"] if entries else [])
 
 

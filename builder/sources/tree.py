@@ -89,7 +89,8 @@ def read_sources(
     with collector_paused():
         filings = read_copycat_filings(root, config.copycat.managers, cache, config.limits)
     previews = read_previews(root, config.sections, config.limits.file)
-    datasets = _read_datasets(root, filings.filings, datasets_cache, config.limits)
+    latest = max((filing.filed for filing in filings.filings), default=None)
+    datasets = _read_datasets(root, filings.filings, datasets_cache, config.limits, as_of or config.as_of or latest)
     problems = (*security_problems, *action_problems, *filings.problems, *previews.problems, *datasets.problems)
     if problems:
         raise SourceError(problems)
@@ -127,14 +128,16 @@ def read_sources(
     return sources, reports
 
 
-def _read_datasets(root: Path, filings: tuple[Filing, ...], cache_dir: Path | None, limits: Limits) -> DatasetsRead:
-    """The Form 13F data sets' witnesses of every CUSIP in the pack's filings; pyarrow is imported only for a tree
-    that has them."""
+def _read_datasets(
+    root: Path, filings: tuple[Filing, ...], cache_dir: Path | None, limits: Limits, as_of: date | None
+) -> DatasetsRead:
+    """The Form 13F data sets' witnesses of every CUSIP in the pack's filings, point in time; pyarrow is imported
+    only for a tree that has them."""
     if not (root / DATASETS).is_dir():
         return DatasetsRead(None, (), (), ())
     from builder.sources.datasets.reader import read_witnesses
 
-    return read_witnesses(root, frozenset(row.cusip for f in filings for row in f.rows), cache_dir, limits)
+    return read_witnesses(root, frozenset(row.cusip for f in filings for row in f.rows), cache_dir, limits, as_of)
 
 
 @contextmanager

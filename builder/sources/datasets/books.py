@@ -41,14 +41,20 @@ class Books:
     quarters: dict[date, dict[str, Holders]]
     filers: dict[date, int]
     by_price: int  # filings whose unit the implied price decided against their filing date
+    later: int  # filings made after the as-of date, left out
 
 
-def books(extracts: Sequence[tuple[str, SetExtract]]) -> Books:
-    """The Holders of every CUSIP in the extracts' (already narrowed) holdings, by quarter end."""
+def books(extracts: Sequence[tuple[str, SetExtract]], as_of: date | None = None) -> Books:
+    """The Holders of every CUSIP in the extracts' (already narrowed) holdings, by quarter end, of the filings
+    made by `as_of` (point in time: a later filing is left out, as the pack's own)."""
     filings: dict[str, tuple[int, SetFiling, float | None]] = {}
+    later = set()
     for index, (_, extract) in enumerate(extracts):  # a re-uploaded set (`_2`) repeats accessions: the later wins
         for filing in extract.filings:
-            filings[filing.accession] = (index, filing, extract.medians.get(filing.key))
+            if as_of is not None and filing.filed > as_of:
+                later.add(filing.accession)
+            else:
+                filings[filing.accession] = (index, filing, extract.medians.get(filing.key))
     books: dict[int, list[tuple[SetFiling, int]]] = defaultdict(list)  # by the extract holding their rows
     by_price = 0
     for accession in _applied([filing for _, filing, _ in filings.values()]):
@@ -72,7 +78,7 @@ def books(extracts: Sequence[tuple[str, SetExtract]]) -> Books:
     filers = defaultdict(set)
     for filing in applied:
         filers[filing.period].add(filing.cik)
-    return Books(quarters, {period: len(ciks) for period, ciks in sorted(filers.items())}, by_price)
+    return Books(quarters, {period: len(ciks) for period, ciks in sorted(filers.items())}, by_price, len(later))
 
 
 def _scaled(holdings: pa.Table, book: list[tuple[SetFiling, int]]) -> pa.Table:

@@ -1,10 +1,11 @@
 """What one data-set zip yields, kept by the zip's sha256 so that a re-publish opens no zip again.
 
-An entry is a Parquet file `<root>/<reader digest>/<sha256>.parquet`: the summed long-equity rows of every
+An entry is a Parquet file `<root>/<reader digest>/<sha[:2]>/<sha256>.parquet`: the summed long-equity rows of every
 accession (sorted by CUSIP, so a read of a few CUSIPs skips most row groups) and, in its key-value metadata,
 the set's filings, their median prices and its row counts. The digest covers the reader's source files, so a
 changed reader never reads an old entry. Pages carry CRC checksums, verified on read; an entry that is
-unreadable or altered is a miss, and the zip is read again. Written beside its place, renamed when whole.
+unreadable or altered is a miss, and the zip is read again. Written beside its place, renamed when whole; the
+layout and the temporary prefix are the parse cache's, so one clean-up (`remove_temporaries`) serves both.
 """
 
 from __future__ import annotations
@@ -27,10 +28,10 @@ from builder.records import Amendment
 from builder.sources.datasets import filers, infotable, members
 from builder.sources.datasets.filers import SetFiling
 from builder.sources.sec13f import rules
+from builder.sources.sec13f.cache import TEMPORARY_PREFIX
 
 _READER_MODULES = (records, rules, filers, infotable, members)
 _READER_FILES = (*(Path(inspect.getfile(m)) for m in _READER_MODULES), Path(__file__))
-TEMPORARY_PREFIX = ".entry-"  # an entry being written, renamed into place when whole
 META_KEY = b"ras-dataset"
 BATCH_ROWS = 128 * 1024  # rows read from an entry at a time
 
@@ -56,7 +57,7 @@ def reader_digest() -> str:
 
 
 def entry_path(root: Path, sha256: str) -> Path:
-    return root / reader_digest() / f"{sha256}.parquet"
+    return root / reader_digest() / sha256[:2] / f"{sha256}.parquet"
 
 
 def read_entry(path: Path, cusips: frozenset[str]) -> SetExtract | None:

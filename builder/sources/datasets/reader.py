@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import hashlib
+from datetime import date
 from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from builder.records import SourceFile, SourceProblem, Witnesses
-from builder.sources.datasets.books import books
+from builder.sources.datasets.books import Books, books
 from builder.sources.datasets.cache import SetExtract, entry_path, read_entry, write_entry
 from builder.sources.datasets.filers import columns, read_filings
 from builder.sources.datasets.infotable import COLUMNS, aggregate_infotable
@@ -20,8 +21,11 @@ from builder.sources.files import DATASETS, Limit, Limits, hidden, relative
 HASH_CHUNK = 1024 * 1024
 
 
-def read_witnesses(root: Path, cusips: frozenset[str], cache_dir: Path | None, limits: Limits) -> DatasetsRead:
-    """Every filer's long-equity holding of `cusips` at each quarter end in the data sets under `root`."""
+def read_witnesses(
+    root: Path, cusips: frozenset[str], cache_dir: Path | None, limits: Limits, as_of: date | None = None
+) -> DatasetsRead:
+    """Every filer's long-equity holding of `cusips` at each quarter end in the data sets under `root`, from the
+    filings made by `as_of` (all when None)."""
     folder = root / DATASETS
     if not folder.is_dir():
         return DatasetsRead(None, (), (), ())
@@ -39,9 +43,9 @@ def read_witnesses(root: Path, cusips: frozenset[str], cache_dir: Path | None, l
         cached += hit
     if problems:
         return DatasetsRead(None, tuple(files), tuple(problems), ())
-    made = books(extracts)
+    made = books(extracts, as_of)
     witnesses = Witnesses("sec13f-datasets", tuple(s for s, _ in extracts), made.quarters, made.filers)
-    return DatasetsRead(witnesses, tuple(files), (), (_report(extracts, cached, witnesses, made.by_price),))
+    return DatasetsRead(witnesses, tuple(files), (), (_report(extracts, cached, witnesses, made),))
 
 
 def _extract(path: Path, sha256: str, cusips: frozenset[str], cache_dir: Path | None) -> tuple[SetExtract, bool]:
@@ -91,13 +95,18 @@ def _source_file(path: Path, source: str, limit: Limit) -> SourceFile:
     return SourceFile(source, digest.hexdigest(), size)
 
 
-def _report(extracts: list[tuple[str, SetExtract]], cached: int, witnesses: Witnesses, by_price: int) -> str:
+def _report(extracts: list[tuple[str, SetExtract]], cached: int, witnesses: Witnesses, made: Books) -> str:
     rows, bad = sum(e.rows for _, e in extracts), sum(e.bad for _, e in extracts)
     securities = len({cusip for held in witnesses.quarters.values() for cusip in held})
     filers = len({cik for held in witnesses.quarters.values() for h in held.values() for cik in h.ciks})
     return (
-        f"read {len(extracts)} data sets ({rows / 1e6:,.1f} million rows, {cached} from cache): {securities:,} "
+        f"read {len(extracts)} data sets ({_count(rows)} rows, {cached} from cache): {securities:,} "
         f"securities × {len(witnesses.quarters)} quarter ends, {filers:,} filers"
         + (f"; {bad:,} bad rows skipped" if bad else "")
-        + (f"; {by_price:,} filings in the other unit by implied price" if by_price else "")
+        + (f"; {made.by_price:,} filings in the other unit by implied price" if made.by_price else "")
+        + (f"; {made.later:,} filings made after the as-of date left out" if made.later else "")
     )
+
+
+def _count(rows: int) -> str:
+    return f"{rows / 1e6:,.1f} million" if rows >= 1_000_000 else f"{rows:,}"
