@@ -38,20 +38,22 @@ class Params:
     witnesses: int
     actions: str  # "none" or "all"
     seed: int = synthetic.SEED
+    universe: int = 0  # distinct securities; 0: sized for all filers as bench.synthetic sizes it
 
     def base(self) -> synthetic.Params:
         """The synthetic parameters every filer's trading is drawn with (the universe sized for all filers)."""
-        return synthetic.Params(self.managers + self.witnesses, self.quarters, self.positions, self.seed)
+        return synthetic.Params(self.managers + self.witnesses, self.quarters, self.positions, self.seed, self.universe)
 
     def command(self, out: Path) -> list[str]:
         sizes = [f"--managers={self.managers}", f"--quarters={self.quarters}", f"--positions={self.positions}"]
         more = [f"--witnesses={self.witnesses}", f"--actions={self.actions}", f"--seed={self.seed}"]
-        return [sys.executable, "-m", "bench.universe", *sizes, *more, "--out", str(out)]
+        return [sys.executable, "-m", "bench.universe", *sizes, *more, f"--universe={self.universe}", "--out", str(out)]
 
     def stamp(self) -> str:
         return (
             f"# synthetic universe: managers={self.managers} quarters={self.quarters} positions={self.positions} "
-            f"witnesses={self.witnesses} actions={self.actions} seed={self.seed} generator={GENERATOR}"
+            f"witnesses={self.witnesses} actions={self.actions} seed={self.seed} universe={self.universe} "
+            f"generator={GENERATOR}"
         )
 
 
@@ -159,12 +161,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--actions", choices=("none", "all"), default="none")
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("--seed", type=int, default=synthetic.SEED)
+    parser.add_argument("--universe", type=int, default=0, help="distinct securities (0: sized for all filers)")
     args = parser.parse_args(argv)
     if min(args.managers, args.quarters, args.positions) < 1 or args.witnesses < 0:
         parser.error("--managers, --quarters and --positions must be at least 1, --witnesses at least 0")
     if args.actions == "all" and args.quarters < 2:
         parser.error("--actions all needs at least 2 quarters (an event falls between two quarter ends)")
-    params = Params(args.managers, args.quarters, args.positions, args.witnesses, args.actions, args.seed)
+    params = Params(
+        args.managers, args.quarters, args.positions, args.witnesses, args.actions, args.seed, args.universe
+    )
     counts = write_universe(args.out, params)
     print(
         f"wrote {counts['filings']} pack filings, {counts['datasets']} data sets of {len(filer_numbers(params))} "

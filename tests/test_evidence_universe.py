@@ -95,7 +95,9 @@ def test_a_cash_acquisition_ends_every_holders_position_as_converted_not_sold(tr
 
 def test_with_no_corporate_action_the_holders_decide_none_and_leave_almost_nothing_undecided(tmp_path):
     root = tmp_path / "quiet"
-    universe.write_universe(root, universe.Params(managers=30, quarters=5, positions=40, witnesses=30, actions="none"))
+    # holders as dense as in the real sets: 120 filers over 200 securities (the SEC's: 8,000 over a few thousand)
+    params = universe.Params(managers=20, quarters=5, positions=40, witnesses=100, actions="none", universe=200)
+    universe.write_universe(root, params)
     data = published(root)
     assert [r for a in data.artifacts.values() for r in a["corporateActions"]] == []
     changes = [

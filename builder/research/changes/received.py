@@ -4,14 +4,27 @@ listed far beyond what was received (a stake held outside the 13F book, merged i
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Mapping
+from datetime import date
+from typing import Protocol
 
 from builder.records import ActionKind
-from builder.research.changes.carry import Carried
+from builder.research.changes.carry import Carried, Lot
 from builder.research.changes.paste import record_line, todo
 
-if TYPE_CHECKING:
-    from builder.research.changes.undecided import Side
+
+class Side(Protocol):
+    """One quarter end of one manager's book, as these rules read it (builder.research.changes.undecided.Side)."""
+
+    @property
+    def quarter(self) -> date: ...
+    @property
+    def lots(self) -> Mapping[str, Lot]: ...
+    @property
+    def key(self) -> Callable[[str], str]: ...
+    @property
+    def cik(self) -> str: ...
+
 
 # A position delivered by a merger, exchange or spin-off filed at more than this multiple of what the earlier book
 # gives (Berkshire's 192,666 Kraft shares became 325,634,818 Kraft Heinz: its private Heinz stake merged in) is no
