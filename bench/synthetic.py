@@ -299,11 +299,12 @@ def packs_toml(params: Params) -> bytes:
     return packs_text(params.managers, ("bench/synthetic.py", about, params.stamp()))
 
 
-def packs_text(managers: int, header: tuple[str, str, str]) -> bytes:
-    """packs.toml of `managers` synthetic managers, each marked fictional, under a comment: (generator, what, stamp)."""
+def packs_text(managers: int, header: tuple[str, str, str], versions: int | None = None) -> bytes:
+    """packs.toml of `managers` synthetic managers, each marked fictional, under a comment: (generator, what, stamp);
+    `versions` when not the default 8."""
     generator, about, stamp = header
     lines = [f"# SYNTHETIC benchmark data ({generator}): invented managers, securities and holdings.", about, stamp]
-    lines += ["", "[copycat]"]
+    lines += ["", "[copycat]", *([f"versions = {versions}"] if versions is not None else [])]
     for number in range(1, managers + 1):
         lines += [
             "",

@@ -120,7 +120,8 @@ def write_universe(out: Path, params: Params) -> dict[str, int]:
     (out / "events.csv").write_bytes(events_csv(planned))
     (out / "events_holders.csv").write_bytes(holders_csv(planned))
     about = "# Not the fixture and not investment data; witnesses and events in sec13f-datasets/, events.csv."
-    packs = synthetic.packs_text(params.managers, ("bench/universe.py", about, params.stamp()))
+    header = ("bench/universe.py", about, params.stamp())
+    packs = synthetic.packs_text(params.managers, header, min(params.quarters, 8) if params.quarters < 8 else None)
     (out / "packs.toml").write_bytes(packs)  # last: a tree with packs.toml is complete
     return counts
 

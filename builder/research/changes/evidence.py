@@ -38,9 +38,12 @@ from builder.research.changes.witnessed import NO_EVIDENCE, Books, Citing, Evide
 # Holders at the earlier quarter end that decide by majority: with fewer, one filer's trading could pass for an
 # event, so the few decide only exactly (see _Proof).
 MIN_WITNESSES = 3
-# A cash acquisition is decided from absence alone: it needs more holders, since a few holders of a small security
-# may all sell in one quarter (each sells a given position with about a one-in-ten chance a quarter).
+# A cash acquisition is decided from absence alone, so chance must not explain the absence: holders leave positions
+# every quarter (about one in ten), and of a thousand small securities a few lose most of their holders at once. The
+# holders that left must be at least MIN_ABSENT, and as many leaving by chance, at the quarter's own rate of
+# leaving, must be rarer than MAX_ABSENT_CHANCE spread over every security weighed.
 MIN_ABSENT = 5
+MAX_ABSENT_CHANCE = 0.01
 # At most this share of the earlier holders still file the security: it left every book (a few filers report a
 # security for a quarter after it was acquired).
 VANISHED = 0.2
@@ -146,7 +149,7 @@ def decide(witnesses: Witnesses, earlier: date, later: date, kin: Kin = same_iss
     targets = {leg.new_cusip for found in merged.values() for leg in found}
     for cusip, held, kept, _ in vanished:
         found = merged[cusip]
-        if not found and len(held) >= MIN_ABSENT and not _moved(held, gains[cusip], targets, books):
+        if not found and not _moved(held, gains[cusip], targets, books) and _absent(held, kept, books, len(before)):
             found = [_acquired(cusip, held, kept, citing)]
         legs += found
         settled.update((cusip, *(leg.new_cusip for leg in found)) if found else ())
@@ -302,6 +305,31 @@ def _moved(held: Holders, gains: dict[str, Pairs], targets: set[str], books: Boo
         for other, pairs in gains.items()
         if other not in targets
     )
+
+
+def _absent(held: Holders, kept: Holders | None, books: Books, weighed: int) -> bool:
+    """Whether so many holders left a security that chance, at the quarter's rate of leaving a position, would
+    rarely do it: the binomial tail of that many leaving, below MAX_ABSENT_CHANCE ÷ the securities weighed."""
+    left = len(held) - len(kept or ())
+    if left < MIN_ABSENT:
+        return False
+    rate = books.leaving()
+    if rate <= 0:
+        return True
+    if rate >= 1:
+        return False
+    n = len(held)
+    tail = sum(
+        math.exp(
+            math.lgamma(n + 1)
+            - math.lgamma(i + 1)
+            - math.lgamma(n - i + 1)
+            + i * math.log(rate)
+            + (n - i) * math.log1p(-rate)
+        )
+        for i in range(left, n + 1)
+    )
+    return tail <= MAX_ABSENT_CHANCE / max(weighed, 1)
 
 
 def _acquired(cusip: str, held: Holders, kept: Holders | None, citing: Citing) -> CorporateAction:

@@ -54,6 +54,7 @@ class Books:
     def __init__(self, before: Mapping[str, Holders], after: Mapping[str, Holders]) -> None:
         self.sides = (before, after)
         self._books: list[dict[int, dict[str, int]] | None] = [None, None]
+        self._leaving: float | None = None
 
     def of(self, side: int) -> dict[int, dict[str, int]]:
         books = self._books[side]
@@ -64,6 +65,15 @@ class Books:
                     books.setdefault(cik, {})[cusip] = shares
             self._books[side] = books
         return books
+
+    def leaving(self) -> float:
+        """The share of the earlier positions (a filer's holding of a security) gone at the later end."""
+        if self._leaving is None:
+            before, after = self.of(0), self.of(1)
+            held = sum(len(book) for book in before.values())
+            gone = sum(len(book.keys() - after.get(cik, {}).keys()) for cik, book in before.items())
+            self._leaving = gone / held if held else 0.0
+        return self._leaving
 
     def gains(self, cusip: str, held: Holders) -> dict[str, list[tuple[int, int]]]:
         """Other CUSIP → (shares of `cusip` before, shares of the other gained) of each holder that gained it."""
