@@ -69,6 +69,7 @@ WITH_RECORDS = [
 # RECORDS effective between the quarter ends. (A new CUSIP that securities.csv already keys as the same position,
 # Media General's of 2014 and Liberty Latin America's of 2018, needs no record: its holding is one position.)
 DERIVED = [
+    ("2013-09-30", "split", "23918K108", "", "2:1"),  # DaVita 2-for-1 (and 1,499,018 bought beside it)
     ("2013-12-31", "exchange", "939640108", "384637104", "1:1"),  # Washington Post renamed Graham Holdings
     ("2014-03-31", "split", "57636Q104", "", "10:1"),  # MasterCard
     ("2014-03-31", "spin-off", "G5480U104", "G5480U120", "1:1"),  # Liberty Global's Class C share dividend
@@ -84,8 +85,7 @@ DERIVED = [
 # What is left undecided, with the public record's explanation among the candidates: (quarter, ticker, held, a
 # fragment of the true explanation's candidate record or text).
 TRUE_CANDIDATES = [
-    ("2013-09-30", "DVA", True, ",split,23918K108,,2:1,"),  # a 2:1 split and 5 % bought: one book cannot be sure
-    ("2020-09-30", "AAPL", True, ",split,037833100,,4:1,"),  # a 4:1 split and 3.7 % sold: nor here
+    ("2020-09-30", "AAPL", True, ",split,037833100,,4:1,"),  # 4:1 and 3.7 % sold, or 3:1 and a third bought
     ("2015-09-30", "DTV", False, ",merger,25490A309,00206R102,1.892:1,"),
     ("2015-09-30", "T", True, ",merger,25490A309,00206R102,1.892:1,"),
     ("2015-09-30", "KRFT", False, "KRFT (KRAFT FOODS GROUP INC, 192,666 shares, $16,404,000) ended and KHC"),
@@ -114,7 +114,6 @@ MISSED = {("2016-06-30", "LILA"), ("2016-06-30", "LILAK")}
 # action or a confidential omission really lies behind it, False when it was a plain trade (none of these a trade the
 # filings alone make certain: each borders a filing that omits positions, or a price pinned as a deal's would be).
 FLAGGED = {
-    ("2013-09-30", "DVA"): True,  # DaVita 2-for-1 split, 2013-09-06
     ("2020-09-30", "AAPL"): True,  # Apple 4-for-1
     ("2013-09-30", "XOM"): True,  # Exxon bought in 2013-Q2 under confidential treatment
     ("2014-09-30", "DE"): True,
@@ -141,10 +140,10 @@ FLAGGED = {
     ("2019-09-30", "RHT"): True,  # acquired by IBM for cash
     ("2020-09-30", "COST"): False,  # sold, in the quarter whose filing omits positions
 }
-PRECISION = (21, 26)  # undecided changes that are true corporate actions or omissions / undecided changes
+PRECISION = (20, 25)  # undecided changes that are true corporate actions or omissions / undecided changes
 BEFORE = 40  # undecided changes of the series when only the single-book rules spoke (the 2026-11-25 release)
 BY_RULE = {
-    "split": (2, 2),
+    "split": (1, 1),
     "same-issuer": (8, 8),
     "same-value": (2, 2),
     "distribution": (2, 2),

@@ -74,12 +74,13 @@ MIN_SPLIT_MOVE = 1.3
 # count is in round lots (round lots fit round ratios of round positions all the time), unless the two securities
 # are of one issuer.
 FEW_SPLITS = frozenset({Fraction(n) for n in (2, 3, 4, 5, 7, 8, 10, 20)} | {Fraction(3, 2)} | {Fraction(1, n) for n in (5, 10, 20)})  # fmt: skip
-# The few may show a split with a small trade beside it (Visa's 4:1 of 2015 beside a sale of 1.5 %): every earlier
-# holder still holds it, each within FEW_SPLIT_TRADE of the factor, the price net of it within ×/÷ FEW_SPLIT_MARKET.
-# Wider, one book is fooled (300 shares become 1,400 as a 5:1 split with a small sale, or as a 7:1 split with a third
-# sold in a rally), so Apple's 4:1 of 2020 beside a sale of 3.7 % stays open. Reverse splits of 1:2 and 1:3 are left
-# out: a holder that sold half or two thirds while the price doubled reads as one.
-FEW_SPLIT_TRADE = 0.02
+# The few may show a split with a trade beside it (DaVita's 2:1 of 2013 beside a purchase of 5 %): the price moved
+# by the inverse of one factor only, within ×/÷ FEW_SPLIT_MARKET, every earlier holder still holds it, each within
+# FEW_SPLIT_TRADE of that factor. Wider, one book is fooled (Apple's 4:1 of 2020 in a 27 % rally: a 3:1 split
+# with a third bought fits as well; 300 shares become 1,400 as a 5:1 split with a small sale, or a 7:1 split with a
+# third sold in a rally). Reverse splits of 1:2 and 1:3 are left out: a holder that sold half or two thirds while
+# the price doubled reads as one.
+FEW_SPLIT_TRADE = 0.06
 FEW_SPLIT_MARKET = 1.15  # MasterCard's 10:1 of 2014 moved ×0.89 net of the split
 FEW_DISTRIBUTIONS = frozenset(Fraction(n, d) for n, d in ((1, 20), (1, 10), (1, 5), (1, 4), (1, 3), (1, 2), (1, 1), (2, 1), (3, 1)))  # fmt: skip
 MAX_CHANCE = 0.05
@@ -208,14 +209,14 @@ def _split_by_majority(pairs: Pairs, proof: _Proof) -> tuple[Fraction, int, tupl
 
 
 def _few_split(pairs: Pairs, price_move: float) -> tuple[Fraction, int, tuple[float, float]] | None:
-    """A split factor issuers use that every holder's shares moved by, within a trade of FEW_SPLIT_TRADE beside it,
-    while the price moved by its inverse within FEW_SPLIT_MARKET."""
+    """The one split factor issuers use that the price moved by the inverse of, within FEW_SPLIT_MARKET, when every
+    holder's shares moved by it within a trade of FEW_SPLIT_TRADE beside it; None when no factor or two fit the
+    price (one book cannot choose between them)."""
     moves = [after / before for before, after in pairs]
-    for factor in sorted(FEW_SPLITS) if moves else ():
-        near = all(abs(move / float(factor) - 1) <= FEW_SPLIT_TRADE for move in moves)
-        if near and price_move > 0 and 1 / FEW_SPLIT_MARKET <= price_move * float(factor) <= FEW_SPLIT_MARKET:
-            return factor, len(pairs), (min(moves), max(moves))
-    return None
+    priced = [f for f in sorted(FEW_SPLITS) if 1 / FEW_SPLIT_MARKET <= price_move * float(f) <= FEW_SPLIT_MARKET]
+    if not moves or len(priced) != 1 or any(abs(move / float(priced[0]) - 1) > FEW_SPLIT_TRADE for move in moves):
+        return None
+    return priced[0], len(pairs), (min(moves), max(moves))
 
 
 def _successors(
