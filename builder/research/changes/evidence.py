@@ -125,51 +125,78 @@ def decide(witnesses: Witnesses, earlier: date, later: date, kin: Kin = same_iss
     before, after = witnesses.quarters.get(earlier), witnesses.quarters.get(later)
     if not before or not after:
         return NO_EVIDENCE
-    books, citing = Books(before, after), Citing(witnesses, earlier, later)
-    proofs = (_Proof(False, kin), _Proof(True, kin))
-    legs: list[CorporateAction] = []
-    settled: set[str] = set()
-    born: set[str] = set()
-    vanished: list[tuple[str, Holders, Holders | None, _Proof]] = []
-    for cusip, held in before.items():
-        proof = proofs[len(held) < MIN_WITNESSES]
-        kept = after.get(cusip)
-        share = len(kept) / len(held) if kept is not None else 0.0
-        if share >= CONTINUED and kept is not None:
-            split = _split(cusip, held, kept, citing, proof)
-            legs += [split] if split else []
-            settled.update((cusip,) if split or not proof.few else ())
-        elif share <= VANISHED:
-            vanished.append((cusip, held, kept, proof))
-    gains = {cusip: books.gains(cusip, held) for cusip, held, _, _ in vanished}
-    merged = _unambiguous(
-        {cusip: _successors(cusip, held, gains[cusip], books, citing, p) for cusip, held, _, p in vanished},
-        books,
-        proofs,
-    )
-    targets = {leg.new_cusip for found in merged.values() for leg in found}
-    for cusip, held, kept, _ in vanished:
-        found = merged[cusip]
-        if not found and not _moved(held, gains[cusip], targets, books) and _absent(held, kept, books, len(before)):
-            found = [_acquired(cusip, held, kept, citing)]
-        legs += found
-        settled.update((cusip, *(leg.new_cusip for leg in found)) if found else ())
-    targets = {leg.new_cusip for leg in legs}
-    for cusip, held in after.items():
-        prior = before.get(cusip)
-        if cusip in settled or cusip in targets or (prior is not None and len(prior) > NEWBORN * len(held)):
-            continue  # decided above, or held before by some: not new
-        proof = proofs[len(held) < MIN_WITNESSES]
-        spun = _spun_off(cusip, held, books, settled, citing, proof)
-        legs += spun
-        settled.update((cusip,) if spun or not proof.few else ())  # a spin-off's child, or a new listing bought
-        born.update((cusip,) if not proof.few else ())
-    decided = {leg.cusip for leg in legs} | {leg.new_cusip for leg in legs}
-    grown = {c: g for c, held in after.items() if c not in decided and (g := _grown(before.get(c), held))}
-    parents = settled - set(grown)  # a class that grew by its own distribution is no parent of another's
-    for cusip, gained in grown.items():
-        legs += _spun_off(cusip, gained, books, parents, citing, proofs[0], new=False)
-    return Evidence(tuple(legs), frozenset(settled), frozenset(born | targets - set(before)))
+    passes = _Passes(Books(before, after), Citing(witnesses, earlier, later), (_Proof(False, kin), _Proof(True, kin)))
+    passes.vanished(passes.continued())
+    passes.newborn()
+    passes.distributed()
+    return Evidence(tuple(passes.legs), frozenset(passes.settled), frozenset(passes.born))
+
+
+class _Passes:
+    """What the holders of every security show between two quarter ends, gathered in four passes."""
+
+    def __init__(self, books: Books, citing: Citing, proofs: tuple[_Proof, _Proof]) -> None:
+        self.books, self.citing, self.proofs = books, citing, proofs
+        self.before, self.after = books.sides
+        self.legs: list[CorporateAction] = []
+        self.settled: set[str] = set()  # securities whose fate the holders decide: an event, or none
+        self.born: set[str] = set()  # securities new in the quarter
+
+    def proof(self, holders: Holders) -> _Proof:
+        return self.proofs[len(holders) < MIN_WITNESSES]
+
+    def continued(self) -> list[tuple[str, Holders, Holders | None]]:
+        """Splits of the securities most holders kept (settling them); the vanished ones, for the next pass."""
+        vanished = []
+        for cusip, held in self.before.items():
+            kept = self.after.get(cusip)
+            share = len(kept) / len(held) if kept is not None else 0.0
+            if share >= CONTINUED and kept is not None:
+                split = _split(cusip, held, kept, self.citing, self.proof(held))
+                self.legs += [split] if split else []
+                self.settled.update((cusip,) if split or not self.proof(held).few else ())
+            elif share <= VANISHED:
+                vanished.append((cusip, held, kept))
+        return vanished
+
+    def vanished(self, vanished: list[tuple[str, Holders, Holders | None]]) -> None:
+        """What the vanished securities became: other securities at one ratio each, else cash if chance cannot
+        explain the holders' leaving."""
+        gains = {cusip: self.books.gains(cusip, held) for cusip, held, _ in vanished}
+        merged = {
+            cusip: _successors(cusip, held, gains[cusip], self.books, self.citing, self.proof(held))
+            for cusip, held, _ in vanished
+        }
+        merged = _unambiguous(merged, self.books, self.proofs)
+        targets = {leg.new_cusip for found in merged.values() for leg in found}
+        for cusip, held, kept in vanished:
+            found = merged[cusip]
+            if not found and not _moved(held, gains[cusip], targets, self.books):
+                found = [_acquired(cusip, held, kept, self.citing)] if _absent(held, kept, self.books) else []
+            self.legs += found
+            self.settled.update((cusip, *(leg.new_cusip for leg in found)) if found else ())
+        self.born.update(targets - set(self.before))
+
+    def newborn(self) -> None:
+        """The securities born in the quarter: spin-offs of a security their holders kept, or new listings."""
+        targets = {leg.new_cusip for leg in self.legs}
+        for cusip, held in self.after.items():
+            prior = self.before.get(cusip)
+            if cusip in self.settled or cusip in targets or (prior is not None and len(prior) > NEWBORN * len(held)):
+                continue  # decided above, or held before by some: not new
+            proof = self.proof(held)
+            spun = _spun_off(cusip, held, self.books, self.settled, self.citing, proof)
+            self.legs += spun
+            self.settled.update((cusip,) if spun or not proof.few else ())  # a child, or a new listing bought
+            self.born.update((cusip,) if not proof.few else ())
+
+    def distributed(self) -> None:
+        """Distributions into a class the holders already held (Liberty Global's second LiLAC of 2016)."""
+        decided = {leg.cusip for leg in self.legs} | {leg.new_cusip for leg in self.legs}
+        grown = {c: g for c, held in self.after.items() if c not in decided and (g := _grown(self.before.get(c), held))}
+        parents = self.settled - set(grown)  # a class that grew by its own distribution is no parent of another's
+        for cusip, gained in grown.items():
+            self.legs += _spun_off(cusip, gained, self.books, parents, self.citing, self.proofs[0], new=False)
 
 
 def _split(cusip: str, held: Holders, kept: Holders, citing: Citing, proof: _Proof) -> CorporateAction | None:
@@ -308,7 +335,7 @@ def _moved(held: Holders, gains: dict[str, Pairs], targets: set[str], books: Boo
     )
 
 
-def _absent(held: Holders, kept: Holders | None, books: Books, weighed: int) -> bool:
+def _absent(held: Holders, kept: Holders | None, books: Books) -> bool:
     """Whether so many holders left a security that chance, at the quarter's rate of leaving a position, would
     rarely do it: the binomial tail of that many leaving, below MAX_ABSENT_CHANCE ÷ the securities weighed."""
     left = len(held) - len(kept or ())
@@ -330,7 +357,7 @@ def _absent(held: Holders, kept: Holders | None, books: Books, weighed: int) -> 
         )
         for i in range(left, n + 1)
     )
-    return tail <= MAX_ABSENT_CHANCE / max(weighed, 1)
+    return tail <= MAX_ABSENT_CHANCE / max(len(books.sides[0]), 1)  # spread over every security weighed
 
 
 def _acquired(cusip: str, held: Holders, kept: Holders | None, citing: Citing) -> CorporateAction:
