@@ -1,4 +1,4 @@
-"""Corporate actions decided by the evidence of a security's holders (builder.research.changes.evidence); pure.
+"""Corporate actions decided by the evidence of a security's holders (builder.research.evidence.decide); pure.
 
 Each case is a small universe of invented filers (CIKs 1…n) around real CUSIPs: every holder's shares move as the
 event says, rounded down per holder as brokers pay cash in lieu of fractions, and some holders trade beside it.
@@ -10,8 +10,8 @@ from datetime import date
 from fractions import Fraction
 
 from builder.records import ActionKind, Witnesses
-from builder.research.changes.evidence import decide
-from builder.research.changes.witnessed import holders_of
+from builder.research.evidence.decide import decide
+from builder.research.evidence.witnessed import holders_of
 
 EARLIER, LATER = date(2020, 6, 30), date(2020, 9, 30)
 AAPL, DTV, T, KRFT, KHC = "037833100", "25490A309", "00206R102", "50076Q106", "500754106"

@@ -11,10 +11,9 @@ from builder.research.caveats import ManagerQuarter, version_warnings
 from builder.research.changes import BOUGHT, CHANGE_KINDS, SOLD, Changes, book_changes  # noqa: F401 (re-exported)
 from builder.research.changes.actions import action_records
 from builder.research.changes.carry import Lot, legs_between
-from builder.research.changes.evidence import decide
 from builder.research.changes.undecided import Side
-from builder.research.changes.witnessed import Evidence, pack_witnesses
 from builder.research.coverage import quarter_coverage
+from builder.research.evidence import Evidence, decide, pack_witnesses
 from builder.research.holdings import Holding, QuarterBook, QuarterBooks
 from builder.research.quarters import filing_deadline, previous_quarter
 from builder.research.versions import PACK_ID

@@ -1,16 +1,7 @@
-"""What happened to a security between two quarter ends, decided by what its holders filed; pure.
+"""The events the holders of one security can show between two quarter ends, each a rule of its own; pure.
 
-One book cannot tell a sale from an acquisition, or a new position from a merger into it; every holder of the
-security can. A security that most of its holders still file after the quarter was not acquired; one that leaves
-every book at once was, for the securities its holders gained at one ratio (a merger, an exchange, a CUSIP change)
-or for cash when they gained none; a security whose holders' shares all moved by one simple ratio while its price
-moved the other way was split; a new security that the holders of another received at one ratio, keeping the
-other, was spun off. Each decision is a corporate-action leg like a hand record's (with its `evidence`), dated at
-the later quarter end and citing how many holders, how their ratios spread, which quarter ends.
-
-Many holders outvote chance. A security with fewer holders than MIN_WITNESSES is decided only exactly: every holder
-fits one ratio an issuer would use, to the share, where chance would rarely give that fit; else it stays open for
-the single-book rules (builder.research.changes.undecided), which can only flag it.
+builder.research.evidence.decide runs them over every security; each returns the corporate-action legs its holders
+decide (with their evidence), or none. The thresholds say how much the holders must show, and why.
 """
 
 from __future__ import annotations
@@ -18,13 +9,12 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import date
 from decimal import Decimal
 from fractions import Fraction
 
-from builder.records import ActionKind, CorporateAction, Holders, Witnesses
-from builder.research.changes import ratios
-from builder.research.changes.ratios import (
+from builder.records import ActionKind, CorporateAction, Holders
+from builder.research.evidence import ratios
+from builder.research.evidence.ratios import (
     EXACT_TOLERANCE,
     RATIO_DECIMALS,
     RATIO_TOLERANCE,
@@ -33,10 +23,10 @@ from builder.research.changes.ratios import (
     allowance,
     ratio_text,
 )
-from builder.research.changes.witnessed import NO_EVIDENCE, Books, Citing, Evidence, Found, holders_of
+from builder.research.evidence.witnessed import Books, Citing, Found, holders_of
 
 # Holders at the earlier quarter end that decide by majority: with fewer, one filer's trading could pass for an
-# event, so the few decide only exactly (see _Proof).
+# event, so the few decide only exactly (see Proof).
 MIN_WITNESSES = 3
 # A cash acquisition is decided from absence alone, so chance must not explain the absence: holders leave positions
 # every quarter (about one in ten), and of a thousand small securities a few lose most of their holders at once. The
@@ -95,7 +85,7 @@ def same_issuer_code(a: str, b: str) -> bool:
 
 
 @dataclass(frozen=True, slots=True)
-class _Proof:
+class Proof:
     """How much the holders of one security must show: many outvote chance; the few must fit exactly, unlikely by
     chance."""
 
@@ -120,86 +110,7 @@ class _Proof:
         return before % ROUND_LOT != 0 and received % ROUND_LOT != 0 and tried * slots / received <= MAX_CHANCE
 
 
-def decide(witnesses: Witnesses, earlier: date, later: date, kin: Kin = same_issuer_code) -> Evidence:
-    """The events the holders of each security show between `earlier` and `later`, and what they settle."""
-    before, after = witnesses.quarters.get(earlier), witnesses.quarters.get(later)
-    if not before or not after:
-        return NO_EVIDENCE
-    passes = _Passes(Books(before, after), Citing(witnesses, earlier, later), (_Proof(False, kin), _Proof(True, kin)))
-    passes.vanished(passes.continued())
-    passes.newborn()
-    passes.distributed()
-    return Evidence(tuple(passes.legs), frozenset(passes.settled), frozenset(passes.born))
-
-
-class _Passes:
-    """What the holders of every security show between two quarter ends, gathered in four passes."""
-
-    def __init__(self, books: Books, citing: Citing, proofs: tuple[_Proof, _Proof]) -> None:
-        self.books, self.citing, self.proofs = books, citing, proofs
-        self.before, self.after = books.sides
-        self.legs: list[CorporateAction] = []
-        self.settled: set[str] = set()  # securities whose fate the holders decide: an event, or none
-        self.born: set[str] = set()  # securities new in the quarter
-
-    def proof(self, holders: Holders) -> _Proof:
-        return self.proofs[len(holders) < MIN_WITNESSES]
-
-    def continued(self) -> list[tuple[str, Holders, Holders | None]]:
-        """Splits of the securities most holders kept (settling them); the vanished ones, for the next pass."""
-        vanished = []
-        for cusip, held in self.before.items():
-            kept = self.after.get(cusip)
-            share = len(kept) / len(held) if kept is not None else 0.0
-            if share >= CONTINUED and kept is not None:
-                split = _split(cusip, held, kept, self.citing, self.proof(held))
-                self.legs += [split] if split else []
-                self.settled.update((cusip,) if split or not self.proof(held).few else ())
-            elif share <= VANISHED:
-                vanished.append((cusip, held, kept))
-        return vanished
-
-    def vanished(self, vanished: list[tuple[str, Holders, Holders | None]]) -> None:
-        """What the vanished securities became: other securities at one ratio each, else cash if chance cannot
-        explain the holders' leaving."""
-        gains = {cusip: self.books.gains(cusip, held) for cusip, held, _ in vanished}
-        merged = {
-            cusip: _successors(cusip, held, gains[cusip], self.books, self.citing, self.proof(held))
-            for cusip, held, _ in vanished
-        }
-        merged = _unambiguous(merged, self.books, self.proofs)
-        targets = {leg.new_cusip for found in merged.values() for leg in found}
-        for cusip, held, kept in vanished:
-            found = merged[cusip]
-            if not found and not _moved(held, gains[cusip], targets, self.books):
-                found = [_acquired(cusip, held, kept, self.citing)] if _absent(held, kept, self.books) else []
-            self.legs += found
-            self.settled.update((cusip, *(leg.new_cusip for leg in found)) if found else ())
-        self.born.update(targets - set(self.before))
-
-    def newborn(self) -> None:
-        """The securities born in the quarter: spin-offs of a security their holders kept, or new listings."""
-        targets = {leg.new_cusip for leg in self.legs}
-        for cusip, held in self.after.items():
-            prior = self.before.get(cusip)
-            if cusip in self.settled or cusip in targets or (prior is not None and len(prior) > NEWBORN * len(held)):
-                continue  # decided above, or held before by some: not new
-            proof = self.proof(held)
-            spun = _spun_off(cusip, held, self.books, self.settled, self.citing, proof)
-            self.legs += spun
-            self.settled.update((cusip,) if spun or not proof.few else ())  # a child, or a new listing bought
-            self.born.update((cusip,) if not proof.few else ())
-
-    def distributed(self) -> None:
-        """Distributions into a class the holders already held (Liberty Global's second LiLAC of 2016)."""
-        decided = {leg.cusip for leg in self.legs} | {leg.new_cusip for leg in self.legs}
-        grown = {c: g for c, held in self.after.items() if c not in decided and (g := _grown(self.before.get(c), held))}
-        parents = self.settled - set(grown)  # a class that grew by its own distribution is no parent of another's
-        for cusip, gained in grown.items():
-            self.legs += _spun_off(cusip, gained, self.books, parents, self.citing, self.proofs[0], new=False)
-
-
-def _split(cusip: str, held: Holders, kept: Holders, citing: Citing, proof: _Proof) -> CorporateAction | None:
+def split(cusip: str, held: Holders, kept: Holders, citing: Citing, proof: Proof) -> CorporateAction | None:
     """The holders who kept the security hold one simple multiple of their shares, and its price moved the other
     way: a split (or a reverse split)."""
     if 1 / MIN_SPLIT_MOVE < ratios.total(kept) / max(ratios.total(held), 1) < MIN_SPLIT_MOVE:
@@ -209,7 +120,7 @@ def _split(cusip: str, held: Holders, kept: Holders, citing: Citing, proof: _Pro
     price_move = ratios.price(kept) / ratios.price(held) if ratios.price(held) else 0.0
     if proof.few and len(pairs) < len(held):
         return None  # one of the few sold out: the rest cannot speak for a split alone
-    fit = _few_split(pairs, price_move) if proof.few else _split_by_majority(pairs, proof)
+    fit = _fewsplit(pairs, price_move) if proof.few else _split_by_majority(pairs, proof)
     if fit is None or price_move <= 0:
         return None
     factor, agreeing, spread = fit
@@ -224,7 +135,7 @@ def _split(cusip: str, held: Holders, kept: Holders, citing: Citing, proof: _Pro
     return citing.leg(ActionKind.SPLIT, cusip, "", factor, Found(len(held), agreeing, spread, what))
 
 
-def _split_by_majority(pairs: Pairs, proof: _Proof) -> tuple[Fraction, int, tuple[float, float]] | None:
+def _split_by_majority(pairs: Pairs, proof: Proof) -> tuple[Fraction, int, tuple[float, float]] | None:
     """The simple ratio most of the holders' shares moved by, exactly."""
     fit = ratios.common_ratio(pairs, proof.tolerance)
     if fit is None:
@@ -235,7 +146,7 @@ def _split_by_majority(pairs: Pairs, proof: _Proof) -> tuple[Fraction, int, tupl
     return factor, fit[1], fit[2]
 
 
-def _few_split(pairs: Pairs, price_move: float) -> tuple[Fraction, int, tuple[float, float]] | None:
+def _fewsplit(pairs: Pairs, price_move: float) -> tuple[Fraction, int, tuple[float, float]] | None:
     """The one split factor issuers use that the price moved by the inverse of, within FEW_SPLIT_MARKET, when every
     holder's shares moved by it within a trade of FEW_SPLIT_TRADE beside it; None when no factor or two fit the
     price (one book cannot choose between them)."""
@@ -246,8 +157,8 @@ def _few_split(pairs: Pairs, price_move: float) -> tuple[Fraction, int, tuple[fl
     return priced[0], len(pairs), (min(moves), max(moves))
 
 
-def _successors(
-    cusip: str, held: Holders, gains: dict[str, Pairs], books: Books, citing: Citing, proof: _Proof
+def successors(
+    cusip: str, held: Holders, gains: dict[str, Pairs], books: Books, citing: Citing, proof: Proof
 ) -> list[CorporateAction]:
     """The securities the holders of a vanished security gained at one ratio each: a merger or exchange leg each.
     The few are believed only at a simple ratio, for a security of the same issuer or by a fit chance would rarely
@@ -292,7 +203,7 @@ def _stated_by_issuer(ratio: Fraction, pairs: Pairs) -> bool:
     return (2 * allowance(received, EXACT_TOLERANCE) + 1) / grid <= MAX_CHANCE
 
 
-def _unambiguous(merged: dict[str, list[CorporateAction]], books: Books, proofs: tuple[_Proof, ...]) -> dict:
+def unambiguous(merged: dict[str, list[CorporateAction]], books: Books, proofs: tuple[Proof, ...]) -> dict:
     """The successors found, each claimed by one vanished security, or by several only where the holders of one
     that held none of the others fit it too (a recapitalisation of two classes into four: holders of both fit
     every pairing, so only the holders of one class say which it became; the pairing already stands on all its
@@ -322,7 +233,7 @@ def _unambiguous(merged: dict[str, list[CorporateAction]], books: Books, proofs:
     return kept
 
 
-def _moved(held: Holders, gains: dict[str, Pairs], targets: set[str], books: Books) -> bool:
+def moved(held: Holders, gains: dict[str, Pairs], targets: set[str], books: Books) -> bool:
     """Whether most holders of a vanished security gained one security new in the quarter (not one another event
     delivered) at no ratio the books show: its shares may have become that security, so it was not plainly
     acquired for cash. (Gains of securities held before are what holders do every quarter: index funds add to
@@ -335,7 +246,7 @@ def _moved(held: Holders, gains: dict[str, Pairs], targets: set[str], books: Boo
     )
 
 
-def _absent(held: Holders, kept: Holders | None, books: Books) -> bool:
+def absent(held: Holders, kept: Holders | None, books: Books) -> bool:
     """Whether so many holders left a security that chance, at the quarter's rate of leaving a position, would
     rarely do it: the binomial tail of that many leaving, below MAX_ABSENT_CHANCE ÷ the securities weighed."""
     left = len(held) - len(kept or ())
@@ -360,7 +271,7 @@ def _absent(held: Holders, kept: Holders | None, books: Books) -> bool:
     return tail <= MAX_ABSENT_CHANCE / max(len(books.sides[0]), 1)  # spread over every security weighed
 
 
-def _acquired(cusip: str, held: Holders, kept: Holders | None, citing: Citing) -> CorporateAction:
+def acquired(cusip: str, held: Holders, kept: Holders | None, citing: Citing) -> CorporateAction:
     """A security that left every book with nothing gained in its place: acquired for cash."""
     price = Decimal(str(round(ratios.price(held), 2))).quantize(Decimal("0.01"))
     what = (
@@ -371,7 +282,7 @@ def _acquired(cusip: str, held: Holders, kept: Holders | None, citing: Citing) -
     return citing.leg(ActionKind.CASH_MERGER, cusip, "", Fraction(1), found)
 
 
-def _grown(prior: Holders | None, held: Holders) -> Holders | None:
+def grown(prior: Holders | None, held: Holders) -> Holders | None:
     """What the holders at both ends gained of a security whose holders together grew it by DISTRIBUTED or more (a
     distribution into a class they held: Liberty Global's second LiLAC of 2016), as Holders; None otherwise."""
     if prior is None or len(prior) < MIN_WITNESSES or ratios.total(held) < (1 + DISTRIBUTED) * ratios.total(prior):
@@ -383,8 +294,8 @@ def _grown(prior: Holders | None, held: Holders) -> Holders | None:
     return holders_of(rows) if len(rows) >= MIN_WITNESSES else None
 
 
-def _spun_off(
-    cusip: str, held: Holders, books: Books, settled: set[str], citing: Citing, proof: _Proof, *, new: bool = True
+def spun_off(
+    cusip: str, held: Holders, books: Books, settled: set[str], citing: Citing, proof: Proof, *, new: bool = True
 ) -> list[CorporateAction]:
     """A new security whose holders received it at one ratio to a security they kept: a spin-off of it; or, not
     `new`, a security whose holders' gains (`held`) stand in one ratio to a security they kept: distributed into."""

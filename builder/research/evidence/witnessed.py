@@ -10,7 +10,7 @@ from decimal import Decimal
 from fractions import Fraction
 
 from builder.records import ActionEvidence, ActionKind, CorporateAction, Holders, Witnesses
-from builder.research.changes.ratios import ratio_text
+from builder.research.evidence.ratios import ratio_text
 
 
 @dataclass(frozen=True, slots=True)
