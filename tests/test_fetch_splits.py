@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import csv
 import json
+from datetime import date
+from decimal import Decimal
 
 import pytest
 from click.testing import CliRunner
@@ -17,7 +19,7 @@ from tests.conftest import quiet
 from tests.fetching import SINCE, USER_AGENT, empty_tree
 from tests.standin import serving
 from tests.standin_edgar import Edgar
-from tests.standin_massive import KEY, Massive
+from tests.standin_massive import DEPRECATED, KEY, Massive
 
 
 def fetch(root, edgar: str, massive: str, key: str | None, since: str = SINCE):
@@ -68,9 +70,7 @@ def test_the_splits_of_held_securities_become_records_citing_the_kept_page(fetch
         ("2020-08-31", "split", "037833100", "4:1"),
     ]  # Netflix, Tesla and Alphabet split too, but Berkshire never filed them
     source = records(root)[-1]["source"]
-    assert source.startswith(
-        "Massive reference splits: AAPL 4:1 executed 2020-08-31 (corporate_actions/massive/splits-"
-    )
+    assert source.startswith("Massive splits: AAPL 4:1 executed 2020-08-31 (corporate_actions/massive/splits-")
     page = root / source.rsplit("(", 1)[1].rstrip(")")
     assert {"ticker": "AAPL", "execution_date": "2020-08-31"}.items() <= next(
         r for r in json.loads(page.read_bytes())["results"] if r["ticker"] == "AAPL"
@@ -82,8 +82,40 @@ def test_the_splits_of_held_securities_become_records_citing_the_kept_page(fetch
 
 def test_the_key_goes_in_a_header_and_every_page_is_asked_for(fetched):
     _, massive, _, _, _ = fetched
-    asked = [s for s in massive.log.seen if s.path == "/v3/reference/splits"]
+    asked = [s for s in massive.log.seen if s.path == "/stocks/v1/splits"]
     assert len(asked) == 6 and {s.status for s in asked} == {200}  # 9 splits in the window, 3 a page, twice
+
+
+def test_the_deprecated_endpoint_is_never_asked(fetched):
+    _, massive, _, _, _ = fetched
+    assert DEPRECATED not in massive.log.paths() and set(massive.log.paths()) == {"/stocks/v1/splits"}
+
+
+def test_next_url_is_followed_on_the_given_base_not_on_massives_host(fetched):
+    root, massive, _, _, _ = fetched
+    first = json.loads(next((root / "corporate_actions" / "massive").glob("splits-*-001.json")).read_bytes())
+    assert first["next_url"].startswith("https://api.massive.com/stocks/v1/splits?cursor=")
+    assert len(massive.log.seen) == 6  # pages 2 and 3 came from the stand-in all the same
+
+
+def test_stock_dividends_are_left_out_and_reverse_splits_written(tmp_path):
+    root = empty_tree(tmp_path / "source")
+    # Synthetic entries (not public facts): a stock dividend and a reverse split of securities Berkshire held.
+    massive = Massive(
+        splits=(
+            ("AAPL", "2020-07-01", 100, 105, "stock_dividend"),
+            ("KO", "2020-07-02", 10, 1, "reverse_split"),
+            ("AAPL", "2020-08-31", 1, 4, "forward_split"),
+        )
+    )
+    with serving(Edgar.berkshire().app()) as edgar, serving(massive.app()) as base:
+        result = fetch(root, edgar, base, KEY, since="2020-06-01")
+    assert result.exit_code == 0, result.output
+    assert [(r["effective"], r["cusip"], r["ratio"]) for r in records(root)] == [
+        ("2020-07-02", "191216100", "1:10"),
+        ("2020-08-31", "037833100", "4:1"),
+    ]
+    assert "1 stock dividends or other adjustments left out" in result.output
 
 
 def test_a_second_fetch_adds_no_row_twice(fetched):
@@ -108,7 +140,7 @@ def test_the_fetched_records_turn_apples_split_into_what_berkshire_sold(fetched,
         -36_326_710,
         "trade-and-corporate-action",
     )
-    assert change["corporateActions"][0]["source"].startswith("Massive reference splits: AAPL 4:1 executed 2020-08-31")
+    assert change["corporateActions"][0]["source"].startswith("Massive splits: AAPL 4:1 executed 2020-08-31")
 
 
 def test_without_a_key_nothing_is_asked_and_the_operator_is_told(tmp_path):
@@ -137,9 +169,6 @@ def test_a_ticker_names_the_cusip_that_had_it_on_the_execution_day():
         "037833100,AAPL,APPLE INC,,\n",
         "securities.csv",
     )
-    from datetime import date
-    from decimal import Decimal
-
     splits = [
         Split("FB", date(2020, 1, 2), Decimal(1), Decimal(2), "p.json"),
         Split("META", date(2020, 1, 2), Decimal(1), Decimal(3), "p.json"),
@@ -150,3 +179,9 @@ def test_a_ticker_names_the_cusip_that_had_it_on_the_execution_day():
         ("2020-01-02", "30303M102", "2:1"),
         ("2020-08-31", "037833100", "4:1"),
     ]
+
+
+def test_a_split_listed_twice_is_one_row():
+    securities, _ = parse_securities("cusip,ticker,name\n037833100,AAPL,APPLE INC\n", "securities.csv")
+    twice = [Split("AAPL", date(2020, 8, 31), Decimal(1), Decimal(4), page) for page in ("p1.json", "p2.json")]
+    assert len(split_rows(twice, securities, {"037833100"})) == 1

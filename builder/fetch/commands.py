@@ -102,7 +102,7 @@ def user_agent_of(given: str | None, config: PacksConfig) -> str:
     envvar="RAS_MASSIVE_URL",
     default=MASSIVE_URL,
     show_default=True,
-    help="Base URL of Massive's reference data, for split records (a test stand-in replaces it).",
+    help="Base URL of Massive's API, for split records (a mirror or a test stand-in replaces it).",
 )
 @click.option(
     "--massive-rate",
@@ -174,12 +174,13 @@ def splits_step(source: Path, config: PacksConfig, base: str, rate: float, after
             "then `ras fetch` again"
         ]
     held = held_cusips(source, config.copycat.managers)
-    found, requests = fetch_splits(base, api_key, rate, after, through, source)
-    rows = split_rows(found, securities, held)
+    listing, requests = fetch_splits(base, api_key, rate, after, through, source)
+    rows = split_rows(listing.splits, securities, held)
     added = append_rows(source, rows)
+    left_out = f", {listing.left_out} stock dividends or other adjustments left out" if listing.left_out else ""
     return [
-        f"splits: {len(found)} executed {after} … {through} ({requests} requests to Massive), {len(rows)} of held "
-        f"securities, {added} new in corporate_actions.csv"
+        f"splits: {len(listing.splits)} executed {after} … {through} ({requests} requests to Massive{left_out}), "
+        f"{len(rows)} of held securities, {added} new in corporate_actions.csv"
     ]
 
 

@@ -12,7 +12,7 @@ from builder.fetch.archive import download_filing, held_accessions, record_filin
 from builder.fetch.client import SEC_MAX_RATE, Client, FetchError, open_session
 from builder.fetch.edgar import Hosts, Listed, list_13f
 from builder.fetch.openfigi import Resolved, Unresolved, resolve_cusips
-from builder.fetch.splits import Split, list_splits
+from builder.fetch.splits import Listing, list_splits
 from builder.records import ManagerConfig
 
 RESOLVER_AGENT = "research-artifact-service (ras securities)"
@@ -93,16 +93,14 @@ async def _fetch_manager(client: Client, plan: FetchPlan, manager: ManagerConfig
     return result
 
 
-def fetch_splits(
-    base: str, api_key: str, rate: float, after: date, through: date, root: Path
-) -> tuple[list[Split], int]:
+def fetch_splits(base: str, api_key: str, rate: float, after: date, through: date, root: Path) -> tuple[Listing, int]:
     """Massive's splits executed in (after, through] and the number of requests it took."""
     return asyncio.run(_fetch_splits(base, api_key, rate, after, through, root))
 
 
 async def _fetch_splits(
     base: str, api_key: str, rate: float, after: date, through: date, root: Path
-) -> tuple[list[Split], int]:
+) -> tuple[Listing, int]:
     async with open_session(RESOLVER_AGENT) as session:
         client = Client(session, rate, RESOLVE_MAX_TIME)
         return await list_splits(client, base, api_key, after, through, root), client.requests
