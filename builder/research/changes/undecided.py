@@ -17,8 +17,8 @@ from datetime import date
 from fractions import Fraction
 
 from builder.research.changes.carry import Carried, Lot
+from builder.research.changes.own import BOOK_OWN, omission, received_outside, unreported
 from builder.research.changes.paste import record_line, todo
-from builder.research.changes.received import received_outside, unreported
 
 # (a) Split: the common split ratios, a 3-for-2 among them (Torchmark 2014), and the reverse splits 1:2 … 1:20.
 SPLIT_FACTORS = tuple(
@@ -99,6 +99,8 @@ class Side:
     # none: a trade); no single-book rule second-guesses them
     settled: frozenset[str] = frozenset()
     born: frozenset[str] = frozenset()  # CUSIPs no filer held at the previous quarter end (the evidence says)
+    seen: Mapping[str, int] = field(default_factory=dict)  # CUSIP → the holders the evidence weighed
+    origin: str = ""  # whose books the evidence weighed: "sec13f-datasets", "pack-filings" or "" (none)
 
 
 def candidates(earlier: Side, later: Side, carried: Carried) -> dict[str, list[dict]]:
@@ -106,6 +108,8 @@ def candidates(earlier: Side, later: Side, carried: Carried) -> dict[str, list[d
     found: dict[str, list[dict]] = {}
 
     def add(cusips: tuple[str, ...], candidate: dict) -> None:
+        if candidate["rule"] not in BOOK_OWN:  # say which evidence weighed it, and which would decide it
+            candidate["text"] += f" ({wanting(earlier, later, cusips)})"
         for cusip in cusips:
             found.setdefault(cusip, []).append(candidate)
 
@@ -139,14 +143,26 @@ def candidates(earlier: Side, later: Side, carried: Carried) -> dict[str, list[d
     held_before = {later.key(c) for c in earlier.lots}
     for before in gone:
         if later.omitted and later.key(before) not in held_after:
-            add((before,), _omission(earlier, later, before, vanished=True))
+            add((before,), omission(earlier, later, before, vanished=True))
         if before not in earlier.lots:
             add((before,), unreported(later, carried, before))
     if earlier.omitted:
         for after in new:  # a security born in the quarter was in no book the earlier filing could omit it from
             if later.key(after) not in held_before and after not in later.born:
-                add((after,), _omission(earlier, later, after, vanished=False))
+                add((after,), omission(earlier, later, after, vanished=False))
     return found
+
+
+def wanting(earlier: Side, later: Side, cusips: tuple[str, ...]) -> str:
+    """What evidence weighed a change and what would decide it: the holders seen, and the data sets to fetch."""
+    seen = max((later.seen.get(cusip, 0) for cusip in cusips), default=0)
+    holders = f"{seen} holder{'s' if seen != 1 else ''}"
+    if later.origin == "sec13f-datasets":
+        return f"{holders} seen in the Form 13F data sets: too few, or none that fit one event"
+    return (
+        f"{holders} seen, in the pack's own filings; the SEC's Form 13F data sets for {earlier.quarter} and "
+        f"{later.quarter}, fetched by ras fetch --datasets, would show every filer's"
+    )
 
 
 def _splits(earlier: Side, later: Side, cusip: str) -> list[dict]:
@@ -356,22 +372,6 @@ def _distribution(
         todo(earlier.quarter, later.quarter, f"{name_parent} distributes {name_child}"),
     )
     return {"rule": "distribution", "text": text, "record": record}
-
-
-def _omission(earlier: Side, later: Side, cusip: str, *, vanished: bool) -> dict:
-    if vanished:
-        name = earlier.key(cusip) if cusip in earlier.lots else later.key(cusip)
-        text = (
-            f"{name} is absent from the {later.quarter} filing, which omits positions under confidential treatment: "
-            "it may be one of them, not sold"
-        )
-    else:
-        name = later.key(cusip)
-        text = (
-            f"{name} first appears at {later.quarter}, after the {earlier.quarter} filing that omitted positions under "
-            "confidential treatment: it may have been held and omitted, not bought"
-        )
-    return {"rule": "confidential-omission", "text": text, "record": None}
 
 
 def _marks(lot: Lot) -> frozenset[str]:

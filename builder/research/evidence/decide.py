@@ -47,7 +47,8 @@ def decide(witnesses: Witnesses, earlier: date, later: date, kin: Kin = same_iss
     passes.vanished(passes.continued())
     passes.newborn()
     passes.distributed()
-    return Evidence(tuple(passes.legs), frozenset(passes.settled), frozenset(passes.born))
+    seen = {cusip: len(held) for cusip, held in after.items()} | {cusip: len(held) for cusip, held in before.items()}
+    return Evidence(tuple(passes.legs), frozenset(passes.settled), frozenset(passes.born), seen, witnesses.origin)
 
 
 class _Passes:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from array import array
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date
 from decimal import Decimal
 from fractions import Fraction
@@ -21,6 +21,8 @@ class Evidence:
     legs: tuple[CorporateAction, ...]
     settled: frozenset[str]
     born: frozenset[str] = frozenset()  # securities new in the quarter: no filer held them at the earlier end
+    seen: Mapping[str, int] = field(default_factory=dict)  # CUSIP → its holders at the earlier end (else the later)
+    origin: str = ""  # Witnesses.origin of the books weighed ("" when none covered the quarter ends)
 
 
 NO_EVIDENCE = Evidence((), frozenset())

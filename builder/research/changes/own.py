@@ -1,5 +1,6 @@
-"""Shares received through a corporate action that the later filing does not match: received and not listed, or
-listed far beyond what was received (a stake held outside the 13F book, merged in); pure."""
+"""Rules about one book itself, which no other holder's books can decide: a position a filing may have omitted
+under confidential treatment, shares received through a corporate action and not listed, or listed far beyond
+what was received (a stake held outside the 13F book, merged in); pure."""
 
 from __future__ import annotations
 
@@ -24,13 +25,33 @@ class Side(Protocol):
     def key(self) -> Callable[[str], str]: ...
     @property
     def cik(self) -> str: ...
+    @property
+    def omitted(self) -> bool: ...
 
 
+BOOK_OWN = frozenset({"confidential-omission", "received-not-reported", "received-outside-book"})  # their rules
 # A position delivered by a merger, exchange or spin-off filed at more than this multiple of what the earlier book
 # gives (Berkshire's 192,666 Kraft shares became 325,634,818 Kraft Heinz: its private Heinz stake merged in) is no
 # plain purchase beside the action: a receipt from outside the 13F book, or bought, one book cannot tell.
 RECEIVED_MULTIPLE = 3
 DELIVERING = frozenset({ActionKind.MERGER, ActionKind.EXCHANGE, ActionKind.SPIN_OFF})
+
+
+def omission(earlier: Side, later: Side, cusip: str, *, vanished: bool) -> dict:
+    """A position vanishing into a filing that omits positions (`vanished`), or first appearing after one."""
+    if vanished:
+        name = earlier.key(cusip) if cusip in earlier.lots else later.key(cusip)
+        text = (
+            f"{name} is absent from the {later.quarter} filing, which omits positions under confidential treatment: "
+            "it may be one of them, not sold"
+        )
+    else:
+        name = later.key(cusip)
+        text = (
+            f"{name} first appears at {later.quarter}, after the {earlier.quarter} filing that omitted positions under "
+            "confidential treatment: it may have been held and omitted, not bought"
+        )
+    return {"rule": "confidential-omission", "text": text, "record": None}
 
 
 def unreported(later: Side, carried: Carried, cusip: str) -> dict:
