@@ -440,3 +440,15 @@ def test_the_gate_stops_on_open_undecided_changes_and_review_gives_the_line_to_p
         main, ["publish", "--source", str(root), "--releases", releases, "--gate", "corporate-actions"]
     )
     assert again.exit_code == 0, again.output  # reviewed and promoted: no longer open
+
+
+def test_an_undecided_change_says_which_evidence_weighed_it_and_which_data_sets_would_decide_it(
+    unrecorded: ReleaseData,
+):
+    apple = entry(unrecorded, "2020-09-30", "AAPL", True)["change"]
+    assert apple["candidates"][0]["text"].endswith(
+        "(1 holder seen, in the pack's own filings; the SEC's Form 13F data sets for 2020-06-30 and 2020-09-30, "
+        "fetched by ras fetch --datasets, would show every filer's)"
+    )
+    costco = entry(unrecorded, "2020-09-30", "COST", False)["change"]  # an omission is the book's own: no data set
+    assert "holder" not in costco["candidates"][0]["text"]
