@@ -184,3 +184,21 @@ def test_the_check_digit_is_the_published_one_of_real_cusips():
     assert [cusip_check_digit(c[:8]) for c in (TSLA, META, NFLX, T, DTV, KO, "G5480U104", "16117M305")] == [
         c[8] for c in (TSLA, META, NFLX, T, DTV, KO, "G5480U104", "16117M305")
     ]
+
+
+def test_a_split_another_holders_steady_book_refutes_is_no_candidate_and_the_change_is_a_trade():
+    # Manager alpha's book alone reads like a 2:1 split with a purchase beside it (2,948,285 → 7,346,968 while the
+    # price fell from $60 to $28); beta held 500,017 shares at both ends at the same prices: no split happened,
+    # and a 2:1 record would invent beta a sale of 500,017 shares.
+    other = "0000000002"
+    filings = [
+        filing(CIK, Q1, {TSLA: (2_948_285, 60)}),
+        filing(CIK, Q2, {TSLA: (7_346_968, 28)}),
+        filing(other, Q1, {TSLA: (500_017, 60)}),
+        filing(other, Q2, {TSLA: (500_017, 28)}),
+    ]
+    artifact = assign_versions(build_artifacts(sources(filings, [("alpha", CIK), ("beta", other)])), [])[0][-1]
+    alpha, beta = ({p["ticker"]: p["change"] for p in m["positions"]} for m in artifact["managers"])
+    assert summary(alpha[TSLA]) == ("added", 2_948_285, 4_398_683, "trade")
+    assert summary(beta[TSLA]) == ("unchanged", 500_017, 0, "none")
+    assert artifact["corporateActions"] == []

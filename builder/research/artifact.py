@@ -140,7 +140,12 @@ def build_artifact(
             trend = book_of((manager.cik, previous_quarter(prior[1])))
             earlier = dataclasses.replace(before[1], previous=trend[1].lots if trend else {})
         later = dataclasses.replace(
-            current[1], settled=evidence.settled, born=evidence.born, seen=evidence.seen, origin=evidence.origin
+            current[1],
+            settled=evidence.settled,
+            born=evidence.born,
+            seen=evidence.seen,
+            origin=evidence.origin,
+            steady=evidence.steady,
         )
         changes = book_changes(earlier, later, legs)
         entry = _manager_entry(

@@ -101,6 +101,7 @@ class Side:
     born: frozenset[str] = frozenset()  # CUSIPs no filer held at the previous quarter end (the evidence says)
     seen: Mapping[str, int] = field(default_factory=dict)  # CUSIP → the holders the evidence weighed
     origin: str = ""  # whose books the evidence weighed: "sec13f-datasets", "pack-filings" or "" (none)
+    steady: frozenset[str] = frozenset()  # CUSIPs another holder kept about as many shares of: not split
 
 
 def candidates(earlier: Side, later: Side, carried: Carried) -> dict[str, list[dict]]:
@@ -115,6 +116,7 @@ def candidates(earlier: Side, later: Side, carried: Carried) -> dict[str, list[d
 
     # what the evidence settled no rule second-guesses; a parent whose distribution is recorded fell by its child's
     closed = later.settled | {parent for spun in carried.parents.values() for parent, _ in spun}
+    closed |= later.steady  # and a split another holder's steady count refutes (it would invent that holder a sale)
     gone = [x for x, shares in carried.shares.items() if shares >= 1 and x not in later.lots]
     new = [c for c in later.lots if carried.shares.get(c, 0) == 0]  # an omission is the book's own: never settled
     open_gone = [before for before in gone if before not in later.settled]

@@ -32,6 +32,7 @@ from builder.research.evidence.events import (
     same_issuer_code,
     split,
     spun_off,
+    steady,
     successors,
     unambiguous,
 )
@@ -48,7 +49,14 @@ def decide(witnesses: Witnesses, earlier: date, later: date, kin: Kin = same_iss
     passes.newborn()
     passes.distributed()
     seen = {cusip: len(held) for cusip, held in after.items()} | {cusip: len(held) for cusip, held in before.items()}
-    return Evidence(tuple(passes.legs), frozenset(passes.settled), frozenset(passes.born), seen, witnesses.origin)
+    return Evidence(
+        tuple(passes.legs),
+        frozenset(passes.settled),
+        frozenset(passes.born),
+        seen,
+        witnesses.origin,
+        frozenset(passes.steady),
+    )
 
 
 class _Passes:
@@ -60,6 +68,7 @@ class _Passes:
         self.legs: list[CorporateAction] = []
         self.settled: set[str] = set()  # securities whose fate the holders decide: an event, or none
         self.born: set[str] = set()  # securities new in the quarter
+        self.steady: set[str] = set()  # securities some holder kept about as many shares of: not split
 
     def proof(self, holders: Holders) -> Proof:
         return self.proofs[len(holders) < MIN_WITNESSES]
@@ -74,6 +83,7 @@ class _Passes:
                 found = split(cusip, held, kept, self.citing, self.proof(held))
                 self.legs += [found] if found else []
                 self.settled.update((cusip,) if found or not self.proof(held).few else ())
+                self.steady.update((cusip,) if not found and steady(held, kept) else ())
             elif share <= VANISHED:
                 vanished.append((cusip, held, kept))
         return vanished

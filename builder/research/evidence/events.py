@@ -135,6 +135,17 @@ def split(cusip: str, held: Holders, kept: Holders, citing: Citing, proof: Proof
     return citing.leg(ActionKind.SPLIT, cusip, "", factor, Found(len(held), agreeing, spread, what))
 
 
+def steady(held: Holders, kept: Holders) -> bool:
+    """Whether a holder kept about as many shares (within ×/÷ MIN_SPLIT_MOVE): its book refutes any split, so no
+    other book's change of the security is to be read as one."""
+    earlier = dict(zip(held.ciks, held.shares, strict=True))
+    return any(
+        1 / MIN_SPLIT_MOVE < shares / earlier[cik] < MIN_SPLIT_MOVE
+        for cik, shares in zip(kept.ciks, kept.shares, strict=True)
+        if earlier.get(cik)
+    )
+
+
 def _split_by_majority(pairs: Pairs, proof: Proof) -> tuple[Fraction, int, tuple[float, float]] | None:
     """The simple ratio most of the holders' shares moved by, exactly."""
     fit = ratios.common_ratio(pairs, proof.tolerance)

@@ -23,6 +23,7 @@ class Evidence:
     born: frozenset[str] = frozenset()  # securities new in the quarter: no filer held them at the earlier end
     seen: Mapping[str, int] = field(default_factory=dict)  # CUSIP → its holders at the earlier end (else the later)
     origin: str = ""  # Witnesses.origin of the books weighed ("" when none covered the quarter ends)
+    steady: frozenset[str] = frozenset()  # securities a holder kept about as many shares of: no split
 
 
 NO_EVIDENCE = Evidence((), frozenset())
