@@ -53,10 +53,12 @@ def changes(found: list[dict]) -> tuple[int, int]:
 
 
 def decided(found: list[dict], tree: Path) -> tuple[int, int, int]:
-    """(events decided with their kind and ratio, events injected, derived records that are no event)."""
+    """(events decided with their kind and ratio, events injected in the published quarters, derived records that
+    are no event)."""
     records = {(r["cusip"], r["newCusip"] or "", a["quarter"]): r for a in found for r in a["corporateActions"]}
-    with (tree / "events.csv").open(newline="") as file:
-        events = list(csv.DictReader(file))
+    published = {a["quarter"] for a in found}
+    with (tree / "events.csv").open(newline="") as file:  # an event before the oldest version is in none of them
+        events = [event for event in csv.DictReader(file) if event["period_after"] in published]
     hits = 0
     for event in events:
         record = records.pop((event["cusip"], event["new_cusip"], event["period_after"]), None)
