@@ -7,11 +7,13 @@ that grows or loses a field fails the response tests instead of drifting away fr
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import Any, get_args
 
 import orjson
 
-from builder.api.contract import COPYCAT_FEATURES
+from builder.api.shapes import COMPONENTS as RELEASE_SHAPES
+from builder.api.shapes import PackLabel
+from builder.api.typed import object_schemas
 from builder.api.wire import API_PREFIX, API_VERSION, CONTRACT_VERSION, ErrorCode
 from builder.research.changes import CAUSES, CHANGE_KINDS
 from builder.research.schema import artifact_schema
@@ -21,7 +23,7 @@ from builder.research.views import MODES
 Schema = dict[str, Any]
 COMPONENTS = "#/components/schemas/"
 ARTIFACT_DEFS = "#/$defs/"
-PACK_LABELS = ("launch pack", "data preview", "research preview")  # contract section 1
+PACK_LABELS = get_args(PackLabel)
 ARTIFACT_PREFIX = "Artifact"  # the PackArtifact's $defs become components ArtifactPosition, ArtifactFiling, …
 DISCRIMINATOR = "kind"  # the field that tells the artifact's unions apart (a change's kind)
 
@@ -194,47 +196,7 @@ def rebased(node: Any, source: str, target: Callable[[str], str]) -> Any:
 def release_schemas() -> dict[str, Schema]:
     """Health, the pack catalog and version catalogs."""
     return {
-        "Health": closed(
-            {
-                "status": {
-                    **enum(("consumable", "degraded")),
-                    "description": "degraded while fixture or scope warnings exist.",
-                },
-                "releaseId": STRING,
-                "manifestSha256": SHA256,
-                "asOf": DATE,
-                "contractVersion": {"const": CONTRACT_VERSION},
-                "fixture": BOOLEAN,
-                "packs": array(
-                    closed({"id": STRING, "status": {"const": "available"}, "latestVersion": STRING, "asOf": DATE})
-                ),
-                "warningCount": COUNT,
-                "warnings": array(
-                    closed(
-                        {
-                            "code": STRING,
-                            "message": STRING,
-                            "pack": STRING,
-                            "manager": nullable(STRING),
-                            "quarter": nullable(DATE),
-                            "accession": nullable(STRING),
-                        }
-                    )
-                ),
-                "executionEnabled": NO_EXECUTION,
-            }
-        ),
-        "PackCatalog": closed({"packs": array({"anyOf": [ref("AvailablePack"), ref("PlannedPack")]})}),
-        "AvailablePack": _catalog_entry(
-            "available",
-            STRING,
-            DATE,
-            closed({"latest": STRING, "versions": STRING}),
-            "An available pack: its routes answer.",
-        ),
-        "PlannedPack": _catalog_entry(
-            "planned", {"type": "null"}, {"type": "null"}, closed({}), "Announced, not served: its routes answer 404."
-        ),
+        **object_schemas(RELEASE_SHAPES),
         "VersionCatalog": closed(
             {
                 "packId": STRING,
@@ -258,23 +220,6 @@ def release_schemas() -> dict[str, Schema]:
         ),
         "PreviewVersionReference": closed({"versionId": STRING, "asOf": DATE, "latest": BOOLEAN}),
     }
-
-
-def _catalog_entry(status: str, version: Schema, as_of: Schema, links: Schema, description: str) -> Schema:
-    return closed(
-        {
-            "id": STRING,
-            "label": enum(PACK_LABELS),
-            "title": STRING,
-            "description": STRING,
-            "features": array(enum(COPYCAT_FEATURES), uniqueItems=True),
-            "status": {"const": status},
-            "latestVersion": version,
-            "asOf": as_of,
-            "links": links,
-        },
-        description=description,
-    )
 
 
 def latest_schemas() -> dict[str, Schema]:
