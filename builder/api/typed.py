@@ -95,11 +95,12 @@ def _schema(hint: Any, names: Mapping[Any, str]) -> Schema:
 def compact_schema(shape: Any) -> Schema:
     """An MCP output schema of the TypedDict `shape`: its fields typed, the required ones named."""
     fields = _fields(shape)
-    properties = {name: _compact(hint) for name, hint in fields.items()}
+    properties = {name: compact_type(hint) for name, hint in fields.items()}
     return {"type": "object", "properties": properties, "required": _required(shape)}
 
 
-def _compact(hint: Any) -> Schema:
+def compact_type(hint: Any) -> Schema:
+    """The compact schema of one field's type (a nested TypedDict: its fields typed, none required)."""
     hint, _ = _unwrap(hint)
     origin, args = get_origin(hint), get_args(hint)
     if hint in PRIMITIVES:
@@ -109,12 +110,12 @@ def _compact(hint: Any) -> Schema:
     if origin is list and _is_typeddict(_unwrap(args[0])[0]):
         return {"type": "array", "items": {"type": "object", "required": _keys(_unwrap(args[0])[0])}}
     if origin is list:
-        return {"type": "array", "items": _compact(args[0])}
+        return {"type": "array", "items": compact_type(args[0])}
     if origin in (Union, types.UnionType) and len(args) == 2 and type(None) in args:
-        (kind,) = (_compact(arg)["type"] for arg in args if arg is not type(None))
+        (kind,) = (compact_type(arg)["type"] for arg in args if arg is not type(None))
         return {"type": [kind, "null"]}
     if _is_typeddict(hint):
-        return {"type": "object", "properties": {name: _compact(h) for name, h in _fields(hint).items()}}
+        return {"type": "object", "properties": {name: compact_type(h) for name, h in _fields(hint).items()}}
     if origin is dict or hint is dict:
         return {"type": "object"}
     raise TypeError(f"no compact schema for {hint!r}")
