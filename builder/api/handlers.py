@@ -10,7 +10,18 @@ from typing import Any
 
 from builder.api import methods
 from builder.api.data import ReleaseData
-from builder.api.shapes import AvailablePack, Health, HealthPack, HealthWarning, PackCatalog, PackLinks, PlannedPack
+from builder.api.shapes import (
+    AvailablePack,
+    CopycatVersionReference,
+    Health,
+    HealthPack,
+    HealthWarning,
+    PackCatalog,
+    PackLinks,
+    PlannedPack,
+    PreviewVersionReference,
+    VersionCatalog,
+)
 from builder.api.typed import picked
 from builder.api.wire import API_PREFIX, CONTRACT_VERSION, ApiError, ErrorCode
 from builder.research.agent import LIMITS_13F, RESEARCH_ONLY, agent_payload
@@ -142,13 +153,13 @@ def _agent_payload(data: ReleaseData, view: dict, managers: list[str], mode: str
     )
 
 
-def list_pack_versions(data: ReleaseData, params: dict[str, Any]) -> dict[str, Any]:
+def list_pack_versions(data: ReleaseData, params: dict[str, Any]) -> VersionCatalog:
     preview = data.preview(params["packId"])
     if preview is not None:
-        entries = [{"versionId": preview["version"], "asOf": preview["asOf"], "latest": True}]
-        return {"packId": preview["id"], "latestVersion": preview["version"], "versions": entries}
+        entry: PreviewVersionReference = {"versionId": preview["version"], "asOf": preview["asOf"], "latest": True}
+        return {"packId": preview["id"], "latestVersion": preview["version"], "versions": [entry]}
     latest = data.versions[-1]
-    entries = [
+    entries: list[CopycatVersionReference | PreviewVersionReference] = [
         {
             "versionId": version,
             "quarter": data.artifacts[version]["quarter"],

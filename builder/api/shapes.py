@@ -1,4 +1,4 @@
-"""The wire shapes of the release operations, each declared once: health and the pack catalog.
+"""The wire shapes of the release operations, each declared once: health, the pack catalog, a pack's versions.
 
 The handlers return these types, and the OpenAPI components (builder.api.openapi.schemas) and the MCP
 output schemas (server.mcp_server.schemas) are generated from them by builder.api.typed. A field's
@@ -16,6 +16,7 @@ HealthStatus = Literal["consumable", "degraded"]  # degraded while fixture or sc
 PackLabel = Literal["launch pack", "data preview", "research preview"]  # contract section 1
 PackFeature = Literal["views", "diff", "explain", "ethos", "policy"]  # what 13f-copycat answers; a preview pack none
 NoExecution = Literal[False]  # research only: no broker, no orders
+CopycatVersionId = Annotated[str, Keywords(pattern=r"^multi-manager-[0-9]{4}-[0-9]{2}-[0-9]{2}-v[0-9]+\.[0-9]+$")]
 
 
 class HealthPack(TypedDict):
@@ -82,4 +83,31 @@ class PackCatalog(TypedDict):
     packs: list[AvailablePack | PlannedPack]
 
 
-COMPONENTS = {"Health": Health, "PackCatalog": PackCatalog, "AvailablePack": AvailablePack, "PlannedPack": PlannedPack}
+class CopycatVersionReference(TypedDict):
+    versionId: CopycatVersionId
+    quarter: Date
+    latest: bool
+    artifactSha256: Sha256
+
+
+class PreviewVersionReference(TypedDict):
+    versionId: str
+    asOf: Date
+    latest: bool
+
+
+class VersionCatalog(TypedDict):
+    packId: str
+    latestVersion: str
+    versions: list[CopycatVersionReference | PreviewVersionReference]
+
+
+COMPONENTS = {
+    "Health": Health,
+    "PackCatalog": PackCatalog,
+    "AvailablePack": AvailablePack,
+    "PlannedPack": PlannedPack,
+    "VersionCatalog": VersionCatalog,
+    "CopycatVersionReference": CopycatVersionReference,
+    "PreviewVersionReference": PreviewVersionReference,
+}

@@ -87,6 +87,8 @@ IN_CONTEXT: dict[str, str] = {
     "PackSummary.id": PACK_ID,
     "Health.packs.id": PACK_ID,
     "Health.status": "degraded while fixture or scope warnings exist.",
+    "VersionCatalog.versions": "Newest first.",
+    "CopycatVersionReference.artifactSha256": "sha256 of the canonical PackArtifact bytes.",
     "EthosDefinition.id": "The ethos id (new ethos may be published).",
     "CopycatAuditExport.methodology.ethos.id": "The ethos id.",
     "PolicyChange.id": CHECK_ID,

@@ -1,4 +1,6 @@
-"""Component schemas of the OpenAPI document: small builders, envelopes, the PackArtifact, catalog and views.
+"""Component schemas of the OpenAPI document: small builders, envelopes, the PackArtifact, latest and views.
+
+Health, the pack catalog and version catalogs are generated from their types (builder.api.shapes).
 
 Schemas are closed (`additionalProperties: false`) wherever the payload's shape is fixed, so a payload
 that grows or loses a field fails the response tests instead of drifting away from its description.
@@ -11,9 +13,7 @@ from typing import Any, get_args
 
 import orjson
 
-from builder.api.shapes import COMPONENTS as RELEASE_SHAPES
 from builder.api.shapes import PackLabel
-from builder.api.typed import object_schemas
 from builder.api.wire import API_PREFIX, API_VERSION, CONTRACT_VERSION, ErrorCode
 from builder.research.changes import CAUSES, CHANGE_KINDS
 from builder.research.schema import artifact_schema
@@ -191,35 +191,6 @@ def rebased(node: Any, source: str, target: Callable[[str], str]) -> Any:
     if isinstance(node.get("$ref"), str) and node["$ref"].startswith(source):
         return {**node, "$ref": target(node["$ref"].removeprefix(source))}
     return {key: rebased(value, source, target) for key, value in node.items()}
-
-
-def release_schemas() -> dict[str, Schema]:
-    """Health, the pack catalog and version catalogs."""
-    return {
-        **object_schemas(RELEASE_SHAPES),
-        "VersionCatalog": closed(
-            {
-                "packId": STRING,
-                "latestVersion": STRING,
-                "versions": array(
-                    {"anyOf": [ref("CopycatVersionReference"), ref("PreviewVersionReference")]},
-                    description="Newest first.",
-                ),
-            }
-        ),
-        "CopycatVersionReference": closed(
-            {
-                "versionId": {
-                    "type": "string",
-                    "pattern": r"^multi-manager-[0-9]{4}-[0-9]{2}-[0-9]{2}-v[0-9]+\.[0-9]+$",
-                },
-                "quarter": DATE,
-                "latest": BOOLEAN,
-                "artifactSha256": {**SHA256, "description": "sha256 of the canonical PackArtifact bytes."},
-            }
-        ),
-        "PreviewVersionReference": closed({"versionId": STRING, "asOf": DATE, "latest": BOOLEAN}),
-    }
 
 
 def latest_schemas() -> dict[str, Schema]:
