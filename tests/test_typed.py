@@ -71,3 +71,16 @@ def test_a_compact_schema_is_open_types_only_and_its_lists_promise_their_key_fie
 def test_picked_takes_the_shape_fields_in_its_order_and_leaves_the_rest():
     record = {"note": None, "size": 3, "id": "x", "path": "/secret"}
     assert list(picked(Item, record).items()) == [("id", "x"), ("size", 3), ("note", None)]
+
+
+class Listing(TypedDict):
+    id: str
+    quarter: NotRequired[Date]
+    latest: bool
+
+
+def test_picked_takes_a_not_required_field_only_where_the_record_has_it_and_a_required_one_always():
+    assert list(picked(Listing, {"latest": True, "id": "a", "sha": "0"})) == ["id", "latest"]
+    assert list(picked(Listing, {"latest": True, "quarter": "2026-06-30", "id": "a"})) == ["id", "quarter", "latest"]
+    with pytest.raises(KeyError):
+        picked(Listing, {"quarter": "2026-06-30", "id": "a"})

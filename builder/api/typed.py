@@ -51,8 +51,10 @@ Sha256 = Annotated[str, Keywords(pattern="^[0-9a-f]{64}$")]
 
 
 def picked(shape: type[Shape], source: Mapping[str, Any]) -> Shape:
-    """The fields of the TypedDict `shape`, in its order, taken from `source` (a record, a REST answer)."""
-    return cast(Shape, {name: source[name] for name in shape.__annotations__})
+    """The fields of the TypedDict `shape`, in its order, taken from `source` (a record, a REST answer); a
+    NotRequired field only where `source` has it."""
+    required = _required(shape)
+    return cast(Shape, {name: source[name] for name in shape.__annotations__ if name in required or name in source})
 
 
 def object_schemas(components: Mapping[str, Any]) -> dict[str, Schema]:

@@ -9,7 +9,7 @@ The full REST envelope stays reachable as the resources the result links (server
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from typing import Annotated, Any, Literal, TypedDict
+from typing import Annotated, Any, Literal, NotRequired, TypedDict
 
 from builder.api.shapes import HealthPack, HealthStatus, HealthWarning, NoExecution, PackFeature, PackLabel
 from builder.api.typed import KEY, Count, Date, picked
@@ -64,6 +64,26 @@ class PacksAnswer(TypedDict):
     nextCalls: list[NextCall]
 
 
+class VersionListing(TypedDict):
+    """A version of the catalog without its artifact's sha256: a 13f-copycat version has its quarter, a preview's
+    its as-of date."""
+
+    versionId: Annotated[str, KEY]
+    quarter: NotRequired[Date]
+    asOf: NotRequired[Date]
+    latest: Annotated[bool, KEY]
+
+
+class VersionsAnswer(TypedDict):
+    """list_pack_versions' compact answer: the newest versions, their count."""
+
+    packId: str
+    latestVersion: str
+    versionCount: Count
+    versions: list[VersionListing]
+    nextCalls: list[NextCall]
+
+
 def call(tool: str, arguments: Arguments, why: str) -> NextCall:
     return {"tool": tool, "arguments": arguments, "why": why}
 
@@ -102,8 +122,8 @@ def latest(data: Data, arguments: Arguments) -> dict[str, Any]:
     return data["agentPayload"]
 
 
-def versions(data: Data, arguments: Arguments) -> dict[str, Any]:
-    entries = [{key: value for key, value in entry.items() if key != "artifactSha256"} for entry in data["versions"]]
+def versions(data: Data, arguments: Arguments) -> VersionsAnswer:
+    entries = [picked(VersionListing, entry) for entry in data["versions"]]
     ids = [entry["versionId"] for entry in data["versions"]]
     pack = data["packId"]
     next_calls = (

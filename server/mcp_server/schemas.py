@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from builder.api.typed import compact_schema, compact_type
-from server.mcp_server.answers import HealthAnswer, NextCall, PacksAnswer
+from server.mcp_server.answers import HealthAnswer, NextCall, PacksAnswer, VersionsAnswer
 
 Schema = dict[str, Any]
 STRING: Schema = {"type": "string"}
@@ -67,15 +67,7 @@ OUTPUT_SCHEMAS: dict[str, Schema] = {
         },
         optional=("managers", "freshness", "glossary", "limits13F"),
     ),  # a preview pack has its own fields instead
-    "listPackVersions": obj(
-        {
-            "packId": STRING,
-            "latestVersion": STRING,
-            "versionCount": INTEGER,
-            "versions": items("versionId", "latest"),
-            "nextCalls": NEXT_CALLS,
-        }
-    ),
+    "listPackVersions": compact_schema(VersionsAnswer),
     "compareVersions": obj(
         {
             "from": STRING,
