@@ -9,10 +9,11 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from itertools import combinations
-from typing import Any
+from typing import Any, get_args
 
 from builder.api import handlers, methods
 from builder.api.data import ReleaseData
+from builder.api.shapes import PackFeature
 from builder.api.wire import API_PREFIX
 from builder.canonical import canonical_json
 from builder.research.methods.ethos import canonical_ethos_ids
@@ -26,7 +27,7 @@ VERSION_PATTERN = r"^[a-z0-9][a-z0-9.\-]{0,79}$"
 MAX_MANAGER_VALUES = 256  # more values than any pack has managers is a malformed request, not a view
 MAX_TICKERS = 1000  # a view holds at most a few thousand tickers; a longer list is a malformed request
 MANAGER_ID_SCHEMA = {"type": "string", "pattern": r"^[a-z0-9][a-z0-9-]{0,63}$"}
-COPYCAT_FEATURES = ("views", "diff", "explain", "ethos", "policy")  # what 13f-copycat answers; a preview pack none
+COPYCAT_FEATURES: tuple[PackFeature, ...] = get_args(PackFeature)
 
 
 @dataclass(frozen=True, slots=True)

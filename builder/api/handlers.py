@@ -10,6 +10,19 @@ from typing import Any
 
 from builder.api import methods
 from builder.api.data import ReleaseData
+from builder.api.shapes import (
+    AvailablePack,
+    CopycatVersionReference,
+    Health,
+    HealthPack,
+    HealthWarning,
+    PackCatalog,
+    PackLinks,
+    PlannedPack,
+    PreviewVersionReference,
+    VersionCatalog,
+)
+from builder.api.typed import picked
 from builder.api.wire import API_PREFIX, CONTRACT_VERSION, ApiError, ErrorCode
 from builder.research.agent import LIMITS_13F, RESEARCH_ONLY, agent_payload
 from builder.research.methods.ethos import ETHOS_IDS
@@ -29,11 +42,11 @@ PREVIEW_NEXT = (  # a preview answers latest, versions and audit only
 )
 
 
-def _pack_links(pack_id: str) -> dict[str, str]:
+def _pack_links(pack_id: str) -> PackLinks:
     return {"latest": f"{API_PREFIX}/packs/{pack_id}/latest", "versions": f"{API_PREFIX}/packs/{pack_id}/versions"}
 
 
-def get_health(data: ReleaseData, params: dict[str, Any]) -> dict[str, Any]:
+def get_health(data: ReleaseData, params: dict[str, Any]) -> Health:
     """Health of the sealed release: identity, freshness, warnings; never paths or commands."""
     assert data.identity is not None, "health is rendered only for a sealed release"
     warnings = data.index["warnings"]
@@ -44,15 +57,9 @@ def get_health(data: ReleaseData, params: dict[str, Any]) -> dict[str, Any]:
         "asOf": data.index["asOf"],
         "contractVersion": CONTRACT_VERSION,
         "fixture": data.index["fixture"],
-        "packs": [
-            {"id": p["id"], "status": p["status"], "latestVersion": p["latestVersion"], "asOf": p["asOf"]}
-            for p in data.index["packs"]
-            if p["status"] == "available"
-        ],
+        "packs": [picked(HealthPack, p) for p in data.index["packs"] if p["status"] == "available"],
         "warningCount": len(warnings),
-        "warnings": [
-            {key: w[key] for key in ("code", "message", "pack", "manager", "quarter", "accession")} for w in warnings
-        ],
+        "warnings": [picked(HealthWarning, w) for w in warnings],
         "executionEnabled": False,
     }
 
@@ -64,9 +71,15 @@ def get_openapi_document(data: ReleaseData, params: dict[str, Any]) -> dict[str,
     return data.openapi
 
 
-def list_packs(data: ReleaseData, params: dict[str, Any]) -> dict[str, Any]:
-    packs = [{**p, "links": _pack_links(p["id"]) if p["status"] == "available" else {}} for p in data.index["packs"]]
-    return {"packs": packs}
+def list_packs(data: ReleaseData, params: dict[str, Any]) -> PackCatalog:
+    return {"packs": [_catalog_entry(p) for p in data.index["packs"]]}
+
+
+def _catalog_entry(p: dict[str, Any]) -> AvailablePack | PlannedPack:
+    """A pack of the release index with the links of its routes (none for a planned pack)."""
+    if p["status"] == "available":
+        return picked(AvailablePack, {**p, "links": _pack_links(p["id"])})
+    return picked(PlannedPack, {**p, "links": {}})
 
 
 def artifact_reference(data: ReleaseData, version: str) -> dict[str, str]:
@@ -140,13 +153,13 @@ def _agent_payload(data: ReleaseData, view: dict, managers: list[str], mode: str
     )
 
 
-def list_pack_versions(data: ReleaseData, params: dict[str, Any]) -> dict[str, Any]:
+def list_pack_versions(data: ReleaseData, params: dict[str, Any]) -> VersionCatalog:
     preview = data.preview(params["packId"])
     if preview is not None:
-        entries = [{"versionId": preview["version"], "asOf": preview["asOf"], "latest": True}]
-        return {"packId": preview["id"], "latestVersion": preview["version"], "versions": entries}
+        entry: PreviewVersionReference = {"versionId": preview["version"], "asOf": preview["asOf"], "latest": True}
+        return {"packId": preview["id"], "latestVersion": preview["version"], "versions": [entry]}
     latest = data.versions[-1]
-    entries = [
+    entries: list[CopycatVersionReference | PreviewVersionReference] = [
         {
             "versionId": version,
             "quarter": data.artifacts[version]["quarter"],

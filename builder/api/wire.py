@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import enum
-from typing import Any
+from typing import Any, Literal, get_args
 
 from builder.research.errors import NotInView, ResearchError, UnknownEthos
 
 API_VERSION = "v1"
-CONTRACT_VERSION = "0.1.0"
+ContractVersion = Literal["0.1.0"]
+CONTRACT_VERSION: ContractVersion = get_args(ContractVersion)[0]
 API_PREFIX = "/api/v1"
 JSON_TYPE = "application/json"
 # Caches may store GET answers but must revalidate each time (the ETag makes that a cheap 304);

@@ -8,9 +8,11 @@ The full REST envelope stays reachable as the resources the result links (server
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
-from typing import Any
+from collections.abc import Callable, Iterable, Mapping
+from typing import Annotated, Any, Literal, NotRequired, TypedDict
 
+from builder.api.shapes import HealthPack, HealthStatus, HealthWarning, NoExecution, PackFeature, PackLabel
+from builder.api.typed import KEY, Count, Date, picked
 from builder.research.agent import fit, is_trade, traded_value
 from builder.research.versions import PACK_ID
 
@@ -21,7 +23,68 @@ Data = dict[str, Any]
 Arguments = dict[str, Any]
 
 
-def call(tool: str, arguments: Arguments, why: str) -> dict[str, Any]:
+class NextCall(TypedDict):
+    """A call an answer proposes next: the tool, its exact arguments, what it answers."""
+
+    tool: str
+    arguments: Arguments
+    why: str
+
+
+class HealthAnswer(TypedDict):
+    """get_health's compact answer: the REST health without the identity hashes, its first warnings."""
+
+    status: HealthStatus
+    releaseId: str
+    asOf: Date
+    fixture: bool
+    packs: list[HealthPack]
+    warningCount: Count
+    warnings: list[HealthWarning]
+    executionEnabled: NoExecution
+    nextCalls: list[NextCall]
+
+
+class PackListing(TypedDict):
+    """A catalog entry without its description and links; KEY marks what the output schema promises of each."""
+
+    id: Annotated[str, KEY]
+    label: Annotated[PackLabel, KEY]
+    title: str
+    status: Annotated[Literal["available", "planned"], KEY]
+    latestVersion: str | None
+    asOf: Date | None
+    features: list[PackFeature]
+
+
+class PacksAnswer(TypedDict):
+    """list_packs' compact answer."""
+
+    packs: list[PackListing]
+    nextCalls: list[NextCall]
+
+
+class VersionListing(TypedDict):
+    """A version of the catalog without its artifact's sha256: a 13f-copycat version has its quarter, a preview's
+    its as-of date."""
+
+    versionId: Annotated[str, KEY]
+    quarter: NotRequired[Date]
+    asOf: NotRequired[Date]
+    latest: Annotated[bool, KEY]
+
+
+class VersionsAnswer(TypedDict):
+    """list_pack_versions' compact answer: the newest versions, their count."""
+
+    packId: str
+    latestVersion: str
+    versionCount: Count
+    versions: list[VersionListing]
+    nextCalls: list[NextCall]
+
+
+def call(tool: str, arguments: Arguments, why: str) -> NextCall:
     return {"tool": tool, "arguments": arguments, "why": why}
 
 
@@ -30,7 +93,7 @@ def view_arguments(arguments: Arguments) -> Arguments:
     return {key: arguments[key] for key in ("managers", "mode") if key in arguments}
 
 
-def health(data: Data, arguments: Arguments) -> dict[str, Any]:
+def health(data: Data, arguments: Arguments) -> HealthAnswer:
     return {
         "status": data["status"],
         "releaseId": data["releaseId"],
@@ -44,11 +107,9 @@ def health(data: Data, arguments: Arguments) -> dict[str, Any]:
     }
 
 
-def packs(data: Data, arguments: Arguments) -> dict[str, Any]:
-    fields = ("id", "label", "title", "status", "latestVersion", "asOf", "features")
-    listed = [{key: pack[key] for key in fields} for pack in data["packs"]]
+def packs(data: Data, arguments: Arguments) -> PacksAnswer:
     return {
-        "packs": listed,
+        "packs": [picked(PackListing, pack) for pack in data["packs"]],
         "nextCalls": [
             call("get_latest_pack", {"packId": pack["id"]}, f"the latest {pack['id']} in brief")
             for pack in data["packs"]
@@ -61,8 +122,8 @@ def latest(data: Data, arguments: Arguments) -> dict[str, Any]:
     return data["agentPayload"]
 
 
-def versions(data: Data, arguments: Arguments) -> dict[str, Any]:
-    entries = [{key: value for key, value in entry.items() if key != "artifactSha256"} for entry in data["versions"]]
+def versions(data: Data, arguments: Arguments) -> VersionsAnswer:
+    entries = [picked(VersionListing, entry) for entry in data["versions"]]
     ids = [entry["versionId"] for entry in data["versions"]]
     pack = data["packId"]
     next_calls = (
@@ -279,7 +340,7 @@ def _methodology(methodology: dict) -> dict[str, Any]:
     }
 
 
-COMPACT: dict[str, Callable[[Data, Arguments], dict[str, Any]]] = {
+COMPACT: dict[str, Callable[[Data, Arguments], Mapping[str, Any]]] = {
     "getHealth": health,
     "listPacks": packs,
     "getLatestPack": latest,
@@ -295,7 +356,7 @@ COMPACT: dict[str, Callable[[Data, Arguments], dict[str, Any]]] = {
 
 def compact(operation_id: str, data: Data, arguments: Arguments) -> dict[str, Any]:
     """The compact answer of an operation, its longest lists trimmed until it is within TOOL_BUDGET bytes."""
-    answer = COMPACT[operation_id](data, arguments)
+    answer = dict(COMPACT[operation_id](data, arguments))
     return fit(answer, TOOL_BUDGET, list_paths(answer))
 
 

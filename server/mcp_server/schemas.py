@@ -2,12 +2,17 @@
 
 Root `type: object`, no `$schema`, no `$ref`/`$defs` (MCP hosts' clients trip on them), every top-level
 field named and typed, lists typed by their items' required fields. The full REST shapes are in the
-OpenAPI document; these say only what the compact answer promises.
+OpenAPI document; these say only what the compact answer promises. Where the compact answer is declared as a
+TypedDict (server.mcp_server.answers), its schema is generated from it (builder.api.typed.compact_schema);
+the rest are built here until they are.
 """
 
 from __future__ import annotations
 
 from typing import Any
+
+from builder.api.typed import compact_schema, compact_type
+from server.mcp_server.answers import HealthAnswer, NextCall, PacksAnswer, VersionsAnswer
 
 Schema = dict[str, Any]
 STRING: Schema = {"type": "string"}
@@ -41,24 +46,12 @@ def part(properties: dict[str, Schema]) -> Schema:
     return {"type": "object", "properties": properties}
 
 
-NEXT_CALLS = items("tool", "arguments", "why")
+NEXT_CALLS = compact_type(list[NextCall])
 VIEW = OBJECT
 
 OUTPUT_SCHEMAS: dict[str, Schema] = {
-    "getHealth": obj(
-        {
-            "status": {"enum": ["consumable", "degraded"]},
-            "releaseId": STRING,
-            "asOf": STRING,
-            "fixture": BOOLEAN,
-            "packs": items("id", "latestVersion"),
-            "warningCount": INTEGER,
-            "warnings": items("code", "message"),
-            "executionEnabled": NO_EXECUTION,
-            "nextCalls": NEXT_CALLS,
-        }
-    ),
-    "listPacks": obj({"packs": items("id", "label", "status"), "nextCalls": NEXT_CALLS}),
+    "getHealth": compact_schema(HealthAnswer),
+    "listPacks": compact_schema(PacksAnswer),
     "getLatestPack": obj(
         {
             "pack": STRING,
@@ -74,15 +67,7 @@ OUTPUT_SCHEMAS: dict[str, Schema] = {
         },
         optional=("managers", "freshness", "glossary", "limits13F"),
     ),  # a preview pack has its own fields instead
-    "listPackVersions": obj(
-        {
-            "packId": STRING,
-            "latestVersion": STRING,
-            "versionCount": INTEGER,
-            "versions": items("versionId", "latest"),
-            "nextCalls": NEXT_CALLS,
-        }
-    ),
+    "listPackVersions": compact_schema(VersionsAnswer),
     "compareVersions": obj(
         {
             "from": STRING,

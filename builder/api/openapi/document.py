@@ -25,7 +25,6 @@ from builder.api.openapi.schemas import (
     latest_schemas,
     raw_document_schema,
     ref,
-    release_schemas,
     unshared,
 )
 from builder.api.openapi.text import (
@@ -40,6 +39,8 @@ from builder.api.openapi.text import (
     URL_CODES,
 )
 from builder.api.openapi.values import ReleaseValues, body_schema, parameter_example, parameter_schema, release_values
+from builder.api.shapes import COMPONENTS as RELEASE_SHAPES
+from builder.api.typed import object_schemas
 from builder.api.wire import API_PREFIX, CONTRACT_VERSION, GET_CACHE_CONTROL, JSON_TYPE, POST_CACHE_CONTROL, ErrorCode
 from builder.research.versions import PACK_ID
 
@@ -227,7 +228,7 @@ def component_schemas() -> dict[str, Schema]:
     parts = [
         envelope_schemas(),
         artifact_schemas(),
-        release_schemas(),
+        object_schemas(RELEASE_SHAPES),  # health, the pack catalog, version catalogs
         latest_schemas(),
         agent_payload_schemas(),
         payload_schemas(),

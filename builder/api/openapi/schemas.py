@@ -1,4 +1,6 @@
-"""Component schemas of the OpenAPI document: small builders, envelopes, the PackArtifact, catalog and views.
+"""Component schemas of the OpenAPI document: small builders, envelopes, the PackArtifact, latest and views.
+
+Health, the pack catalog and version catalogs are generated from their types (builder.api.shapes).
 
 Schemas are closed (`additionalProperties: false`) wherever the payload's shape is fixed, so a payload
 that grows or loses a field fails the response tests instead of drifting away from its description.
@@ -7,11 +9,11 @@ that grows or loses a field fails the response tests instead of drifting away fr
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import Any, get_args
 
 import orjson
 
-from builder.api.contract import COPYCAT_FEATURES
+from builder.api.shapes import PackLabel
 from builder.api.wire import API_PREFIX, API_VERSION, CONTRACT_VERSION, ErrorCode
 from builder.research.changes import CAUSES, CHANGE_KINDS
 from builder.research.schema import artifact_schema
@@ -21,7 +23,7 @@ from builder.research.views import MODES
 Schema = dict[str, Any]
 COMPONENTS = "#/components/schemas/"
 ARTIFACT_DEFS = "#/$defs/"
-PACK_LABELS = ("launch pack", "data preview", "research preview")  # contract section 1
+PACK_LABELS = get_args(PackLabel)
 ARTIFACT_PREFIX = "Artifact"  # the PackArtifact's $defs become components ArtifactPosition, ArtifactFiling, …
 DISCRIMINATOR = "kind"  # the field that tells the artifact's unions apart (a change's kind)
 
@@ -189,92 +191,6 @@ def rebased(node: Any, source: str, target: Callable[[str], str]) -> Any:
     if isinstance(node.get("$ref"), str) and node["$ref"].startswith(source):
         return {**node, "$ref": target(node["$ref"].removeprefix(source))}
     return {key: rebased(value, source, target) for key, value in node.items()}
-
-
-def release_schemas() -> dict[str, Schema]:
-    """Health, the pack catalog and version catalogs."""
-    return {
-        "Health": closed(
-            {
-                "status": {
-                    **enum(("consumable", "degraded")),
-                    "description": "degraded while fixture or scope warnings exist.",
-                },
-                "releaseId": STRING,
-                "manifestSha256": SHA256,
-                "asOf": DATE,
-                "contractVersion": {"const": CONTRACT_VERSION},
-                "fixture": BOOLEAN,
-                "packs": array(
-                    closed({"id": STRING, "status": {"const": "available"}, "latestVersion": STRING, "asOf": DATE})
-                ),
-                "warningCount": COUNT,
-                "warnings": array(
-                    closed(
-                        {
-                            "code": STRING,
-                            "message": STRING,
-                            "pack": STRING,
-                            "manager": nullable(STRING),
-                            "quarter": nullable(DATE),
-                            "accession": nullable(STRING),
-                        }
-                    )
-                ),
-                "executionEnabled": NO_EXECUTION,
-            }
-        ),
-        "PackCatalog": closed({"packs": array({"anyOf": [ref("AvailablePack"), ref("PlannedPack")]})}),
-        "AvailablePack": _catalog_entry(
-            "available",
-            STRING,
-            DATE,
-            closed({"latest": STRING, "versions": STRING}),
-            "An available pack: its routes answer.",
-        ),
-        "PlannedPack": _catalog_entry(
-            "planned", {"type": "null"}, {"type": "null"}, closed({}), "Announced, not served: its routes answer 404."
-        ),
-        "VersionCatalog": closed(
-            {
-                "packId": STRING,
-                "latestVersion": STRING,
-                "versions": array(
-                    {"anyOf": [ref("CopycatVersionReference"), ref("PreviewVersionReference")]},
-                    description="Newest first.",
-                ),
-            }
-        ),
-        "CopycatVersionReference": closed(
-            {
-                "versionId": {
-                    "type": "string",
-                    "pattern": r"^multi-manager-[0-9]{4}-[0-9]{2}-[0-9]{2}-v[0-9]+\.[0-9]+$",
-                },
-                "quarter": DATE,
-                "latest": BOOLEAN,
-                "artifactSha256": {**SHA256, "description": "sha256 of the canonical PackArtifact bytes."},
-            }
-        ),
-        "PreviewVersionReference": closed({"versionId": STRING, "asOf": DATE, "latest": BOOLEAN}),
-    }
-
-
-def _catalog_entry(status: str, version: Schema, as_of: Schema, links: Schema, description: str) -> Schema:
-    return closed(
-        {
-            "id": STRING,
-            "label": enum(PACK_LABELS),
-            "title": STRING,
-            "description": STRING,
-            "features": array(enum(COPYCAT_FEATURES), uniqueItems=True),
-            "status": {"const": status},
-            "latestVersion": version,
-            "asOf": as_of,
-            "links": links,
-        },
-        description=description,
-    )
 
 
 def latest_schemas() -> dict[str, Schema]:

@@ -1,0 +1,165 @@
+"""JSON Schema from the types that declare a wire shape: a `TypedDict` of str, int, float, bool, `Literal`, `list`,
+unions (`X | None`) and other TypedDicts, with `Annotated[..., Keywords(...)]` for constraints.
+
+Two faces of one type. `object_schemas` gives OpenAPI components: closed objects (`additionalProperties: false`),
+every field required but the `NotRequired` ones, a TypedDict named among the components a `$ref`, any other one
+inline. `compact_schema` gives an MCP output schema: open objects, types without constraints, a list of objects
+promising only the fields marked `KEY` (all its fields when none is). Descriptions are not written here: the
+OpenAPI document takes them from its glossary by component and field name (builder.api.openapi.glossary).
+"""
+
+from __future__ import annotations
+
+import types
+from collections.abc import Mapping
+from typing import (
+    Annotated,
+    Any,
+    Literal,
+    NotRequired,
+    Required,
+    TypeVar,
+    Union,
+    cast,
+    get_args,
+    get_origin,
+    get_type_hints,
+)
+from typing import is_typeddict as _is_typeddict
+
+Schema = dict[str, Any]
+COMPONENTS = "#/components/schemas/"
+PRIMITIVES: dict[Any, str] = {str: "string", int: "integer", float: "number", bool: "boolean", type(None): "null"}
+
+
+class Keywords:
+    """JSON Schema keywords a field's `Annotated` type adds to its type's schema, in the order given."""
+
+    def __init__(self, **keywords: Any) -> None:
+        self.keywords = keywords
+
+
+class Key:
+    """Marks a field an agent keys a list's items by: the compact schema requires it of each item."""
+
+
+KEY = Key()
+Shape = TypeVar("Shape")
+Date = Annotated[str, Keywords(format="date")]  # ISO 8601 calendar date
+Count = Annotated[int, Keywords(minimum=0)]
+Sha256 = Annotated[str, Keywords(pattern="^[0-9a-f]{64}$")]
+
+
+def picked(shape: type[Shape], source: Mapping[str, Any]) -> Shape:
+    """The fields of the TypedDict `shape`, in its order, taken from `source` (a record, a REST answer); a
+    NotRequired field only where `source` has it."""
+    required = _required(shape)
+    return cast(Shape, {name: source[name] for name in shape.__annotations__ if name in required or name in source})
+
+
+def object_schemas(components: Mapping[str, Any]) -> dict[str, Schema]:
+    """Each TypedDict of `components` as a closed object, in order; a field of a type named here is a `$ref`."""
+    names = {shape: name for name, shape in components.items()}
+    return {name: _closed(shape, names) for name, shape in components.items()}
+
+
+def _closed(shape: Any, names: Mapping[Any, str]) -> Schema:
+    fields = _fields(shape)
+    properties = {name: _schema(hint, names) for name, hint in fields.items()}
+    schema: Schema = {"type": "object", "additionalProperties": False, "properties": properties}
+    required = _required(shape)
+    if required:
+        schema["required"] = required
+    return schema
+
+
+def _schema(hint: Any, names: Mapping[Any, str]) -> Schema:
+    hint, extras = _unwrap(hint)
+    origin, args = get_origin(hint), get_args(hint)
+    if hint in PRIMITIVES:
+        schema: Schema = {"type": PRIMITIVES[hint]}
+    elif origin is Literal:
+        schema = {"const": args[0]} if len(args) == 1 else {"type": "string", "enum": list(_strings(args))}
+    elif origin is list:
+        schema = {"type": "array", "items": _schema(args[0], names)}
+    elif origin in (Union, types.UnionType):
+        schema = {"anyOf": [_schema(arg, names) for arg in args]}
+    elif _is_typeddict(hint):
+        schema = {"$ref": COMPONENTS + names[hint]} if hint in names else _closed(hint, names)
+    else:
+        raise TypeError(f"no JSON Schema for {hint!r}")
+    for keywords in extras:
+        if isinstance(keywords, Keywords):
+            schema.update(keywords.keywords)
+    return schema
+
+
+def compact_schema(shape: Any) -> Schema:
+    """An MCP output schema of the TypedDict `shape`: its fields typed, the required ones named."""
+    fields = _fields(shape)
+    properties = {name: compact_type(hint) for name, hint in fields.items()}
+    return {"type": "object", "properties": properties, "required": _required(shape)}
+
+
+def compact_type(hint: Any) -> Schema:
+    """The compact schema of one field's type (a nested TypedDict: its fields typed, none required)."""
+    hint, _ = _unwrap(hint)
+    origin, args = get_origin(hint), get_args(hint)
+    if hint in PRIMITIVES:
+        return {"type": PRIMITIVES[hint]}
+    if origin is Literal:
+        return {"const": args[0]} if len(args) == 1 else {"enum": list(args)}
+    if origin is list and _is_typeddict(_unwrap(args[0])[0]):
+        return {"type": "array", "items": {"type": "object", "required": _keys(_unwrap(args[0])[0])}}
+    if origin is list:
+        return {"type": "array", "items": compact_type(args[0])}
+    if origin in (Union, types.UnionType) and len(args) == 2 and type(None) in args:
+        (kind,) = (compact_type(arg)["type"] for arg in args if arg is not type(None))
+        return {"type": [kind, "null"]}
+    if _is_typeddict(hint):
+        return {"type": "object", "properties": {name: compact_type(h) for name, h in _fields(hint).items()}}
+    if origin is dict or hint is dict:
+        return {"type": "object"}
+    raise TypeError(f"no compact schema for {hint!r}")
+
+
+def _keys(shape: Any) -> list[str]:
+    """The fields a list of `shape` promises of each item: those marked KEY, else every required one."""
+    fields = _fields(shape)
+    marked = [name for name, hint in fields.items() if any(isinstance(extra, Key) for extra in _unwrap(hint)[1])]
+    return marked or _required(shape)
+
+
+def _required(shape: Any) -> list[str]:
+    """The required fields of `shape`, in order. Read from the resolved hints: under `from __future__ import
+    annotations`, Python 3.11's __required_keys__ cannot see a NotRequired written as a string."""
+    wrappers = {name: get_origin(hint) for name, hint in _fields(shape).items()}
+    return [
+        name
+        for name, wrapper in wrappers.items()
+        if wrapper is Required or (wrapper is not NotRequired and name in shape.__required_keys__)
+    ]
+
+
+def _fields(shape: Any) -> dict[str, Any]:
+    if not _is_typeddict(shape):
+        raise TypeError(f"{shape!r} is not a TypedDict")
+    return get_type_hints(shape, include_extras=True)
+
+
+def _unwrap(hint: Any) -> tuple[Any, tuple[Any, ...]]:
+    """`hint` without Annotated, Required and NotRequired, and the Annotated metadata it carried (outermost last)."""
+    extras: tuple[Any, ...] = ()
+    while get_origin(hint) in (Annotated, Required, NotRequired):
+        if get_origin(hint) is Annotated:
+            extras = hint.__metadata__ + extras
+            hint = hint.__origin__
+        else:
+            hint = get_args(hint)[0]
+    return hint, extras
+
+
+def _strings(values: tuple[Any, ...]) -> tuple[str, ...]:
+    if not all(isinstance(value, str) for value in values):
+        raise TypeError(f"an enum of strings only: {values!r}")
+    return values
