@@ -202,3 +202,18 @@ def test_a_split_another_holders_steady_book_refutes_is_no_candidate_and_the_cha
     assert summary(alpha[TSLA]) == ("added", 2_948_285, 4_398_683, "trade")
     assert summary(beta[TSLA]) == ("unchanged", 500_017, 0, "none")
     assert artifact["corporateActions"] == []
+
+
+def test_a_hand_record_overrides_the_evidence_in_its_own_quarter_only():
+    q3 = date(2025, 9, 30)
+    filings = [
+        filing(CIK, Q1, {TSLA: (1_013, 400)}),
+        filing(CIK, Q2, {TSLA: (2_026, 200)}),  # the recorded 2:1 split
+        filing(CIK, q3, {TSLA: (8_104, 50)}),  # a 4:1 split no record names: the book decides it, to the share
+    ]
+    legs, _ = parse_corporate_actions(f"{HEADER}\n2025-05-01,split,{TSLA},,2:1,,split 8-K", "corporate_actions.csv")
+    built = build_artifacts(dataclasses.replace(sources(filings, [("alpha", CIK)]), corporate_actions=legs))
+    second, third = assign_versions(built, [])[0][-2:]
+    assert [(r["ratio"], r["derived"]) for r in second["corporateActions"]] == [("2:1", False)]
+    assert [(r["ratio"], r["derived"]) for r in third["corporateActions"]] == [("4:1", True)]
+    assert summary(third["managers"][0]["positions"][0]["change"]) == ("unchanged", 8_104, 0, "corporate-action")

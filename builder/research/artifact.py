@@ -82,12 +82,13 @@ def one_position(sources: Sources, quarter: date) -> Callable[[str, str], bool]:
 
 
 def with_evidence(
-    legs: Sequence[CorporateAction], evidence: Evidence, one: Callable[[str, str], bool]
+    legs: Sequence[CorporateAction], evidence: Evidence, one: Callable[[str, str], bool], after: date, through: date
 ) -> list[CorporateAction]:
-    """The hand records and the derived ones, a hand record of a security overriding what evidence derived for it;
-    a new CUSIP share for share that `one` already counts as the same position (securities.csv links them) needs
-    no record."""
-    written = {leg.cusip for leg in legs if leg.cusip} | {leg.new_cusip for leg in legs if leg.new_cusip}
+    """The hand records and the derived ones of (`after`, `through`], a hand record of a security in that window
+    overriding what evidence derived for it; a new CUSIP share for share that `one` already counts as the same
+    position (securities.csv links them) needs no record."""
+    window = [leg for leg in legs if after < leg.effective <= through]
+    written = {leg.cusip for leg in window if leg.cusip} | {leg.new_cusip for leg in window if leg.new_cusip}
     derived = [
         leg
         for leg in evidence.legs
@@ -129,7 +130,8 @@ def build_artifact(
     `book_of((cik, quarter))`: the book's long positions by key and its Side, None when the manager did not file;
     `evidence`: what the holders of the securities decide since the previous quarter end."""
     managers, parts = [], []
-    actions = with_evidence(sources.corporate_actions, evidence, one_position(sources, quarter))
+    prior_end = previous_quarter(quarter)
+    actions = with_evidence(sources.corporate_actions, evidence, one_position(sources, quarter), prior_end, quarter)
     for manager in sources.copycat.managers:
         key, prior = (manager.cik, quarter), (manager.cik, previous_quarter(quarter))
         current, before = book_of(key), book_of(prior)
