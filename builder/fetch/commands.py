@@ -155,7 +155,7 @@ def datasets_step(plan: SetsPlan) -> None:
     kept = len(result.chosen) - len(result.fetched)
     click.echo(
         f"{len(result.chosen)} data sets for {plan.quarters[0]} … {plan.quarters[-1]} in {DATASETS_FOLDER}/: "
-        f"{len(result.fetched)} fetched, {kept} already here ({result.requests} requests)"
+        f"{len(result.fetched)} fetched, {kept} already here ({result.requests} request{'' if result.requests == 1 else 's'})"
     )
 
 
