@@ -146,8 +146,8 @@ BY_RULE = {
     "split": (1, 1),
     "same-issuer": (8, 8),
     "same-value": (2, 2),
-    "distribution": (2, 2),
-    "cash-merger": (7, 8),
+    "distribution": (0, 0),
+    "cash-merger": (4, 5),
     "confidential-omission": (7, 11),
 }  # rule → (true, flagged), as the methods page states them
 

@@ -81,6 +81,7 @@ DISTRIBUTION_ROUNDING = 1e-5  # or one share per source row of each side, whiche
 # most this much over that quarter (a price pinned to a deal's), then absent, and filed by no manager of the pack at
 # that quarter end (an acquired security is gone for everyone): acquired for cash, or sold.
 PINNED_PRICE = 0.03
+PAIRING = frozenset({"same-issuer", "same-value"})  # a position that paired with a new one was no cash merger
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,7 +138,8 @@ def candidates(earlier: Side, later: Side, carried: Carried) -> dict[str, list[d
     for child in (c for c in later.lots if c not in later.settled):
         for candidate in _distributions(earlier, later, carried, child, parents):
             add((child,), candidate)
-    for before in open_gone:
+    pairing = {cusip for cusip, found_for in found.items() if any(c["rule"] in PAIRING for c in found_for)}
+    for before in (c for c in open_gone if c not in pairing):  # shares that became another security's: no cash
         acquired = _cash_merger(earlier, later, before)
         if acquired:
             add((before,), acquired)
@@ -350,7 +352,8 @@ def _distributions(earlier: Side, later: Side, carried: Carried, child: str, par
             continue
         same_issuer = one_issuer(later.lots[parent], lot)
         chance = comparisons * (2 * (later.lots[parent].rows + lot.rows) + 1) / received
-        if not same_issuer and (received % ROUND_LOT == 0 or chance > MAX_CHANCE):
+        # round lots fit round ratios of round positions (50,000,000 General Motors ÷ 10 ≈ 4,999,998 Formula One)
+        if not same_issuer and (received % ROUND_LOT == 0 or held.shares % ROUND_LOT == 0 or chance > MAX_CHANCE):
             continue
         found.append(_distribution(earlier, later, parent, child, held, received, ratio, side))
     return found
