@@ -14,7 +14,7 @@ from typing import Any
 from builder.api.data import ReleaseData
 from builder.api.wire import ApiError, ErrorCode
 from builder.canonical import canonical_json, sha256_hex
-from builder.research.diff import book_changes, diff_versions
+from builder.research.diff import diff_versions, versions_changes
 from builder.research.methods.audit import audit_record
 from builder.research.methods.ethos import ETHOS_IDS, ethos_definitions, score_view, select_tickers
 from builder.research.methods.explain import explainer
@@ -79,7 +79,7 @@ def diff_of(data: ReleaseData, older: str, newer: str, managers: Sequence[str], 
         data.artifacts[v] for v in data.versions[data.versions.index(older) + 1 : data.versions.index(newer) + 1]
     ]
     book = data.memo(
-        ("book", older, newer, tuple(managers)), lambda: book_changes(before, after, managers, between), large=True
+        ("book", older, newer, tuple(managers)), lambda: versions_changes(before, after, managers, between), large=True
     )
     tickers = (view_tickers_of(data, older, managers, mode), view_tickers_of(data, newer, managers, mode))
     return diff_versions(before, after, managers, mode, book=book, tickers=tickers)

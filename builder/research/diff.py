@@ -30,7 +30,7 @@ def diff_versions(
 
     `between`: the versions after `older` up to `newer` (newer included), whose corporate actions and undecided
     changes a diff across several quarters carries. A caller diffing one pair in every mode passes what does not
-    depend on the mode, computed once: `book` = book_changes(…) and `tickers` = each side's view_tickers.
+    depend on the mode, computed once: `book` = versions_changes(…) and `tickers` = each side's view_tickers.
     """
     selected = sorted(managers or manager_ids(newer))
     before_tickers, after_tickers = tickers or (
@@ -48,11 +48,11 @@ def diff_versions(
             "left": sorted(before_tickers - after_tickers),
             "unchanged": len(after_tickers & before_tickers),
         },
-        **(book or book_changes(older, newer, managers, between or (newer,))),
+        **(book or versions_changes(older, newer, managers, between or (newer,))),
     }
 
 
-def book_changes(older: dict, newer: dict, managers: Sequence[str], between: Sequence[dict]) -> dict:
+def versions_changes(older: dict, newer: dict, managers: Sequence[str], between: Sequence[dict]) -> dict:
     """The selected managers' position, source and warning changes between two versions: the same in every mode."""
     selected = sorted(managers or manager_ids(newer))
     later = [w for artifact in between for w in artifact["warnings"]]

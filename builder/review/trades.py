@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections import Counter
 
 from builder.research.changes import CHANGE_KINDS
-from builder.research.diff import book_changes
+from builder.research.diff import versions_changes
 from builder.research.views import entries, manager_ids
 
 TRADES = ("new", "added", "reduced", "exited")  # the kinds that are bought or sold, in the order they are read
@@ -64,7 +64,7 @@ def kind_counts(latest: dict) -> list[dict]:
 def _moves(previous: dict | None, latest: dict) -> list[dict]:
     if previous is None:
         return []
-    return book_changes(previous, latest, manager_ids(latest), (latest,))["positions"]
+    return versions_changes(previous, latest, manager_ids(latest), (latest,))["positions"]
 
 
 def _trade(change: dict) -> dict:
