@@ -1,4 +1,4 @@
-"""builder.api.typed: a TypedDict's two JSON Schemas (OpenAPI component, MCP compact output) and its projection."""
+"""builder.typed: a TypedDict's two JSON Schemas (OpenAPI component, MCP compact output) and its projection."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from typing import Annotated, Any, Literal, NotRequired, TypedDict
 
 import pytest
 
-from builder.api.typed import KEY, Count, Date, Keywords, compact_schema, object_schemas, picked
+from builder.typed import KEY, Count, Date, Keywords, compact_schema, object_schemas, picked
 
 
 class Item(TypedDict):

@@ -12,9 +12,9 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Annotated, Any, Literal, NotRequired, TypedDict
 
 from builder.api.shapes import HealthPack, HealthStatus, HealthWarning, NoExecution, PackFeature, PackLabel
-from builder.api.typed import KEY, Count, Date, picked
 from builder.research.agent import fit, is_trade, traded_value
 from builder.research.versions import PACK_ID
+from builder.typed import KEY, Count, Date, picked
 
 TOOL_BUDGET = 15 * 1024  # bytes of one compact answer: under the 16 KB a tool's text may take, with its links
 LISTED = 10  # items of a long list (tickers, trades, changes, scores); its count covers all

@@ -3,7 +3,7 @@
 Root `type: object`, no `$schema`, no `$ref`/`$defs` (MCP hosts' clients trip on them), every top-level
 field named and typed, lists typed by their items' required fields. The full REST shapes are in the
 OpenAPI document; these say only what the compact answer promises. Where the compact answer is declared as a
-TypedDict (server.mcp_server.answers), its schema is generated from it (builder.api.typed.compact_schema);
+TypedDict (server.mcp_server.answers), its schema is generated from it (builder.typed.compact_schema);
 the rest are built here until they are.
 """
 
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from builder.api.typed import compact_schema, compact_type
+from builder.typed import compact_schema, compact_type
 from server.mcp_server.answers import HealthAnswer, NextCall, PacksAnswer, VersionsAnswer
 
 Schema = dict[str, Any]
