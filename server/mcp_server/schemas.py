@@ -12,7 +12,15 @@ from __future__ import annotations
 from typing import Any
 
 from builder.typed import compact_schema, compact_type
-from server.mcp_server.answers import HealthAnswer, NextCall, PacksAnswer, VersionsAnswer
+from server.mcp_server.answers import (
+    ComparisonAnswer,
+    EthosListAnswer,
+    HealthAnswer,
+    NextCall,
+    PacksAnswer,
+    PolicyAnswer,
+    VersionsAnswer,
+)
 
 Schema = dict[str, Any]
 STRING: Schema = {"type": "string"}
@@ -113,32 +121,9 @@ OUTPUT_SCHEMAS: dict[str, Schema] = {
             "nextCalls": NEXT_CALLS,
         }
     ),
-    "listEthos": obj({"ethos": items("id", "name", "principles", "features", "weights"), "nextCalls": NEXT_CALLS}),
-    "compareEthos": obj(
-        {
-            "ethosIds": strings(),
-            "basis": OBJECT,
-            "topSets": OBJECT,
-            "overlap": part({"tickers": strings(), "pairwise": items("a", "b", "agreement")}),
-            "scoreCount": INTEGER,
-            "scores": items("ticker", "scores"),
-            "nextCalls": NEXT_CALLS,
-        }
-    ),
-    "validatePolicy": obj(
-        {
-            "versionId": STRING,
-            "asOf": STRING,
-            "signal": {"enum": ["research-only", "no-signal"]},
-            "checks": items("id", "outcome", "reason"),
-            "blockingReasonCount": INTEGER,
-            "blockingReasons": strings(),
-            "warningCount": INTEGER,
-            "warnings": strings(),
-            "executionEnabled": NO_EXECUTION,
-            "nextCalls": NEXT_CALLS,
-        }
-    ),
+    "listEthos": compact_schema(EthosListAnswer),
+    "compareEthos": compact_schema(ComparisonAnswer),
+    "validatePolicy": compact_schema(PolicyAnswer),
     "exportAuditTrail": obj(
         {
             "identity": OBJECT,

@@ -11,7 +11,7 @@ from typing import Annotated, Literal, TypedDict
 
 from builder.research.errors import NotInView, UnknownEthos
 from builder.research.views import Mode
-from builder.typed import TYPE_LIST, Count, Date, Fraction, Keywords
+from builder.typed import KEY, TYPE_LIST, Count, Date, Fraction, Keywords
 
 TOP_SET_SIZE = 10  # the agent payload's short list is 10 long too: what an agent reads first
 FEATURE_DIGITS = 6  # features are fractions; 6 places match the artifact's weights (1 dollar in $1m)
@@ -283,9 +283,9 @@ class TickerScores(TypedDict):
 
 
 class Agreement(TypedDict):
-    a: EthosId
-    b: EthosId
-    agreement: Fraction
+    a: Annotated[EthosId, KEY]  # KEY: what compare_ethos's compact answer promises of each pair
+    b: Annotated[EthosId, KEY]
+    agreement: Annotated[Fraction, KEY]
     shared: list[str]
 
 
