@@ -21,7 +21,8 @@ REPO = Path(__file__).resolve().parents[1]
 # lines before `ruff format`, was 245 statements.
 MAX_MODULE_STATEMENTS = 250
 MAX_PACKAGE_MODULES = 10  # a package whose top level lists more has stages of its own to show
-NEUTRAL = ("builder.records", "builder.errors", "builder.canonical")  # what every stage may import
+# builder.typed declares wire shapes (TypedDict → JSON Schema): research returns payload types declared with it.
+NEUTRAL = ("builder.records", "builder.errors", "builder.canonical", "builder.typed")  # what every stage may import
 # Each stage and the project packages it must not import.
 FORBIDDEN = {
     "builder.sources": ("builder.research", "builder.api", "builder.release", "builder.export", "server"),

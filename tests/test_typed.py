@@ -1,12 +1,13 @@
-"""builder.api.typed: a TypedDict's two JSON Schemas (OpenAPI component, MCP compact output) and its projection."""
+"""builder.typed: a TypedDict's two JSON Schemas (OpenAPI component, MCP compact output) and its projection."""
 
 from __future__ import annotations
 
+import enum
 from typing import Annotated, Any, Literal, NotRequired, TypedDict
 
 import pytest
 
-from builder.api.typed import KEY, Count, Date, Keywords, compact_schema, object_schemas, picked
+from builder.typed import KEY, TYPE_LIST, Count, Date, Keywords, compact_schema, object_schemas, picked
 
 
 class Item(TypedDict):
@@ -45,6 +46,31 @@ def test_a_component_is_a_closed_object_naming_its_required_fields_and_referring
     assert shape["properties"]["part"]["properties"]["day"] == {"type": "string", "format": "date"}
     assert schemas["Item"]["properties"]["size"] == {"type": "integer", "minimum": 0}
     assert schemas["Item"]["properties"]["note"] == {"anyOf": [{"type": "string"}, {"type": "null"}]}
+
+
+class Colour(enum.StrEnum):
+    RED = "red"
+    BLUE = "blue"
+
+
+Known = Annotated[str, Keywords(examples=["x", "y"])]  # an open id: any string, the known ones as examples
+
+
+class Keyed(TypedDict):
+    colour: Colour
+    weights: dict[Known, Annotated[float, Keywords(minimum=0)]]
+    values: dict[str, Annotated[float | None, TYPE_LIST]]
+
+
+def test_a_string_enum_a_keyed_map_and_a_type_list_union_have_their_json_schema():
+    properties = object_schemas({"Keyed": Keyed})["Keyed"]["properties"]
+    assert properties["colour"] == {"type": "string", "enum": ["red", "blue"]}
+    assert properties["weights"] == {
+        "type": "object",
+        "propertyNames": {"type": "string", "examples": ["x", "y"]},
+        "additionalProperties": {"type": "number", "minimum": 0},
+    }
+    assert properties["values"]["additionalProperties"] == {"type": ["number", "null"]}
 
 
 def test_a_type_with_no_json_schema_is_refused_by_name():

@@ -22,12 +22,12 @@ from builder.api.shapes import (
     PreviewVersionReference,
     VersionCatalog,
 )
-from builder.api.typed import picked
 from builder.api.wire import API_PREFIX, CONTRACT_VERSION, ApiError, ErrorCode
 from builder.research.agent import LIMITS_13F, RESEARCH_ONLY, agent_payload
 from builder.research.methods.ethos import ETHOS_IDS
 from builder.research.versions import PACK_ID
 from builder.research.views import DEFAULT_MODE, MODES
+from builder.typed import picked
 
 COPYCAT_LIMITATIONS = (
     *LIMITS_13F,

@@ -16,9 +16,16 @@ from builder.api.wire import ApiError, ErrorCode
 from builder.canonical import canonical_json, sha256_hex
 from builder.research.diff import diff_versions, versions_changes
 from builder.research.methods.audit import audit_record
-from builder.research.methods.ethos import ETHOS_IDS, ethos_definitions, score_view, select_tickers
+from builder.research.methods.ethos import (
+    ETHOS_IDS,
+    EthosComparison,
+    EthosList,
+    ethos_definitions,
+    score_view,
+    select_tickers,
+)
 from builder.research.methods.explain import explainer
-from builder.research.methods.policy import book_facts, evaluate_policy, policy_changes
+from builder.research.methods.policy import PolicyResult, book_facts, evaluate_policy, policy_changes
 from builder.research.schema import validate_artifact
 from builder.research.versions import version_as_of
 from builder.research.views import DEFAULT_MODE, Census, census, select_view, ticker_rows
@@ -37,8 +44,10 @@ def rows_of(data: ReleaseData, version: str, managers: Sequence[str]) -> list[di
     return data.memo(key, lambda: ticker_rows(data.artifacts[version], managers), large=True)
 
 
-def scores_of(data: ReleaseData, version: str, managers: Sequence[str], mode: str, ethos_ids: Sequence[str]) -> dict:
-    def compute() -> dict:
+def scores_of(
+    data: ReleaseData, version: str, managers: Sequence[str], mode: str, ethos_ids: Sequence[str]
+) -> EthosComparison:
+    def compute() -> EthosComparison:
         return score_view(
             view_of(data, version, managers, mode), data.artifacts[version], data.history(version), ethos_ids
         )
@@ -46,8 +55,8 @@ def scores_of(data: ReleaseData, version: str, managers: Sequence[str], mode: st
     return data.memo(("scores", version, tuple(managers), mode, tuple(ethos_ids)), compute)
 
 
-def policy_of(data: ReleaseData, version: str, managers: Sequence[str], mode: str) -> dict:
-    def compute() -> dict:
+def policy_of(data: ReleaseData, version: str, managers: Sequence[str], mode: str) -> PolicyResult:
+    def compute() -> PolicyResult:
         # An older version's policy is needed for diffs only: judged on the census's summary of its view, the
         # rows the checks read, without building every manager's position of every row.
         if version == data.versions[-1]:
@@ -109,7 +118,7 @@ def _view_params(params: dict[str, Any]) -> tuple[list[str], str]:
     return params.get("managers", []), params.get("mode", DEFAULT_MODE)
 
 
-def list_ethos(data: ReleaseData, params: dict[str, Any]) -> dict[str, Any]:
+def list_ethos(data: ReleaseData, params: dict[str, Any]) -> EthosList:
     return {"ethos": ethos_definitions()}
 
 
@@ -145,14 +154,14 @@ def compare_versions(data: ReleaseData, params: dict[str, Any]) -> dict[str, Any
     return diff
 
 
-def compare_ethos(data: ReleaseData, params: dict[str, Any]) -> dict[str, Any]:
+def compare_ethos(data: ReleaseData, params: dict[str, Any]) -> EthosComparison:
     """Per-ticker scores of the selected ethos over the view, and their cross-methodology overlap."""
     managers, mode = _view_params(params)
     result = scores_of(data, data.versions[-1], managers, mode, params["ethosIds"])
     return select_tickers(result, params.get("tickers", []))
 
 
-def validate_policy(data: ReleaseData, params: dict[str, Any]) -> dict[str, Any]:
+def validate_policy(data: ReleaseData, params: dict[str, Any]) -> PolicyResult:
     managers, mode = _view_params(params)
     return policy_of(data, data.versions[-1], managers, mode)
 

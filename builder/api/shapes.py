@@ -1,7 +1,7 @@
 """The wire shapes of the release operations, each declared once: health, the pack catalog, a pack's versions.
 
 The handlers return these types, and the OpenAPI components (builder.api.openapi.schemas) and the MCP
-output schemas (server.mcp_server.schemas) are generated from them by builder.api.typed. A field's
+output schemas (server.mcp_server.schemas) are generated from them by builder.typed. A field's
 description is the glossary's (builder.api.openapi.glossary, contexts), by its component and name.
 """
 
@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import Annotated, Literal, TypedDict
 
-from builder.api.typed import KEY, Count, Date, Keywords, Sha256
 from builder.api.wire import ContractVersion
+from builder.typed import KEY, Count, Date, Keywords, Sha256
 
 HealthStatus = Literal["consumable", "degraded"]  # degraded while fixture or scope warnings exist
 PackLabel = Literal["launch pack", "data preview", "research preview"]  # contract section 1

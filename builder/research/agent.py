@@ -17,7 +17,8 @@ from typing import Any
 
 from builder.canonical import canonical_json
 from builder.research.changes import BOUGHT, SOLD
-from builder.research.methods.policy import STALE_AFTER_DAYS
+from builder.research.methods.ethos import EthosComparison
+from builder.research.methods.policy import STALE_AFTER_DAYS, PolicyResult
 
 BUDGET_BYTES = 9216  # an agent's first read, under the 10 KB a tool's text may take, at any number of managers
 MANAGERS = 8  # managers listed (largest books first) with their trades; view.managerCount counts all
@@ -90,8 +91,8 @@ def agent_payload(
     *,
     previous: str | None,
     diff: dict | None,
-    scores: dict,
-    policy: dict,
+    scores: EthosComparison,
+    policy: PolicyResult,
     as_of: str,
     summary: str,
 ) -> dict[str, Any]:
@@ -207,7 +208,7 @@ def _largest_holders(row: dict) -> list[dict]:
     return sorted(held, key=lambda p: (-p["value"], p["managerId"]))[:TOP_HOLDERS]
 
 
-def ethos_leaders(scores: dict) -> dict[str, list[dict]]:
+def ethos_leaders(scores: EthosComparison) -> dict[str, list[dict]]:
     """Per ethos, its highest-scoring tickers of the view."""
     leaders = {}
     for ethos_id in scores["ethosIds"]:
@@ -216,7 +217,7 @@ def ethos_leaders(scores: dict) -> dict[str, list[dict]]:
     return leaders
 
 
-def policy_status(policy: dict) -> dict[str, Any]:
+def policy_status(policy: PolicyResult) -> dict[str, Any]:
     return {
         "signal": policy["signal"],
         "blockingReasonCount": len(policy["blockingReasons"]),

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from typing import Literal, get_args
 
 from builder.research.caveats import for_managers
 from builder.research.changes import BOUGHT, SOLD
 
-MODES = ("any", "overlap", "exclusive", "disagreement")
+Mode = Literal["any", "overlap", "exclusive", "disagreement"]
+MODES: tuple[Mode, ...] = get_args(Mode)
 DEFAULT_MODE = "any"  # contract 4.3: a request without mode returns the complete dataset
 
 

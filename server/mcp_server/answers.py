@@ -12,9 +12,11 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Annotated, Any, Literal, NotRequired, TypedDict
 
 from builder.api.shapes import HealthPack, HealthStatus, HealthWarning, NoExecution, PackFeature, PackLabel
-from builder.api.typed import KEY, Count, Date, picked
 from builder.research.agent import fit, is_trade, traded_value
+from builder.research.methods.ethos import EthosId, FeatureName, Overlap, Score
+from builder.research.methods.policy import Outcome
 from builder.research.versions import PACK_ID
+from builder.typed import KEY, Count, Date, picked
 
 TOOL_BUDGET = 15 * 1024  # bytes of one compact answer: under the 16 KB a tool's text may take, with its links
 LISTED = 10  # items of a long list (tickers, trades, changes, scores); its count covers all
@@ -81,6 +83,62 @@ class VersionsAnswer(TypedDict):
     latestVersion: str
     versionCount: Count
     versions: list[VersionListing]
+    nextCalls: list[NextCall]
+
+
+class EthosListing(TypedDict):
+    """An ethos without its rules in words: its features by name and their weights."""
+
+    id: Annotated[EthosId, KEY]
+    name: Annotated[str, KEY]
+    principles: Annotated[list[str], KEY]
+    features: Annotated[list[FeatureName], KEY]
+    weights: Annotated[dict[FeatureName, float], KEY]
+    topSetSize: int
+
+
+class EthosListAnswer(TypedDict):
+    """list_ethos' compact answer."""
+
+    ethos: list[EthosListing]
+    nextCalls: list[NextCall]
+
+
+class ScoreListing(TypedDict):
+    ticker: str
+    scores: dict[EthosId, Score]
+
+
+class ComparisonAnswer(TypedDict):
+    """compare_ethos' compact answer: the highest total scores first, their count; the basis with a manager count."""
+
+    ethosIds: list[EthosId]
+    basis: dict[str, Any]
+    topSets: dict[EthosId, list[str]]
+    overlap: Overlap
+    scoreCount: int
+    scores: list[ScoreListing]
+    nextCalls: list[NextCall]
+
+
+class CheckListing(TypedDict):
+    id: str
+    outcome: Outcome
+    reason: str
+
+
+class PolicyAnswer(TypedDict):
+    """validate_policy's compact answer: every check without its name, the first reasons and warnings, their counts."""
+
+    versionId: str
+    asOf: Date
+    signal: Literal["research-only", "no-signal"]
+    checks: list[CheckListing]
+    blockingReasonCount: int
+    blockingReasons: list[str]
+    warningCount: int
+    warnings: list[str]
+    executionEnabled: NoExecution
     nextCalls: list[NextCall]
 
 
@@ -243,8 +301,8 @@ def _body_view(arguments: Arguments) -> Arguments:
     return {("managerIds" if key == "managers" else key): value for key, value in view.items()}
 
 
-def ethos_list(data: Data, arguments: Arguments) -> dict[str, Any]:
-    listed = [
+def ethos_list(data: Data, arguments: Arguments) -> EthosListAnswer:
+    listed: list[EthosListing] = [
         {
             "id": e["id"],
             "name": e["name"],
@@ -258,7 +316,7 @@ def ethos_list(data: Data, arguments: Arguments) -> dict[str, Any]:
     return {"ethos": listed, "nextCalls": [call("compare_ethos", {}, "every ethos's scores over all managers")]}
 
 
-def ethos_comparison(data: Data, arguments: Arguments) -> dict[str, Any]:
+def ethos_comparison(data: Data, arguments: Arguments) -> ComparisonAnswer:
     ranked = sorted(data["scores"], key=lambda e: (-sum(e["scores"].values()), e["ticker"]))
     overlap = data["overlap"]["tickers"]
     body: Arguments = {key: arguments[key] for key in ("managerIds", "mode") if key in arguments}
@@ -286,12 +344,12 @@ def _get_view(body: Arguments) -> Arguments:
     return {("managers" if key == "managerIds" else key): value for key, value in body.items() if value}
 
 
-def policy(data: Data, arguments: Arguments) -> dict[str, Any]:
+def policy(data: Data, arguments: Arguments) -> PolicyAnswer:
     return {
         "versionId": data["versionId"],
         "asOf": data["asOf"],
         "signal": data["signal"],
-        "checks": [{key: check[key] for key in ("id", "outcome", "reason")} for check in data["checks"]],
+        "checks": [picked(CheckListing, check) for check in data["checks"]],
         "blockingReasonCount": len(data["blockingReasons"]),
         "blockingReasons": data["blockingReasons"][:SHORT],
         "warningCount": len(data["warnings"]),

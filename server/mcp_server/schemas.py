@@ -3,7 +3,7 @@
 Root `type: object`, no `$schema`, no `$ref`/`$defs` (MCP hosts' clients trip on them), every top-level
 field named and typed, lists typed by their items' required fields. The full REST shapes are in the
 OpenAPI document; these say only what the compact answer promises. Where the compact answer is declared as a
-TypedDict (server.mcp_server.answers), its schema is generated from it (builder.api.typed.compact_schema);
+TypedDict (server.mcp_server.answers), its schema is generated from it (builder.typed.compact_schema);
 the rest are built here until they are.
 """
 
@@ -11,8 +11,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from builder.api.typed import compact_schema, compact_type
-from server.mcp_server.answers import HealthAnswer, NextCall, PacksAnswer, VersionsAnswer
+from builder.typed import compact_schema, compact_type
+from server.mcp_server.answers import (
+    ComparisonAnswer,
+    EthosListAnswer,
+    HealthAnswer,
+    NextCall,
+    PacksAnswer,
+    PolicyAnswer,
+    VersionsAnswer,
+)
 
 Schema = dict[str, Any]
 STRING: Schema = {"type": "string"}
@@ -113,32 +121,9 @@ OUTPUT_SCHEMAS: dict[str, Schema] = {
             "nextCalls": NEXT_CALLS,
         }
     ),
-    "listEthos": obj({"ethos": items("id", "name", "principles", "features", "weights"), "nextCalls": NEXT_CALLS}),
-    "compareEthos": obj(
-        {
-            "ethosIds": strings(),
-            "basis": OBJECT,
-            "topSets": OBJECT,
-            "overlap": part({"tickers": strings(), "pairwise": items("a", "b", "agreement")}),
-            "scoreCount": INTEGER,
-            "scores": items("ticker", "scores"),
-            "nextCalls": NEXT_CALLS,
-        }
-    ),
-    "validatePolicy": obj(
-        {
-            "versionId": STRING,
-            "asOf": STRING,
-            "signal": {"enum": ["research-only", "no-signal"]},
-            "checks": items("id", "outcome", "reason"),
-            "blockingReasonCount": INTEGER,
-            "blockingReasons": strings(),
-            "warningCount": INTEGER,
-            "warnings": strings(),
-            "executionEnabled": NO_EXECUTION,
-            "nextCalls": NEXT_CALLS,
-        }
-    ),
+    "listEthos": compact_schema(EthosListAnswer),
+    "compareEthos": compact_schema(ComparisonAnswer),
+    "validatePolicy": compact_schema(PolicyAnswer),
     "exportAuditTrail": obj(
         {
             "identity": OBJECT,

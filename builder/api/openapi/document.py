@@ -40,9 +40,9 @@ from builder.api.openapi.text import (
 )
 from builder.api.openapi.values import ReleaseValues, body_schema, parameter_example, parameter_schema, release_values
 from builder.api.shapes import COMPONENTS as RELEASE_SHAPES
-from builder.api.typed import object_schemas
 from builder.api.wire import API_PREFIX, CONTRACT_VERSION, GET_CACHE_CONTROL, JSON_TYPE, POST_CACHE_CONTROL, ErrorCode
 from builder.research.versions import PACK_ID
+from builder.typed import object_schemas
 
 # The API root relative to this document (served at <root>/api/v1/openapi.json): a client resolving it against
 # the document's own URL reaches the server it read the document from, behind any host or path prefix.

@@ -1,4 +1,5 @@
-"""Component schemas of the 13f-copycat research payloads: diff, explanation, ethos, policy and audit export."""
+"""Component schemas of the 13f-copycat research payloads: diff, explanation, policy config and audit export (the
+ethos payloads and PolicyResult are generated from the types their research functions return: builder.typed)."""
 
 from __future__ import annotations
 
@@ -26,14 +27,15 @@ from builder.api.openapi.schemas import (
 )
 from builder.research.artifact import ARTIFACT_SCHEMA
 from builder.research.changes import CAUSES, CHANGE_KINDS
-from builder.research.methods.ethos import ETHOS_IDS, FEATURES, NORMALISATIONS
-from builder.research.methods.policy import CHECK_IDS, Outcome
+from builder.research.methods.ethos import ETHOS_IDS, FEATURES
+from builder.research.methods.ethos import SHAPES as ETHOS_SHAPES
+from builder.research.methods.policy import CHECK_IDS, Outcome, PolicyResult
 from builder.research.versions import PACK_ID
+from builder.typed import object_schemas
 
 OUTCOME = enum(Outcome)
 SIGNAL = {**enum(("research-only", "no-signal")), "description": "no-signal when any check blocks: stay in cash."}
 ETHOS_ID = open_id(ETHOS_IDS)
-FEATURE_NAME = open_id(FEATURES)
 FEATURE_VALUE = {"type": ["number", "null"], "description": "null when undefined for the ticker (normalised to 0)."}
 SCORE = {"type": "number", "minimum": 0, "maximum": 100}
 SHARE_CHANGES = [kind for kind in CHANGE_KINDS if kind != "unknown"]  # a diff lists moves, actions and undecided
@@ -189,78 +191,9 @@ def explanation_schemas() -> dict[str, Schema]:
     }
 
 
-def ethos_schemas() -> dict[str, Schema]:
-    """listEthos and compareEthos: definitions with their scoring configuration, per-ticker scores, overlap."""
-    return {
-        "EthosList": closed({"ethos": array(ref("EthosDefinition"))}),
-        "EthosDefinition": closed(
-            {"id": ETHOS_ID, "name": STRING, "principles": STRINGS, "dataUsed": STRING, "scoring": ref("EthosScoring")}
-        ),
-        "EthosScoring": closed(
-            {
-                "features": array(closed({"name": FEATURE_NAME, "formula": STRING, "denominator": STRING})),
-                "weights": mapping(FEATURES, FRACTION),
-                "normalisation": closed({"method": enum(NORMALISATIONS), "rule": STRING, "undefined": STRING}),
-                "score": STRING,
-                "topSetSize": COUNT,
-                "topSet": STRING,
-            },
-            description="Everything that fixes the 0–100 scores: features, weights, normalisation, top-set rule.",
-        ),
-        "EthosComparison": closed(
-            {
-                "ethosIds": array(ETHOS_ID, minItems=1),
-                "basis": closed(
-                    {
-                        "versionId": STRING,
-                        "quarter": DATE,
-                        "managers": STRINGS,
-                        "mode": MODE,
-                        "tickerCount": COUNT,
-                        "persistenceWindow": array(
-                            DATE, description="The quarters of the persistence window, newest first."
-                        ),
-                    }
-                ),
-                "scores": array(
-                    closed(
-                        {
-                            "ticker": STRING,
-                            "scores": mapping(ETHOS_IDS, SCORE),
-                            "features": mapping(FEATURES, FEATURE_VALUE),
-                        }
-                    )
-                ),
-                "topSets": mapping(ETHOS_IDS, STRINGS),
-                "overlap": closed(
-                    {
-                        "tickers": {**STRINGS, "description": "Tickers in every selected ethos's top set."},
-                        "pairwise": array(
-                            closed({"a": ETHOS_ID, "b": ETHOS_ID, "agreement": FRACTION, "shared": STRINGS})
-                        ),
-                    }
-                ),
-            }
-        ),
-    }
-
-
 def policy_schemas() -> dict[str, Schema]:
-    """validatePolicy's result and the policy configuration published with every audit."""
+    """The policy configuration published with every audit."""
     return {
-        "PolicyResult": closed(
-            {
-                "versionId": STRING,
-                "asOf": DATE,
-                "checks": array(
-                    closed({"id": open_id(CHECK_IDS), "name": STRING, "outcome": OUTCOME, "reason": STRING})
-                ),
-                "blockingReasons": STRINGS,
-                "warnings": STRINGS,
-                "executionEnabled": NO_EXECUTION,
-                "signal": SIGNAL,
-            }
-        ),
         "PolicyConfig": closed(
             {
                 "executionEnabled": NO_EXECUTION,
@@ -273,7 +206,7 @@ def policy_schemas() -> dict[str, Schema]:
                 "asOf": STRING,
                 "checks": array(closed({"id": open_id(CHECK_IDS), "name": STRING, "rule": STRING})),
             }
-        ),
+        )
     }
 
 
@@ -333,4 +266,6 @@ def audit_schemas() -> dict[str, Schema]:
 
 
 def payload_schemas() -> dict[str, Schema]:
-    return {**diff_schemas(), **explanation_schemas(), **ethos_schemas(), **policy_schemas(), **audit_schemas()}
+    """The payloads still built here, and those generated from their types (builder.typed): ethos, PolicyResult."""
+    typed = object_schemas({**ETHOS_SHAPES, "PolicyResult": PolicyResult})
+    return {**diff_schemas(), **explanation_schemas(), **typed, **policy_schemas(), **audit_schemas()}

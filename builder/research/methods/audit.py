@@ -5,7 +5,8 @@ from __future__ import annotations
 import copy
 
 from builder.canonical import canonical_json, sha256_hex
-from builder.research.methods.policy import POLICY_CONFIG
+from builder.research.methods.ethos import EthosDefinition
+from builder.research.methods.policy import POLICY_CONFIG, PolicyResult
 from builder.research.schema import SCHEMA_FILE
 
 HASH_ALGORITHM = "sha256"  # contract section 8: the audit export digest is SHA-256
@@ -43,8 +44,8 @@ def audit_record(
     release: dict,
     provenance: list[dict],
     view: dict,
-    ethos: list[dict],
-    policy: dict,
+    ethos: list[EthosDefinition],
+    policy: PolicyResult,
     as_of: str,
 ) -> dict:
     """The audit trail of an `artifact` already validated against its schema; ValueError if the hash is not its own."""

@@ -7,8 +7,11 @@ from bisect import bisect_right
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from itertools import combinations
+from typing import Annotated, Literal, TypedDict
 
 from builder.research.errors import NotInView, UnknownEthos
+from builder.research.views import Mode
+from builder.typed import KEY, TYPE_LIST, Count, Date, Fraction, Keywords
 
 TOP_SET_SIZE = 10  # the agent payload's short list is 10 long too: what an agent reads first
 FEATURE_DIGITS = 6  # features are fractions; 6 places match the artifact's weights (1 dollar in $1m)
@@ -146,7 +149,8 @@ def _min_max(values: list[float | None]) -> list[float]:
     return [0.0 if v is None else (v - low) / (high - low) for v in values]
 
 
-NORMALISATIONS: dict[str, tuple[str, Callable[[list], list[float]]]] = {
+Normalisation = Literal["absolute", "signed-absolute", "rank-percentile", "min-max"]
+NORMALISATIONS: dict[Normalisation, tuple[str, Callable[[list], list[float]]]] = {
     "absolute": (
         "n = x: the feature is already a fraction in [0, 1]; ties and all-equal views need no rule",
         _absolute,
@@ -164,7 +168,7 @@ NORMALISATIONS: dict[str, tuple[str, Callable[[list], list[float]]]] = {
     ),
 }
 
-_ETHOS: tuple[tuple[str, str, tuple[str, ...], dict[str, float], str], ...] = (
+_ETHOS: tuple[tuple[str, str, tuple[str, ...], dict[str, float], Normalisation], ...] = (
     (
         "breadth",
         "Breadth of holders",
@@ -219,6 +223,91 @@ _ETHOS: tuple[tuple[str, str, tuple[str, ...], dict[str, float], str], ...] = (
     ),
 )
 ETHOS_IDS: tuple[str, ...] = tuple(entry[0] for entry in _ETHOS)
+# Ethos and feature names are ids of sets that grow: any string, the known ones as examples, so a client generated
+# today still parses an answer that names one published later.
+EthosId = Annotated[str, Keywords(examples=list(ETHOS_IDS))]
+FeatureName = Annotated[str, Keywords(examples=list(FEATURES))]
+Score = Annotated[float, Keywords(minimum=0, maximum=100)]
+# The values of a map have no field name to take a description from the glossary by: it is written here.
+FeatureValue = Annotated[
+    float | None, TYPE_LIST, Keywords(description="null when undefined for the ticker (normalised to 0).")
+]
+
+
+class FeatureRule(TypedDict):
+    name: FeatureName
+    formula: str
+    denominator: str
+
+
+class NormalisationRule(TypedDict):
+    method: Normalisation
+    rule: str
+    undefined: str
+
+
+class EthosScoring(TypedDict):
+    features: list[FeatureRule]
+    weights: dict[FeatureName, Fraction]
+    normalisation: NormalisationRule
+    score: str
+    topSetSize: Count
+    topSet: str
+
+
+class EthosDefinition(TypedDict):
+    id: EthosId
+    name: str
+    principles: list[str]
+    dataUsed: str
+    scoring: EthosScoring
+
+
+class EthosList(TypedDict):
+    ethos: list[EthosDefinition]
+
+
+class ScoreBasis(TypedDict):
+    versionId: str
+    quarter: Date
+    managers: list[str]
+    mode: Mode
+    tickerCount: Count
+    persistenceWindow: list[Date]
+
+
+class TickerScores(TypedDict):
+    ticker: str
+    scores: dict[EthosId, Score]
+    features: dict[FeatureName, FeatureValue]
+
+
+class Agreement(TypedDict):
+    a: Annotated[EthosId, KEY]  # KEY: what compare_ethos's compact answer promises of each pair
+    b: Annotated[EthosId, KEY]
+    agreement: Annotated[Fraction, KEY]
+    shared: list[str]
+
+
+class Overlap(TypedDict):
+    tickers: list[str]
+    pairwise: list[Agreement]
+
+
+class EthosComparison(TypedDict):
+    ethosIds: Annotated[list[EthosId], Keywords(minItems=1)]
+    basis: ScoreBasis
+    scores: list[TickerScores]
+    topSets: dict[EthosId, list[str]]
+    overlap: Overlap
+
+
+SHAPES = {  # listEthos and compareEthos, the OpenAPI components generated from them (builder.typed)
+    "EthosList": EthosList,
+    "EthosDefinition": EthosDefinition,
+    "EthosScoring": EthosScoring,
+    "EthosComparison": EthosComparison,
+}
 TOP_SET_RULE = (
     f"the {TOP_SET_SIZE} tickers with the highest score above 0, best first; ties broken by the ticker's total value "
     "in the view (larger first), then by ticker (A to Z)"
@@ -230,8 +319,12 @@ SCORE_RULE = (
 )
 
 
-def _definition(ethos_id: str, name: str, principles: Sequence[str], weights: dict[str, float], method: str) -> dict:
-    features = [{"name": f, "formula": FEATURES[f].formula, "denominator": FEATURES[f].denominator} for f in weights]
+def _definition(
+    ethos_id: str, name: str, principles: Sequence[str], weights: dict[str, float], method: Normalisation
+) -> EthosDefinition:
+    features: list[FeatureRule] = [
+        {"name": f, "formula": FEATURES[f].formula, "denominator": FEATURES[f].denominator} for f in weights
+    ]
     return {
         "id": ethos_id,
         "name": name,
@@ -251,7 +344,7 @@ def _definition(ethos_id: str, name: str, principles: Sequence[str], weights: di
 _DEFINITIONS = tuple(_definition(*entry) for entry in _ETHOS)
 
 
-def ethos_definitions() -> list[dict]:
+def ethos_definitions() -> list[EthosDefinition]:
     """The listEthos items: id, public name, principles and the scoring configuration that fixes every score."""
     return copy.deepcopy(list(_DEFINITIONS))
 
@@ -301,7 +394,7 @@ def _feature_values(name: str, rows: Sequence[dict], ctx: _Context) -> list[floa
     return [v if v is None or isinstance(v, int) else _round(v, FEATURE_DIGITS) for v in values]
 
 
-def _ethos_scores(definition: dict, features: dict[str, list], count: int) -> list[float]:
+def _ethos_scores(definition: EthosDefinition, features: dict[str, list], count: int) -> list[float]:
     scoring = definition["scoring"]
     normalise = NORMALISATIONS[scoring["normalisation"]["method"]][1]
     total = [0.0] * count
@@ -315,9 +408,9 @@ def _top_set(scores: list[float], rows: Sequence[dict]) -> list[str]:
     return [rows[i]["ticker"] for i in ranked if scores[i] > 0][:TOP_SET_SIZE]
 
 
-def _overlap(ids: Sequence[str], top_sets: dict[str, list[str]]) -> dict:
+def _overlap(ids: Sequence[str], top_sets: dict[str, list[str]]) -> Overlap:
     common = set.intersection(*(set(top_sets[e]) for e in ids)) if ids else set()
-    pairwise = []
+    pairwise: list[Agreement] = []
     for a, b in combinations(ids, 2):
         shared, union = set(top_sets[a]) & set(top_sets[b]), set(top_sets[a]) | set(top_sets[b])
         agreement = _round(_ratio(len(shared), len(union)), AGREEMENT_DIGITS)
@@ -325,7 +418,7 @@ def _overlap(ids: Sequence[str], top_sets: dict[str, list[str]]) -> dict:
     return {"tickers": sorted(common), "pairwise": pairwise}
 
 
-def score_view(view: dict, artifact: dict, history: Sequence[dict], ethos_ids: Sequence[str]) -> dict:
+def score_view(view: dict, artifact: dict, history: Sequence[dict], ethos_ids: Sequence[str]) -> EthosComparison:
     """Per-ticker 0–100 scores of the chosen ethos over `view`, their top sets and cross-ethos overlap."""
     ids = canonical_ethos_ids(ethos_ids)
     definitions = {d["id"]: d for d in _DEFINITIONS if d["id"] in ids}
@@ -358,7 +451,7 @@ def score_view(view: dict, artifact: dict, history: Sequence[dict], ethos_ids: S
     }
 
 
-def select_tickers(result: dict, tickers: Sequence[str]) -> dict:
+def select_tickers(result: EthosComparison, tickers: Sequence[str]) -> EthosComparison:
     """`result` with only `tickers` in its scores (top sets stay view-wide); NotInView for one not in the view."""
     if not tickers:
         return result

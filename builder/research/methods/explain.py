@@ -6,6 +6,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from builder.research.errors import NotInView
+from builder.research.methods.ethos import EthosComparison, TickerScores
+from builder.research.methods.policy import PolicyResult
 from builder.research.views import entries as manager_entries
 
 EXIT_LIMITATION = (
@@ -35,10 +37,10 @@ class _Index:
     entries: dict[str, list[tuple[dict, dict]]]  # ticker → (manager, position or ended entry, held), artifact order
     managers: dict[str, dict]  # manager id → the artifact's manager
     order: dict[str, int]  # manager id → its place in the artifact
-    scores: dict[str, dict]  # ticker → its scores entry
+    scores: dict[str, TickerScores]  # ticker → its scores entry
 
     @classmethod
-    def of(cls, view: dict, artifact: dict, scores: dict) -> _Index:
+    def of(cls, view: dict, artifact: dict, scores: EthosComparison) -> _Index:
         rows: dict[str, dict] = {}
         for row in view["tickers"]:
             rows.setdefault(row["ticker"], row)
@@ -52,9 +54,9 @@ class _Index:
         for manager in artifact["managers"]:
             managers.setdefault(manager["id"], manager)
         order = {manager_id: place for place, manager_id in enumerate(managers)}
-        by_ticker: dict[str, dict] = {}
-        for entry in scores.get("scores", []):
-            by_ticker.setdefault(entry["ticker"], entry)
+        by_ticker: dict[str, TickerScores] = {}
+        for scored in scores.get("scores", []):
+            by_ticker.setdefault(scored["ticker"], scored)
         return cls(rows, entries, managers, order, by_ticker)
 
 
@@ -176,9 +178,9 @@ def _source_records(statements: Sequence[dict], index: _Index) -> list[dict]:
     return [{"managerId": manager_id, **f} for manager_id, f in filings if (manager_id, f["accession"]) in cited]
 
 
-def _ethos(ticker: str, scores: dict, index: _Index) -> tuple[dict, dict]:
+def _ethos(ticker: str, scores: EthosComparison, index: _Index) -> tuple[dict, dict]:
     ids = list(scores.get("ethosIds", []))
-    entry = index.scores.get(ticker, {"scores": {}, "features": {}})
+    entry = index.scores.get(ticker, TickerScores(ticker=ticker, scores={}, features={}))
     top_sets = scores.get("topSets", {})
     ranks = {e: top_sets[e].index(ticker) + 1 if ticker in top_sets.get(e, []) else None for e in ids}
     overlap = {
@@ -189,7 +191,7 @@ def _ethos(ticker: str, scores: dict, index: _Index) -> tuple[dict, dict]:
     return {"ethosIds": ids, "scores": entry["scores"], "features": entry["features"]}, overlap
 
 
-def _limitations(row: dict, changes: Sequence[dict], artifact: dict, policy: dict | None) -> list[str]:
+def _limitations(row: dict, changes: Sequence[dict], artifact: dict, policy: PolicyResult | None) -> list[str]:
     notes = [
         f"Positions are as of the quarter end {artifact['quarter']}; 13F filings are due 45 days later, "
         "so holdings may have changed since."
@@ -223,12 +225,16 @@ def _warnings(view: dict, changes: Sequence[dict]) -> list[dict]:
     ]
 
 
-def explain_position(ticker: str, view: dict, artifact: dict, scores: dict, policy: dict | None = None) -> dict:
+def explain_position(
+    ticker: str, view: dict, artifact: dict, scores: EthosComparison, policy: PolicyResult | None = None
+) -> dict:
     """Why `ticker` is in `view`: changes, short cited statements, scores, overlap, sources, limitations."""
     return explainer(view, artifact, scores, policy)(ticker)
 
 
-def explainer(view: dict, artifact: dict, scores: dict, policy: dict | None = None) -> Callable[[str], dict]:
+def explainer(
+    view: dict, artifact: dict, scores: EthosComparison, policy: PolicyResult | None = None
+) -> Callable[[str], dict]:
     """explain_position over one view for any ticker, its lookups built once (the same answers, in linear time)."""
     index = _Index.of(view, artifact, scores)
 

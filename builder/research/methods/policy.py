@@ -8,10 +8,12 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date
+from typing import Annotated, Literal, TypedDict
 
 from builder.research.caveats import for_managers
 from builder.research.quarters import FILING_DEADLINE_DAYS
 from builder.research.views import entries
+from builder.typed import Date, Keywords
 
 # A quarter after the filing deadline the next quarter's 13F is due (deadline + 3 months), so data older than
 # that is superseded, not merely late.
@@ -260,6 +262,26 @@ CHECKS: tuple[tuple[str, str, str, _Check], ...] = (
     ),
 )
 CHECK_IDS: tuple[str, ...] = tuple(check[0] for check in CHECKS)
+CheckId = Annotated[str, Keywords(examples=list(CHECK_IDS))]  # checks may be added: the known ones as examples
+
+
+class CheckResult(TypedDict):
+    id: CheckId
+    name: str
+    outcome: Outcome
+    reason: str
+
+
+class PolicyResult(TypedDict):
+    versionId: str
+    asOf: Date
+    checks: list[CheckResult]
+    blockingReasons: list[str]
+    warnings: list[str]
+    executionEnabled: Literal[False]  # research only: no broker, no orders
+    signal: Literal["research-only", "no-signal"]  # no-signal when any check blocks: stay in cash
+
+
 # Published with every audit export: the thresholds and the rule of each check.
 POLICY_CONFIG: dict = {
     "executionEnabled": False,
@@ -274,15 +296,16 @@ POLICY_CONFIG: dict = {
 }
 
 
-def evaluate_policy(view: dict, artifact: dict, *, as_of: date, facts: BookFacts | None = None) -> dict:
+def evaluate_policy(view: dict, artifact: dict, *, as_of: date, facts: BookFacts | None = None) -> PolicyResult:
     """Every check over `view` as of `as_of` (never the clock); any block makes the signal 'no-signal'.
 
     `facts`: book_facts(artifact), when the caller keeps them for several views of one artifact.
     """
-    checks, subject = [], Subject(view, artifact, as_of, facts or book_facts(artifact))
+    checks: list[CheckResult] = []
+    subject = Subject(view, artifact, as_of, facts or book_facts(artifact))
     for check_id, name, _, check in CHECKS:
         outcome, reason = check(subject)
-        checks.append({"id": check_id, "name": name, "outcome": str(outcome), "reason": reason})
+        checks.append({"id": check_id, "name": name, "outcome": outcome, "reason": reason})
     blocking = [c["reason"] for c in checks if c["outcome"] == Outcome.BLOCK]
     return {
         "versionId": artifact["versionId"],
@@ -295,7 +318,7 @@ def evaluate_policy(view: dict, artifact: dict, *, as_of: date, facts: BookFacts
     }
 
 
-def policy_changes(older: dict, newer: dict) -> list[dict]:
+def policy_changes(older: PolicyResult, newer: PolicyResult) -> list[dict]:
     """Checks whose outcome differs between two policy results, in check order: from → to, with both reasons."""
     before = {c["id"]: c for c in older["checks"]}
     after = {c["id"]: c for c in newer["checks"]}

@@ -1,5 +1,6 @@
-"""JSON Schema from the types that declare a wire shape: a `TypedDict` of str, int, float, bool, `Literal`, `list`,
-unions (`X | None`) and other TypedDicts, with `Annotated[..., Keywords(...)]` for constraints.
+"""JSON Schema from the types that declare a wire shape: a `TypedDict` of str, int, float, bool, `Literal`, string
+enums, `list`, `dict` (keyed maps), unions (`X | None`) and other TypedDicts, with `Annotated[..., Keywords(...)]`
+for constraints.
 
 Two faces of one type. `object_schemas` gives OpenAPI components: closed objects (`additionalProperties: false`),
 every field required but the `NotRequired` ones, a TypedDict named among the components a `$ref`, any other one
@@ -10,6 +11,7 @@ OpenAPI document takes them from its glossary by component and field name (build
 
 from __future__ import annotations
 
+import enum
 import types
 from collections.abc import Mapping
 from typing import (
@@ -43,11 +45,17 @@ class Key:
     """Marks a field an agent keys a list's items by: the compact schema requires it of each item."""
 
 
+class TypeList:
+    """Marks a union of JSON types to write as one list of types (`{"type": ["number", "null"]}`), not an anyOf."""
+
+
 KEY = Key()
+TYPE_LIST = TypeList()
 Shape = TypeVar("Shape")
 Date = Annotated[str, Keywords(format="date")]  # ISO 8601 calendar date
 Count = Annotated[int, Keywords(minimum=0)]
 Sha256 = Annotated[str, Keywords(pattern="^[0-9a-f]{64}$")]
+Fraction = Annotated[float, Keywords(minimum=0, maximum=1)]
 
 
 def picked(shape: type[Shape], source: Mapping[str, Any]) -> Shape:
@@ -80,8 +88,18 @@ def _schema(hint: Any, names: Mapping[Any, str]) -> Schema:
         schema: Schema = {"type": PRIMITIVES[hint]}
     elif origin is Literal:
         schema = {"const": args[0]} if len(args) == 1 else {"type": "string", "enum": list(_strings(args))}
+    elif isinstance(hint, type) and issubclass(hint, enum.Enum):
+        schema = {"type": "string", "enum": list(_strings(tuple(member.value for member in hint)))}
     elif origin is list:
         schema = {"type": "array", "items": _schema(args[0], names)}
+    elif origin is dict:  # a map keyed by ids: the keys' schema (an open id lists the known ones as examples)
+        schema = {
+            "type": "object",
+            "propertyNames": _schema(args[0], names),
+            "additionalProperties": _schema(args[1], names),
+        }
+    elif origin in (Union, types.UnionType) and any(isinstance(extra, TypeList) for extra in extras):
+        schema = {"type": [PRIMITIVES[arg] for arg in args]}
     elif origin in (Union, types.UnionType):
         schema = {"anyOf": [_schema(arg, names) for arg in args]}
     elif _is_typeddict(hint):
