@@ -125,7 +125,9 @@ def publish_case(name: str, source: Path | None, args: argparse.Namespace) -> di
     if args.baseline is not None:
         other = args.work / f"releases-{name}-baseline"
         shutil.rmtree(other, ignore_errors=True)
-        baseline = publish_once(other, source or args.baseline / "builder" / "fixture" / "source", cwd=args.baseline)
+        gated = (args.baseline / "builder" / "review" / "gates.py").exists()  # a checkout whose gates are on by default
+        tree = source or args.baseline / "builder" / "fixture" / "source"
+        baseline = publish_once(other, tree, *(NO_GATES if gated else ()), cwd=args.baseline)
         case["baseline"] = {key: baseline[key] for key in ("seconds", "phases", "maxRssMb")}
         shutil.rmtree(other, ignore_errors=True)
     return case  # the releases stay under --work for bench.post and bench.live (the next run replaces them)
