@@ -11,7 +11,7 @@ from builder.research.caveats import ManagerQuarter, version_warnings
 from builder.research.changes import BOUGHT, CHANGE_KINDS, SOLD, Changes, book_changes  # noqa: F401 (re-exported)
 from builder.research.changes.actions import action_records
 from builder.research.changes.carry import Lot, legs_between
-from builder.research.changes.undecided import Side
+from builder.research.changes.side import Side
 from builder.research.coverage import quarter_coverage
 from builder.research.evidence import Evidence, decide, pack_witnesses
 from builder.research.holdings import Holding, QuarterBook, QuarterBooks
@@ -141,14 +141,7 @@ def build_artifact(
         if before is not None:
             trend = book_of((manager.cik, previous_quarter(prior[1])))
             earlier = dataclasses.replace(before[1], previous=trend[1].lots if trend else {})
-        later = dataclasses.replace(
-            current[1],
-            settled=evidence.settled,
-            born=evidence.born,
-            seen=evidence.seen,
-            origin=evidence.origin,
-            steady=evidence.steady,
-        )
+        later = dataclasses.replace(current[1], evidence=evidence)
         changes = book_changes(earlier, later, legs)
         entry = _manager_entry(
             manager,

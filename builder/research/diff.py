@@ -11,7 +11,7 @@ from builder.records import ActionKind, CorporateAction
 from builder.research.caveats import for_managers, warning_changes
 from builder.research.changes import book_changes as classify
 from builder.research.changes.carry import Lot
-from builder.research.changes.undecided import Side
+from builder.research.changes.side import Side
 from builder.research.views import entries, manager_ids, view_tickers
 
 

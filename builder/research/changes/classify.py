@@ -15,7 +15,8 @@ from fractions import Fraction
 from builder.records import ActionKind, CorporateAction
 from builder.research.changes.actions import action_fields
 from builder.research.changes.carry import Applied, Carried, Lot, carry
-from builder.research.changes.undecided import Side, candidates
+from builder.research.changes.side import Side
+from builder.research.changes.undecided import candidates
 
 CHANGE_KINDS = ("new", "added", "reduced", "unchanged", "exited", "converted", "undecided", "unknown")
 BOUGHT = frozenset({"new", "added"})

@@ -5,29 +5,11 @@ what was received (a stake held outside the 13F book, merged in); pure."""
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping
-from datetime import date
-from typing import Protocol
 
 from builder.records import ActionKind
-from builder.research.changes.carry import Carried, Lot
+from builder.research.changes.carry import Carried
 from builder.research.changes.paste import record_line, todo
-
-
-class Side(Protocol):
-    """One quarter end of one manager's book, as these rules read it (builder.research.changes.undecided.Side)."""
-
-    @property
-    def quarter(self) -> date: ...
-    @property
-    def lots(self) -> Mapping[str, Lot]: ...
-    @property
-    def key(self) -> Callable[[str], str]: ...
-    @property
-    def cik(self) -> str: ...
-    @property
-    def omitted(self) -> bool: ...
-
+from builder.research.changes.side import Side
 
 BOOK_OWN = frozenset({"confidential-omission", "received-not-reported", "received-outside-book"})  # their rules
 # A position delivered by a merger, exchange or spin-off filed at more than this multiple of what the earlier book

@@ -11,14 +11,13 @@ import functools
 import math
 import re
 from bisect import bisect_left, bisect_right
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
-from datetime import date
+from dataclasses import dataclass
 from fractions import Fraction
 
 from builder.research.changes.carry import Carried, Lot
 from builder.research.changes.own import BOOK_OWN, omission, received_outside, unreported
 from builder.research.changes.paste import record_line, todo
+from builder.research.changes.side import Side
 
 # (a) Split: the common split ratios, a 3-for-2 among them (Torchmark 2014), and the reverse splits 1:2 … 1:20.
 SPLIT_FACTORS = tuple(
@@ -84,27 +83,6 @@ PINNED_PRICE = 0.03
 PAIRING = frozenset({"same-issuer", "same-value"})  # a position that paired with a new one was no cash merger
 
 
-@dataclass(frozen=True, slots=True)
-class Side:
-    """One quarter end of one manager's book, as the rules see it."""
-
-    quarter: date
-    lots: Mapping[str, Lot]  # long-equity lots by CUSIP
-    key: Callable[[str], str]  # CUSIP → its position key at this quarter end (ticker, or the CUSIP when unmapped)
-    # a filing of this quarter omits positions under confidential treatment (Form 13F, Special Instructions 7)
-    omitted: bool
-    previous: Mapping[str, Lot] = field(default_factory=dict)  # the lots a quarter before (for a price's trend)
-    alive: frozenset[str] = frozenset()  # CUSIPs some manager of the pack files at this quarter end
-    cik: str = ""  # whose book (a receipt line names it)
-    # CUSIPs whose fate since the previous quarter end the evidence of their holders decides (a derived leg, or
-    # none: a trade); no single-book rule second-guesses them
-    settled: frozenset[str] = frozenset()
-    born: frozenset[str] = frozenset()  # CUSIPs no filer held at the previous quarter end (the evidence says)
-    seen: Mapping[str, int] = field(default_factory=dict)  # CUSIP → the holders the evidence weighed
-    origin: str = ""  # whose books the evidence weighed: "sec13f-datasets", "pack-filings" or "" (none)
-    steady: frozenset[str] = frozenset()  # CUSIPs another holder kept about as many shares of: not split
-
-
 def candidates(earlier: Side, later: Side, carried: Carried) -> dict[str, list[dict]]:
     """CUSIP (of either side) → the candidate explanations the data allows for its change; empty when none."""
     found: dict[str, list[dict]] = {}
@@ -116,11 +94,13 @@ def candidates(earlier: Side, later: Side, carried: Carried) -> dict[str, list[d
             found.setdefault(cusip, []).append(candidate)
 
     # what the evidence settled no rule second-guesses; a parent whose distribution is recorded fell by its child's
-    closed = later.settled | {parent for spun in carried.parents.values() for parent, _ in spun}
-    closed |= later.steady  # and a split another holder's steady count refutes (it would invent that holder a sale)
+    closed = later.evidence.settled | {parent for spun in carried.parents.values() for parent, _ in spun}
+    closed |= (
+        later.evidence.steady
+    )  # and a split another holder's steady count refutes (it would invent that holder a sale)
     gone = [x for x, shares in carried.shares.items() if shares >= 1 and x not in later.lots]
     new = [c for c in later.lots if carried.shares.get(c, 0) == 0]  # an omission is the book's own: never settled
-    open_gone = [before for before in gone if before not in later.settled]
+    open_gone = [before for before in gone if before not in later.evidence.settled]
     for cusip in later.lots:
         outside = received_outside(earlier, later, carried, cusip) if carried.touched(cusip) else None
         if outside:
@@ -128,14 +108,14 @@ def candidates(earlier: Side, later: Side, carried: Carried) -> dict[str, list[d
         if cusip in earlier.lots and not carried.touched(cusip) and cusip in carried.shares and cusip not in closed:
             for candidate in _splits(earlier, later, cusip):
                 add((cusip,), candidate)
-    for after in (c for c in new if c not in later.settled):
+    for after in (c for c in new if c not in later.evidence.settled):
         same_key = [before for before in open_gone if earlier.key(before) == later.key(after)]
         for before in same_key or open_gone:  # a CUSIP change inside one position pairs with nothing else
             paired = _pair(earlier, later, before, after)
             if paired:
                 add((before, after), paired)
     parents = _Parents.of(earlier, later)
-    for child in (c for c in later.lots if c not in later.settled):
+    for child in (c for c in later.lots if c not in later.evidence.settled):
         for candidate in _distributions(earlier, later, carried, child, parents):
             add((child,), candidate)
     pairing = {cusip for cusip, found_for in found.items() if any(c["rule"] in PAIRING for c in found_for)}
@@ -152,16 +132,16 @@ def candidates(earlier: Side, later: Side, carried: Carried) -> dict[str, list[d
             add((before,), unreported(later, carried, before))
     if earlier.omitted:
         for after in new:  # a security born in the quarter was in no book the earlier filing could omit it from
-            if later.key(after) not in held_before and after not in later.born:
+            if later.key(after) not in held_before and after not in later.evidence.born:
                 add((after,), omission(earlier, later, after, vanished=False))
     return found
 
 
 def wanting(earlier: Side, later: Side, cusips: tuple[str, ...]) -> str:
     """What evidence weighed a change and what would decide it: the holders seen, and the data sets to fetch."""
-    seen = max((later.seen.get(cusip, 0) for cusip in cusips), default=0)
+    seen = max((later.evidence.seen.get(cusip, 0) for cusip in cusips), default=0)
     holders = f"{seen} holder{'s' if seen != 1 else ''}"
-    if later.origin == "sec13f-datasets":
+    if later.evidence.origin == "sec13f-datasets":
         return f"{holders} seen in the Form 13F data sets: too few, or none that fit one event"
     return (
         f"{holders} seen, in the pack's own filings; the SEC's Form 13F data sets for {earlier.quarter} and "

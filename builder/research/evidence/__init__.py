@@ -2,6 +2,6 @@
 Form 13F data sets or the pack's own filings, turned into derived corporate-action legs (`decide`)."""
 
 from builder.research.evidence.decide import decide
-from builder.research.evidence.witnessed import Evidence, pack_witnesses
+from builder.research.evidence.witnessed import NO_EVIDENCE, Evidence, pack_witnesses
 
-__all__ = ["Evidence", "decide", "pack_witnesses"]
+__all__ = ["NO_EVIDENCE", "Evidence", "decide", "pack_witnesses"]
