@@ -23,7 +23,7 @@ import orjson
 
 from bench import report, universe
 from bench.processes import measure
-from bench.publish import NO_GATES, WORK, publish_once, release_of, tree_for
+from bench.publish import NO_GATES, WORK, no_gates, publish_once, release_of, tree_for
 from builder.release.build import DATASETS_CACHE
 
 UNDECIDED_TARGET = 0.0005  # at most 0.05 % of changes undecided with no corporate action
@@ -112,8 +112,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.baseline is not None:
         other = args.work / "releases-evidence-baseline"
         shutil.rmtree(other, ignore_errors=True)
-        gated = (args.baseline / "builder" / "review" / "gates.py").exists()  # gates on by default there
-        baseline = publish_once(other, synthetic_tree, *(NO_GATES if gated else ()), cwd=args.baseline)
+        baseline = publish_once(other, synthetic_tree, *no_gates(args.baseline), cwd=args.baseline)
         cases.append(
             {"case": "synthetic tree, baseline", "seconds": baseline["seconds"], "maxRssMb": baseline["maxRssMb"]}
         )

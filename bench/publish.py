@@ -65,6 +65,11 @@ def tree_for(managers: int, args: argparse.Namespace) -> tuple[Path, float]:
     return out, result.seconds
 
 
+def no_gates(checkout: Path) -> tuple[str, ...]:
+    """The options that turn off a checkout's gates: none before it had gates (then it asked none by default)."""
+    return NO_GATES if (checkout / "builder" / "review" / "gates.py").exists() else ()
+
+
 def publish_once(releases: Path, source: Path | None, *extra: str, cwd: Path | None = None) -> dict:
     """One `ras publish` as its own process: seconds, peak MB, phases, parse cache use, release id."""
     command = ras("publish", "--releases", str(releases), *(["--source", str(source)] if source else []), *extra)
@@ -125,9 +130,8 @@ def publish_case(name: str, source: Path | None, args: argparse.Namespace) -> di
     if args.baseline is not None:
         other = args.work / f"releases-{name}-baseline"
         shutil.rmtree(other, ignore_errors=True)
-        gated = (args.baseline / "builder" / "review" / "gates.py").exists()  # a checkout whose gates are on by default
         tree = source or args.baseline / "builder" / "fixture" / "source"
-        baseline = publish_once(other, tree, *(NO_GATES if gated else ()), cwd=args.baseline)
+        baseline = publish_once(other, tree, *no_gates(args.baseline), cwd=args.baseline)
         case["baseline"] = {key: baseline[key] for key in ("seconds", "phases", "maxRssMb")}
         shutil.rmtree(other, ignore_errors=True)
     return case  # the releases stay under --work for bench.post and bench.live (the next run replaces them)

@@ -370,6 +370,13 @@ def write_filings(out: Path, filings: Iterable[Filing], counts: dict[str, int]) 
         counts["bytes"] += len(record)
 
 
+def universe_problem(universe: int, positions: int) -> str:
+    """Why --universe cannot hold books of `positions` (empty when it can; 0 sizes it from the books)."""
+    if universe and universe < 2 * positions:
+        return "--universe must be at least twice --positions, so new buys always have somewhere to go"
+    return ""
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--managers", type=int, required=True)
@@ -381,8 +388,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if min(args.managers, args.quarters, args.positions) < 1:
         parser.error("--managers, --quarters and --positions must be at least 1")
-    if args.universe and args.universe < 2 * args.positions:
-        parser.error("--universe must be at least twice --positions, so new buys always have somewhere to go")
+    if universe_problem(args.universe, args.positions):
+        parser.error(universe_problem(args.universe, args.positions))
     params = Params(args.managers, args.quarters, args.positions, args.seed, args.universe)
     counts = write_tree(args.out, params)
     print(

@@ -166,6 +166,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if min(args.managers, args.quarters, args.positions) < 1 or args.witnesses < 0:
         parser.error("--managers, --quarters and --positions must be at least 1, --witnesses at least 0")
+    if synthetic.universe_problem(args.universe, args.positions):
+        parser.error(synthetic.universe_problem(args.universe, args.positions))
     if args.actions == "all" and args.quarters < 2:
         parser.error("--actions all needs at least 2 quarters (an event falls between two quarter ends)")
     params = Params(

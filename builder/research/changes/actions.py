@@ -50,15 +50,15 @@ def _record(leg: CorporateAction) -> dict:
 def actions_line(artifacts: Iterable[dict]) -> str:
     """One progress line: the corporate-action records the versions apply, how many the holders' evidence decided
     (and from whose books), how many are the operator's."""
-    records = {r["record"]: r for artifact in artifacts for r in artifact["corporateActions"]}
-    derived = [r for r in records.values() if r["derived"]]
+    listing = action_listing(artifacts)
+    derived = [r for r in listing["records"] if r["derived"]]
     origins = sorted({r["evidence"]["origin"] for r in derived})
     kinds = sorted({r["kind"] for r in derived})
     by_kind = ", ".join(f"{sum(r['kind'] == kind for r in derived)} {kind}" for kind in kinds)
     return (
         f"corporate actions: {len(derived)} decided by the holders' evidence"
         + (f" ({by_kind}; from {' and '.join(origins)})" if derived else "")
-        + f", {len(records) - len(derived)} from corporate_actions.csv"
+        + f", {listing['hand']} from corporate_actions.csv"
     )
 
 
