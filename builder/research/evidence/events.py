@@ -73,6 +73,7 @@ FEW_SPLITS = frozenset({Fraction(n) for n in (2, 3, 4, 5, 7, 8, 10, 20)} | {Frac
 FEW_SPLIT_TRADE = 0.06
 FEW_SPLIT_MARKET = 1.15  # MasterCard's 10:1 of 2014 moved ×0.89 net of the split
 FEW_DISTRIBUTIONS = frozenset(Fraction(n, d) for n, d in ((1, 20), (1, 10), (1, 5), (1, 4), (1, 3), (1, 2), (1, 1), (2, 1), (3, 1)))  # fmt: skip
+FEW_FLOATS = tuple(float(ratio) for ratio in FEW_DISTRIBUTIONS)
 MAX_CHANCE = 0.05
 ROUND_LOT = 10  # a count in lots of ten is a trader's choice (10,230 sold, 10,230 bought): no mark of a ratio
 
@@ -305,6 +306,16 @@ def grown(prior: Holders | None, held: Holders) -> Holders | None:
     return holders_of(rows) if len(rows) >= MIN_WITNESSES else None
 
 
+def _near_distribution(pairs: Pairs) -> bool:
+    """Whether a pair comes within a share of fitting one of FEW_DISTRIBUTIONS exactly (in floats, so a share of
+    slack): what the few must show before their ratio is worth stating."""
+    return any(
+        abs(after - before * ratio) <= allowance(before * ratio, EXACT_TOLERANCE) + 1
+        for before, after in pairs
+        for ratio in FEW_FLOATS
+    )
+
+
 def spun_off(
     cusip: str, held: Holders, books: Books, settled: set[str], citing: Citing, proof: Proof, *, new: bool = True
 ) -> list[CorporateAction]:
@@ -324,6 +335,8 @@ def spun_off(
     needed = proof.needed(len(held)) if new else max(MIN_WITNESSES, math.ceil(share * len(held)))
     fits: list[tuple[int, tuple[str, int], Fraction, tuple[float, float]]] = []
     for (parent, side), pairs in sorted(parents.items()):
+        if proof.few and not _near_distribution(pairs):
+            continue  # only a distribution ratio can pass below: spare stating every parent's ratio
         fit = ratios.common_ratio(pairs, proof.tolerance) if len(pairs) >= needed else None
         if fit is None:
             continue

@@ -71,7 +71,7 @@ def fits(before: int, after: int, ratio: Fraction, tolerance: float = RATIO_TOLE
     return abs(after - expected) <= allowance(expected, tolerance)
 
 
-def allowance(expected: Fraction | int, tolerance: float = RATIO_TOLERANCE) -> float:
+def allowance(expected: Fraction | float, tolerance: float = RATIO_TOLERANCE) -> float:
     """The shares a holder's count may miss `expected` by through rounding."""
     return max(ROUNDING_SHARES, float(expected) * tolerance)
 
