@@ -218,7 +218,9 @@ def _pair(earlier: Side, later: Side, before: str, after: str) -> dict | None:
     )
     # a line to paste only at a ratio an issuer would state and the values bear out: 192,666 Kraft shares "became"
     # 325,634,818 Kraft Heinz only with Heinz's own holders beside them, and no record of 1,690:1 is true
-    fits = stated is not None and value_ratio <= VALUE_BAND  # a part of a package may be worth less, never more
+    # a part of a package may be worth less, never more; and a security another manager still files was not merged
+    # away (the line would invent that manager a sale)
+    fits = stated is not None and value_ratio <= VALUE_BAND and before not in later.alive
     record = (
         record_line(
             later.quarter,
