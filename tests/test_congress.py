@@ -233,9 +233,14 @@ def test_a_strict_cluster_is_the_headline_signal():
     assert (payload["outcome"], payload["producedBy"]) == ("strict-signal", "strict")
     assert payload["strictTickers"] == ["NVDA"]
     assert payload["signal"][0]["memberCount"] == 3 and payload["signal"][0]["amountLowTotal"] == 45_003
+    assert payload["signal"][0]["disclosedWithin45Days"] == 3
     assert payload["signal"][0]["trades"][0] == {
         "member": "Hon. Test Member",
         "person": "Test Member",
+        "chamber": "house",
+        "assetDescription": "NVIDIA Corporation",
+        "instrument": "stock",
+        "instrumentRule": "ticker",
         "transactionDate": "2026-06-01",
         "disclosureDate": "2026-06-10",
         "daysToDisclose": 9,
