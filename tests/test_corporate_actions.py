@@ -217,3 +217,22 @@ def test_a_hand_record_overrides_the_evidence_in_its_own_quarter_only():
     assert [(r["ratio"], r["derived"]) for r in second["corporateActions"]] == [("2:1", False)]
     assert [(r["ratio"], r["derived"]) for r in third["corporateActions"]] == [("4:1", True)]
     assert summary(third["managers"][0]["positions"][0]["change"]) == ("unchanged", 8_104, 0, "corporate-action")
+
+
+def test_no_merger_line_is_suggested_for_a_security_another_manager_still_files():
+    # alpha's DTV ended and T began at 1.892 to the share for the same value: a merger, one book would say; but beta
+    # still files DTV at the later quarter end, so DTV was not merged away, and the line would invent beta a sale
+    other = "0000000002"
+    filings = [
+        filing(CIK, Q1, {DTV: (31_353_468, 85)}),
+        filing(CIK, Q2, {T: (59_320_756, 45)}),
+        filing(other, Q1, {DTV: (500_017, 85)}),
+        filing(other, Q2, {DTV: (500_017, 85)}),
+    ]
+    artifact = assign_versions(build_artifacts(sources(filings, [("alpha", CIK), ("beta", other)])), [])[0][-1]
+    alpha = artifact["managers"][0]
+    (candidate,) = next(e for e in alpha["ended"] if e["ticker"] == DTV)["change"]["candidates"]
+    assert candidate["rule"] == "same-value" and "a stock merger at 1.892:1" in candidate["text"]
+    assert candidate["record"] is None
+    alone = changes({DTV: (31_353_468, 85)}, {T: (59_320_756, 45)}, "")[1][DTV]["candidates"]
+    assert alone[0]["record"].startswith("2025-06-30,merger,25490A309,00206R102,1.892:1,")  # no other book says no

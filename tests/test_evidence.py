@@ -129,3 +129,32 @@ def test_holders_trading_as_usual_decide_no_event_and_settle_every_security_they
     }
     evidence = decide(universe(before, after), EARLIER, LATER)
     assert evidence.legs == () and evidence.settled == {AAPL, GL, KHC}
+
+
+LMCA, LMCK = "531229102", "531229300"  # Liberty Media Series A and C, and what they became in 2016:
+LSXMA, LSXMK, FWONA, FWONK = "531229409", "531229607", "531229870", "531229854"
+
+
+def test_one_holder_of_two_classes_recapitalised_together_is_paired_by_the_ratios_both_classes_share():
+    # Berkshire's own figures (10,000,000 A and 20,000,000 C): A → 1 SiriusXM A + 1/4 Media A, C alike; every other
+    # pairing (A → SiriusXM C at 2:1 …) gives the two classes different ratios
+    before = {LMCA: {1: (10_000_000, 38)}, LMCK: {1: (20_000_000, 38)}}
+    after = {LSXMA: {1: (10_000_000, 31)}, LSXMK: {1: (20_000_000, 31)}}
+    after |= {FWONA: {1: (2_499_998, 19)}, FWONK: {1: (4_999_998, 19)}}
+    legs = decide(universe(before, after), EARLIER, LATER).legs
+    assert sorted((leg.cusip, leg.new_cusip, leg.ratio_text) for leg in legs) == [
+        (LMCA, LSXMA, "1:1"),
+        (LMCA, FWONA, "1:4"),
+        (LMCK, LSXMK, "1:1"),
+        (LMCK, FWONK, "1:4"),
+    ]
+    assert all("the one of equal ratios" in leg.source for leg in legs)
+
+
+def test_two_classes_whose_pairings_fit_equal_ratios_two_ways_stay_open():
+    # 10,000,000 of each class into two new securities of 10,000,000 each: A → X and C → Y fit as well as A → Y
+    # and C → X, so the holder's books cannot say which class became which
+    before = {LMCA: {1: (10_000_000, 38)}, LMCK: {1: (10_000_000, 38)}}
+    after = {LSXMA: {1: (10_000_000, 31)}, LSXMK: {1: (10_000_000, 31)}}
+    evidence = decide(universe(before, after), EARLIER, LATER)
+    assert evidence.legs == () and not {LMCA, LMCK} & evidence.settled

@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import gc
 from collections.abc import Iterator
-from contextlib import contextmanager
+from concurrent.futures import ProcessPoolExecutor
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from datetime import date
 from importlib import resources
+from multiprocessing import get_context
 from pathlib import Path
 
 from builder.errors import PublishError, SourceError, escaped
@@ -86,11 +88,13 @@ def read_sources(
         raise SourceError(edges)
     securities, security_problems = read_securities(root / "securities.csv", root, config.limits.file)
     actions, action_problems = read_corporate_actions(root, config.limits.file)
-    with collector_paused():
-        filings = read_copycat_filings(root, config.copycat.managers, cache, config.limits)
-    previews = read_previews(root, config.sections, config.limits.file)
+    with _warming(root, datasets_cache, config.limits) as warmed:  # the data sets' cache, while the 13F files parse
+        with collector_paused():
+            filings = read_copycat_filings(root, config.copycat.managers, cache, config.limits)
+        previews = read_previews(root, config.sections, config.limits.file)
     latest = max((filing.filed for filing in filings.filings), default=None)
-    datasets = _read_datasets(root, filings.filings, datasets_cache, config.limits, as_of or config.as_of or latest)
+    point = as_of or config.as_of or latest
+    datasets = _read_datasets(root, filings.filings, datasets_cache, config.limits, point, sum(warmed))
     problems = (*security_problems, *action_problems, *filings.problems, *previews.problems, *datasets.problems)
     if problems:
         raise SourceError(problems)
@@ -129,7 +133,7 @@ def read_sources(
 
 
 def _read_datasets(
-    root: Path, filings: tuple[Filing, ...], cache_dir: Path | None, limits: Limits, as_of: date | None
+    root: Path, filings: tuple[Filing, ...], cache_dir: Path | None, limits: Limits, as_of: date | None, warmed: int
 ) -> DatasetsRead:
     """The Form 13F data sets' witnesses of every CUSIP in the pack's filings, point in time; pyarrow is imported
     only for a tree that has them."""
@@ -137,7 +141,26 @@ def _read_datasets(
         return DatasetsRead(None, (), (), ())
     from builder.sources.datasets.reader import read_witnesses
 
-    return read_witnesses(root, frozenset(row.cusip for f in filings for row in f.rows), cache_dir, limits, as_of)
+    cusips = frozenset(row.cusip for f in filings for row in f.rows)
+    return read_witnesses(root, cusips, cache_dir, limits, as_of, warmed)
+
+
+@contextmanager
+def _warming(root: Path, cache_dir: Path | None, limits: Limits) -> Iterator[list[int]]:
+    """Within the block, a process of its own writes the cache entries the data-set zips lack (see
+    builder.sources.datasets.reader.warm); on leaving, wait for it, and the list yielded holds how many it wrote.
+    Its failure only leaves the entries to the read after it, which reports any problem."""
+    warmed: list[int] = []
+    if cache_dir is None or not (root / DATASETS).is_dir():
+        yield warmed
+        return
+    from builder.sources.datasets.reader import warm
+
+    with ProcessPoolExecutor(max_workers=1, mp_context=get_context("spawn")) as pool:
+        pending = pool.submit(warm, root, cache_dir, limits)
+        yield warmed
+        with suppress(Exception):
+            warmed.append(pending.result())
 
 
 @contextmanager

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from builder.research.changes.carry import Carried, Lot
+from builder.research.changes.grown import grown_classes
 from builder.research.changes.own import BOOK_OWN, omission, received_outside, unreported
 from builder.research.changes.paste import record_line, todo
 from builder.research.changes.side import Side
@@ -118,6 +119,8 @@ def candidates(earlier: Side, later: Side, carried: Carried) -> dict[str, list[d
     for child in (c for c in later.lots if c not in later.evidence.settled):
         for candidate in _distributions(earlier, later, carried, child, parents):
             add((child,), candidate)
+    for child, candidate in grown_classes(earlier, later, carried, frozenset(closed)).items():
+        add((child,), candidate)
     pairing = {cusip for cusip, found_for in found.items() if any(c["rule"] in PAIRING for c in found_for)}
     for before in (c for c in open_gone if c not in pairing):  # shares that became another security's: no cash
         acquired = _cash_merger(earlier, later, before)
@@ -131,7 +134,11 @@ def candidates(earlier: Side, later: Side, carried: Carried) -> dict[str, list[d
         if before not in earlier.lots:
             add((before,), unreported(later, carried, before))
     if earlier.omitted:
-        for after in new:  # a security born in the quarter was in no book the earlier filing could omit it from
+        # a position absent only from the omitting filing, held before and after it, is the one omitted: once that
+        # names the omission, the other positions first filed after it were bought (a security born in the quarter
+        # was in no book the earlier filing could omit it from)
+        returned = [after for after in new if after in earlier.previous]
+        for after in returned or new:
             if later.key(after) not in held_before and after not in later.evidence.born:
                 add((after,), omission(earlier, later, after, vanished=False))
     return found
@@ -211,7 +218,9 @@ def _pair(earlier: Side, later: Side, before: str, after: str) -> dict | None:
     )
     # a line to paste only at a ratio an issuer would state and the values bear out: 192,666 Kraft shares "became"
     # 325,634,818 Kraft Heinz only with Heinz's own holders beside them, and no record of 1,690:1 is true
-    fits = stated is not None and value_ratio <= VALUE_BAND  # a part of a package may be worth less, never more
+    # a part of a package may be worth less, never more; and a security another manager still files was not merged
+    # away (the line would invent that manager a sale)
+    fits = stated is not None and value_ratio <= VALUE_BAND and before not in later.alive
     record = (
         record_line(
             later.quarter,

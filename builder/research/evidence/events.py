@@ -14,6 +14,7 @@ from fractions import Fraction
 
 from builder.records import ActionKind, CorporateAction, Holders
 from builder.research.evidence import ratios
+from builder.research.evidence.classes import paired_classes
 from builder.research.evidence.ratios import (
     EXACT_TOLERANCE,
     RATIO_DECIMALS,
@@ -197,8 +198,8 @@ def successors(
         low, high = fit[2]
         what = (
             f"{cusip} left the books of {len(held) - len(books.sides[1].get(cusip, ()))} of its {len(held)} holders; "
-            f"{agreeing} of them gained {ratio_text(stated)} {other} per share (ratios {low:.4f}–{high:.4f}): a "
-            f"{kind.value}; any cash paid beside it is not in 13F books"
+            f"{agreeing} of them gained {ratio_text(stated)} {other} per share (ratios {low:.4f}–{high:.4f}): "
+            f"{'an' if kind is ActionKind.EXCHANGE else 'a'} {kind.value}; any cash paid beside it is not in 13F books"
         )
         legs.append(citing.leg(kind, cusip, other, stated, Found(len(held), agreeing, fit[2], what)))
     return legs
@@ -219,14 +220,16 @@ def unambiguous(merged: dict[str, list[CorporateAction]], books: Books, proofs: 
     """The successors found, each claimed by one vanished security, or by several only where the holders of one
     that held none of the others fit it too (a recapitalisation of two classes into four: holders of both fit
     every pairing, so only the holders of one class say which it became; the pairing already stands on all its
-    holders, so a quarter of these, one at least, is enough). Where no such holders are, the claims are dropped,
-    and the securities stay open."""
+    holders, so a quarter of these, one at least, is enough). Where no such holders are, the one pairing that gives
+    every class the same ratios stands (builder.research.evidence.classes); with none, the claims are dropped, and
+    the securities stay open."""
     claimants: dict[str, set[str]] = {}
     for cusip, found in merged.items():
         for leg in found:
             claimants.setdefault(leg.new_cusip, set()).add(cusip)
     before, after = books.of(0), books.of(1)
     kept: dict[str, list[CorporateAction]] = {}
+    dropped: dict[str, list[CorporateAction]] = {}
     for cusip, found in merged.items():
         kept[cusip] = []
         for leg in found:
@@ -242,6 +245,10 @@ def unambiguous(merged: dict[str, list[CorporateAction]], books: Books, proofs: 
             tolerance = proofs[leg.evidence is not None and leg.evidence.holders < MIN_WITNESSES].tolerance
             if pairs and ratios.agreeing(pairs, leg.ratio, tolerance) >= max(1, math.ceil(AGREE * len(pairs))):
                 kept[cusip].append(leg)
+            else:
+                dropped.setdefault(cusip, []).append(leg)
+    for cusip, legs in paired_classes(dropped, proofs[0].kin).items():  # where no holder of one class alone says
+        kept[cusip] += legs
     return kept
 
 

@@ -22,10 +22,15 @@ HASH_CHUNK = 1024 * 1024
 
 
 def read_witnesses(
-    root: Path, cusips: frozenset[str], cache_dir: Path | None, limits: Limits, as_of: date | None = None
+    root: Path,
+    cusips: frozenset[str],
+    cache_dir: Path | None,
+    limits: Limits,
+    as_of: date | None = None,
+    warmed: int = 0,
 ) -> DatasetsRead:
     """Every filer's long-equity holding of `cusips` at each quarter end in the data sets under `root`, from the
-    filings made by `as_of` (all when None)."""
+    filings made by `as_of` (all when None); `warmed` of the cache entries were just written by `warm`."""
     folder = root / DATASETS
     if not folder.is_dir():
         return DatasetsRead(None, (), (), ())
@@ -45,7 +50,23 @@ def read_witnesses(
         return DatasetsRead(None, tuple(files), tuple(problems), ())
     made = books(extracts, as_of)
     witnesses = Witnesses("sec13f-datasets", tuple(s for s, _ in extracts), made.quarters, made.filers)
-    return DatasetsRead(witnesses, tuple(files), (), (_report(extracts, cached, witnesses, made),))
+    return DatasetsRead(witnesses, tuple(files), (), (_report(extracts, cached - warmed, witnesses, made),))
+
+
+def warm(root: Path, cache_dir: Path, limits: Limits) -> int:
+    """Write the cache entry of every zip under `root` that has none (run beside the 13F parse, in a process of its
+    own, so a cold publish reads both at once); how many were written. A zip that cannot be read is left for
+    read_witnesses to report."""
+    written = 0
+    for path in sorted(p for p in (root / DATASETS).glob("*.zip") if not hidden(p.name)):
+        try:
+            entry = entry_path(cache_dir, _source_file(path, relative(path, root), limits.datasets).sha256)
+            if not entry.exists():
+                write_entry(entry, read_set(path))
+                written += 1
+        except DatasetError:
+            continue
+    return written
 
 
 def _extract(path: Path, sha256: str, cusips: frozenset[str], cache_dir: Path | None) -> tuple[SetExtract, bool]:
