@@ -62,10 +62,13 @@ def test_a_house_description_names_its_instrument(description, instrument, rule,
     assert (found.instrument.value, found.rule, found.shares) == (instrument, rule, shares)
 
 
-def test_the_senate_asset_type_decides_whatever_the_words_say():
-    assert classify("Stock", "Apple Inc Call Opts at $130, expires 4/16", "AAPL").instrument.value == "stock"
+def test_a_blanket_stock_type_is_evidence_the_words_overrule_and_a_named_kind_decides_silent_words():
+    worded = classify("Stock", "Apple Inc Call Opts at $130, expires 4/16", "AAPL")
+    assert (worded.instrument.value, worded.rule, worded.contradicted) == ("option", "option-wording", "Stock")
     assert classify("Stock Option", "Apple Inc", "AAPL").instrument.value == "option"
     assert classify("Corporate Bond", "Apple Inc", None).instrument.value == "bond"
+    plain = classify("Stock", "Apple Inc", "AAPL")
+    assert (plain.instrument.value, plain.rule, plain.contradicted, plain.strength) == ("stock", "stock-type", "", 1)
 
 
 @pytest.mark.parametrize(
@@ -175,16 +178,23 @@ def test_a_row_without_a_report_link_says_so():
 
 def test_copies_across_files_count_once_but_identical_rows_in_one_file_stay():
     summary = parse(house(), house(), house(ticker="XOM"), source="all.json")  # one report listing NVDA twice
-    daily = parse(house(), house(), house(), house(ticker="XOM", owner="self"), source="daily.json")
+    daily = parse(
+        house(),
+        house(),
+        house(),
+        house(ticker="XOM", owner="self"),  # another owner field: scrapers differ there, still a copy
+        house(ticker="XOM", amount="$15,001 - $50,000"),  # another amount range: another trade
+        source="daily.json",
+    )
     distinct = distinct_trades((summary, daily))
     assert [(t.source, t.row) for t in distinct.trades] == [
         ("all.json", 1),
         ("all.json", 2),
         ("all.json", 3),
         ("daily.json", 3),
-        ("daily.json", 4),
+        ("daily.json", 5),
     ]
-    assert [(c.source, c.of, c.rows) for c in distinct.copies] == [("daily.json", "all.json", (1, 2))]
+    assert [(c.source, c.of, c.rows) for c in distinct.copies] == [("daily.json", "all.json", (1, 2, 4))]
     respelled = parse(house(representative="Pat Example", ptr_link="https://mirror.invalid/ptr/1"), source="b.json")
     assert distinct_trades((summary, respelled)).copies[0].rows == (1,)  # same person, same report id
 

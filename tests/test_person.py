@@ -83,8 +83,8 @@ def test_concentration_reports_top_weights_and_the_herfindahl_index():
     assert concentration(held) == {
         "positions": 2,
         "hhi": 0.5,
-        "effective_positions": 2.0,
-        "top5_weight": 1.0,
+        "effectivePositions": 2.0,
+        "top5Weight": 1.0,
         "top": [{"ticker": "MSFT", "weight": 0.5}, {"ticker": "NVDA", "weight": 0.5}],
     }
 

@@ -52,11 +52,11 @@ def test_every_real_file_is_read_once_with_its_sha256_and_one_report_line(realda
         data = (realdata / file.path).read_bytes()
         assert (file.sha256, file.size) == (hashlib.sha256(data).hexdigest(), len(data))
     assert found.reports == (
-        "congress/capitol_watch_house_sample.json [congress]: 60 rows read, 0 malformed (0 kept, 0 excluded), "
-        "instruments: bond 1, other 3, stock 56",
+        "congress/capitol_watch_house_sample.json [congress]: 60 rows read, 4 malformed (4 kept, 0 excluded: "
+        "owner-from-description ×4), instruments: bond 1, other 3, stock 56",
         "congress/house_stock_watcher_options_and_names_sample.json [congress]: 1397 rows read, 1 malformed "
         "(1 kept, 0 excluded: ticker-unreadable ×1), 2 disclosed before the trade, "
-        "instruments: bond 34, option 56, other 3, stock 1304",
+        "instruments: bond 34, crypto 13, option 56, other 3, stock 1291",
         "congress/house_stock_watcher_sample.json [person: 27 rows of Alan S. Lowenthal, congress]: 400 rows read, "
         "11 malformed (11 kept, 0 excluded: amount-truncated ×11), 1 disclosed before the trade, "
         "instruments: bond 14, other 54, stock 332",
@@ -70,8 +70,9 @@ def test_every_real_file_is_read_once_with_its_sha256_and_one_report_line(realda
         "1 malformed (1 kept, 0 excluded: ticker-ambiguous ×1), instruments: option 55, stock 127",
         "congress/senate_stock_watcher_daily/transaction_report_for_12_31_2020.json [congress]: 17 rows read, "
         "0 malformed (0 kept, 0 excluded), instruments: stock 17",
-        "congress/senate_transactions_2025_sample.json [congress]: 300 rows read, 1 malformed "
-        "(1 kept, 0 excluded: ticker-unreadable ×1), instruments: bond 40, option 31, stock 229",
+        "congress/senate_transactions_2025_sample.json [congress]: 300 rows read, 4 malformed "
+        "(4 kept, 0 excluded: asset-type-contradicted ×3, ticker-unreadable ×1), instruments: bond 42, option 31, "
+        "stock 227",
         "social/apewisdom_snapshots_sample.json [social]: 3000 rows read, 0 malformed (0 kept, 0 excluded), "
         "5 snapshots",
     )

@@ -36,6 +36,7 @@ COPYCAT_LIMITATIONS = (
     RESEARCH_ONLY,
 )
 FIXTURE_LIMITATION = "Fixture data: the managers and holdings are fictional, over real securities. Not investment data."
+PREVIEW_LISTED = 20  # items of a long list in a preview's latest artifact; the audit export carries it whole
 PREVIEW_NEXT = (  # a preview answers latest, versions and audit only
     ("export_audit_trail", "the preview's sources with their sha256 and its methodology"),
     ("list_pack_versions", "the preview's version"),
@@ -115,11 +116,28 @@ def _latest_preview(data: ReleaseData, preview: dict) -> dict[str, Any]:
     return {
         "pack": _pack_summary(data, preview["id"]),
         "versionId": preview["version"],
-        "artifact": preview["artifact"],
+        "artifact": _lists_cut(preview["artifact"]),
         "agentPayload": {**payload, "caveats": caveats, "versionId": preview["version"], "nextCalls": next_calls},
         "caveats": caveats,
         "limitations": caveats,
     }
+
+
+def _lists_cut(artifact: dict[str, Any]) -> dict[str, Any]:
+    """A preview artifact with each list longer than PREVIEW_LISTED (at its top or in a table at its top, such
+    as signals.demo) cut to its first items, and `listsCut` saying which, how many listed of how many."""
+    cut: dict[str, dict[str, int]] = {}
+
+    def shortened(value: Any, path: str, depth: int) -> Any:
+        if isinstance(value, list) and len(value) > PREVIEW_LISTED:
+            cut[path] = {"listed": PREVIEW_LISTED, "total": len(value)}
+            return value[:PREVIEW_LISTED]
+        if isinstance(value, dict) and depth < 1:
+            return {key: shortened(item, f"{path}.{key}", depth + 1) for key, item in value.items()}
+        return value
+
+    trimmed = {key: shortened(value, key, 0) for key, value in artifact.items()}
+    return {**trimmed, "listsCut": cut} if cut else artifact
 
 
 def _pack_summary(data: ReleaseData, pack_id: str) -> dict[str, Any]:

@@ -188,6 +188,12 @@ def export_audit_trail(data: ReleaseData, params: dict[str, Any]) -> dict[str, A
     )
 
 
+def _read_by(provenance: list[dict], paths: list[str]) -> list[dict]:
+    """The provenance of the files a preview pack read (its methodology's sources), not of the whole tree."""
+    read = set(paths)
+    return [entry for entry in provenance if entry["path"] in read]
+
+
 def _preview_audit(data: ReleaseData, preview: dict) -> dict[str, Any]:
     digest = sha256_hex(canonical_json(preview["artifact"]))
     return {
@@ -198,7 +204,7 @@ def _preview_audit(data: ReleaseData, preview: dict) -> dict[str, Any]:
             "value": digest,
             "of": "canonical artifact bytes: sorted keys, no whitespace",
         },
-        "provenance": data.index["provenance"],
+        "provenance": _read_by(data.index["provenance"], preview["methodology"]["sources"]),
         "methodology": preview["methodology"],
         "caveats": preview["caveats"],
         "policy": None,
@@ -206,7 +212,7 @@ def _preview_audit(data: ReleaseData, preview: dict) -> dict[str, Any]:
             {
                 "event": "ingested",
                 "at": data.index["asOf"],
-                "detail": f"{len(data.index['provenance'])} source files read",
+                "detail": f"{len(preview['methodology']['sources'])} source files read",
             },
             {"event": "validated", "at": data.index["asOf"], "detail": f"{len(preview['warnings'])} scope warnings"},
             {

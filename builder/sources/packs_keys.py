@@ -22,8 +22,8 @@ KNOWN: dict[str, frozenset[str]] = {  # table path → its keys (subtables are l
     "source": frozenset({"fixture", "as_of", "user_agent"}),
     "copycat": frozenset({"versions", "managers"}),
     "copycat.managers": frozenset({"id", "name", "cik", "fictional", "allow_missing"}),
-    "person": _PREVIEW | {"name", "aliases"},
-    "congress": _PREVIEW | {"demo", "strict", "aliases"},  # aliases: a free table of names, not checked
+    "person": _PREVIEW | {"name", "aliases", "unused"},
+    "congress": _PREVIEW | {"demo", "strict", "aliases", "unused"},  # aliases: a free table of names, not checked
     "congress.demo": _RULE,
     "congress.strict": _RULE,
     "social": _PREVIEW | {"forum", "abbreviation", "min_mentions", "min_baseline", "top", "exclude"},

@@ -11,6 +11,7 @@ release's as-of: no look-ahead) and `fixture` (fictional data; default `[source]
 
     [congress]
     files = ["previews/congress/house.json", "previews/congress/senate.json"]
+    unused = []                                 # optional, [person] too: files under `files` the pack does not read
     [congress.aliases]                          # optional: spellings of one member no rule can merge
     "Christopher L. Jacobs" = ["Chris Jacobs"]
     [congress.demo]                             # optional; research's defaults shown
@@ -29,8 +30,10 @@ release's as-of: no look-ahead) and `fixture` (fictional data; default `[source]
     min_mentions = 25                           # optional, with min_baseline = 10 and top = 10
     exclude = ["DD"]                            # ticker-words added to the published exclusion list
 
-Missing files, invalid JSON and bad settings are fatal `SourceProblem`s naming the file; malformed
-rows are not: they are counted in the parsed files and in one report line per file. Settings left out stay
+Missing files, invalid JSON and bad settings are fatal `SourceProblem`s naming the file, and so is a
+disclosure file whose shape cannot answer the pack: one without a disclosure date on any row (the Senate
+aggregate shape), as both packs count a trade from the day it was disclosed; an operator who keeps such a file
+beside the others lists it in `unused`, and the pack does not read it. Malformed rows are not fatal: they are counted in the parsed files and in one report line per file. Settings left out stay
 None in the records: the research side applies its defaults (the values shown above).
 """
 
@@ -138,6 +141,10 @@ class _Reader:
             self.problem(f"[{kind}] files must be a non-empty list of paths relative to the source root")
             return []
         found: list[str] = []
+        unused = section.get("unused", [])
+        if not isinstance(unused, list) or not all(isinstance(e, str) for e in unused):
+            self.problem(f"[{kind}] unused must be a list of paths relative to the source root")
+            unused = []
         for entry in entries:
             target = (self.root / entry).resolve()
             if Path(entry).is_absolute() or not target.is_relative_to(self.root):
@@ -155,7 +162,10 @@ class _Reader:
                 found.append(target.relative_to(self.root).as_posix())
             else:
                 self.problem(f"missing: configured in [{kind}] files", target.relative_to(self.root).as_posix())
-        return list(dict.fromkeys(found))
+        for entry in unused:
+            if entry not in found:
+                self.problem(f"[{kind}] unused: {entry!r} is not one of the files [{kind}] files names")
+        return [path for path in dict.fromkeys(found) if path not in unused]
 
     def read(self, path: str, section: str, parse: Callable[[bytes, str], Any]) -> Any:
         """The parsed file (cached), or None after recording why it cannot be read."""
@@ -312,8 +322,19 @@ def _social(settings: _Settings, reader: _Reader, fixture: bool) -> SocialSource
 
 
 def _files(settings: _Settings, reader: _Reader, parse: Callable[[bytes, str], Any]) -> tuple:
-    """The section's files parsed; one that cannot be read fails the section (its problem is recorded)."""
+    """The section's files parsed; one that cannot be read, or cannot answer the pack, fails the section."""
     found = [reader.read(path, settings.kind, parse) for path in reader.paths(settings.kind, settings.section)]
+    for file in found:
+        if isinstance(file, CongressFile) and file.rows and not file.disclosure_dates:
+            lacks = SourceProblem(
+                file.source,
+                f"no disclosure date on any of its {file.rows} rows (the Senate aggregate shape): the [person] and "
+                "[congress] packs count a trade from the day it was disclosed; give the daily or per-report files "
+                "instead, or list this file in the section's `unused`",
+            )
+            if lacks not in reader.problems:
+                reader.problems.append(lacks)
+            settings.failed = True
     if any(file is None for file in found):
         settings.failed = True
     return tuple(file for file in found if file is not None)

@@ -21,7 +21,7 @@ RANK_CHANGE_RULE = "How the rank change is counted."
 
 # Fields only the preview artifacts' long lists have (transactions, source reports, rankings).
 PREVIEW_FIELDS: dict[str, str] = {
-    "instrument": "What was traded: stock, option, bond or other.",
+    "instrument": "What was traded: stock, option, bond, crypto or other.",
     "instrumentRule": "The rule that decided the instrument (asset type, ticker, option wording...).",
     "state": "The member's state as filed.",
     "spellings": "Each spelling of the name in the rows, with its row count.",
@@ -51,6 +51,16 @@ PREVIEW_FIELDS: dict[str, str] = {
     "rank24hAgo": "Rank 24 hours earlier; null when not ranked then.",
     "upvotes": "Upvotes of the mentions, as published.",
     "time": "The time of the snapshot the entry is from.",
+    "disclosedWithin45Days": "The cluster's trades disclosed within the statutory 45 days of the trade.",
+    "windowStart": "The first day of the cluster's window of disclosure dates.",
+    "windowEnd": "The last day of the cluster's window: the evaluation day.",
+    "listed": "Items listed here.",
+    "signalCount": "Clusters found; signal lists as many of them as the payload's 10 KB budget holds.",
+    "tradesListed": "Trades listed here of the cluster's tradeCount (oldest disclosures left out first to fit the "
+    "payload's budget; the artifact lists every one).",
+    "total": "Items there are.",
+    "totals": "The estimated holdings' dollar total at cost, with its low and high bounds (high null when open-ended).",
+    "snapshotAgeDays": "Days from the latest snapshot to the as-of date; over 2 the snapshot is stale (warned).",
 }
 IN_CONTEXT: dict[str, str] = {
     "PackArtifact.corporateActions": "The corporate-action records in effect since the previous quarter end, the "

@@ -1,7 +1,9 @@
 """Component schemas of the preview packs (person tracker, congress trades, social momentum).
 
-Every key of a preview artifact, agent payload and methodology is typed. The items of the artifacts' long
-lists (transactions, clusters, rankings, source reports) name their fields but stay open to new ones: the
+Every key of a preview artifact, agent payload and methodology is typed. The agent payloads are generated from
+their types (builder.research.previews.shapes, by builder.typed), and the artifacts reuse the pieces they share
+with them (a cluster's counts, a tracker's totals, concentration and freshness). The items of the artifacts'
+long lists (transactions, clusters, rankings, source reports) name their fields but stay open to new ones: the
 previews grow with the sources they read.
 """
 
@@ -27,7 +29,8 @@ from builder.api.openapi.schemas import (
 from builder.research.previews.congress import PACK_ID as CONGRESS_PACK_ID
 from builder.research.previews.congress import Outcome as CongressOutcome
 from builder.research.previews.pack import camel
-from builder.research.previews.person import CONCENTRATION_TOP
+from builder.research.previews.shapes import AGENT_PAYLOADS, ClusterBrief, Concentration, Freshness, Totals
+from builder.typed import object_schemas
 
 
 def said(schema: Schema, description: str) -> Schema:
@@ -43,6 +46,11 @@ DUPLICATES_DROPPED = said(
 INSTRUMENT_RULE = said(STRING, "How each trade's instrument (stock, option, bond, other) is decided.")
 DUPLICATE_RULE = said(STRING, "When a row is a copy of a trade another configured file holds.")
 KINDS = ("Person", "Congress", "Social")
+LISTS_CUT = said(
+    {"type": "object", "additionalProperties": closed({"listed": INTEGER, "total": INTEGER})},
+    "Only in a latest answer: the artifact's lists cut to their first items (by list, as a dotted path), with "
+    "how many are listed and how many there are; export_audit_trail returns the artifact whole.",
+)
 DATA_PREVIEW = {"const": "data preview"}
 
 
@@ -133,32 +141,26 @@ def _disclosure(*extra: str) -> Schema:
     return closed({**fields, **{name: nullable(INTEGER) for name in extra}})
 
 
+def typed_parts() -> dict[str, Schema]:
+    """The pieces the artifacts share with the agent payloads, generated from the payloads' types (inline)."""
+    return object_schemas(
+        {"Totals": Totals, "Concentration": Concentration, "Freshness": Freshness, "ClusterBrief": ClusterBrief}
+    )
+
+
 def person_schemas() -> dict[str, Schema]:
     """<person>-tracker: estimated holdings, concentration and freshness."""
+    parts = typed_parts()
     summary = {
         "pack": STRING,
         "label": DATA_PREVIEW,
         "person": STRING,
         "as_of": DATE,
         "fixture": BOOLEAN,
-        "totals": closed(
-            {"estimate": INTEGER, "low": INTEGER, "high": nullable(INTEGER)},
-            description="Dollar estimate with its bounds; high is null when a range is open-ended.",
-        ),
-        "concentration": closed(
-            {
-                "positions": INTEGER,
-                "hhi": NUMBER,
-                "effective_positions": nullable(NUMBER),
-                f"top{CONCENTRATION_TOP}_weight": NUMBER,
-                "top": array(closed({"ticker": STRING, "weight": NUMBER})),
-            }
-        ),
-        "freshness": _disclosure("days_since_latest_disclosure"),
+        "totals": said(parts["Totals"], "Dollar estimate with its bounds; high is null when a range is open-ended."),
+        "concentration": parts["Concentration"],
+        "freshness": parts["Freshness"],
     }
-    holding = closed(
-        {"ticker": STRING, "estimate": INTEGER, "low": INTEGER, "high": nullable(INTEGER), "weight": NUMBER}
-    )
     estimated = fields(
         {
             "ticker": STRING,
@@ -201,7 +203,6 @@ def person_schemas() -> dict[str, Schema]:
                 "caveats": STRINGS,
             }
         ),
-        "PersonAgentPayload": closed({**summary, "top_holdings": array(holding), "caveats": STRINGS}),
         "PersonMethodology": closed(
             {
                 "person": STRING,
@@ -224,18 +225,9 @@ def person_schemas() -> dict[str, Schema]:
 
 
 def _cluster(trade: Schema) -> dict[str, Schema]:
-    """A buying cluster's keys (in the artifact and in the agent payload), its trades each shaped `trade`."""
-    return {
-        "ticker": STRING,
-        "members": STRINGS,
-        "member_count": INTEGER,
-        "first_disclosed": DATE,
-        "last_disclosed": DATE,
-        "trade_count": INTEGER,
-        "amount_low_total": INTEGER,
-        "amount_high_total": nullable(INTEGER),
-        "trades": array(trade),
-    }
+    """A buying cluster's keys in the artifact: the payload's counts (generated), its window, its trades `trade`."""
+    counts = typed_parts()["ClusterBrief"]["properties"]
+    return {**counts, "window_start": DATE, "window_end": DATE, "trades": array(trade)}
 
 
 def congress_schemas() -> dict[str, Schema]:
@@ -259,25 +251,6 @@ def congress_schemas() -> dict[str, Schema]:
         "answer": STRING,
         "produced_by": nullable(enum(("strict", "demo"))),
     }
-    trade = closed(
-        {
-            "member": said(STRING, "The member's name as filed."),
-            "person": said(
-                STRING, "The member as one person: every spelling of the name merged (methodology memberIdentity)."
-            ),
-            "transaction_date": DATE,
-            "disclosure_date": DATE,
-            "days_to_disclose": INTEGER,
-            "amount": closed({"low": INTEGER, "high": nullable(INTEGER), "text": STRING}),
-            "owner": enum(("self", "spouse", "joint", "dependent", "not stated")),
-            "ptr_link": said(
-                nullable(STRING),
-                "Link to the periodic transaction report; null when the row carries none (flagged no-report-link).",
-            ),
-            "flags": STRINGS,
-        }
-    )
-    cluster = closed(_cluster(trade))
     return {
         "CongressArtifact": closed(
             {
@@ -300,20 +273,6 @@ def congress_schemas() -> dict[str, Schema]:
                 "duplicates_dropped": DUPLICATES_DROPPED,
                 "disclosure": _disclosure(),
                 "sources": array(source_report()),
-                "caveats": STRINGS,
-            }
-        ),
-        "CongressAgentPayload": closed(
-            {
-                **head,
-                **summary,
-                "definition": closed(
-                    {"direction": {"const": "purchase"}, "counted_by": STRING, "demo": rule, "strict": rule}
-                ),
-                "signal": array(cluster),
-                "strict_tickers": STRINGS,
-                "demo_tickers": STRINGS,
-                "latest_disclosure_date": nullable(DATE),
                 "caveats": STRINGS,
             }
         ),
@@ -363,17 +322,6 @@ def social_schemas() -> dict[str, Schema]:
         "excluded_ticker_words": STRINGS,
         "forum": STRING,
     }
-    brief = closed(
-        {
-            "ticker": STRING,
-            "name": STRING,
-            "mentions": INTEGER,
-            "mentions_24h_ago": nullable(INTEGER),
-            "mention_ratio": nullable(NUMBER),
-            "rank": INTEGER,
-            "rank_change": nullable(INTEGER),
-        }
-    )
     ranked = array(
         fields(
             {
@@ -406,15 +354,6 @@ def social_schemas() -> dict[str, Schema]:
                 "caveats": STRINGS,
             }
         ),
-        "SocialAgentPayload": closed(
-            {
-                **summary,
-                "definition": closed(definition),
-                "top_movers": array(brief),
-                "new_entrants": array(brief),
-                "caveats": STRINGS,
-            }
-        ),
         "SocialMethodology": closed({**definition, "evaluation_date": DATE, "release_as_of": DATE, "sources": STRINGS}),
     }
 
@@ -425,7 +364,9 @@ def preview_schemas() -> dict[str, Schema]:
         f"Preview{part}": {"anyOf": [ref(f"{kind}{part}") for kind in KINDS]}
         for part in ("Artifact", "AgentPayload", "Methodology")
     }
-    kinds = {**person_schemas(), **congress_schemas(), **social_schemas()}
+    kinds = {**person_schemas(), **congress_schemas(), **social_schemas(), **object_schemas(AGENT_PAYLOADS)}
+    for kind in KINDS:  # a latest answer cuts an artifact's long lists and says so (the audit export has them whole)
+        kinds[f"{kind}Artifact"]["properties"]["lists_cut"] = LISTS_CUT
     for kind in KINDS:  # every payload says execution is disabled, names its version and the calls to make next
         kinds[f"{kind}AgentPayload"]["properties"].update(
             execution_enabled=NO_EXECUTION, version_id=STRING, next_calls=array(ref("NextCall"))

@@ -8,7 +8,9 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import date, timedelta
+from typing import Literal
 
+from builder.canonical import canonical_json
 from builder.records import ScopeWarning
 from builder.research.previews.disclosures import (
     DUPLICATE_RULE,
@@ -20,6 +22,7 @@ from builder.research.previews.disclosures import (
     disclosure_sources,
     disclosure_summary,
     distinct_trades,
+    trade_flags,
     trade_json,
 )
 from builder.research.previews.pack import (
@@ -29,13 +32,17 @@ from builder.research.previews.pack import (
     fixture_notes,
     malformed_notes,
     preview_pack,
+    warning_briefs,
 )
+from builder.research.previews.shapes import ClusterBrief, CongressAgentPayload, TradeBrief
+from builder.research.previews.shapes import ClusterRule as ClusterRuleShape
 from builder.sources.congress.instrument import INSTRUMENT_RULE, Instrument
 from builder.sources.congress.people import IDENTITY_RULE, People, Person
 from builder.sources.congress.rows import AMOUNT_BRACKETS, CongressFile, CongressTrade, TradeType
 from builder.sources.previews import CongressSource, RuleSettings
 
 PACK_ID = "congress-trades"
+PAYLOAD_BYTES = 8_500  # the agent payload's budget before its version and next calls are added (10 KB served)
 CAVEATS = (
     "Disclosure lag: members report trades up to 45 days after them, some much later; a trade counts here "
     "only from its disclosure date, so every signal trails the trades it describes.",
@@ -57,13 +64,13 @@ class ClusterRule:
     min_members: int  # distinct members (builder.sources.congress.people: one person however spelled) buying the ticker
     min_amount: int  # dollars: lower bound of a trade's disclosed range
 
-    def as_json(self) -> dict:
+    def as_json(self) -> ClusterRuleShape:
         return {
-            "window_days": self.window_days,
-            "min_members": self.min_members,
-            "min_amount": self.min_amount,
+            "windowDays": self.window_days,
+            "minMembers": self.min_members,
+            "minAmount": self.min_amount,
             "direction": "purchase",
-            "counted_by": "disclosure date",
+            "countedBy": "disclosure date",
         }
 
 
@@ -174,28 +181,42 @@ def build_congress(inputs: CongressInput, *, as_of: date) -> PreviewPack:
     people = People(visible, inputs.aliases)
     demo, strict = clusters_on(visible, inputs.demo, day, people), clusters_on(visible, inputs.strict, day, people)
     outcome = Outcome.STRICT_SIGNAL if strict else Outcome.DEMO_SIGNAL if demo else Outcome.NO_SIGNAL
-    summary = {
-        "outcome": outcome.value,
-        "stance": _stance(outcome),
-        "answer": _answer(outcome, demo, strict),
-        "produced_by": {Outcome.STRICT_SIGNAL: "strict", Outcome.DEMO_SIGNAL: "demo"}.get(outcome),
-    }
+    produced_by: Literal["strict", "demo"] | None = (
+        "strict" if outcome is Outcome.STRICT_SIGNAL else "demo" if outcome is Outcome.DEMO_SIGNAL else None
+    )
+    stance, answer = _stance(outcome), _answer(outcome, demo, strict)
+    summary = {"outcome": outcome.value, "stance": stance, "answer": answer, "produced_by": produced_by}
     caveats, warnings = _notes(inputs, visible, distinct, outcome)
     artifact = _artifact(inputs, _Seen(visible, distinct, people), day, summary, (demo, strict))
-    payload = {
-        "pack": PACK_ID,
+    warning_count, listed = warning_briefs(warnings)
+    payload: CongressAgentPayload = {
+        "pack": "congress-trades",
         "label": "data preview",
-        "as_of": day.isoformat(),
+        "asOf": day.isoformat(),
         "fixture": inputs.fixture,
-        **summary,
-        "definition": {"direction": "purchase", "counted_by": "disclosure date", **artifact["rules"]},
+        "outcome": outcome.value,
+        "stance": stance,
+        "answer": answer,
+        "producedBy": produced_by,
+        "definition": {
+            "direction": "purchase",
+            "countedBy": "disclosure date",
+            "demo": inputs.demo.as_json(),
+            "strict": inputs.strict.as_json(),
+        },
+        "signalCount": len(strict or demo),
         "signal": [
-            {**_cluster_brief(c), "trades": [_trade_brief(t, people) for t in c.trades]} for c in strict or demo
+            {**_cluster_brief(c), "tradesListed": len(c.trades), "trades": [_trade_brief(t, people) for t in c.trades]}
+            for c in strict or demo
         ],
-        "strict_tickers": [c.ticker for c in strict],
-        "demo_tickers": [c.ticker for c in demo],
-        "latest_disclosure_date": artifact["disclosure"]["latest_disclosure_date"],
+        "strictTickers": [c.ticker for c in strict],
+        "demoTickers": [c.ticker for c in demo],
+        "latestDisclosureDate": artifact["disclosure"]["latest_disclosure_date"],
+        "warningCount": warning_count,
+        "warnings": listed,
+        "caveats": caveats,
     }
+    _fit(payload)
     return preview_pack(
         pack_id=PACK_ID,
         label="data preview",
@@ -319,34 +340,53 @@ def _cluster_json(cluster: Cluster, seen: _Seen) -> dict:
     }
 
 
-def _cluster_brief(cluster: Cluster) -> dict:
+def _fit(payload: CongressAgentPayload) -> None:
+    """Cut the payload's listed trades, oldest disclosure first from the cluster listing most, then its last
+    clusters, until it fits PAYLOAD_BYTES; the counts beside each list keep the whole (the artifact lists all)."""
+    while len(canonical_json(payload)) > PAYLOAD_BYTES:
+        listing = [cluster for cluster in payload["signal"] if len(cluster["trades"]) > 1]
+        if listing:
+            largest = max(listing, key=lambda cluster: len(cluster["trades"]))
+            del largest["trades"][0]
+            largest["tradesListed"] -= 1
+        elif len(payload["signal"]) > 1:
+            payload["signal"].pop()
+        else:
+            return
+
+
+def _cluster_brief(cluster: Cluster) -> ClusterBrief:
     highs = [t.amount.high for t in cluster.trades]
     return {
         "ticker": cluster.ticker,
         "members": list(cluster.members),
-        "member_count": len(cluster.members),
-        "first_disclosed": cluster.trades[0].disclosed.isoformat(),
-        "last_disclosed": cluster.trades[-1].disclosed.isoformat(),
-        "trade_count": len(cluster.trades),
-        "amount_low_total": sum(t.amount.low for t in cluster.trades),
-        "amount_high_total": None if None in highs else sum(h for h in highs if h is not None),
+        "memberCount": len(cluster.members),
+        "firstDisclosed": cluster.trades[0].disclosed.isoformat(),
+        "lastDisclosed": cluster.trades[-1].disclosed.isoformat(),
+        "tradeCount": len(cluster.trades),
+        "disclosedWithin45Days": sum(0 <= days_to_disclose(t) <= LATE_DISCLOSURE_DAYS for t in cluster.trades),
+        "amountLowTotal": sum(t.amount.low for t in cluster.trades),
+        "amountHighTotal": None if None in highs else sum(h for h in highs if h is not None),
     }
 
 
-def _trade_brief(trade: CongressTrade, people: People) -> dict:
-    full = trade_json(trade, people.of(trade).name)
-    keys = (
-        "member",
-        "person",
-        "transaction_date",
-        "disclosure_date",
-        "days_to_disclose",
-        "amount",
-        "owner",
-        "ptr_link",
-        "flags",
-    )
-    return {key: full[key] for key in keys}
+def _trade_brief(trade: CongressTrade, people: People) -> TradeBrief:
+    """A cluster's trade in the payload: enough to see what it is in and when it was known, without the artifact."""
+    return {
+        "member": trade.member,
+        "person": people.of(trade).name,
+        "chamber": trade.chamber,
+        "assetDescription": trade.asset_description,
+        "instrument": trade.instrument.value,
+        "instrumentRule": trade.instrument_rule,
+        "transactionDate": trade.traded.isoformat(),
+        "disclosureDate": trade.disclosed.isoformat(),
+        "daysToDisclose": days_to_disclose(trade),
+        "amount": {"low": trade.amount.low, "high": trade.amount.high, "text": trade.amount.text},
+        "owner": trade.owner,
+        "ptrLink": trade.ptr_link or None,
+        "flags": trade_flags(trade),
+    }
 
 
 def _dates_json(summary: dict) -> dict:

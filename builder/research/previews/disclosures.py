@@ -1,10 +1,13 @@
 """The disclosed trades a preview pack counts: each trade once across its files, as published (pure).
 
 The same disclosure often sits in two configured files (a daily file and the all-days summary, or two
-scrapers' copies). A row is a copy when another file already holds a row of the same disclosure: the
-same person (builder.sources.congress.people), report (the link's document id), transaction and disclosure dates,
-ticker, type, instrument, amount range and owner. Within one file identical rows stay: a report may list
-one trade twice (two accounts), and the copies a second file holds are then dropped up to that count.
+scrapers' copies). A row is a copy when another file already holds a row of the same line, matched on what
+both copies can be trusted for: the same person (builder.sources.congress.people), report (the link's
+document id), transaction date, ticker, direction (purchase, sale, exchange: one scraper marks a sale partial,
+another does not) and amount range. Owners, disclosure dates and asset types differ between scrapers and are
+not compared; where the copy's words give the stronger evidence of the instrument (a "Corporate Bond; maturity
+date …" line against a blanket "Stock"), the trade counted takes it. Within one file identical rows stay: a
+report may list one trade twice (two accounts), and the copies a second file holds are dropped up to that count.
 """
 
 from __future__ import annotations
@@ -12,17 +15,20 @@ from __future__ import annotations
 import statistics
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from builder.records import ScopeWarning
 from builder.research.previews.pack import source_entries
+from builder.sources.congress.instrument import RULE_STRENGTH, STRONG
 from builder.sources.congress.rows import CongressFile, CongressTrade
 
 DUPLICATE_RULE = (
-    "a row is a copy when an earlier configured file holds a row of the same disclosure: same person, report (the "
-    "link's document id), transaction and disclosure dates, ticker, type, instrument, amount range and owner; "
-    "copies are dropped and counted per file (sources[].duplicatesDropped, duplicatesOf); identical rows within "
-    "one file stay"
+    "a row is a copy when an earlier configured file holds a row of the same line, matched on what two scrapers' "
+    "copies can both be trusted for: same person, report (the link's document id), transaction date, ticker, "
+    "direction (purchase, sale, exchange) and amount range (owners, disclosure dates and asset types differ "
+    "between scrapers); copies are dropped and counted per file (sources[].duplicatesDropped, duplicatesOf), "
+    "the trade counted taking the copy's instrument when the copy's words are the stronger evidence; identical "
+    "rows within one file stay"
 )
 LATE_DISCLOSURE_DAYS = 45  # STOCK Act §6 (Ethics in Government Act §103(l)): at most 45 days after the trade
 
@@ -44,6 +50,7 @@ class Copies:
 class Distinct:
     trades: tuple[CongressTrade, ...]  # file by file in configured order, each disclosure once
     copies: tuple[Copies, ...]
+    retyped: tuple[tuple[CongressTrade, CongressTrade], ...] = ()  # (trade counted, the copy whose words decided it)
 
 
 def report_id(link: str) -> str:
@@ -53,41 +60,53 @@ def report_id(link: str) -> str:
 
 
 def disclosure_key(trade: CongressTrade) -> tuple:
+    """What two scrapers' copies of one line agree on (owner, disclosure date and asset type they may not)."""
+    direction = "sale" if trade.trade_type.value.startswith("sale") else trade.trade_type.value
     return (
         trade.chamber,
         trade.member_key,
         report_id(trade.ptr_link),
         trade.traded,
-        trade.disclosed,
         trade.ticker,
-        trade.trade_type,
-        trade.instrument,
+        direction,
         trade.amount.low,
         trade.amount.high,
-        trade.owner,
     )
 
 
 def distinct_trades(files: Iterable[CongressFile]) -> Distinct:
     """Every trade of `files` once: a later file's rows that copy an earlier file's are dropped and listed."""
-    held: dict[tuple, tuple[int, str]] = {}  # copies counted so far, and the file they are in
+    held: dict[tuple, tuple[str, list[int]]] = {}  # per key: the file holding it, its rows' places in `kept`
     kept: list[CongressTrade] = []
     dropped: dict[tuple[str, str], list[CongressTrade]] = defaultdict(list)
+    retyped: list[tuple[int, CongressTrade]] = []
     for file in files:
-        keys = [disclosure_key(trade) for trade in file.trades]
         seen: Counter[tuple] = Counter()
-        for trade, key in zip(file.trades, keys, strict=True):
+        mine: dict[tuple, list[int]] = defaultdict(list)
+        for trade in file.trades:
+            key = disclosure_key(trade)
             seen[key] += 1
-            before, holder = held.get(key, (0, file.source))
-            if seen[key] <= before:
+            holder, places = held.get(key, (file.source, []))
+            if seen[key] <= len(places):
                 dropped[file.source, holder].append(trade)
+                place = places[seen[key] - 1]
+                if _stronger(trade, kept[place]):
+                    kept[place] = replace(kept[place], instrument=trade.instrument, instrument_rule="other-copy")
+                    retyped.append((place, trade))
             else:
+                mine[key].append(len(kept))
                 kept.append(trade)
-        for key, count in Counter(keys).items():
-            before, holder = held.get(key, (0, file.source))
-            held[key] = (max(before, count), holder)
+        for key, places in mine.items():
+            holder, before = held.get(key, (file.source, []))
+            held[key] = (holder, before + places)
     copies = tuple(Copies(source, of, tuple(trades)) for (source, of), trades in sorted(dropped.items()))
-    return Distinct(tuple(kept), copies)
+    return Distinct(tuple(kept), copies, tuple((kept[place], copy) for place, copy in retyped))
+
+
+def _stronger(copy: CongressTrade, counted: CongressTrade) -> bool:
+    """The copy's instrument is the better evidenced one (its words against the other's blanket type)."""
+    weight = RULE_STRENGTH.get(copy.instrument_rule, STRONG), RULE_STRENGTH.get(counted.instrument_rule, STRONG)
+    return copy.instrument is not counted.instrument and weight[0] > weight[1]
 
 
 def days_to_disclose(trade: CongressTrade) -> int:
@@ -165,14 +184,31 @@ def before_trade_warnings(trades: Iterable[CongressTrade]) -> list[ScopeWarning]
 
 
 def copy_warnings(distinct: Distinct) -> list[ScopeWarning]:
-    """One warning per file with rows dropped as copies of another file's trades."""
+    """One warning per file with rows dropped as copies of another file's trades (both files named), and one
+    per file whose trades took their instrument from the other copy's words."""
+    retyped: dict[tuple[str, str], list[tuple[CongressTrade, CongressTrade]]] = defaultdict(list)
+    for counted, copy in distinct.retyped:
+        retyped[counted.source, copy.source].append((counted, copy))
     return [
-        ScopeWarning(
-            "duplicate-trades",
-            f"{len(c.rows)} row(s) copy trades that {c.of} holds (rows {_rows(c.rows)}): each trade counted once",
-            c.source,
-        )
-        for c in distinct.copies
+        *(
+            ScopeWarning(
+                "duplicate-trades",
+                f"{len(c.rows)} row(s) of {c.source} copy trades that {c.of} holds (rows {_rows(c.rows)}): "
+                "each trade counted once",
+                c.source,
+            )
+            for c in distinct.copies
+        ),
+        *(
+            ScopeWarning(
+                "instrument-from-copy",
+                f"{len(pairs)} trade(s) of {source} read by {other}'s copy of the same line, whose words say more "
+                "than the row's type: "
+                + "; ".join(f"row {a.row} {a.ticker} {a.instrument.value} ({b.asset_description!r})" for a, b in pairs),
+                source,
+            )
+            for (source, other), pairs in sorted(retyped.items())
+        ),
     ]
 
 

@@ -5,12 +5,13 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import date
 from typing import Any, Protocol
 
 from builder.records import ScopeWarning
+from builder.research.previews.shapes import PreviewWarning
 from builder.sources.congress.rows import RowIssue, RowOutcome
 
 FLOAT_PLACES = 6  # payload floats are rounded so equal inputs give equal bytes
@@ -21,6 +22,8 @@ FIXTURE_CAVEAT = (
     "nothing describes a real disclosure, a real forum or a real holding."
 )
 RESEARCH_ONLY = "Research only: no execution, no recommendation; executionEnabled is always false."
+PAYLOAD_WARNINGS = 6  # scope warnings listed in an agent payload; warningCount covers all (health lists every one)
+WARNING_CHARS = 300  # a listed warning's message is cut past this many characters (health has it whole)
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,7 +58,7 @@ def preview_pack(
     title: str,
     as_of: date,
     artifact: dict,
-    agent_payload: dict,
+    agent_payload: Mapping[str, Any],
     caveats: Iterable[str],
     warnings: Iterable[ScopeWarning],
     methodology: dict,
@@ -71,9 +74,28 @@ def preview_pack(
         artifact=json_ready({**artifact, "caveats": list(attached)}),
         agent_payload=json_ready({**agent_payload, "caveats": list(attached), "execution_enabled": False}),
         caveats=attached,
-        warnings=tuple(sorted(set(warnings), key=lambda w: (w.code, w.source, w.message))),
+        warnings=ordered(warnings),
         methodology=json_ready(methodology),
     )
+
+
+def ordered(warnings: Iterable[ScopeWarning]) -> tuple[ScopeWarning, ...]:
+    """A pack's scope warnings, each once, by code, file and message: the order health and the payload list."""
+    return tuple(sorted(set(warnings), key=lambda w: (w.code, w.source, w.message)))
+
+
+def warning_briefs(warnings: Iterable[ScopeWarning]) -> tuple[int, list[PreviewWarning]]:
+    """The pack's warnings as its payload carries them: how many, and the first PAYLOAD_WARNINGS (long messages
+    cut to WARNING_CHARS; health lists each whole)."""
+    found = ordered(warnings)
+    listed: list[PreviewWarning] = [
+        {"code": w.code, "message": _cut(w.message), "source": w.source} for w in found[:PAYLOAD_WARNINGS]
+    ]
+    return len(found), listed
+
+
+def _cut(message: str) -> str:
+    return message if len(message) <= WARNING_CHARS else message[: WARNING_CHARS - 1].rstrip() + "…"
 
 
 def camel(key: str) -> str:

@@ -27,7 +27,9 @@ from builder.research.previews.pack import (
     malformed_notes,
     preview_pack,
     slug,
+    warning_briefs,
 )
+from builder.research.previews.shapes import Concentration, Freshness, PersonAgentPayload, Totals
 from builder.sources.congress.instrument import INSTRUMENT_RULE, Instrument
 from builder.sources.congress.people import IDENTITY_RULE
 from builder.sources.congress.rows import AMOUNT_BRACKETS, CongressTrade, TradeType
@@ -144,18 +146,43 @@ def _apply(position: _Position, trade: CongressTrade) -> None:
         position.high = None if position.high is None else max(0, position.high - amount.low)
 
 
-def concentration(held: Sequence[Holding]) -> dict:
-    """Weights of the estimates: top weights, top-5 weight, Herfindahl–Hirschman index, effective positions."""
+def _weights(held: Sequence[Holding]) -> list[float]:
     total = sum(p.estimate for p in held)
-    weights = [(p.ticker, p.estimate / total) for p in held] if total else []
+    return [p.estimate / total for p in held] if total else []
+
+
+def concentration(held: Sequence[Holding]) -> Concentration:
+    """Weights of the estimates: top weights, top-5 weight, Herfindahl–Hirschman index, effective positions."""
+    weights = list(zip((p.ticker for p in held), _weights(held), strict=False))
     hhi = sum(weight * weight for _, weight in weights)
     return {
         "positions": len(held),
         "hhi": hhi,
-        "effective_positions": 1 / hhi if hhi else None,
-        f"top{CONCENTRATION_TOP}_weight": sum(weight for _, weight in weights[:CONCENTRATION_TOP]),
+        "effectivePositions": 1 / hhi if hhi else None,
+        "top5Weight": sum(weight for _, weight in weights[:CONCENTRATION_TOP]),
         "top": [{"ticker": ticker, "weight": weight} for ticker, weight in weights[:CONCENTRATION_TOP]],
     }
+
+
+def _answer(name: str, trades: Sequence[CongressTrade], estimate: Estimate) -> str:
+    """The tracker in one sentence; an empty one says why it is empty."""
+    if not trades:
+        return (
+            f"No disclosed transaction in the configured files names {name} (by the identity rule) by the as-of "
+            "date: nothing to estimate. An empty tracker, not an empty portfolio: check the name, its aliases "
+            "and the files."
+        )
+    if not estimate.held:
+        return (
+            f"{len(trades)} disclosed transaction(s) of {name}, none leaving a stock position held: "
+            f"{len(estimate.options)} option, {len(estimate.untracked)} untracked (bonds, crypto, no ticker, "
+            f"exchanges), {len(estimate.unmatched_sales)} sale(s) without a disclosed purchase."
+        )
+    top = estimate.held[0]
+    return (
+        f"{len(estimate.held)} estimated stock position(s) from {len(trades)} disclosed transaction(s) of {name}; "
+        f"largest {top.ticker} at ${top.estimate:,} (range midpoints at cost, not market value)."
+    )
 
 
 def build_person(inputs: PersonSource, *, as_of: date) -> PreviewPack:
@@ -195,13 +222,26 @@ def build_person(inputs: PersonSource, *, as_of: date) -> PreviewPack:
         "duplicates_dropped": sum(t.disclosed <= day for t in mine),
         "sources": disclosure_sources(inputs.files, distinct),
     }
-    payload = {
-        **summary,
-        "top_holdings": [
-            {key: h[key] for key in ("ticker", "estimate", "low", "high", "weight")} for h in holdings[:TOP_HOLDINGS]
-        ],
-    }
     caveats, warnings = _notes(inputs, trades, estimate, distinct)
+    warning_count, briefs = warning_briefs(warnings)
+    payload: PersonAgentPayload = {
+        "pack": pack_id,
+        "label": "data preview",
+        "person": inputs.name,
+        "asOf": day.isoformat(),
+        "fixture": inputs.fixture,
+        "answer": _answer(inputs.name, trades, estimate),
+        "totals": _totals(estimate.held),
+        "concentration": concentration(estimate.held),
+        "freshness": _freshness(trades, day),
+        "topHoldings": [
+            {"ticker": h.ticker, "estimate": h.estimate, "low": h.low, "high": h.high, "weight": weight}
+            for h, weight in zip(estimate.held[:TOP_HOLDINGS], _weights(estimate.held), strict=False)
+        ],
+        "warningCount": warning_count,
+        "warnings": briefs,
+        "caveats": caveats,
+    }
     return preview_pack(
         pack_id=pack_id,
         label="data preview",
@@ -259,7 +299,7 @@ def _spellings(trades: Sequence[CongressTrade]) -> list[dict]:
     ]
 
 
-def _totals(held: Sequence[Holding]) -> dict:
+def _totals(held: Sequence[Holding]) -> Totals:
     highs = [p.high for p in held]
     return {
         "estimate": sum(p.estimate for p in held),
@@ -268,11 +308,19 @@ def _totals(held: Sequence[Holding]) -> dict:
     }
 
 
-def _freshness(trades: Sequence[CongressTrade], day: date) -> dict:
+def _freshness(trades: Sequence[CongressTrade], day: date) -> Freshness:
     summary = disclosure_summary(trades)
-    latest = summary["latest_disclosure_date"]
-    summary["days_since_latest_disclosure"] = (day - latest).days if latest else None
-    return {key: value.isoformat() if isinstance(value, date) else value for key, value in summary.items()}
+    latest, traded = summary["latest_disclosure_date"], summary["latest_transaction_date"]
+    return {
+        "trades": summary["trades"],
+        "latestTransactionDate": traded.isoformat() if traded else None,
+        "latestDisclosureDate": latest.isoformat() if latest else None,
+        "medianDaysToDisclose": summary["median_days_to_disclose"],
+        "maxDaysToDisclose": summary["max_days_to_disclose"],
+        "lateDisclosures": summary["late_disclosures"],
+        "disclosedBeforeTrade": summary["disclosed_before_trade"],
+        "daysSinceLatestDisclosure": (day - latest).days if latest else None,
+    }
 
 
 def _notes(

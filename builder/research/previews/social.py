@@ -16,7 +16,9 @@ from builder.research.previews.pack import (
     preview_pack,
     slug,
     source_entries,
+    warning_briefs,
 )
+from builder.research.previews.shapes import MomentumBrief, MomentumDefinition, SocialAgentPayload
 from builder.sources.previews import SocialSource
 from builder.sources.social import Mention, Snapshot, SocialFile
 
@@ -134,17 +136,27 @@ def build_social(inputs: SocialInput, *, as_of: date) -> PreviewPack:
         else {"movers": [], "faders": [], "new_entrants": [], "leaders": []}
     )
     _add_paths(ranked, snapshots)
-    summary = {
+    caveats, warnings = _notes(inputs, snapshots, day)
+    warning_count, listed = warning_briefs(warnings)
+    payload: SocialAgentPayload = {
         "pack": pack_id(inputs),
         "label": "research preview",
         "forum": inputs.forum,
-        "as_of": day.isoformat(),
+        "asOf": day.isoformat(),
         "fixture": inputs.fixture,
         "signal": "attention momentum" if ranked["movers"] else "no momentum signal",
-        "snapshot_time": _time(snapshots[-1]) if snapshots else None,
+        "snapshotTime": _time(snapshots[-1]) if snapshots else None,
+        "snapshotAgeDays": (day - snapshots[-1].taken.date()).days if snapshots else None,
+        "definition": _definition(inputs),
+        "topMovers": [_brief(r) for r in ranked["movers"]],
+        "newEntrants": [_brief(r) for r in ranked["new_entrants"][:5]],
+        "warningCount": warning_count,
+        "warnings": listed,
+        "caveats": caveats,
     }
+    head = ("pack", "label", "forum", "asOf", "fixture", "signal", "snapshotTime")  # the artifact's too
     artifact = {
-        **summary,
+        **{key: value for key, value in payload.items() if key in head},
         "description": f"Attention momentum on {inputs.forum}: mentions now against 24 hours ago and "
         "rank changes, ticker-words excluded; attention, not conviction.",
         **ranked,
@@ -152,13 +164,6 @@ def build_social(inputs: SocialInput, *, as_of: date) -> PreviewPack:
         "snapshots": [{"time": _time(s), "rows": len(s.mentions)} for s in snapshots],
         "sources": source_entries(inputs.files),
     }
-    payload = {
-        **summary,
-        "definition": _definition(inputs),
-        "top_movers": [_brief(r) for r in ranked["movers"]],
-        "new_entrants": [_brief(r) for r in ranked["new_entrants"][:5]],
-    }
-    caveats, warnings = _notes(inputs, snapshots, day)
     return preview_pack(
         pack_id=pack_id(inputs),
         label="research preview",
@@ -197,22 +202,29 @@ def _excluded_seen(latest: Snapshot | None, excluded: Sequence[str]) -> list[dic
     return sorted(seen, key=lambda entry: (-entry["mentions"], entry["ticker"]))
 
 
-def _brief(row: dict) -> dict:
-    keys = ("ticker", "name", "mentions", "mentions_24h_ago", "mention_ratio", "rank", "rank_change")
-    return {key: row[key] for key in keys}
+def _brief(row: dict) -> MomentumBrief:
+    return {
+        "ticker": row["ticker"],
+        "name": row["name"],
+        "mentions": row["mentions"],
+        "mentions24hAgo": row["mentions_24h_ago"],
+        "mentionRatio": row["mention_ratio"],
+        "rank": row["rank"],
+        "rankChange": row["rank_change"],
+    }
 
 
-def _definition(inputs: SocialInput) -> dict:
+def _definition(inputs: SocialInput) -> MomentumDefinition:
     return {
         "momentum": "mention_ratio = mentions / mentions_24h_ago (when mentions_24h_ago >= min_baseline); "
         "movers have ratio > 1, sorted by ratio, then mention change, then ticker",
-        "rank_change": "rank_24h_ago - rank (positive = climbed); null when unranked 24 h ago (ApeWisdom sends 0)",
-        "new_entrants": "mentions >= min_mentions but no baseline (unranked or under min_baseline 24 h ago)",
+        "rankChange": "rank_24h_ago - rank (positive = climbed); null when unranked 24 h ago (ApeWisdom sends 0)",
+        "newEntrants": "mentions >= min_mentions but no baseline (unranked or under min_baseline 24 h ago)",
         "eligible": "mentions >= min_mentions in the latest snapshot on or before the as-of date, not excluded",
-        "min_mentions": inputs.min_mentions,
-        "min_baseline": inputs.min_baseline,
+        "minMentions": inputs.min_mentions,
+        "minBaseline": inputs.min_baseline,
         "top": inputs.top,
-        "excluded_ticker_words": sorted(inputs.excluded),
+        "excludedTickerWords": sorted(inputs.excluded),
         "forum": inputs.forum,
     }
 
@@ -227,7 +239,10 @@ def _notes(inputs: SocialInput, snapshots: Sequence[Snapshot], day: date) -> tup
     elif (age := (day - snapshots[-1].taken.date()).days) > STALE_DAYS:
         warnings.append(
             ScopeWarning(
-                "stale-snapshot", f"the latest {inputs.forum} snapshot is {age} days older than the as-of date", source
+                "stale-snapshot",
+                f"stale: the latest {inputs.forum} snapshot ({_time(snapshots[-1])}) is {age} days older than the "
+                "as-of date; its 24-hour changes describe that day, not this one",
+                source,
             )
         )
     return [*fixture_caveats, *CAVEATS, *malformed_caveats], warnings

@@ -26,6 +26,9 @@ SUFFIXES = {"jr", "sr", "ii", "iii", "iv", "md", "facs", "phd", "esq", "cpa", "d
 WORD = re.compile(r"[^\W\d_]+")  # a hyphen splits ("Ocasio-Cortez" ends in "cortez", as "Ocasio Cortez" does)
 APOSTROPHES = re.compile(r"['’`]")  # O'Rourke, O’Rourke and ORourke are one spelling
 DISPLAY_DROPPED = re.compile(r"\b(?:" + "|".join(sorted(NOT_NAMES)) + r")\b\.?", re.I)
+# A suffix with the commas around it: "Neal P. Dunn, MD, FACS" and "Neal Patrick MD, Facs Dunn" lose theirs whole,
+# so that a comma left is a surname-first one ("Boozman, John").
+SUFFIX_DEBRIS = re.compile(r"(?:,\s*)?\b(?:" + "|".join(sorted(SUFFIXES)) + r")\b\.?(?:\s*,)?", re.I)
 
 IDENTITY_RULE = (
     "a person is the first given name and the last word of the surname, with honorifics, offices and placeholders "
@@ -40,7 +43,7 @@ NameKey = tuple[str, str]  # (first given name, surname), folded
 @functools.lru_cache(maxsize=4096)  # a file repeats a few hundred spellings thousands of times
 def name_key(name: str) -> NameKey:
     """(first given name, last word of the surname): "Hon. Mark Dr Green" and "Green, Mark" → ("mark", "green")."""
-    parts = [_words(part) for part in re.sub(r"\([^)]*\)", " ", name).split(",")]
+    parts = [_words(part) for part in SUFFIX_DEBRIS.sub(" ", re.sub(r"\([^)]*\)", " ", name)).split(",")]
     parts = [words for words in parts if words]
     if len(parts) >= 2:  # surname first: "Boozman, John", "Capito, Shelley Moore"
         surname, given = parts[0], [word for part in parts[1:] for word in part]
@@ -53,8 +56,14 @@ def name_key(name: str) -> NameKey:
 
 
 def display_name(spelling: str) -> str:
-    """A spelling without honorifics and placeholders: "None Marie Newman" → "Marie Newman"."""
-    return " ".join(DISPLAY_DROPPED.sub(" ", spelling).split()).strip(" ,") or spelling
+    """A spelling as "First Last": honorifics, placeholders and suffixes removed, a surname-first form turned
+    round ("None Marie Newman" → "Marie Newman", "Boozman, John" → "John Boozman", "Neal Patrick MD, Facs Dunn"
+    → "Neal Patrick Dunn"); parenthesised notes ("(fixture)") kept at the end."""
+    notes = re.findall(r"\([^)]*\)", spelling)
+    text = SUFFIX_DEBRIS.sub(" ", DISPLAY_DROPPED.sub(" ", re.sub(r"\([^)]*\)", " ", spelling)))
+    parts = [" ".join(part.split()) for part in text.split(",")]
+    parts = [part for part in parts if part]
+    return " ".join([*parts[1:], *parts[:1], *notes]) if parts else spelling
 
 
 def state_of(district: str) -> str:

@@ -41,6 +41,10 @@ AMOUNT_BRACKETS = {
 OPEN_ENDED = (1_000_001, 50_000_001)  # "Over $1,000,000" (a spouse's or dependent's asset), "Over $50,000,000"
 YEARS = range(1990, 2100)  # a year outside is a typo (e.g. "0021-06-28"), not a date
 TICKER = re.compile(r"^[A-Z][A-Z0-9]{0,5}(?:[.\-/][A-Z0-9]{1,3})?$")  # BRK.B, BF-B, COLPAL
+CLASS_SHARE = re.compile(r"^([A-Z][A-Z0-9]{0,5})[.\-/]([A-Z])$")  # BRK.B, BRK-B, BRK/B: one security, shown BRK.B
+# The owner codes of a House report's line ("SP Kroger Company", "JT M3 INC UNSP/ADR", "F S: New DC STERIS plc"),
+# which one scraper keeps in the description while writing "Self" in the owner field.
+OWNER_CODE = re.compile(r"(?<!, )(?<![\w&])(SP|JT|DC)(?![\w&)])")  # not "Washington, DC"
 NO_TICKER = {"", "--", "N/A", "NA", "NONE"}  # the asset has no exchange ticker (bonds, funds, private stock)
 NOT_STATED = {"", "--", "n/a", "na", "none"}  # the report leaves the owner column empty
 # The owner column's documented values: self, spouse, joint, dependent (a dependent child), not stated.
@@ -55,6 +59,7 @@ OWNERS = {
     "dependent child": "dependent",
     "dc": "dependent",
 }
+OWNER_CODES = {"SP": "spouse", "JT": "joint", "DC": "dependent"}
 TYPES = {
     "purchase": "purchase",
     "sale_full": "sale_full",
@@ -141,6 +146,7 @@ class CongressFile:
     rows: int  # rows read, malformed ones included
     trades: tuple[CongressTrade, ...]
     issues: tuple[RowIssue, ...]
+    disclosure_dates: int = 0  # rows that carry a disclosure date at all (the Senate aggregate shape has none)
 
 
 def parse_congress(data: bytes, source: str) -> CongressFile:
@@ -150,17 +156,20 @@ def parse_congress(data: bytes, source: str) -> CongressFile:
         raise ValueError("expected a JSON array of transactions or of daily reports")
     trades: list[CongressTrade] = []
     issues: list[RowIssue] = []
-    rows = 0
+    rows = dated = 0
     for entry in document:
         if isinstance(entry, dict) and isinstance(entry.get("transactions"), list):
             report = {key: value for key, value in entry.items() if key != "transactions"}
             for transaction in entry["transactions"]:
                 rows += 1
-                _read_row(_daily_row(report, transaction), source, rows, trades, issues)
+                row = _daily_row(report, transaction)
+                dated += isinstance(row, dict) and bool(_text(row.get("disclosure_date")))
+                _read_row(row, source, rows, trades, issues)
         else:
             rows += 1
+            dated += isinstance(entry, dict) and bool(_text(entry.get("disclosure_date")))
             _read_row(entry, source, rows, trades, issues)
-    return CongressFile(source, rows, tuple(trades), tuple(issues))
+    return CongressFile(source, rows, tuple(trades), tuple(issues), dated)
 
 
 def _daily_row(report: dict[str, Any], transaction: Any) -> Any:
@@ -222,6 +231,15 @@ def _trade(row: dict, source: str, index: int, found: list[tuple[str, str]]) -> 
         return None
     description, asset_type = _text(row.get("asset_description")), _text(row.get("asset_type"))
     kind = classify(asset_type, description, ticker)
+    if kind.contradicted:
+        found.append(
+            (
+                "asset-type-contradicted",
+                f"asset type {kind.contradicted!r}, but the row's words say {kind.instrument.value} "
+                f"({kind.rule}); read as {kind.instrument.value}",
+            )
+        )
+    owner = _owner_code(owner, description, found) if house else owner
     return CongressTrade(
         source=source,
         row=index,
@@ -261,6 +279,18 @@ def _owner(value: Any, found: list[tuple[str, str]]) -> str:
     return OWNERS[text]
 
 
+def _owner_code(owner: str, description: str, found: list[tuple[str, str]]) -> str:
+    """The owner a description's one code names (SP, JT, DC) where the owner field says self or nothing."""
+    codes = {OWNER_CODES[code] for code in OWNER_CODE.findall(description)}
+    if len(codes) != 1 or owner not in ("self", "not stated"):
+        return owner
+    coded = codes.pop()
+    found.append(
+        ("owner-from-description", f"owner field says {owner}, the description's code {coded}; read as {coded}")
+    )
+    return coded
+
+
 def _trade_type(value: Any) -> TradeType:
     key = re.sub(r"[^a-z]+", "_", _text(value).casefold()).strip("_")
     if key not in TYPES:
@@ -293,7 +323,7 @@ def _ticker(value: Any, found: list[tuple[str, str]]) -> str | None:
     if not TICKER.match(text):
         found.append(("ticker-unreadable", f"ticker {text!r} is not a ticker symbol; kept without ticker"))
         return None
-    return text
+    return CLASS_SHARE.sub(r"\1.\2", text)
 
 
 def _amount(value: Any, found: list[tuple[str, str]]) -> AmountRange:

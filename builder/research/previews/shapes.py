@@ -1,0 +1,202 @@
+"""The preview packs' agent payloads as wire shapes: declared once, their OpenAPI schemas generated from them.
+
+Field names are the wire's (camelCase); the builders in `congress`, `person` and `social` return these types,
+and builder.api.openapi.previews turns them into components with builder.typed. The payload's `executionEnabled`,
+`versionId` and `nextCalls` are added where the answer is served (builder.api.handlers).
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal, TypedDict
+
+from builder.sources.congress.instrument import Instrument
+from builder.typed import Count, Date, Keywords
+
+Owner = Annotated[str, Keywords(enum=["self", "spouse", "joint", "dependent", "not stated"])]
+Chamber = Annotated[str, Keywords(enum=["house", "senate"])]
+InstrumentName = Annotated[str, Keywords(enum=[kind.value for kind in Instrument])]
+Outcome = Annotated[str, Keywords(enum=["strict-signal", "demo-signal", "no-signal"])]
+
+
+class PreviewWarning(TypedDict):
+    """One scope warning of the pack, as health lists it: what is wrong, and the file it is about."""
+
+    code: str
+    message: str
+    source: str
+
+
+class AmountRange(TypedDict):
+    low: int
+    high: int | None
+    text: str
+
+
+class TradeBrief(TypedDict):
+    """A trade behind a cluster: who, what it is in (as described, and as read), when, how much, where filed."""
+
+    member: str
+    person: str
+    chamber: Chamber
+    assetDescription: str
+    instrument: InstrumentName
+    instrumentRule: str
+    transactionDate: Date
+    disclosureDate: Date
+    daysToDisclose: int
+    amount: AmountRange
+    owner: Owner
+    ptrLink: str | None
+    flags: list[str]
+
+
+class ClusterBrief(TypedDict):
+    ticker: str
+    members: list[str]
+    memberCount: Count
+    firstDisclosed: Date
+    lastDisclosed: Date
+    tradeCount: Count
+    disclosedWithin45Days: Count
+    amountLowTotal: int
+    amountHighTotal: int | None
+
+
+class CongressCluster(ClusterBrief):
+    tradesListed: Count  # the payload lists this many of tradeCount (the artifact has every one)
+    trades: list[TradeBrief]
+
+
+class ClusterRule(TypedDict):
+    windowDays: int
+    minMembers: int
+    minAmount: int
+    direction: Literal["purchase"]
+    countedBy: Literal["disclosure date"]
+
+
+class ClusterDefinition(TypedDict):
+    direction: Literal["purchase"]
+    countedBy: str
+    demo: ClusterRule
+    strict: ClusterRule
+
+
+class CongressAgentPayload(TypedDict):
+    pack: Literal["congress-trades"]
+    label: Literal["data preview"]
+    asOf: Date
+    fixture: bool
+    outcome: Outcome
+    stance: str
+    answer: str
+    producedBy: Literal["strict", "demo"] | None
+    definition: ClusterDefinition
+    signalCount: Count  # clusters found; signal lists the first of them the payload's budget holds
+    signal: list[CongressCluster]
+    strictTickers: list[str]
+    demoTickers: list[str]
+    latestDisclosureDate: Date | None
+    warningCount: Count
+    warnings: list[PreviewWarning]
+    caveats: list[str]
+
+
+class Totals(TypedDict):
+    estimate: int
+    low: int
+    high: int | None
+
+
+class Weight(TypedDict):
+    ticker: str
+    weight: float
+
+
+class Concentration(TypedDict):
+    positions: Count
+    hhi: float
+    effectivePositions: float | None
+    top5Weight: float
+    top: list[Weight]
+
+
+class Freshness(TypedDict):
+    trades: Count
+    latestTransactionDate: Date | None
+    latestDisclosureDate: Date | None
+    medianDaysToDisclose: float | None
+    maxDaysToDisclose: int | None
+    lateDisclosures: Count
+    disclosedBeforeTrade: Count
+    daysSinceLatestDisclosure: int | None
+
+
+class HoldingBrief(TypedDict):
+    ticker: str
+    estimate: int
+    low: int
+    high: int | None
+    weight: float
+
+
+class PersonAgentPayload(TypedDict):
+    pack: str
+    label: Literal["data preview"]
+    person: str
+    asOf: Date
+    fixture: bool
+    answer: str
+    totals: Totals
+    concentration: Concentration
+    freshness: Freshness
+    topHoldings: list[HoldingBrief]
+    warningCount: Count
+    warnings: list[PreviewWarning]
+    caveats: list[str]
+
+
+class MomentumBrief(TypedDict):
+    ticker: str
+    name: str
+    mentions: int
+    mentions24hAgo: int | None
+    mentionRatio: float | None
+    rank: int
+    rankChange: int | None
+
+
+class MomentumDefinition(TypedDict):
+    momentum: str
+    rankChange: str
+    newEntrants: str
+    eligible: str
+    minMentions: int
+    minBaseline: int
+    top: int
+    excludedTickerWords: list[str]
+    forum: str
+
+
+class SocialAgentPayload(TypedDict):
+    pack: str
+    label: Literal["research preview"]
+    forum: str
+    asOf: Date
+    fixture: bool
+    signal: Literal["attention momentum", "no momentum signal"]
+    snapshotTime: str | None
+    snapshotAgeDays: int | None
+    definition: MomentumDefinition
+    topMovers: list[MomentumBrief]
+    newEntrants: list[MomentumBrief]
+    warningCount: Count
+    warnings: list[PreviewWarning]
+    caveats: list[str]
+
+
+AGENT_PAYLOADS = {
+    "PersonAgentPayload": PersonAgentPayload,
+    "CongressAgentPayload": CongressAgentPayload,
+    "SocialAgentPayload": SocialAgentPayload,
+}
