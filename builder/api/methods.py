@@ -12,7 +12,7 @@ from datetime import date
 from typing import Any
 
 from builder.api.data import ReleaseData
-from builder.api.wire import ApiError, ErrorCode
+from builder.api.wire import API_PREFIX, ApiError, ErrorCode
 from builder.canonical import canonical_json, sha256_hex
 from builder.research.diff import diff_versions, versions_changes
 from builder.research.methods.audit import audit_record
@@ -27,7 +27,7 @@ from builder.research.methods.ethos import (
 from builder.research.methods.explain import explainer
 from builder.research.methods.policy import PolicyResult, book_facts, evaluate_policy, policy_changes
 from builder.research.schema import validate_artifact
-from builder.research.versions import version_as_of
+from builder.research.versions import PACK_ID, version_as_of
 from builder.research.views import DEFAULT_MODE, Census, census, select_view, ticker_rows
 
 
@@ -138,9 +138,9 @@ def explain_position(data: ReleaseData, params: dict[str, Any]) -> dict[str, Any
 def compare_versions(data: ReleaseData, params: dict[str, Any]) -> dict[str, Any]:
     """The semantic diff of two versions over one view, with the policy checks whose outcome changed."""
     older, newer = params["from"], params["to"]
-    for version in (older, newer):
+    for name, version in (("from", older), ("to", newer)):
         if version not in data.artifacts:
-            raise ApiError(404, ErrorCode.VERSION_NOT_FOUND, f"version {version!r} is not in the version catalog")
+            raise version_not_found(data, name, version)
     if data.versions.index(older) >= data.versions.index(newer):
         raise ApiError(
             400,
@@ -152,6 +152,18 @@ def compare_versions(data: ReleaseData, params: dict[str, Any]) -> dict[str, Any
     diff = diff_of(data, older, newer, managers, mode)
     diff["policy"] = policy_changes(policy_of(data, older, managers, mode), policy_of(data, newer, managers, mode))
     return diff
+
+
+def version_not_found(data: ReleaseData, parameter: str, version: str) -> ApiError:
+    """404 version_not_found, listing the versions there are (newest first) and the call that lists them."""
+    ids = list(reversed(data.versions))
+    return ApiError(
+        404,
+        ErrorCode.VERSION_NOT_FOUND,
+        f"{parameter} {version!r} is not in the version catalog; list_pack_versions (GET {API_PREFIX}/packs/"
+        f"{PACK_ID}/versions) lists them, newest first: {', '.join(ids)}",
+        {"parameter": parameter, "versionId": version, "available": ids},
+    )
 
 
 def compare_ethos(data: ReleaseData, params: dict[str, Any]) -> EthosComparison:
