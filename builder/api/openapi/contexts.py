@@ -133,7 +133,8 @@ IN_CONTEXT: dict[str, str] = {
     "VersionDiff.policy": "The policy checks whose outcome differs between the two versions.",
     "PersonArtifact.concentration.positions": "How many estimated holdings there are.",
     "PersonAgentPayload.concentration.positions": "How many estimated holdings there are.",
-    "VersionDiff.positions": "Each selected manager's position changes between the two versions.",
+    "VersionDiff.positions": "Each selected manager's position changes between the two versions, of the view's "
+    "tickers only (those in the view in either version).",
     "PolicyConfig.signal": "How the signal follows from the checks.",
     "CongressAgentPayload.signal": "The clusters behind the headline signal.",
     "SocialAgentPayload.signal": "attention momentum, or no momentum signal.",

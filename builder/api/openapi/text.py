@@ -109,7 +109,8 @@ DECISIONS = {  # what the contract leaves open, decided (DESIGN.md) and written 
     "view with the same bytes and ETag.",
     "listPackVersions": "13f-copycat lists one version per common quarter; a preview pack lists its one version.",
     "compareVersions": "Version ids as listPackVersions gives them: an unknown id is 404 version_not_found, whose "
-    "details.available lists them.",
+    "details.available lists them. Position changes are those of the view's tickers (in the view in either version) "
+    "and the view's managers: mode overlap lists the overlap's trades only.",
     "explainPosition": "Always explains the latest version. The ticker is case-insensitive (aapl is AAPL) and "
     "surrounding whitespace is ignored.",
     "compareEthos": "Always the latest version. ethosIds omitted: every ethos; tickers omitted: every ticker of the "
