@@ -259,6 +259,7 @@ def explanation(data: Data, arguments: Arguments) -> dict[str, Any]:
         "versionId": data["versionId"],
         "quarter": data["quarter"],
         "view": {"mode": data["view"]["mode"], "managerCount": len(data["view"]["managers"])},
+        "viewStatus": data["viewStatus"],
         "summary": {
             "holderCount": summary["holderCount"],
             "value": summary["value"],
@@ -280,6 +281,8 @@ def explanation(data: Data, arguments: Arguments) -> dict[str, Any]:
                 {"tickers": [data["ticker"]], **_body_view(arguments)},
                 "its score under every ethos, beside the view's top sets",
             )
+            if data["viewStatus"] == "in-view"
+            else call("get_latest_pack", {"packId": PACK_ID, **view_arguments(arguments)}, "the view it left, in brief")
         ],
         "executionEnabled": False,
     }

@@ -173,6 +173,8 @@ IN_CONTEXT: dict[str, str] = {
     "CopycatAuditExport.contentHash.value": "The sha256 digest, hexadecimal.",
     "PreviewAuditExport.contentHash.value": "The sha256 digest, hexadecimal.",
     "PositionExplanation.summary": "The ticker in the view: holders, buyers, sellers and value.",
+    "PositionExplanation.viewStatus": "in-view: the ticker is in the selected view of the latest version; left-view: "
+    "the view held it a version earlier and no longer does (its changes say what ended it; no ethos scores).",
     "CongressMethodology.headline": "How the headline signal is chosen.",
     "SocialAgentPayload.definition.newEntrants": "What a new entrant is.",
     "SocialMethodology.newEntrants": "What a new entrant is.",

@@ -40,7 +40,11 @@ ERROR_CODES: dict[ErrorCode, tuple[int, str]] = {
         404,
         "A version id that listPackVersions does not list; details.available lists them, newest first.",
     ),
-    ErrorCode.POSITION_NOT_FOUND: (404, "The ticker is not in the selected view."),
+    ErrorCode.POSITION_NOT_FOUND: (
+        404,
+        "The selected view never held the ticker in the latest version or the one before; details.heldIn lists the "
+        "quarters whose view did hold it (empty: none of this release's versions).",
+    ),
     ErrorCode.ROUTE_NOT_FOUND: (404, "No route at this path."),
     ErrorCode.METHOD_NOT_ALLOWED: (405, "The route exists but not for this method; Allow lists the methods."),
     ErrorCode.PAYLOAD_TOO_LARGE: (413, "The POST body exceeds the size limit."),
@@ -89,7 +93,8 @@ OPERATION_STATUS_TEXT = {  # contract sections 4.2 and 7, operation by operation
     ("compareVersions", 404): "Pack or version not found.",
     ("compareVersions", 422): "The pack does not support version comparison.",
     ("explainPosition", 400): "Invalid ticker or view parameters.",
-    ("explainPosition", 404): "Pack not found, or the ticker is not in the selected view.",
+    ("explainPosition", 404): "Pack not found, or the view held the ticker in neither the latest version nor the "
+    "one before (details.heldIn: the quarters that did).",
     ("explainPosition", 422): "The pack does not support structured explanations.",
     (
         "compareEthos",
@@ -111,7 +116,12 @@ DECISIONS = {  # what the contract leaves open, decided (DESIGN.md) and written 
     "compareVersions": "Version ids as listPackVersions gives them: an unknown id is 404 version_not_found, whose "
     "details.available lists them. Position changes are those of the view's tickers (in the view in either version) "
     "and the view's managers: mode overlap lists the overlap's trades only.",
-    "explainPosition": "Always explains the latest version. The ticker is case-insensitive (aapl is AAPL) and "
+    "explainPosition": "Always explains the latest version. 'In the selected view' includes a ticker that left the "
+    "view in the latest version (every selected manager exited, or a corporate action ended the position, or fewer "
+    "managers hold it than the mode needs): it is answered with viewStatus left-view, the changes that ended it, "
+    "the previous quarter's rows they ended (cited) and the filings of both quarters, and no ethos scores. "
+    "404 position_not_found means the view held it in neither the latest version nor the one before; its "
+    "details.heldIn lists the quarters whose view did. The ticker is case-insensitive (aapl is AAPL) and "
     "surrounding whitespace is ignored.",
     "compareEthos": "Always the latest version. ethosIds omitted: every ethos; tickers omitted: every ticker of the "
     "view; an unknown ethos id is 400 unknown_ethos.",
