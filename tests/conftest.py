@@ -50,6 +50,27 @@ def release(published: Path) -> LoadedRelease:
 
 
 @pytest.fixture(scope="session")
+def berkshire_published(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A releases directory of Berkshire Hathaway's real 13F filings, eight versions up to 2020-06-30 (the quarter it
+    sold the airlines), with the public record of its corporate actions (read-only: copy to change)."""
+    from tests.berkshire import berkshire_tree, series  # beside this module, which it imports
+
+    root = tmp_path_factory.mktemp("berkshire")
+    later = sorted({path.name[:10] for path in series().iterdir() if path.name[:10] > "2020-06-30"})
+    tree = berkshire_tree(root / "source", without=later, versions=8)
+    shutil.copy(Path(__file__).with_name("berkshire_corporate_actions.csv"), tree / "corporate_actions.csv")
+    publish(tree, root / "releases", None, quiet)
+    return root / "releases"
+
+
+@pytest.fixture(scope="session")
+def berkshire_release(berkshire_published: Path) -> LoadedRelease:
+    directory = current_release(berkshire_published)
+    assert directory is not None
+    return load_release(directory)
+
+
+@pytest.fixture(scope="session")
 def exported(published: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     """`ras export` of the session's release (read-only: copy to change). Brotli at quality 4, not the default
     10, costs a fraction of the time; every variant is still checked to decompress to its answer."""

@@ -28,13 +28,17 @@ def _filed(artifact: dict) -> dict[str, set[str]]:
 
 
 @pytest.mark.parametrize("ticker", ["AAPL", "KO", "MSFT", "NVDA"])
-def test_every_statement_cites_an_accession_filed_by_that_manager_this_quarter(ticker):
+def test_every_statement_cites_that_managers_filings_this_quarter_or_the_rows_an_exit_ended(ticker):
     explanation, artifact = _explain(ticker)
     filed = _filed(artifact)
+    ended = {
+        (m["id"], s["accession"], s["row"]) for m in artifact["managers"] for e in m["ended"] for s in e["sources"]
+    }
     statements = explanation["evidence"]["statements"]
     assert statements and all(s["text"] and s["citations"] for s in statements)
     for statement in statements:
-        assert all(c["accession"] in filed[c["managerId"]] for c in statement["citations"])
+        for c in statement["citations"]:
+            assert c["accession"] in filed[c["managerId"]] or (c["managerId"], c["accession"], c["row"]) in ended
 
 
 def test_held_citations_name_the_rows_the_position_came_from():
@@ -61,11 +65,15 @@ def test_changes_are_the_artifacts_own_entries_for_the_selected_managers():
     assert exit_change["sources"] == beta["ended"][0]["sources"] and exit_change["sourcesQuarter"] == "2024-03-31"
 
 
-def test_an_exit_statement_cites_this_quarters_filing_without_a_row():
-    explanation, _ = _explain("MSFT")
+def test_an_exit_statement_cites_this_quarters_filing_without_a_row_then_the_rows_it_ended():
+    explanation, artifact = _explain("MSFT")
     exit_statement = next(s for s in explanation["evidence"]["statements"] if "exited" in s["text"])
     assert exit_statement["text"] == "Beta Capital exited: 20 shares at 2024-03-31, no row in its 13F for 2024-06-30."
-    assert [c["row"] for c in exit_statement["citations"]] == [None]
+    beta = next(m for m in artifact["managers"] if m["id"] == "beta")
+    assert [(c["accession"], c["row"]) for c in exit_statement["citations"]] == [
+        (beta["filings"][0]["accession"], None),
+        *((s["accession"], s["row"]) for s in beta["ended"][0]["sources"]),
+    ]
     assert any("absence of a row" in note for note in explanation["limitations"])
 
 

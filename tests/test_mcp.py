@@ -3,6 +3,7 @@ the REST bytes themselves linked as resources, an error the REST error envelope.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
@@ -109,16 +110,19 @@ async def reassembled(client, result) -> bytes:
     return "".join(texts).encode()
 
 
-async def assert_same_as_rest(client, case: Case, result, status: int, body: bytes) -> None:
+async def assert_same_as_rest(
+    client, case: Case, result, status: int, body: bytes, versions: Sequence[str] = ()
+) -> None:
     """An error: the REST error envelope as the only (text) block, no structured content. A success: the compact
-    answer of the REST data as text and as structured content, and links whose parts join into the REST bytes."""
+    answer of the REST data as text and as structured content, and links whose parts join into the REST bytes.
+    `versions`: the release's version ids (a diff's compact answer proposes its next calls from them)."""
     assert result.is_error is (status != 200)
     if status != 200:
         assert [content.type for content in result.content] == ["text"] and result.structured_content is None
         assert result.content[0].text.encode() == body
         return
     assert result.content[0].type == "text" and {c.type for c in result.content[1:]} == {"resource_link"}
-    expected = compact(TOOLS[case.tool].id, orjson.loads(body)["data"], case.arguments)
+    expected = compact(TOOLS[case.tool].id, orjson.loads(body)["data"], case.arguments, versions)
     assert orjson.loads(result.content[0].text) == result.structured_content == expected
     assert await reassembled(client, result) == body
 
@@ -228,7 +232,7 @@ async def test_each_tool_answers_with_the_rest_bytes_for_the_same_request(publis
     assert status == 200, body
     async with connect(published) as tools:
         result = await tools.call_tool(case.tool, case.arguments)
-        await assert_same_as_rest(tools, case, result, status, body)
+        await assert_same_as_rest(tools, case, result, status, body, release.data.versions)
 
 
 async def test_a_canonical_call_is_answered_with_the_precomputed_bytes(published, release):

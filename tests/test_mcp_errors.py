@@ -75,11 +75,14 @@ def tool_call(target: str) -> tuple[Operation, dict[str, Any]]:
     operation, match = next((op, m) for pattern, op in ROUTES if (m := pattern.match(path)))
     arguments: dict[str, Any] = {name: unquote(value) for name, value in match.groupdict().items()}
     for name, value in parse_qsl(query, keep_blank_values=True):
-        arguments[name] = (
-            [*arguments[name], value]
-            if isinstance(arguments.get(name), list)
-            else ([arguments[name], value] if name in arguments else value)
-        )
+        if name == "managers":  # an array argument, one item per query value
+            arguments[name] = [*arguments.get(name, []), value]
+        else:
+            arguments[name] = (
+                [*arguments[name], value]
+                if isinstance(arguments.get(name), list)
+                else ([arguments[name], value] if name in arguments else value)
+            )
     return operation, arguments
 
 

@@ -56,7 +56,7 @@ async def test_every_tool_over_stdio_answers_with_the_rest_bytes_and_logs_only_t
             failures = [await session.call_tool(case.tool, case.arguments) for case in error_cases(release)]
             for case, result in zip([*cases, *error_cases(release)], [*results, *failures], strict=True):
                 status, body = await rest_answer(rest, case)
-                await assert_same_as_rest(session, case, result, status, body)
+                await assert_same_as_rest(session, case, result, status, body, release.data.versions)
     assert initialized.server_info.name == "research-artifact-service" and initialized.capabilities.tools is not None
     assert [tool.name for tool in listed] == TOOL_NAMES
     assert all((tool.annotations.read_only_hint, tool.annotations.open_world_hint) == (True, False) for tool in listed)

@@ -168,8 +168,8 @@ def _all_managers_all_ethos(data: ReleaseData) -> Iterable[dict[str, Any]]:
 
 def _view_tickers(data: ReleaseData) -> Iterable[dict[str, Any]]:
     for mode in MODES:
-        for row in methods.view_of(data, data.versions[-1], [], mode)["tickers"]:
-            yield {"packId": PACK_ID, "ticker": row["ticker"], **_mode_params(mode)}
+        for ticker in methods.explained_tickers(data, [], mode):
+            yield {"packId": PACK_ID, "ticker": ticker, **_mode_params(mode)}
 
 
 def _version_pairs(data: ReleaseData) -> Iterable[dict[str, Any]]:
@@ -288,7 +288,8 @@ OPERATIONS: tuple[Operation, ...] = (
         "Explain one position",
         "For a ticker of the selected view in the latest version: each selected manager's structured change, "
         "evidence statements citing source rows by accession number, ethos scores, the overlap result, the "
-        "matching source records and limitations. 404 when the ticker is not in the view.",
+        "matching source records and limitations; a ticker that left the view in the latest version is explained "
+        "too (viewStatus left-view). 404 when the view never held it then.",
         (
             PACK_PARAM,
             Param(

@@ -12,9 +12,10 @@ from datetime import date
 from typing import Any
 
 from builder.api.data import ReleaseData
-from builder.api.wire import ApiError, ErrorCode
+from builder.api.wire import API_PREFIX, ApiError, ErrorCode
 from builder.canonical import canonical_json, sha256_hex
 from builder.research.diff import diff_versions, versions_changes
+from builder.research.errors import NotInView
 from builder.research.methods.audit import audit_record
 from builder.research.methods.ethos import (
     ETHOS_IDS,
@@ -27,7 +28,7 @@ from builder.research.methods.ethos import (
 from builder.research.methods.explain import explainer
 from builder.research.methods.policy import PolicyResult, book_facts, evaluate_policy, policy_changes
 from builder.research.schema import validate_artifact
-from builder.research.versions import version_as_of
+from builder.research.versions import PACK_ID, version_as_of
 from builder.research.views import DEFAULT_MODE, Census, census, select_view, ticker_rows
 
 
@@ -123,24 +124,69 @@ def list_ethos(data: ReleaseData, params: dict[str, Any]) -> EthosList:
 
 
 def explain_position(data: ReleaseData, params: dict[str, Any]) -> dict[str, Any]:
-    """The latest version's evidence for one ticker of the selected view (404 when it is not in the view)."""
+    """The latest version's evidence for one ticker of the selected view, or one that left it in the latest version
+    (404 when neither, saying which versions' views held it)."""
     managers, mode = _view_params(params)
     version = data.versions[-1]
 
     def build() -> Callable[[str], dict]:
         view = view_of(data, version, managers, mode)
         scores = scores_of(data, version, managers, mode, ETHOS_IDS)
-        return explainer(view, data.artifacts[version], scores, policy_of(data, version, managers, mode))
+        previous = data.versions[-2] if len(data.versions) > 1 else None
+        return explainer(
+            view,
+            data.artifacts[version],
+            scores,
+            policy_of(data, version, managers, mode),
+            rows=rows_of(data, version, managers),
+            left=left_view(data, managers, mode),
+            earlier=data.artifacts[previous] if previous else None,
+        )
 
-    return data.memo(("explainer", version, tuple(managers), mode), build)(params["ticker"])
+    explain = data.memo(("explainer", version, tuple(managers), mode), build)
+    try:
+        return explain(params["ticker"])
+    except NotInView as refusal:
+        raise never_held(data, params["ticker"], managers, mode, refusal.details) from refusal
+
+
+def left_view(data: ReleaseData, managers: Sequence[str], mode: str) -> set[str]:
+    """The tickers the view held a version before the latest and no longer holds (none with one version)."""
+    if len(data.versions) < 2:
+        return set()
+    older, newer = data.versions[-2:]
+    return view_tickers_of(data, older, managers, mode) - view_tickers_of(data, newer, managers, mode)
+
+
+def explained_tickers(data: ReleaseData, managers: Sequence[str], mode: str) -> list[str]:
+    """Every ticker explainPosition answers for the view: those in it, then those that left it with a change."""
+    rows = view_of(data, data.versions[-1], managers, mode)["tickers"]
+    left = left_view(data, managers, mode)
+    ended = [row["ticker"] for row in rows_of(data, data.versions[-1], managers) if row["ticker"] in left]
+    return [row["ticker"] for row in rows] + ended
+
+
+def never_held(data: ReleaseData, ticker: str, managers: Sequence[str], mode: str, details: dict) -> NotInView:
+    """position_not_found, saying which versions' quarters held the ticker in this view (none, when none did)."""
+    held = [data.artifacts[v]["quarter"] for v in data.versions if ticker in view_tickers_of(data, v, managers, mode)]
+    latest = data.artifacts[data.versions[-1]]["quarter"]
+    where = (
+        f"the view held it at {', '.join(held)} (compare_versions over those versions shows its changes)"
+        if held
+        else "no version of this release held it in this view"
+    )
+    return NotInView(
+        f"{ticker} is not in the selected view at {latest} and did not leave it then; {where}",
+        {**details, "heldIn": held},
+    )
 
 
 def compare_versions(data: ReleaseData, params: dict[str, Any]) -> dict[str, Any]:
     """The semantic diff of two versions over one view, with the policy checks whose outcome changed."""
     older, newer = params["from"], params["to"]
-    for version in (older, newer):
+    for name, version in (("from", older), ("to", newer)):
         if version not in data.artifacts:
-            raise ApiError(404, ErrorCode.VERSION_NOT_FOUND, f"version {version!r} is not in the version catalog")
+            raise version_not_found(data, name, version)
     if data.versions.index(older) >= data.versions.index(newer):
         raise ApiError(
             400,
@@ -152,6 +198,18 @@ def compare_versions(data: ReleaseData, params: dict[str, Any]) -> dict[str, Any
     diff = diff_of(data, older, newer, managers, mode)
     diff["policy"] = policy_changes(policy_of(data, older, managers, mode), policy_of(data, newer, managers, mode))
     return diff
+
+
+def version_not_found(data: ReleaseData, parameter: str, version: str) -> ApiError:
+    """404 version_not_found, listing the versions there are (newest first) and the call that lists them."""
+    ids = list(reversed(data.versions))
+    return ApiError(
+        404,
+        ErrorCode.VERSION_NOT_FOUND,
+        f"{parameter} {version!r} is not in the version catalog; list_pack_versions (GET {API_PREFIX}/packs/"
+        f"{PACK_ID}/versions) lists them, newest first: {', '.join(ids)}",
+        {"parameter": parameter, "versionId": version, "available": ids},
+    )
 
 
 def compare_ethos(data: ReleaseData, params: dict[str, Any]) -> EthosComparison:

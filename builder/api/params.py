@@ -7,7 +7,7 @@ canonical keys (and bytes); anything else is an ApiError with a stable code (400
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from functools import cache
 from typing import Any
 
@@ -15,12 +15,15 @@ from jsonschema import Draft202012Validator
 
 from builder.api.contract import BY_ID, MAX_MANAGER_VALUES, TICKER_PATTERN, Operation, Param
 from builder.api.data import ReleaseData
-from builder.api.wire import ApiError, ErrorCode, api_error
+from builder.api.wire import API_PREFIX, ApiError, ErrorCode, api_error
 from builder.research.errors import UnknownEthos
 from builder.research.methods.ethos import canonical_ethos_ids
 from builder.research.versions import PACK_ID
 from builder.research.views import DEFAULT_MODE, MODES
 
+# The view's manager ids are `managers` in a GET's query and `managerIds` in a POST's body (contract 2.4): the
+# other operation's name is answered with the right one, not a bare refusal.
+OTHER_NAMES = {"managerIds": "managers", "managers": "managerIds"}
 # A request body's schemas nest two levels (an object of arrays of strings); deeper is not a request, and a
 # bound keeps the schema validator's recursion far from Python's limit (1,000 levels answered 500 before).
 MAX_DEPTH = 16
@@ -33,7 +36,7 @@ def resolve(
     known = {p.name for p in operation.params if p.location == "query"}
     for name, _ in query:
         if name not in known:
-            raise ApiError(400, ErrorCode.UNKNOWN_PARAMETER, f"unknown query parameter {name!r}", {"parameter": name})
+            raise _unknown_parameter(name, known)
     params: dict[str, Any] = dict(path)
     if "packId" in params:
         _check_pack(operation, data, params["packId"])
@@ -48,11 +51,38 @@ def resolve(
     return params
 
 
+def _unknown_parameter(name: str, known: set[str]) -> ApiError:
+    """unknown_parameter, naming the right one when `name` is the other operations' name for it."""
+    refused = f"unknown query parameter {name!r}"
+    right = _other_name(name, known, ErrorCode.UNKNOWN_PARAMETER, refused, "parameter")
+    return right or ApiError(400, ErrorCode.UNKNOWN_PARAMETER, refused, {"parameter": name})
+
+
+def _other_name(name: str, known: Collection[str], code: ErrorCode, refused: str, key: str) -> ApiError | None:
+    """The 400 for the manager ids under the other operations' name (managerIds in a query, managers in a body),
+    naming the right one; None for any other name."""
+    right = OTHER_NAMES.get(name)
+    if right not in known:
+        return None
+    where = "a POST body" if name == "managerIds" else "a GET's query"
+    return ApiError(
+        400,
+        code,
+        f"{refused}: here the manager ids are {right!r} (an array of manager ids); {name!r} is their name in {where}",
+        {key: name, "expected": right},
+    )
+
+
 def _check_pack(operation: Operation, data: ReleaseData, pack_id: str) -> None:
     pack = data.pack(pack_id)
     if pack is None or pack["status"] != "available":
+        available = [p["id"] for p in data.index["packs"] if p["status"] == "available"]
+        what = f"pack {pack_id!r} is planned, not served yet" if pack is not None else f"no pack {pack_id!r}"
         raise ApiError(
-            404, ErrorCode.PACK_NOT_FOUND, f"no available pack {pack_id!r}; see /api/v1/packs", {"packId": pack_id}
+            404,
+            ErrorCode.PACK_NOT_FOUND,
+            f"{what}; list_packs (GET {API_PREFIX}/packs) lists the packs; available now: {', '.join(available)}",
+            {"packId": pack_id, "available": available},
         )
     if operation.feature and operation.feature not in pack["features"]:
         raise ApiError(
@@ -130,6 +160,44 @@ def canonical_managers(data: ReleaseData, values: Sequence[str]) -> list[str]:
     return [] if set(selected) == set(every) else selected
 
 
+def _check_body(operation_id: str, schema: dict[str, Any], body: Any) -> None:
+    """ApiError 400 invalid_body for the first schema error of `body`, naming the shape expected or the right field."""
+    fields = schema["properties"]
+    for name in body if isinstance(body, dict) else ():
+        if name not in fields:
+            right = _other_name(name, fields, ErrorCode.INVALID_BODY, f"invalid request body at {name}", "path")
+            if right is not None:
+                raise right
+    error = next(
+        iter(sorted(body_validator(operation_id).iter_errors(body), key=lambda e: list(e.absolute_path))), None
+    )
+    if error is None:
+        return
+    where = "/".join(str(part) for part in error.absolute_path) or "(body)"
+    details: dict[str, Any] = {"path": where}
+    message = error.message[:200]
+    if error.validator == "type":
+        details["expected"] = shape(error.schema)
+        message = f"expected {details['expected']}, not {type_name(error.instance)}"
+    raise ApiError(400, ErrorCode.INVALID_BODY, f"invalid request body at {where}: {message}", details)
+
+
+def shape(schema: Any) -> str:
+    """A JSON Schema's type in words, for an error message: 'an array of strings'."""
+    kind = schema.get("type") if isinstance(schema, dict) else None
+    if kind == "array":
+        return f"an array of {schema.get('items', {}).get('type', 'value')}s"
+    return {"object": "an object", "string": "a string", "integer": "an integer"}.get(str(kind), f"type {kind}")
+
+
+def type_name(value: Any) -> str:
+    """The JSON type of a decoded value, in words."""
+    for kind, name in ((bool, "a boolean"), (str, "a string"), (int, "a number"), (float, "a number")):
+        if isinstance(value, kind):
+            return name
+    return "an object" if isinstance(value, dict) else "an array" if isinstance(value, list) else "null"
+
+
 @cache
 def body_validator(operation_id: str) -> Draft202012Validator:
     """The request-body validator of a POST operation, compiled once."""
@@ -162,14 +230,7 @@ def resolve_body(operation: Operation, data: ReleaseData, body: Any) -> dict[str
     """Validated, canonical parameters of a POST body, or ApiError (400 / 422)."""
     assert operation.body is not None, operation.id
     check_depth(body)
-    error = next(
-        iter(sorted(body_validator(operation.id).iter_errors(body), key=lambda e: list(e.absolute_path))), None
-    )
-    if error is not None:
-        where = "/".join(str(part) for part in error.absolute_path) or "(body)"
-        raise ApiError(
-            400, ErrorCode.INVALID_BODY, f"invalid request body at {where}: {error.message[:200]}", {"path": where}
-        )
+    _check_body(operation.id, operation.body, body)
     pack_id = body.get("packId", PACK_ID)
     if pack_id != PACK_ID:
         raise ApiError(

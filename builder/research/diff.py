@@ -25,8 +25,9 @@ def diff_versions(
     tickers: tuple[set[str], set[str]] | None = None,
     between: Sequence[dict] = (),
 ) -> dict:
-    """Tickers that entered or left the view, per-manager position changes, source changes, and the warnings about the
-    view's managers that appeared (in `newer` or a version between) or disappeared.
+    """Tickers that entered or left the view, the position changes of the view's tickers (in it on either side) per
+    manager, source changes, and the warnings about the view's managers that appeared (in `newer` or a version
+    between) or disappeared.
 
     `between`: the versions after `older` up to `newer` (newer included), whose corporate actions and undecided
     changes a diff across several quarters carries. A caller diffing one pair in every mode passes what does not
@@ -37,6 +38,8 @@ def diff_versions(
         view_tickers(older, managers, mode),
         view_tickers(newer, managers, mode),
     )
+    changes = book or versions_changes(older, newer, managers, between or (newer,))
+    shown = before_tickers | after_tickers
     return {
         "from": older["versionId"],
         "to": newer["versionId"],
@@ -48,7 +51,8 @@ def diff_versions(
             "left": sorted(before_tickers - after_tickers),
             "unchanged": len(after_tickers & before_tickers),
         },
-        **(book or versions_changes(older, newer, managers, between or (newer,))),
+        **changes,
+        "positions": [change for change in changes["positions"] if change["ticker"] in shown],
     }
 
 

@@ -8,7 +8,7 @@ The full REST envelope stays reachable as the resources the result links (server
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Annotated, Any, Literal, NotRequired, TypedDict
 
 from builder.api.shapes import HealthPack, HealthStatus, HealthWarning, NoExecution, PackFeature, PackLabel
@@ -213,11 +213,10 @@ def _largest_trades(positions: Iterable[dict]) -> list[dict]:
     return sorted(trades, key=lambda t: (-abs(t["tradedValue"]), t["ticker"], t["managerId"]))
 
 
-def diff(data: Data, arguments: Arguments) -> dict[str, Any]:
+def diff(data: Data, arguments: Arguments, versions: Sequence[str] = ()) -> dict[str, Any]:
     trades = _largest_trades(data["positions"])
     others = [p for p in data["positions"] if not is_trade(p["kind"])]
     tickers = data["tickers"]
-    explained = list(dict.fromkeys(t["ticker"] for t in trades))[:2]
     pack = arguments.get("packId", PACK_ID)
     return {
         "from": data["from"],
@@ -238,15 +237,22 @@ def diff(data: Data, arguments: Arguments) -> dict[str, Any]:
         "notTradeCount": len(others),
         "amendments": sorted({a for s in data["sources"] for a in s["amendments"]})[:LISTED],
         "policyChanges": data["policy"][:LISTED],
-        "nextCalls": [
-            call(
-                "explain_position",
-                {"packId": pack, "ticker": t, **view_arguments(arguments)},
-                f"who traded {t}, with the filing rows",
-            )
-            for t in explained
-        ],
+        "nextCalls": _diff_calls(data, pack, view_arguments(arguments), trades, versions),
     }
+
+
+def _diff_calls(data: Data, pack: str, view: Arguments, trades: list[dict], versions: Sequence[str]) -> list[NextCall]:
+    """explain_position of the largest trades when they are explainable (it explains the latest version: a ticker
+    in its view, or one that left it since the version before); else the diff from `to` up to the latest."""
+    if not versions or data["to"] != versions[-1]:
+        since = {"packId": pack, "from": data["to"], "to": versions[-1], **view} if versions else None
+        return [call("compare_versions", since, "what changed since, up to the latest version")] if since else []
+    left = set() if data["from"] == versions[-2] else set(data["tickers"]["left"])
+    explained = list(dict.fromkeys(t["ticker"] for t in trades if t["ticker"] not in left))[:2]
+    return [
+        call("explain_position", {"packId": pack, "ticker": t, **view}, f"who traded {t}, with the filing rows")
+        for t in explained
+    ]
 
 
 def explanation(data: Data, arguments: Arguments) -> dict[str, Any]:
@@ -259,6 +265,7 @@ def explanation(data: Data, arguments: Arguments) -> dict[str, Any]:
         "versionId": data["versionId"],
         "quarter": data["quarter"],
         "view": {"mode": data["view"]["mode"], "managerCount": len(data["view"]["managers"])},
+        "viewStatus": data["viewStatus"],
         "summary": {
             "holderCount": summary["holderCount"],
             "value": summary["value"],
@@ -280,6 +287,8 @@ def explanation(data: Data, arguments: Arguments) -> dict[str, Any]:
                 {"tickers": [data["ticker"]], **_body_view(arguments)},
                 "its score under every ethos, beside the view's top sets",
             )
+            if data["viewStatus"] == "in-view"
+            else call("get_latest_pack", {"packId": PACK_ID, **view_arguments(arguments)}, "the view it left, in brief")
         ],
         "executionEnabled": False,
     }
@@ -412,9 +421,15 @@ COMPACT: dict[str, Callable[[Data, Arguments], Mapping[str, Any]]] = {
 }
 
 
-def compact(operation_id: str, data: Data, arguments: Arguments) -> dict[str, Any]:
-    """The compact answer of an operation, its longest lists trimmed until it is within TOOL_BUDGET bytes."""
-    answer = dict(COMPACT[operation_id](data, arguments))
+def compact(operation_id: str, data: Data, arguments: Arguments, versions: Sequence[str] = ()) -> dict[str, Any]:
+    """The compact answer of an operation, its longest lists trimmed until it is within TOOL_BUDGET bytes.
+
+    `versions`: the served 13f-copycat version ids, oldest first (a diff's next calls depend on which is latest).
+    """
+    if operation_id == "compareVersions":
+        answer = diff(data, arguments, versions)
+    else:
+        answer = dict(COMPACT[operation_id](data, arguments))
     return fit(answer, TOOL_BUDGET, list_paths(answer))
 
 

@@ -9,6 +9,7 @@ structured content against the success schema and some hosts show the model only
 from __future__ import annotations
 
 from collections import OrderedDict
+from collections.abc import Sequence
 from typing import Any
 
 import orjson
@@ -82,15 +83,18 @@ class Results:
 
     def __init__(self) -> None:
         self.held = HeldAnswers()
-        self._compact: OrderedDict[tuple[str, bytes], dict[str, Any]] = OrderedDict()
+        self._compact: OrderedDict[tuple[str, bytes, tuple[str, ...]], dict[str, Any]] = OrderedDict()
 
-    def tool_result(self, answer: Answer, operation: Operation, arguments: dict[str, Any]) -> CallToolResult:
+    def tool_result(
+        self, answer: Answer, operation: Operation, arguments: dict[str, Any], versions: Sequence[str] = ()
+    ) -> CallToolResult:
+        """`versions`: the served release's 13f-copycat version ids, oldest first (some next calls depend on them)."""
         if answer.status != 200:
             return error_result(answer)
         assert operation.tool is not None
         sha256 = sha256_hex(answer.body)
         self.held.keep(sha256, answer.body)
-        brief = self._brief(sha256, answer.body, operation, arguments)
+        brief = self._brief(sha256, answer.body, operation, arguments, tuple(versions))
         parts = parts_of(answer.body, operation.tool, arguments)
         route = f"{operation.method} {operation.route}"
         text = TextContent(type="text", text=orjson.dumps(brief).decode())
@@ -98,11 +102,13 @@ class Results:
             content=[text, *(link(part, route, len(answer.body)) for part in parts)], structured_content=brief
         )
 
-    def _brief(self, sha256: str, body: bytes, operation: Operation, arguments: dict[str, Any]) -> dict[str, Any]:
-        key = (sha256, orjson.dumps(arguments, option=orjson.OPT_SORT_KEYS))
+    def _brief(
+        self, sha256: str, body: bytes, operation: Operation, arguments: dict[str, Any], versions: tuple[str, ...]
+    ) -> dict[str, Any]:
+        key = (sha256, orjson.dumps(arguments, option=orjson.OPT_SORT_KEYS), versions)
         found = self._compact.get(key)
         if found is None:
-            found = self._compact[key] = compact(operation.id, orjson.loads(body)["data"], arguments)
+            found = self._compact[key] = compact(operation.id, orjson.loads(body)["data"], arguments, versions)
             if len(self._compact) > COMPACT_KEPT:
                 self._compact.popitem(last=False)
         self._compact.move_to_end(key)

@@ -109,6 +109,7 @@ OUTPUT_SCHEMAS: dict[str, Schema] = {
             "versionId": STRING,
             "quarter": STRING,
             "view": VIEW,
+            "viewStatus": STRING,
             "summary": OBJECT,
             "changeCount": INTEGER,
             "changes": items("managerId", "held", "change", "accession"),

@@ -92,8 +92,10 @@ class ToolBox:
         await self.follow()  # picks up a promotion before every call
         operation, arguments = self.specs[params.name].operation, params.arguments or {}
         async with self._lock:
+            release = self.watch.serving.release
+            versions = release.data.versions if release is not None else ()
             answer = await anyio.to_thread.run_sync(self._answer, operation, arguments)
-            result = await anyio.to_thread.run_sync(self.results.tool_result, answer, operation, arguments)
+            result = await anyio.to_thread.run_sync(self.results.tool_result, answer, operation, arguments, versions)
         LOG.info("%s -> %d", params.name, answer.status)
         return result
 

@@ -21,7 +21,7 @@ from mcp.types import Tool, ToolAnnotations
 from builder.api.contract import OPERATIONS, Operation
 from builder.api.openapi.document import openapi_document
 from builder.api.openapi.schemas import COMPONENTS
-from builder.api.params import check_depth
+from builder.api.params import check_depth, type_name
 from builder.api.wire import JSON_TYPE, MAX_LINE_BYTES, ApiError, ErrorCode
 from builder.release.objects import Answer
 from builder.release.store import LoadedRelease
@@ -170,6 +170,16 @@ def get_request(operation: Operation, arguments: dict[str, Any]) -> tuple[dict[s
         raise ApiError(
             400, ErrorCode.MISSING_PARAMETER, f"argument {missing[0]!r} is required", {"parameter": missing[0]}
         )
+    for param in operation.params:  # a query string cannot tell one value from a list of one; a tool call can
+        value = arguments.get(param.name)
+        if param.schema.get("type") == "array" and value is not None and not isinstance(value, list):
+            raise ApiError(
+                400,
+                ErrorCode.INVALID_PARAMETER,
+                f"{param.name!r} is an array of strings, not {type_name(value)}"
+                + (f": pass [{orjson.dumps(value).decode()}]" if isinstance(value, str) else ""),
+                {"parameter": param.name, "expected": "an array of strings"},
+            )
     path = {name: _query_value(arguments[name]) for name in path_names}
     query: list[tuple[str, str]] = []
     for name, value in arguments.items():

@@ -143,7 +143,8 @@ IN_CONTEXT: dict[str, str] = {
     "VersionDiff.policy": "The policy checks whose outcome differs between the two versions.",
     "PersonArtifact.concentration.positions": "How many estimated holdings there are.",
     "PersonAgentPayload.concentration.positions": "How many estimated holdings there are.",
-    "VersionDiff.positions": "Each selected manager's position changes between the two versions.",
+    "VersionDiff.positions": "Each selected manager's position changes between the two versions, of the view's "
+    "tickers only (those in the view in either version).",
     "PolicyConfig.signal": "How the signal follows from the checks.",
     "CongressAgentPayload.signal": "The clusters behind the headline signal.",
     "SocialAgentPayload.signal": "attention momentum, or no momentum signal.",
@@ -182,6 +183,8 @@ IN_CONTEXT: dict[str, str] = {
     "CopycatAuditExport.contentHash.value": "The sha256 digest, hexadecimal.",
     "PreviewAuditExport.contentHash.value": "The sha256 digest, hexadecimal.",
     "PositionExplanation.summary": "The ticker in the view: holders, buyers, sellers and value.",
+    "PositionExplanation.viewStatus": "in-view: the ticker is in the selected view of the latest version; left-view: "
+    "the view held it a version earlier and no longer does (its changes say what ended it; no ethos scores).",
     "CongressMethodology.headline": "How the headline signal is chosen.",
     "SocialAgentPayload.definition.newEntrants": "What a new entrant is.",
     "SocialMethodology.newEntrants": "What a new entrant is.",

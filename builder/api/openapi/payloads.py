@@ -123,6 +123,7 @@ def explanation_schemas() -> dict[str, Schema]:
                 "versionId": STRING,
                 "quarter": DATE,
                 "view": VIEW_REF,
+                "viewStatus": {"enum": ["in-view", "left-view"]},
                 "summary": closed(
                     {"holders": STRINGS, "holderCount": COUNT, "buyers": STRINGS, "sellers": STRINGS, "value": COUNT}
                 ),

@@ -6,9 +6,17 @@ from builder.api.wire import GET_CACHE_CONTROL, POST_CACHE_CONTROL, ErrorCode
 
 # Every error.code: the status it comes with and what it means (docs/api.md, "Errors and codes", shows the same table).
 ERROR_CODES: dict[ErrorCode, tuple[int, str]] = {
-    ErrorCode.INVALID_PARAMETER: (400, "A query parameter has an invalid value (pattern, repeated, empty manager id)."),
+    ErrorCode.INVALID_PARAMETER: (
+        400,
+        "A query parameter has an invalid value (pattern, repeated, empty manager id), or a tool argument that is an "
+        "array given as one value (details.expected says the shape).",
+    ),
     ErrorCode.MALFORMED_REQUEST: (400, "Not a readable HTTP request: a request line or header field over 64 KiB."),
-    ErrorCode.UNKNOWN_PARAMETER: (400, "A query parameter the operation does not take."),
+    ErrorCode.UNKNOWN_PARAMETER: (
+        400,
+        "A query parameter the operation does not take; details.expected names the right one for the other "
+        "operations' name of it (managerIds here is managers).",
+    ),
     ErrorCode.MISSING_PARAMETER: (400, "A required query parameter is missing (compareVersions: from, to)."),
     ErrorCode.UNKNOWN_MANAGER: (400, "A manager id the pack does not have; details list the allowed ids."),
     ErrorCode.INVALID_MODE: (400, "mode is not one of any, overlap, exclusive, disagreement."),
@@ -16,13 +24,27 @@ ERROR_CODES: dict[ErrorCode, tuple[int, str]] = {
     ErrorCode.INVALID_VERSION_ORDER: (400, "'from' is not an earlier version than 'to'."),
     ErrorCode.INVALID_TICKER: (400, "The ticker is not 1–12 letters, digits, '.' or '-'."),
     ErrorCode.MALFORMED_JSON: (400, "The POST body is not valid JSON."),
-    ErrorCode.INVALID_BODY: (400, "The POST body breaks its schema (details.path says where)."),
+    ErrorCode.INVALID_BODY: (
+        400,
+        "The POST body breaks its schema: details.path says where, details.expected the shape or field expected "
+        "(managers here is managerIds).",
+    ),
     ErrorCode.NESTING_TOO_DEEP: (400, "The POST body nests arrays and objects deeper than details.limit levels."),
     ErrorCode.UNSUPPORTED_MEDIA_TYPE: (400, "The POST body is not sent as application/json."),
     ErrorCode.UNKNOWN_ETHOS: (400, "An ethosIds entry that listEthos does not list."),
-    ErrorCode.PACK_NOT_FOUND: (404, "No available pack with this id (planned packs included)."),
-    ErrorCode.VERSION_NOT_FOUND: (404, "A version id that listPackVersions does not list."),
-    ErrorCode.POSITION_NOT_FOUND: (404, "The ticker is not in the selected view."),
+    ErrorCode.PACK_NOT_FOUND: (
+        404,
+        "No available pack with this id (planned packs included); details.available lists those there are.",
+    ),
+    ErrorCode.VERSION_NOT_FOUND: (
+        404,
+        "A version id that listPackVersions does not list; details.available lists them, newest first.",
+    ),
+    ErrorCode.POSITION_NOT_FOUND: (
+        404,
+        "The selected view never held the ticker in the latest version or the one before; details.heldIn lists the "
+        "quarters whose view did hold it (empty: none of this release's versions).",
+    ),
     ErrorCode.ROUTE_NOT_FOUND: (404, "No route at this path."),
     ErrorCode.METHOD_NOT_ALLOWED: (405, "The route exists but not for this method; Allow lists the methods."),
     ErrorCode.PAYLOAD_TOO_LARGE: (413, "The POST body exceeds the size limit."),
@@ -71,7 +93,8 @@ OPERATION_STATUS_TEXT = {  # contract sections 4.2 and 7, operation by operation
     ("compareVersions", 404): "Pack or version not found.",
     ("compareVersions", 422): "The pack does not support version comparison.",
     ("explainPosition", 400): "Invalid ticker or view parameters.",
-    ("explainPosition", 404): "Pack not found, or the ticker is not in the selected view.",
+    ("explainPosition", 404): "Pack not found, or the view held the ticker in neither the latest version nor the "
+    "one before (details.heldIn: the quarters that did).",
     ("explainPosition", 422): "The pack does not support structured explanations.",
     (
         "compareEthos",
@@ -90,8 +113,15 @@ DECISIONS = {  # what the contract leaves open, decided (DESIGN.md) and written 
     "getLatestPack": "Without mode: the complete dataset (any). managers omitted, or listing every manager, is one "
     "view with the same bytes and ETag.",
     "listPackVersions": "13f-copycat lists one version per common quarter; a preview pack lists its one version.",
-    "compareVersions": "Version ids as listPackVersions gives them: an unknown id is 404 version_not_found.",
-    "explainPosition": "Always explains the latest version. The ticker is case-insensitive (aapl is AAPL) and "
+    "compareVersions": "Version ids as listPackVersions gives them: an unknown id is 404 version_not_found, whose "
+    "details.available lists them. Position changes are those of the view's tickers (in the view in either version) "
+    "and the view's managers: mode overlap lists the overlap's trades only.",
+    "explainPosition": "Always explains the latest version. 'In the selected view' includes a ticker that left the "
+    "view in the latest version (every selected manager exited, or a corporate action ended the position, or fewer "
+    "managers hold it than the mode needs): it is answered with viewStatus left-view, the changes that ended it, "
+    "the previous quarter's rows they ended (cited) and the filings of both quarters, and no ethos scores. "
+    "404 position_not_found means the view held it in neither the latest version nor the one before; its "
+    "details.heldIn lists the quarters whose view did. The ticker is case-insensitive (aapl is AAPL) and "
     "surrounding whitespace is ignored.",
     "compareEthos": "Always the latest version. ethosIds omitted: every ethos; tickers omitted: every ticker of the "
     "view; an unknown ethos id is 400 unknown_ethos.",

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 
 from builder.research.errors import NotInView
@@ -12,7 +12,11 @@ from builder.research.views import entries as manager_entries
 
 EXIT_LIMITATION = (
     "A position no longer held is the absence of a row in this quarter's 13F: its statement cites this quarter's filing "
-    "with row null; the previous quarter's rows are the change record's sources."
+    "with row null, then the previous quarter's rows it ended (the change record's sources)."
+)
+LEFT_LIMITATION = (
+    "{ticker} left the selected view in this quarter (it was in the view a version earlier): the explanation is of "
+    "the changes that took it out, and it has no ethos scores here."
 )
 ACTION_LIMITATION = (
     "Shares are compared on one basis: the previous quarter's book carried through the corporate actions between the "
@@ -34,16 +38,20 @@ class _Index:
     """Lookups over one view, its artifact and scores, built once so each explanation costs its own rows only."""
 
     rows: dict[str, dict]  # ticker → view row
+    left: dict[str, dict]  # ticker → the row of a ticker that left the view this quarter
     entries: dict[str, list[tuple[dict, dict]]]  # ticker → (manager, position or ended entry, held), artifact order
     managers: dict[str, dict]  # manager id → the artifact's manager
     order: dict[str, int]  # manager id → its place in the artifact
     scores: dict[str, TickerScores]  # ticker → its scores entry
 
     @classmethod
-    def of(cls, view: dict, artifact: dict, scores: EthosComparison) -> _Index:
+    def of(
+        cls, view: dict, artifact: dict, scores: EthosComparison, every: Sequence[dict], gone: Collection[str]
+    ) -> _Index:
         rows: dict[str, dict] = {}
         for row in view["tickers"]:
             rows.setdefault(row["ticker"], row)
+        left = {row["ticker"]: row for row in every if row["ticker"] in gone and row["ticker"] not in rows}
         selected = set(view["managers"])
         entries: dict[str, list[tuple[dict, dict]]] = {}
         for manager in artifact["managers"]:
@@ -57,11 +65,11 @@ class _Index:
         by_ticker: dict[str, TickerScores] = {}
         for scored in scores.get("scores", []):
             by_ticker.setdefault(scored["ticker"], scored)
-        return cls(rows, entries, managers, order, by_ticker)
+        return cls(rows, left, entries, managers, order, by_ticker)
 
 
 def _row(ticker: str, view: dict, index: _Index) -> dict:
-    row = index.rows.get(ticker)
+    row = index.rows.get(ticker) or index.left.get(ticker)
     if row is not None:
         return row
     raise NotInView(
@@ -80,13 +88,15 @@ def _changes(ticker: str, artifact: dict, index: _Index) -> list[dict]:
 
 
 def _citations(change: dict, index: _Index) -> list[dict]:
-    """Held: the rows the position came from. Exited: this quarter's filings of the manager, row null."""
+    """Held: the rows the position came from. Ended: this quarter's filings of the manager, row null, then the
+    previous quarter's rows it ended."""
+    rows = [{"accession": s["accession"], "row": s["row"], "managerId": change["managerId"]} for s in change["sources"]]
     if change["held"]:
-        return [
-            {"accession": s["accession"], "row": s["row"], "managerId": change["managerId"]} for s in change["sources"]
-        ]
+        return rows
     manager = index.managers[change["managerId"]]
-    return [{"accession": f["accession"], "row": None, "managerId": change["managerId"]} for f in manager["filings"]]
+    return [
+        {"accession": f["accession"], "row": None, "managerId": change["managerId"]} for f in manager["filings"]
+    ] + rows
 
 
 def _held_text(change: dict, artifact: dict) -> str:
@@ -160,8 +170,9 @@ def _statement(change: dict, artifact: dict, index: _Index) -> dict:
 def _summary_statement(row: dict, view: dict, changes: Sequence[dict], artifact: dict, index: _Index) -> dict:
     undecided = sum(1 for change in changes if change["change"]["kind"] == "undecided")
     moved = sum(1 for change in changes if change["change"]["corporateActions"])
+    left = f"{row['ticker']} left the selected view at {artifact['quarter']}: " if row["ticker"] in index.left else ""
     text = (
-        f"{row['holderCount']} of {len(view['managers'])} selected managers hold {row['ticker']} at "
+        f"{left}{row['holderCount']} of {len(view['managers'])} selected managers hold {row['ticker']} at "
         f"{artifact['quarter']}; {len(row['buyers'])} bought and {len(row['sellers'])} sold this quarter"
         + (f"; {moved} changed through corporate actions" if moved else "")
         + (f"; {undecided} undecided, counted as neither" if undecided else "")
@@ -170,12 +181,17 @@ def _summary_statement(row: dict, view: dict, changes: Sequence[dict], artifact:
     return {"text": text, "citations": [c for change in changes for c in _citations(change, index)]}
 
 
-def _source_records(statements: Sequence[dict], index: _Index) -> list[dict]:
-    """The filings the statements cite, per manager in artifact order, each once."""
+def _source_records(statements: Sequence[dict], index: _Index, earlier: dict[str, list[dict]]) -> list[dict]:
+    """The filings the statements cite, per manager in artifact order, each once: this quarter's, then the previous
+    version's (`earlier`: manager id → its filings there) that an ended position's rows cite."""
     cited = {(c["managerId"], c["accession"]) for s in statements for c in s["citations"]}
     managers = sorted({manager_id for manager_id, _ in cited if manager_id in index.order}, key=index.order.__getitem__)
-    filings = [(manager_id, f) for manager_id in managers for f in index.managers[manager_id]["filings"]]
-    return [{"managerId": manager_id, **f} for manager_id, f in filings if (manager_id, f["accession"]) in cited]
+    found: dict[tuple[str, str], dict] = {}
+    for manager_id in managers:
+        for f in (*index.managers[manager_id]["filings"], *earlier.get(manager_id, ())):
+            if (manager_id, f["accession"]) in cited:
+                found.setdefault((manager_id, f["accession"]), {"managerId": manager_id, **f})
+    return list(found.values())
 
 
 def _ethos(ticker: str, scores: EthosComparison, index: _Index) -> tuple[dict, dict]:
@@ -191,11 +207,15 @@ def _ethos(ticker: str, scores: EthosComparison, index: _Index) -> tuple[dict, d
     return {"ethosIds": ids, "scores": entry["scores"], "features": entry["features"]}, overlap
 
 
-def _limitations(row: dict, changes: Sequence[dict], artifact: dict, policy: PolicyResult | None) -> list[str]:
+def _limitations(
+    row: dict, changes: Sequence[dict], artifact: dict, policy: PolicyResult | None, left: bool
+) -> list[str]:
     notes = [
         f"Positions are as of the quarter end {artifact['quarter']}; 13F filings are due 45 days later, "
         "so holdings may have changed since."
     ]
+    if left:
+        notes.append(LEFT_LIMITATION.format(ticker=row["ticker"]))
     unknown = [c["managerName"] for c in changes if c["change"]["kind"] == "unknown"]
     if unknown:
         notes.append(f"Change unknown for {', '.join(unknown)}: the previous quarter's 13F is not in the sources.")
@@ -233,10 +253,22 @@ def explain_position(
 
 
 def explainer(
-    view: dict, artifact: dict, scores: EthosComparison, policy: PolicyResult | None = None
+    view: dict,
+    artifact: dict,
+    scores: EthosComparison,
+    policy: PolicyResult | None = None,
+    *,
+    rows: Sequence[dict] = (),
+    left: Collection[str] = (),
+    earlier: dict | None = None,
 ) -> Callable[[str], dict]:
-    """explain_position over one view for any ticker, its lookups built once (the same answers, in linear time)."""
-    index = _Index.of(view, artifact, scores)
+    """explain_position over one view for any ticker, its lookups built once (the same answers, in linear time).
+
+    A ticker of `left` (the view held it a version earlier, `earlier`, and no longer does) is explained too, from its
+    row among `rows` (ticker_rows of the view's managers): the changes that ended it, with the rows they ended.
+    """
+    index = _Index.of(view, artifact, scores, rows, left)
+    before = {m["id"]: m["filings"] for m in (earlier or {"managers": []})["managers"]}
 
     def explain(ticker: str) -> dict:
         row = _row(ticker, view, index)
@@ -253,14 +285,15 @@ def explainer(
             "versionId": artifact["versionId"],
             "quarter": artifact["quarter"],
             "view": {"managers": list(view["managers"]), "mode": view["mode"]},
+            "viewStatus": "left-view" if ticker in index.left else "in-view",
             "summary": {key: row[key] for key in ("holders", "holderCount", "buyers", "sellers", "value")},
             "changes": changes,
             "evidence": {"statements": statements},
             "ethos": ethos,
             "overlap": overlap,
-            "sourceRecords": _source_records(statements, index),
+            "sourceRecords": _source_records(statements, index, before),
             "warnings": _warnings(view, changes),
-            "limitations": _limitations(row, changes, artifact, policy),
+            "limitations": _limitations(row, changes, artifact, policy, ticker in index.left),
             "policy": None
             if policy is None
             else {key: policy[key] for key in ("signal", "executionEnabled", "blockingReasons", "warnings")},
