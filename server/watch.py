@@ -228,6 +228,8 @@ class ReleaseWatch:
             files = FileWatch(release, self.pace, self.clock())
             if files.problem:
                 raise ReleaseError(files.problem)
+            for version in release.data.artifacts:  # what a first POST would read (every version's holdings):
+                release.data.artifacts[version]  # read, verified and parsed before the release is served
         except (ReleaseError, OSError, KeyError, ValueError, TypeError) as exc:
             LOG.error("release %s is not consumable: %s", target, exc)
             self._set(Serving(None, DAMAGED), None)

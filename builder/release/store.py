@@ -158,7 +158,8 @@ def load_release(directory: Path, cache_bytes: int = CACHE_BYTES) -> LoadedRelea
     """A release ready to serve, its manifest and seal checked; ReleaseError naming the first problem.
 
     Only the route index, the release index and the OpenAPI document are read now, each verified, so start-up
-    and memory do not grow with the release; answers and artifacts are verified as they are first read.
+    and memory do not grow with the release; answers and artifacts are verified as they are first read (`ras serve`
+    reads every artifact before it serves the release: server.watch).
     """
     manifest, seal, files = _sealed(directory)
     reader = ReleaseReader(directory, files, cache_bytes)
