@@ -14,6 +14,7 @@ from __future__ import annotations
 import enum
 import types
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import (
     Annotated,
     Any,
@@ -49,8 +50,20 @@ class TypeList:
     """Marks a union of JSON types to write as one list of types (`{"type": ["number", "null"]}`), not an anyOf."""
 
 
+class OneOf:
+    """Marks a union of TypedDicts told apart by a field (their `kind`): a `oneOf`, not an anyOf."""
+
+
+class Bare:
+    """Marks a Literal of several values to write as `{"enum": [...]}` alone, None allowed among them (the
+    PackArtifact schema's style), not as a string enum."""
+
+
 KEY = Key()
 TYPE_LIST = TypeList()
+ONE_OF = OneOf()
+BARE = Bare()
+DEFS = "#/$defs/"
 Shape = TypeVar("Shape")
 Date = Annotated[str, Keywords(format="date")]  # ISO 8601 calendar date
 Count = Annotated[int, Keywords(minimum=0)]
@@ -65,15 +78,27 @@ def picked(shape: type[Shape], source: Mapping[str, Any]) -> Shape:
     return cast(Shape, {name: source[name] for name in shape.__annotations__ if name in required or name in source})
 
 
-def object_schemas(components: Mapping[str, Any]) -> dict[str, Schema]:
-    """Each TypedDict of `components` as a closed object, in order; a field of a type named here is a `$ref`."""
-    names = {shape: name for name, shape in components.items()}
-    return {name: _closed(shape, names) for name, shape in components.items()}
+def object_schemas(components: Mapping[str, Any], elsewhere: Mapping[Any, str] | None = None) -> dict[str, Schema]:
+    """Each TypedDict of `components` as a closed object, in order; a field of a type named here is a `$ref`, and
+    so is one of a type (a TypedDict or an Annotated alias) `elsewhere` names, whose schema is written elsewhere."""
+    style = _Style({**(elsewhere or {}), **{shape: name for name, shape in components.items()}}, COMPONENTS)
+    return {name: _closed(shape, style) for name, shape in components.items()}
 
 
-def _closed(shape: Any, names: Mapping[Any, str]) -> Schema:
+@dataclass(frozen=True, slots=True)
+class _Style:
+    """Where a field's `$ref` points: the types that have a name, and where the names live."""
+
+    names: Mapping[Any, str]
+    prefix: str
+
+    def ref(self, hint: Any) -> Schema:
+        return {"$ref": self.prefix + self.names[hint]}
+
+
+def _closed(shape: Any, style: _Style) -> Schema:
     fields = _fields(shape)
-    properties = {name: _schema(hint, names) for name, hint in fields.items()}
+    properties = {name: _schema(hint, style) for name, hint in fields.items()}
     schema: Schema = {"type": "object", "additionalProperties": False, "properties": properties}
     required = _required(shape)
     if required:
@@ -81,35 +106,63 @@ def _closed(shape: Any, names: Mapping[Any, str]) -> Schema:
     return schema
 
 
-def _schema(hint: Any, names: Mapping[Any, str]) -> Schema:
+def _schema(hint: Any, style: _Style) -> Schema:
+    if hint in style.names:
+        return style.ref(hint)
     hint, extras = _unwrap(hint)
     origin, args = get_origin(hint), get_args(hint)
     if hint in PRIMITIVES:
         schema: Schema = {"type": PRIMITIVES[hint]}
+    elif origin is Literal and len(args) == 1:
+        schema = {"const": args[0]}
+    elif origin is Literal and any(isinstance(extra, Bare) for extra in extras):
+        schema = {"enum": list(args)}
     elif origin is Literal:
-        schema = {"const": args[0]} if len(args) == 1 else {"type": "string", "enum": list(_strings(args))}
+        schema = {"type": "string", "enum": list(_strings(args))}
     elif isinstance(hint, type) and issubclass(hint, enum.Enum):
         schema = {"type": "string", "enum": list(_strings(tuple(member.value for member in hint)))}
     elif origin is list:
-        schema = {"type": "array", "items": _schema(args[0], names)}
+        schema = {"type": "array", "items": _schema(args[0], style)}
     elif origin is dict:  # a map keyed by ids: the keys' schema (an open id lists the known ones as examples)
-        schema = {
-            "type": "object",
-            "propertyNames": _schema(args[0], names),
-            "additionalProperties": _schema(args[1], names),
-        }
+        schema = {"type": "object"}
+        if args[0] is not str:  # any name: no propertyNames
+            schema["propertyNames"] = _schema(args[0], style)
+        schema["additionalProperties"] = True if args[1] is Any else _schema(args[1], style)
     elif origin in (Union, types.UnionType) and any(isinstance(extra, TypeList) for extra in extras):
         schema = {"type": [PRIMITIVES[arg] for arg in args]}
     elif origin in (Union, types.UnionType):
-        schema = {"anyOf": [_schema(arg, names) for arg in args]}
+        branches = [_schema(arg, style) for arg in args]
+        schema = {"oneOf" if any(isinstance(extra, OneOf) for extra in extras) else "anyOf": branches}
+    elif hint in style.names:  # a named type wrapped in Annotated keywords of its own
+        schema = style.ref(hint)
     elif _is_typeddict(hint):
-        schema = {"$ref": COMPONENTS + names[hint]} if hint in names else _closed(hint, names)
+        schema = _closed(hint, style)
     else:
         raise TypeError(f"no JSON Schema for {hint!r}")
     for keywords in extras:
         if isinstance(keywords, Keywords):
             schema.update(keywords.keywords)
     return schema
+
+
+def json_schema(root: Any, definitions: Mapping[str, Any], head: Mapping[str, Any]) -> Schema:
+    """A JSON Schema document of the TypedDict `root`: `head` ($schema, $id, title), then `root` as a closed object
+    with `definitions` as its `$defs` (a field of one of their types is a `$ref`); each TypedDict described by its
+    docstring."""
+    style = _Style({hint: name for name, hint in definitions.items()}, DEFS)
+    defs = {name: _definition(hint, style) for name, hint in definitions.items()}
+    return {**head, **_described(root, _closed(root, style)), "$defs": defs}
+
+
+def _definition(hint: Any, style: _Style) -> Schema:
+    if _is_typeddict(hint):
+        return _described(hint, _closed(hint, style))
+    own = {shape: name for shape, name in style.names.items() if shape is not hint}  # itself written out, not a $ref
+    return _schema(hint, _Style(own, style.prefix))
+
+
+def _described(shape: Any, schema: Schema) -> Schema:
+    return {"description": " ".join(shape.__doc__.split()), **schema} if shape.__doc__ else schema
 
 
 def compact_schema(shape: Any) -> Schema:

@@ -23,10 +23,10 @@ from builder.api.shapes import (
     VersionCatalog,
 )
 from builder.api.wire import API_PREFIX, CONTRACT_VERSION, ApiError, ErrorCode
-from builder.research.agent import LIMITS_13F, RESEARCH_ONLY, agent_payload
+from builder.research.agent import LIMITS_13F, RESEARCH_ONLY, AgentPayload, agent_payload
 from builder.research.methods.ethos import ETHOS_IDS
 from builder.research.versions import PACK_ID
-from builder.research.views import DEFAULT_MODE, MODES
+from builder.research.views import DEFAULT_MODE, MODES, Mode, View
 from builder.typed import picked
 
 COPYCAT_LIMITATIONS = (
@@ -132,7 +132,7 @@ def _limitations(fixture: bool) -> list[str]:
     return [*COPYCAT_LIMITATIONS, *([FIXTURE_LIMITATION] if fixture else [])]
 
 
-def _agent_payload(data: ReleaseData, view: dict, managers: list[str], mode: str) -> dict[str, Any]:
+def _agent_payload(data: ReleaseData, view: View, managers: list[str], mode: Mode) -> AgentPayload:
     """The bounded agent payload of the latest version's view, with the trades since the version before it."""
     artifact, fixture = data.latest, data.index["fixture"]
     version = artifact["versionId"]

@@ -7,14 +7,14 @@ ticker of a view costs one scoring of that view, not one per ticker.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import date
 from typing import Any
 
 from builder.api.data import ReleaseData
 from builder.api.wire import ApiError, ErrorCode
 from builder.canonical import canonical_json, sha256_hex
-from builder.research.diff import diff_versions, versions_changes
+from builder.research.diff import VersionDiff, diff_versions, versions_changes
 from builder.research.methods.audit import audit_record
 from builder.research.methods.ethos import (
     ETHOS_IDS,
@@ -24,28 +24,28 @@ from builder.research.methods.ethos import (
     score_view,
     select_tickers,
 )
-from builder.research.methods.explain import explainer
-from builder.research.methods.policy import PolicyResult, book_facts, evaluate_policy, policy_changes
+from builder.research.methods.explain import PositionExplanation, explainer
+from builder.research.methods.policy import PolicyChange, PolicyResult, book_facts, evaluate_policy, policy_changes
 from builder.research.schema import validate_artifact
 from builder.research.versions import version_as_of
-from builder.research.views import DEFAULT_MODE, Census, census, select_view, ticker_rows
+from builder.research.views import DEFAULT_MODE, Census, Mode, View, ViewTicker, census, select_view, ticker_rows
 
 
-def view_of(data: ReleaseData, version: str, managers: Sequence[str], mode: str) -> dict:
-    def compute() -> dict:
+def view_of(data: ReleaseData, version: str, managers: Sequence[str], mode: Mode) -> View:
+    def compute() -> View:
         return select_view(data.artifacts[version], managers, mode, rows_of(data, version, managers))
 
     return data.memo(("view", version, tuple(managers), mode), compute)
 
 
-def rows_of(data: ReleaseData, version: str, managers: Sequence[str]) -> list[dict]:
+def rows_of(data: ReleaseData, version: str, managers: Sequence[str]) -> list[ViewTicker]:
     """The managers' ticker rows of a version, which each mode's view filters: built once for the four."""
     key = ("rows", version, tuple(managers))
     return data.memo(key, lambda: ticker_rows(data.artifacts[version], managers), large=True)
 
 
 def scores_of(
-    data: ReleaseData, version: str, managers: Sequence[str], mode: str, ethos_ids: Sequence[str]
+    data: ReleaseData, version: str, managers: Sequence[str], mode: Mode, ethos_ids: Sequence[str]
 ) -> EthosComparison:
     def compute() -> EthosComparison:
         return score_view(
@@ -55,10 +55,11 @@ def scores_of(
     return data.memo(("scores", version, tuple(managers), mode, tuple(ethos_ids)), compute)
 
 
-def policy_of(data: ReleaseData, version: str, managers: Sequence[str], mode: str) -> PolicyResult:
+def policy_of(data: ReleaseData, version: str, managers: Sequence[str], mode: Mode) -> PolicyResult:
     def compute() -> PolicyResult:
         # An older version's policy is needed for diffs only: judged on the census's summary of its view, the
         # rows the checks read, without building every manager's position of every row.
+        view: Mapping[str, Any]
         if version == data.versions[-1]:
             view = view_of(data, version, managers, mode)
         else:
@@ -81,7 +82,9 @@ def artifact_sha256(data: ReleaseData, version: str) -> str:
     return data.memo(("sha256", version), lambda: sha256_hex(canonical_json(data.artifacts[version])))
 
 
-def diff_of(data: ReleaseData, older: str, newer: str, managers: Sequence[str], mode: str) -> dict:
+def diff_of(
+    data: ReleaseData, older: str, newer: str, managers: Sequence[str], mode: Mode, policy: Sequence[PolicyChange] = ()
+) -> VersionDiff:
     """diff_versions of two versions, sharing across modes what does not depend on the mode."""
     before, after = data.artifacts[older], data.artifacts[newer]
     between = [
@@ -91,7 +94,7 @@ def diff_of(data: ReleaseData, older: str, newer: str, managers: Sequence[str], 
         ("book", older, newer, tuple(managers)), lambda: versions_changes(before, after, managers, between), large=True
     )
     tickers = (view_tickers_of(data, older, managers, mode), view_tickers_of(data, newer, managers, mode))
-    return diff_versions(before, after, managers, mode, book=book, tickers=tickers)
+    return diff_versions(before, after, managers, mode, book=book, tickers=tickers, policy=policy)
 
 
 def diff_inputs(data: ReleaseData, params: dict[str, Any]) -> list:
@@ -114,7 +117,7 @@ def view_tickers_of(data: ReleaseData, version: str, managers: Sequence[str], mo
     return data.memo(("view-tickers", version, tuple(managers), mode), lambda: found.tickers(mode))
 
 
-def _view_params(params: dict[str, Any]) -> tuple[list[str], str]:
+def _view_params(params: dict[str, Any]) -> tuple[list[str], Mode]:
     return params.get("managers", []), params.get("mode", DEFAULT_MODE)
 
 
@@ -122,12 +125,12 @@ def list_ethos(data: ReleaseData, params: dict[str, Any]) -> EthosList:
     return {"ethos": ethos_definitions()}
 
 
-def explain_position(data: ReleaseData, params: dict[str, Any]) -> dict[str, Any]:
+def explain_position(data: ReleaseData, params: dict[str, Any]) -> PositionExplanation:
     """The latest version's evidence for one ticker of the selected view (404 when it is not in the view)."""
     managers, mode = _view_params(params)
     version = data.versions[-1]
 
-    def build() -> Callable[[str], dict]:
+    def build() -> Callable[[str], PositionExplanation]:
         view = view_of(data, version, managers, mode)
         scores = scores_of(data, version, managers, mode, ETHOS_IDS)
         return explainer(view, data.artifacts[version], scores, policy_of(data, version, managers, mode))
@@ -135,7 +138,7 @@ def explain_position(data: ReleaseData, params: dict[str, Any]) -> dict[str, Any
     return data.memo(("explainer", version, tuple(managers), mode), build)(params["ticker"])
 
 
-def compare_versions(data: ReleaseData, params: dict[str, Any]) -> dict[str, Any]:
+def compare_versions(data: ReleaseData, params: dict[str, Any]) -> VersionDiff:
     """The semantic diff of two versions over one view, with the policy checks whose outcome changed."""
     older, newer = params["from"], params["to"]
     for version in (older, newer):
@@ -149,9 +152,8 @@ def compare_versions(data: ReleaseData, params: dict[str, Any]) -> dict[str, Any
             {"from": older, "to": newer},
         )
     managers, mode = _view_params(params)
-    diff = diff_of(data, older, newer, managers, mode)
-    diff["policy"] = policy_changes(policy_of(data, older, managers, mode), policy_of(data, newer, managers, mode))
-    return diff
+    policy = policy_changes(policy_of(data, older, managers, mode), policy_of(data, newer, managers, mode))
+    return diff_of(data, older, newer, managers, mode, policy)
 
 
 def compare_ethos(data: ReleaseData, params: dict[str, Any]) -> EthosComparison:

@@ -6,37 +6,104 @@ from collections.abc import Sequence
 from datetime import date
 from decimal import Decimal
 from fractions import Fraction
+from typing import Literal, TypedDict, cast
 
 from builder.records import ActionKind, CorporateAction
 from builder.research.caveats import for_managers, warning_changes
+from builder.research.caveats.scope import WarningChanges
 from builder.research.changes import book_changes as classify
 from builder.research.changes.carry import Lot
 from builder.research.changes.side import Side
-from builder.research.views import entries, manager_ids, view_tickers
+from builder.research.methods.policy import PolicyChange
+from builder.research.schema import Candidate, Cause, CitedAction
+from builder.research.views import Mode, ViewRef, entries, manager_ids, view_tickers
+from builder.typed import Count, Date
+
+# A diff lists moves, corporate actions and undecided changes; never an unknown one (no filing to compare).
+ShareChange = Literal["new", "added", "reduced", "unchanged", "exited", "converted", "undecided"]
+
+
+class PositionChange(TypedDict):
+    managerId: str
+    ticker: str
+    mapped: bool  # False: no ticker in securities.csv, `ticker` is the CUSIP (an unmapped-cusip warning)
+    kind: ShareChange
+    fromShares: Count
+    toShares: Count
+    carriedShares: Count | None
+    shareDelta: int | None
+    fromValue: Count
+    toValue: Count
+    cause: Cause
+    corporateActions: list[CitedAction]
+    candidates: list[Candidate]
+
+
+class TickerChanges(TypedDict):
+    entered: list[str]
+    left: list[str]
+    unchanged: Count
+
+
+class SourceChange(TypedDict):
+    managerId: str
+    fromAccessions: list[str]
+    toAccessions: list[str]
+    amendments: list[str]
+
+
+class BookChanges(TypedDict):
+    """What a diff says of the managers' books: the same in every mode."""
+
+    positions: list[PositionChange]
+    sources: list[SourceChange]
+    warnings: WarningChanges
+
+
+# `from` is a keyword: the functional form. What changed between two versions over one view; never why.
+VersionDiff = TypedDict(
+    "VersionDiff",
+    {
+        "from": str,
+        "to": str,
+        "fromQuarter": Date,
+        "toQuarter": Date,
+        "view": ViewRef,
+        "tickers": TickerChanges,
+        "positions": list[PositionChange],
+        "sources": list[SourceChange],
+        "warnings": WarningChanges,
+        "policy": list[PolicyChange],
+    },
+)
+SHAPES = {"VersionDiff": VersionDiff, "PositionChange": PositionChange, "PolicyChange": PolicyChange}
 
 
 def diff_versions(
     older: dict,
     newer: dict,
     managers: Sequence[str],
-    mode: str,
+    mode: Mode,
     *,
-    book: dict | None = None,
+    book: BookChanges | None = None,
     tickers: tuple[set[str], set[str]] | None = None,
     between: Sequence[dict] = (),
-) -> dict:
+    policy: Sequence[PolicyChange] = (),
+) -> VersionDiff:
     """Tickers that entered or left the view, per-manager position changes, source changes, and the warnings about the
     view's managers that appeared (in `newer` or a version between) or disappeared.
 
     `between`: the versions after `older` up to `newer` (newer included), whose corporate actions and undecided
     changes a diff across several quarters carries. A caller diffing one pair in every mode passes what does not
     depend on the mode, computed once: `book` = versions_changes(…) and `tickers` = each side's view_tickers.
+    `policy`: the checks whose outcome changed (methods.policy.policy_changes).
     """
     selected = sorted(managers or manager_ids(newer))
     before_tickers, after_tickers = tickers or (
         view_tickers(older, managers, mode),
         view_tickers(newer, managers, mode),
     )
+    book = book or versions_changes(older, newer, managers, between or (newer,))
     return {
         "from": older["versionId"],
         "to": newer["versionId"],
@@ -48,11 +115,14 @@ def diff_versions(
             "left": sorted(before_tickers - after_tickers),
             "unchanged": len(after_tickers & before_tickers),
         },
-        **(book or versions_changes(older, newer, managers, between or (newer,))),
+        "positions": book["positions"],
+        "sources": book["sources"],
+        "warnings": book["warnings"],
+        "policy": list(policy),
     }
 
 
-def versions_changes(older: dict, newer: dict, managers: Sequence[str], between: Sequence[dict]) -> dict:
+def versions_changes(older: dict, newer: dict, managers: Sequence[str], between: Sequence[dict]) -> BookChanges:
     """The selected managers' position, source and warning changes between two versions: the same in every mode."""
     selected = sorted(managers or manager_ids(newer))
     later = [w for artifact in between for w in artifact["warnings"]]
@@ -66,7 +136,9 @@ def versions_changes(older: dict, newer: dict, managers: Sequence[str], between:
     }
 
 
-def _position_changes(older: dict, newer: dict, managers: Sequence[str], between: Sequence[dict]) -> list[dict]:
+def _position_changes(
+    older: dict, newer: dict, managers: Sequence[str], between: Sequence[dict]
+) -> list[PositionChange]:
     """Each selected manager's changes of shares. Consecutive versions: the newer artifact's own changes. Further
     apart: the older book carried through every corporate action the versions between cite, the later filing
     against it, and undecided wherever a quarter between left it undecided."""
@@ -74,7 +146,7 @@ def _position_changes(older: dict, newer: dict, managers: Sequence[str], between
     by_id_old = {m["id"]: m for m in older["managers"]}
     by_id_new = {m["id"]: m for m in newer["managers"]}
     by_id_between = [] if adjacent else [{m["id"]: m for m in artifact["managers"]} for artifact in between]
-    changes = []
+    changes: list[PositionChange] = []
     for manager_id in managers:
         before, after = by_id_old[manager_id], by_id_new[manager_id]
         found = (
@@ -82,7 +154,7 @@ def _position_changes(older: dict, newer: dict, managers: Sequence[str], between
             if adjacent
             else _carried(before, after, older, newer, [by_id[manager_id] for by_id in by_id_between])
         )
-        changes += [{"managerId": manager_id, **change} for change in found if _moved(change)]
+        changes += [cast(PositionChange, {"managerId": manager_id, **change}) for change in found if _moved(change)]
     return changes
 
 
@@ -231,10 +303,10 @@ def _flagged(between: Sequence[dict]) -> dict[str, list[dict]]:
     return flagged
 
 
-def _source_changes(older: dict, newer: dict, managers: Sequence[str]) -> list[dict]:
+def _source_changes(older: dict, newer: dict, managers: Sequence[str]) -> list[SourceChange]:
     by_id_old = {m["id"]: m for m in older["managers"]}
     by_id_new = {m["id"]: m for m in newer["managers"]}
-    changes = []
+    changes: list[SourceChange] = []
     for manager_id in managers:
         old_filings = {f["accession"] for f in by_id_old[manager_id]["filings"]}
         new_filings = by_id_new[manager_id]["filings"]

@@ -11,7 +11,6 @@ from typing import Any
 
 from builder.api.contract import OPERATIONS, RESEARCH_REQUEST, VIEW_REQUEST, Operation, Param
 from builder.api.data import ReleaseData
-from builder.api.openapi.agent import agent_payload_schemas
 from builder.api.openapi.glossary import describe
 from builder.api.openapi.payloads import payload_schemas
 from builder.api.openapi.previews import preview_schemas
@@ -230,7 +229,6 @@ def component_schemas() -> dict[str, Schema]:
         artifact_schemas(),
         object_schemas(RELEASE_SHAPES),  # health, the pack catalog, version catalogs
         latest_schemas(),
-        agent_payload_schemas(),
         payload_schemas(),
         preview_schemas(),
         _envelopes(),

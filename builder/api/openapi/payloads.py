@@ -4,34 +4,32 @@ ethos payloads and PolicyResult are generated from the types their research func
 from __future__ import annotations
 
 from builder.api.openapi.schemas import (
-    BOOLEAN,
     COUNT,
     DATE,
     FRACTION,
-    INTEGER,
     MODE,
     NO_EXECUTION,
     SHA256,
     STRING,
     STRINGS,
-    VIEW_REF,
     Schema,
     array,
-    artifact_properties,
     closed,
     enum,
-    mapping,
-    nullable,
     open_id,
     ref,
+    typed_schemas,
 )
+from builder.research.agent import SHAPES as AGENT_SHAPES
 from builder.research.artifact import ARTIFACT_SCHEMA
-from builder.research.changes import CAUSES, CHANGE_KINDS
-from builder.research.methods.ethos import ETHOS_IDS, FEATURES
+from builder.research.changes import CHANGE_KINDS
+from builder.research.diff import SHAPES as DIFF_SHAPES
+from builder.research.methods.ethos import ETHOS_IDS
 from builder.research.methods.ethos import SHAPES as ETHOS_SHAPES
+from builder.research.methods.explain import EXTENDED
+from builder.research.methods.explain import SHAPES as EXPLAIN_SHAPES
 from builder.research.methods.policy import CHECK_IDS, Outcome, PolicyResult
 from builder.research.versions import PACK_ID
-from builder.typed import object_schemas
 
 OUTCOME = enum(Outcome)
 SIGNAL = {**enum(("research-only", "no-signal")), "description": "no-signal when any check blocks: stay in cash."}
@@ -39,156 +37,6 @@ ETHOS_ID = open_id(ETHOS_IDS)
 FEATURE_VALUE = {"type": ["number", "null"], "description": "null when undefined for the ticker (normalised to 0)."}
 SCORE = {"type": "number", "minimum": 0, "maximum": 100}
 SHARE_CHANGES = [kind for kind in CHANGE_KINDS if kind != "unknown"]  # a diff lists moves, actions and undecided
-
-
-def diff_schemas() -> dict[str, Schema]:
-    """compareVersions: tickers in and out of the view, position, source and policy changes."""
-    return {
-        "VersionDiff": closed(
-            {
-                "from": STRING,
-                "to": STRING,
-                "fromQuarter": DATE,
-                "toQuarter": DATE,
-                "view": VIEW_REF,
-                "tickers": closed({"entered": STRINGS, "left": STRINGS, "unchanged": COUNT}),
-                "positions": array(ref("PositionChange")),
-                "sources": array(
-                    closed(
-                        {"managerId": STRING, "fromAccessions": STRINGS, "toAccessions": STRINGS, "amendments": STRINGS}
-                    )
-                ),
-                "warnings": closed(
-                    {"appeared": array(ref("ArtifactWarning")), "disappeared": array(ref("ArtifactWarning"))},
-                    description="Warnings about the pack and the view's managers that appeared since `from` "
-                    "(in `to` or a version between) and those `to` no longer has.",
-                ),
-                "policy": array(ref("PolicyChange")),
-            },
-            description="What changed between two versions over one view; never why.",
-        ),
-        "PositionChange": closed(
-            {
-                "managerId": STRING,
-                "ticker": STRING,
-                "mapped": {
-                    **BOOLEAN,
-                    "description": "false: securities.csv has no ticker for it; `ticker` is its CUSIP.",
-                },
-                "kind": {
-                    **enum(SHARE_CHANGES),
-                    "description": "The trade, measured against the older book carried through "
-                    "the corporate actions between the versions: new, added, reduced, unchanged, exited; converted "
-                    "(ended through a corporate action, not sold); undecided (not counted as bought or sold).",
-                },
-                "fromShares": COUNT,
-                "toShares": COUNT,
-                "carriedShares": nullable(COUNT),
-                "shareDelta": nullable(INTEGER),
-                "fromValue": COUNT,
-                "toValue": COUNT,
-                "cause": enum(CAUSES),
-                "corporateActions": array(ref("ArtifactCorporateAction")),
-                "candidates": array(ref("ArtifactCandidate")),
-            }
-        ),
-        "PolicyChange": closed(
-            {
-                "id": STRING,
-                "from": nullable(OUTCOME),
-                "to": nullable(OUTCOME),
-                "fromReason": nullable(STRING),
-                "toReason": nullable(STRING),
-            },
-            description="A policy check whose outcome differs between the two versions.",
-        ),
-    }
-
-
-def explanation_schemas() -> dict[str, Schema]:
-    """explainPosition: changes, cited evidence, ethos scores, overlap, source records, limitations."""
-    held: dict[str, Schema] = {
-        "managerId": STRING,
-        "managerName": STRING,
-        "held": {"const": True},
-        "sourcesQuarter": DATE,
-    }
-    ended = {**held, "held": {"const": False}}
-    return {
-        "PositionExplanation": closed(
-            {
-                "ticker": STRING,
-                "issuer": STRING,
-                "cusip": STRING,
-                "versionId": STRING,
-                "quarter": DATE,
-                "view": VIEW_REF,
-                "summary": closed(
-                    {"holders": STRINGS, "holderCount": COUNT, "buyers": STRINGS, "sellers": STRINGS, "value": COUNT}
-                ),
-                "changes": array({"anyOf": [ref("HeldChange"), ref("EndedChange")]}),
-                "evidence": closed({"statements": array(ref("EvidenceStatement"))}),
-                "ethos": closed(
-                    {
-                        "ethosIds": array(ETHOS_ID),
-                        "scores": mapping(ETHOS_IDS, SCORE),
-                        "features": mapping(FEATURES, FEATURE_VALUE),
-                    }
-                ),
-                "overlap": closed(
-                    {
-                        "inEveryTopSet": BOOLEAN,
-                        "topSets": array(ETHOS_ID),
-                        "ranks": mapping(ETHOS_IDS, {"type": ["integer", "null"], "minimum": 1}),
-                    }
-                ),
-                "sourceRecords": array(closed({"managerId": STRING, **artifact_properties("filing")})),
-                "warnings": {
-                    **array(ref("ArtifactWarning")),
-                    "description": "The view's warnings about the pack, the "
-                    "explained managers' filings and this security (an unmapped CUSIP among them).",
-                },
-                "limitations": STRINGS,
-                "policy": nullable(
-                    closed(
-                        {
-                            "signal": SIGNAL,
-                            "executionEnabled": NO_EXECUTION,
-                            "blockingReasons": STRINGS,
-                            "warnings": STRINGS,
-                        }
-                    )
-                ),
-                "executionEnabled": NO_EXECUTION,
-            }
-        ),
-        "HeldChange": closed(
-            {**held, **artifact_properties("position")},
-            description="The artifact's position of a selected manager, with its quarter's sources.",
-        ),
-        "EndedChange": closed(
-            {**ended, **artifact_properties("ended")},
-            description="A position no longer held: the sources are the previous quarter's rows.",
-        ),
-        "EvidenceStatement": closed(
-            {
-                "text": STRING,
-                "citations": array(
-                    closed(
-                        {
-                            "accession": STRING,
-                            "row": {
-                                "type": ["integer", "null"],
-                                "minimum": 1,
-                                "description": "null for a position no longer held (no row this quarter).",
-                            },
-                            "managerId": STRING,
-                        }
-                    )
-                ),
-            }
-        ),
-    }
 
 
 def policy_schemas() -> dict[str, Schema]:
@@ -267,5 +115,5 @@ def audit_schemas() -> dict[str, Schema]:
 
 def payload_schemas() -> dict[str, Schema]:
     """The payloads still built here, and those generated from their types (builder.typed): ethos, PolicyResult."""
-    typed = object_schemas({**ETHOS_SHAPES, "PolicyResult": PolicyResult})
-    return {**diff_schemas(), **explanation_schemas(), **typed, **policy_schemas(), **audit_schemas()}
+    shapes = {**AGENT_SHAPES, **DIFF_SHAPES, **EXPLAIN_SHAPES, **EXTENDED, **ETHOS_SHAPES, "PolicyResult": PolicyResult}
+    return {**typed_schemas(shapes), **policy_schemas(), **audit_schemas()}

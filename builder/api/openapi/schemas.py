@@ -15,10 +15,11 @@ import orjson
 
 from builder.api.shapes import PackLabel
 from builder.api.wire import API_PREFIX, API_VERSION, CONTRACT_VERSION, ErrorCode
-from builder.research.changes import CAUSES, CHANGE_KINDS
-from builder.research.schema import artifact_schema
+from builder.research.schema import DEFINITIONS, PackArtifact, artifact_schema
 from builder.research.versions import PACK_ID
 from builder.research.views import MODES
+from builder.research.views import SHAPES as VIEW_SHAPES
+from builder.typed import object_schemas
 
 Schema = dict[str, Any]
 COMPONENTS = "#/components/schemas/"
@@ -142,6 +143,12 @@ def artifact_name(definition: str) -> str:
     return ARTIFACT_PREFIX + definition[0].upper() + definition[1:]
 
 
+def typed_schemas(shapes: dict[str, Any]) -> dict[str, Schema]:
+    """The components of payload types (builder.typed), a field of an artifact type a `$ref` to its component."""
+    artifact = {PackArtifact: "PackArtifact", **{shape: artifact_name(name) for name, shape in DEFINITIONS.items()}}
+    return object_schemas(shapes, artifact)
+
+
 def artifact_properties(definition: str) -> dict[str, Schema]:
     """The properties of one of the PackArtifact's $defs, rebased, for payloads that extend it."""
     return _rebase(artifact_schema()["$defs"][definition]["properties"])
@@ -227,42 +234,7 @@ def latest_schemas() -> dict[str, Schema]:
             },
             description="A preview pack: caveats stay attached.",
         ),
-        "View": closed(
-            {
-                "managers": STRINGS,
-                "mode": MODE,
-                "tickerCount": COUNT,
-                "tickers": array(ref("ViewTicker")),
-                "warnings": array(ref("ArtifactWarning")),
-            }
-        ),
-        "ViewTicker": closed(
-            {
-                "ticker": STRING,
-                "tickerAsOf": enum(("quarter-end", "current", "unmapped")),
-                "cusip": STRING,
-                "issuer": STRING,
-                "managers": array(ref("ViewPosition")),
-                "holders": STRINGS,
-                "holderCount": COUNT,
-                "value": COUNT,
-                "buyers": STRINGS,
-                "sellers": STRINGS,
-            },
-            description="One ticker of a view: every selected manager's position or ended one, holders, buyers, sellers.",
-        ),
-        "ViewPosition": closed(
-            {
-                "managerId": STRING,
-                "held": BOOLEAN,
-                "shares": COUNT,
-                "value": COUNT,
-                "weight": FRACTION,
-                "change": enum(CHANGE_KINDS),
-                "cause": enum(CAUSES),
-                "shareDelta": nullable(INTEGER),
-            }
-        ),
+        **typed_schemas(VIEW_SHAPES),
     }
 
 

@@ -8,6 +8,7 @@ from builder.canonical import canonical_json, sha256_hex
 from builder.research.methods.ethos import EthosDefinition
 from builder.research.methods.policy import POLICY_CONFIG, PolicyResult
 from builder.research.schema import SCHEMA_FILE
+from builder.research.views import View
 
 HASH_ALGORITHM = "sha256"  # contract section 8: the audit export digest is SHA-256
 HASHED_BYTES = "canonical PackArtifact bytes: orjson, sorted keys, no whitespace"
@@ -43,7 +44,7 @@ def audit_record(
     artifact_sha256: str,
     release: dict,
     provenance: list[dict],
-    view: dict,
+    view: View,
     ethos: list[EthosDefinition],
     policy: PolicyResult,
     as_of: str,

@@ -2,13 +2,115 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Annotated, Any, Literal, TypedDict, cast
 
 from builder.research.errors import NotInView
-from builder.research.methods.ethos import EthosComparison, TickerScores
-from builder.research.methods.policy import PolicyResult
+from builder.research.methods.ethos import EthosComparison, EthosId, FeatureName, FeatureValue, Score, TickerScores
+from builder.research.methods.policy import PolicyResult, Signal
+from builder.research.schema import ArtifactFiling, ArtifactWarning, Ended, Position
+from builder.research.views import View, ViewRef, ViewTicker
 from builder.research.views import entries as manager_entries
+from builder.typed import TYPE_LIST, Count, Date, Keywords, picked
+
+Rank = Annotated[int | None, TYPE_LIST, Keywords(minimum=1)]  # 1 = first of the ethos's top set; null outside it
+
+
+class _HeldBy(TypedDict):
+    managerId: str
+    managerName: str
+    held: Literal[True]
+    sourcesQuarter: Date
+
+
+class _EndedBy(TypedDict):
+    managerId: str
+    managerName: str
+    held: Literal[False]
+    sourcesQuarter: Date
+
+
+class HeldChange(_HeldBy, Position):
+    """The artifact's position of a selected manager, with its quarter's sources."""
+
+
+class EndedChange(_EndedBy, Ended):
+    """A position no longer held: the sources are the previous quarter's rows."""
+
+
+class Citation(TypedDict):
+    accession: str
+    row: Rank  # null for a position no longer held (no row this quarter)
+    managerId: str
+
+
+class EvidenceStatement(TypedDict):
+    text: str
+    citations: list[Citation]
+
+
+class Evidence(TypedDict):
+    statements: list[EvidenceStatement]
+
+
+class TickerSummary(TypedDict):
+    holders: list[str]
+    holderCount: Count
+    buyers: list[str]
+    sellers: list[str]
+    value: Count
+
+
+class TickerEthos(TypedDict):
+    ethosIds: list[EthosId]
+    scores: dict[EthosId, Score]
+    features: dict[FeatureName, FeatureValue]
+
+
+class TickerOverlap(TypedDict):
+    inEveryTopSet: bool
+    topSets: list[EthosId]
+    ranks: dict[EthosId, Rank]
+
+
+class _Filer(TypedDict):
+    managerId: str
+
+
+class SourceRecord(_Filer, ArtifactFiling):
+    """A filing a statement cites, and whose it is."""
+
+
+class PolicyBrief(TypedDict):
+    signal: Signal
+    executionEnabled: Literal[False]
+    blockingReasons: list[str]
+    warnings: list[str]
+
+
+class PositionExplanation(TypedDict):
+    ticker: str
+    issuer: str
+    cusip: str
+    versionId: str
+    quarter: Date
+    view: ViewRef
+    summary: TickerSummary
+    changes: list[HeldChange | EndedChange]
+    evidence: Evidence
+    ethos: TickerEthos
+    overlap: TickerOverlap
+    sourceRecords: list[SourceRecord]
+    warnings: list[ArtifactWarning]
+    limitations: list[str]
+    policy: PolicyBrief | None
+    executionEnabled: Literal[False]
+
+
+Explained = HeldChange | EndedChange
+SHAPES = {"PositionExplanation": PositionExplanation, "EvidenceStatement": EvidenceStatement}
+EXTENDED = {"HeldChange": HeldChange, "EndedChange": EndedChange}  # artifact entries with who holds them
 
 EXIT_LIMITATION = (
     "A position no longer held is the absence of a row in this quarter's 13F: its statement cites this quarter's filing "
@@ -33,15 +135,15 @@ CURRENT_TICKER_LIMITATION = (
 class _Index:
     """Lookups over one view, its artifact and scores, built once so each explanation costs its own rows only."""
 
-    rows: dict[str, dict]  # ticker → view row
+    rows: dict[str, ViewTicker]  # ticker → view row
     entries: dict[str, list[tuple[dict, dict]]]  # ticker → (manager, position or ended entry, held), artifact order
     managers: dict[str, dict]  # manager id → the artifact's manager
     order: dict[str, int]  # manager id → its place in the artifact
     scores: dict[str, TickerScores]  # ticker → its scores entry
 
     @classmethod
-    def of(cls, view: dict, artifact: dict, scores: EthosComparison) -> _Index:
-        rows: dict[str, dict] = {}
+    def of(cls, view: View, artifact: dict, scores: EthosComparison) -> _Index:
+        rows: dict[str, ViewTicker] = {}
         for row in view["tickers"]:
             rows.setdefault(row["ticker"], row)
         selected = set(view["managers"])
@@ -60,7 +162,7 @@ class _Index:
         return cls(rows, entries, managers, order, by_ticker)
 
 
-def _row(ticker: str, view: dict, index: _Index) -> dict:
+def _row(ticker: str, view: View, index: _Index) -> ViewTicker:
     row = index.rows.get(ticker)
     if row is not None:
         return row
@@ -70,16 +172,16 @@ def _row(ticker: str, view: dict, index: _Index) -> dict:
     )
 
 
-def _changes(ticker: str, artifact: dict, index: _Index) -> list[dict]:
+def _changes(ticker: str, artifact: dict, index: _Index) -> list[Explained]:
     """The artifact's own position or ended entry of `ticker` for each selected manager that has one."""
     changes = []
     for manager, entry in index.entries.get(ticker, ()):
         quarter = artifact["quarter"] if entry["held"] else artifact["previousQuarter"]
         changes.append({"managerId": manager["id"], "managerName": manager["name"], "sourcesQuarter": quarter, **entry})
-    return changes
+    return cast(list[Explained], changes)
 
 
-def _citations(change: dict, index: _Index) -> list[dict]:
+def _citations(change: Mapping[str, Any], index: _Index) -> list[Citation]:
     """Held: the rows the position came from. Exited: this quarter's filings of the manager, row null."""
     if change["held"]:
         return [
@@ -89,7 +191,7 @@ def _citations(change: dict, index: _Index) -> list[dict]:
     return [{"accession": f["accession"], "row": None, "managerId": change["managerId"]} for f in manager["filings"]]
 
 
-def _held_text(change: dict, artifact: dict) -> str:
+def _held_text(change: Mapping[str, Any], artifact: dict) -> str:
     worth = f"worth ${change['value']:,}, {change['weight']:.2%} of its 13F book"
     record, name, shares, ticker = change["change"], change["managerName"], change["shares"], change["ticker"]
     kind, delta, carried = record["kind"], record["shareDelta"], record["carriedShares"]
@@ -118,7 +220,7 @@ def _held_text(change: dict, artifact: dict) -> str:
     return f"{name} held {shares:,} shares, unchanged, {worth}."
 
 
-def _ended_text(change: dict, artifact: dict) -> str:
+def _ended_text(change: Mapping[str, Any], artifact: dict) -> str:
     record, name, ticker = change["change"], change["managerName"], change["ticker"]
     previous, kind = record["previousShares"], record["kind"]
     if kind == "converted":
@@ -152,12 +254,14 @@ def _before(record: dict) -> str:
     return "none" if not previous else f"{previous:,}"
 
 
-def _statement(change: dict, artifact: dict, index: _Index) -> dict:
+def _statement(change: Explained, artifact: dict, index: _Index) -> EvidenceStatement:
     text = _held_text(change, artifact) if change["held"] else _ended_text(change, artifact)
     return {"text": text, "citations": _citations(change, index)}
 
 
-def _summary_statement(row: dict, view: dict, changes: Sequence[dict], artifact: dict, index: _Index) -> dict:
+def _summary_statement(
+    row: ViewTicker, view: View, changes: Sequence[Explained], artifact: dict, index: _Index
+) -> EvidenceStatement:
     undecided = sum(1 for change in changes if change["change"]["kind"] == "undecided")
     moved = sum(1 for change in changes if change["change"]["corporateActions"])
     text = (
@@ -170,20 +274,21 @@ def _summary_statement(row: dict, view: dict, changes: Sequence[dict], artifact:
     return {"text": text, "citations": [c for change in changes for c in _citations(change, index)]}
 
 
-def _source_records(statements: Sequence[dict], index: _Index) -> list[dict]:
+def _source_records(statements: Sequence[EvidenceStatement], index: _Index) -> list[SourceRecord]:
     """The filings the statements cite, per manager in artifact order, each once."""
     cited = {(c["managerId"], c["accession"]) for s in statements for c in s["citations"]}
     managers = sorted({manager_id for manager_id, _ in cited if manager_id in index.order}, key=index.order.__getitem__)
     filings = [(manager_id, f) for manager_id in managers for f in index.managers[manager_id]["filings"]]
-    return [{"managerId": manager_id, **f} for manager_id, f in filings if (manager_id, f["accession"]) in cited]
+    found = [{"managerId": manager_id, **f} for manager_id, f in filings if (manager_id, f["accession"]) in cited]
+    return cast(list[SourceRecord], found)
 
 
-def _ethos(ticker: str, scores: EthosComparison, index: _Index) -> tuple[dict, dict]:
+def _ethos(ticker: str, scores: EthosComparison, index: _Index) -> tuple[TickerEthos, TickerOverlap]:
     ids = list(scores.get("ethosIds", []))
     entry = index.scores.get(ticker, TickerScores(ticker=ticker, scores={}, features={}))
     top_sets = scores.get("topSets", {})
     ranks = {e: top_sets[e].index(ticker) + 1 if ticker in top_sets.get(e, []) else None for e in ids}
-    overlap = {
+    overlap: TickerOverlap = {
         "inEveryTopSet": bool(ids) and ticker in scores.get("overlap", {}).get("tickers", []),
         "topSets": [e for e in ids if ranks[e] is not None],
         "ranks": ranks,
@@ -191,7 +296,9 @@ def _ethos(ticker: str, scores: EthosComparison, index: _Index) -> tuple[dict, d
     return {"ethosIds": ids, "scores": entry["scores"], "features": entry["features"]}, overlap
 
 
-def _limitations(row: dict, changes: Sequence[dict], artifact: dict, policy: PolicyResult | None) -> list[str]:
+def _limitations(
+    row: ViewTicker, changes: Sequence[Explained], artifact: dict, policy: PolicyResult | None
+) -> list[str]:
     notes = [
         f"Positions are as of the quarter end {artifact['quarter']}; 13F filings are due 45 days later, "
         "so holdings may have changed since."
@@ -214,7 +321,7 @@ def _limitations(row: dict, changes: Sequence[dict], artifact: dict, policy: Pol
     return notes + (list(policy["warnings"]) if policy else [])
 
 
-def _warnings(view: dict, changes: Sequence[dict]) -> list[dict]:
+def _warnings(view: View, changes: Sequence[Explained]) -> list[ArtifactWarning]:
     """The view's warnings about what this explanation rests on: the pack, the filings of the managers it explains,
     and its securities (a CUSIP without a ticker is an unmapped-cusip warning here too)."""
     managers, cusips = {c["managerId"] for c in changes}, {c["cusip"] for c in changes}
@@ -226,19 +333,19 @@ def _warnings(view: dict, changes: Sequence[dict]) -> list[dict]:
 
 
 def explain_position(
-    ticker: str, view: dict, artifact: dict, scores: EthosComparison, policy: PolicyResult | None = None
-) -> dict:
+    ticker: str, view: View, artifact: dict, scores: EthosComparison, policy: PolicyResult | None = None
+) -> PositionExplanation:
     """Why `ticker` is in `view`: changes, short cited statements, scores, overlap, sources, limitations."""
     return explainer(view, artifact, scores, policy)(ticker)
 
 
 def explainer(
-    view: dict, artifact: dict, scores: EthosComparison, policy: PolicyResult | None = None
-) -> Callable[[str], dict]:
+    view: View, artifact: dict, scores: EthosComparison, policy: PolicyResult | None = None
+) -> Callable[[str], PositionExplanation]:
     """explain_position over one view for any ticker, its lookups built once (the same answers, in linear time)."""
     index = _Index.of(view, artifact, scores)
 
-    def explain(ticker: str) -> dict:
+    def explain(ticker: str) -> PositionExplanation:
         row = _row(ticker, view, index)
         changes = _changes(ticker, artifact, index)
         statements = [
@@ -253,7 +360,13 @@ def explainer(
             "versionId": artifact["versionId"],
             "quarter": artifact["quarter"],
             "view": {"managers": list(view["managers"]), "mode": view["mode"]},
-            "summary": {key: row[key] for key in ("holders", "holderCount", "buyers", "sellers", "value")},
+            "summary": {
+                "holders": row["holders"],
+                "holderCount": row["holderCount"],
+                "buyers": row["buyers"],
+                "sellers": row["sellers"],
+                "value": row["value"],
+            },
             "changes": changes,
             "evidence": {"statements": statements},
             "ethos": ethos,
@@ -261,9 +374,7 @@ def explainer(
             "sourceRecords": _source_records(statements, index),
             "warnings": _warnings(view, changes),
             "limitations": _limitations(row, changes, artifact, policy),
-            "policy": None
-            if policy is None
-            else {key: policy[key] for key in ("signal", "executionEnabled", "blockingReasons", "warnings")},
+            "policy": None if policy is None else picked(PolicyBrief, policy),
             "executionEnabled": False,
         }
 
