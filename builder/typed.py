@@ -82,7 +82,7 @@ def object_schemas(components: Mapping[str, Any], elsewhere: Mapping[Any, str] |
     """Each TypedDict of `components` as a closed object, in order; a field of a type named here is a `$ref`, and
     so is one of a type (a TypedDict or an Annotated alias) `elsewhere` names, whose schema is written elsewhere."""
     style = _Style({**(elsewhere or {}), **{shape: name for name, shape in components.items()}}, COMPONENTS)
-    return {name: _closed(shape, style) for name, shape in components.items()}
+    return {name: _definition(shape, style) for name, shape in components.items()}
 
 
 @dataclass(frozen=True, slots=True)
@@ -155,8 +155,10 @@ def json_schema(root: Any, definitions: Mapping[str, Any], head: Mapping[str, An
 
 
 def _definition(hint: Any, style: _Style) -> Schema:
+    """A named type written out: a TypedDict as a closed object (described by its docstring in a JSON Schema
+    document), anything else (a union of components, an alias) as its schema."""
     if _is_typeddict(hint):
-        return _described(hint, _closed(hint, style))
+        return _described(hint, _closed(hint, style)) if style.prefix == DEFS else _closed(hint, style)
     own = {shape: name for shape, name in style.names.items() if shape is not hint}  # itself written out, not a $ref
     return _schema(hint, _Style(own, style.prefix))
 

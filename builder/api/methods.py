@@ -9,13 +9,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from datetime import date
-from typing import Any
+from typing import Any, cast
 
 from builder.api.data import ReleaseData
+from builder.api.shapes import PreviewAuditExport
 from builder.api.wire import ApiError, ErrorCode
 from builder.canonical import canonical_json, sha256_hex
 from builder.research.diff import VersionDiff, diff_versions, versions_changes
-from builder.research.methods.audit import audit_record
+from builder.research.methods.audit import CopycatAuditExport, ReleaseIdentity, audit_record
 from builder.research.methods.ethos import (
     ETHOS_IDS,
     EthosComparison,
@@ -26,7 +27,7 @@ from builder.research.methods.ethos import (
 )
 from builder.research.methods.explain import PositionExplanation, explainer
 from builder.research.methods.policy import PolicyChange, PolicyResult, book_facts, evaluate_policy, policy_changes
-from builder.research.schema import validate_artifact
+from builder.research.schema import PackArtifact, validate_artifact
 from builder.research.versions import version_as_of
 from builder.research.views import DEFAULT_MODE, Census, Mode, View, ViewTicker, census, select_view, ticker_rows
 
@@ -168,7 +169,7 @@ def validate_policy(data: ReleaseData, params: dict[str, Any]) -> PolicyResult:
     return policy_of(data, data.versions[-1], managers, mode)
 
 
-def export_audit_trail(data: ReleaseData, params: dict[str, Any]) -> dict[str, Any]:
+def export_audit_trail(data: ReleaseData, params: dict[str, Any]) -> CopycatAuditExport | PreviewAuditExport:
     """The audit trail of a pack's latest artifact in the sealed release (any available pack)."""
     assert data.identity is not None, "audit is rendered only for a sealed release"
     preview = data.preview(params["packId"])
@@ -176,7 +177,7 @@ def export_audit_trail(data: ReleaseData, params: dict[str, Any]) -> dict[str, A
         return _preview_audit(data, preview)
     managers, mode = _view_params(params)
     version = data.versions[-1]
-    artifact = data.artifacts[version]
+    artifact = cast(PackArtifact, data.artifacts[version])  # the release's artifacts are schema-valid PackArtifacts
     data.memo(("schema-valid", version), lambda: validate_artifact(artifact) or True)  # type: ignore[func-returns-value]  # raises when invalid
     return audit_record(
         artifact,
@@ -190,11 +191,11 @@ def export_audit_trail(data: ReleaseData, params: dict[str, Any]) -> dict[str, A
     )
 
 
-def _preview_audit(data: ReleaseData, preview: dict) -> dict[str, Any]:
+def _preview_audit(data: ReleaseData, preview: dict) -> PreviewAuditExport:
     digest = sha256_hex(canonical_json(preview["artifact"]))
     return {
         "identity": {"packId": preview["id"], "versionId": preview["version"], "asOf": preview["asOf"]},
-        "release": dict(data.identity or {}),
+        "release": cast(ReleaseIdentity, dict(data.identity or {})),
         "contentHash": {
             "algorithm": "sha256",
             "value": digest,

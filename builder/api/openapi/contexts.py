@@ -7,6 +7,7 @@ the longest key first, then the plain name in glossary.FIELDS, so each field's t
 from __future__ import annotations
 
 from builder.research.agent import BUDGET_BYTES as AGENT_BUDGET_BYTES
+from builder.research.versions import PACK_ID as PACK_ID_VALUE
 
 MANAGER_ID = "The manager's id in this pack."
 PACK_ID = "The pack id."
@@ -20,6 +21,8 @@ FEATURE_VALUES = "The ticker's raw feature values by feature name (null when und
 WARNING_CODE = "The warning's stable code (e.g. fixture-data, unmapped-cusip; new codes may appear)."
 WARNING_TEXT = "The warning in words."
 RANK_CHANGE_RULE = "How the rank change is counted."
+CONTENT_HASH = "sha256 of the canonical artifact bytes: recomputable by a client."
+PROVENANCE = "Every source file of the release."
 CANONICAL_VIEW = "The canonical view: managers sorted, mode."
 
 # Fields only the preview artifacts' long lists have (transactions, source reports, rankings).
@@ -209,6 +212,13 @@ IN_CONTEXT: dict[str, str] = {
     "AgentPayload.managers.trades.tradedValue": "shareDelta valued at the later quarter's price (the earlier price "
     "for an exit), in dollars: what ranks the trades.",
     "AgentPayload.notTrades": "Changes that are not trades, counted by kind.",
+    "CopycatLatestPack.manifestEntry": "The release-manifest entry vouching for the artifact's bytes.",
+    "CopycatAuditExport.contentHash": CONTENT_HASH,
+    "PreviewAuditExport.contentHash": CONTENT_HASH,
+    "CopycatAuditExport.provenance": PROVENANCE,
+    "PreviewAuditExport.provenance": PROVENANCE,
+    "PreviewAuditExport.policy": "Preview packs have no policy recalculation.",
+    "ApiMeta.capability": "The operation id that answered, or 'router'.",
     "NextCall.arguments": "The exact arguments of the call (REST: its parameters or body).",
     "NextCall.repeatManagers": "Present (true) when the view's managers are too many to repeat: pass this call's "
     "managers again.",
@@ -248,6 +258,9 @@ COMPONENTS: dict[str, str] = {
     "ViewPosition": "A selected manager's position (or exit) in a ticker of the view.",
     "AgentPayload": f"What an agent reads first, at most {AGENT_BUDGET_BYTES} bytes of canonical JSON at any number of "
     "managers; the full view, artifact and audit are beside it.",
+    "CopycatLatestPack": f"The latest {PACK_ID_VALUE} version.",
+    "PreviewLatestPack": "A preview pack: caveats stay attached.",
+    "CopycatAuditExport": "The artifact was validated against the PackArtifact schema before it was returned.",
     "AgentHolding": "A headline holding: its weight in the view's total value and its largest holders.",
     "AgentPolicy": "The policy result in brief; validatePolicy gives every check.",
     "NextCall": "A call to make next, with its exact arguments.",

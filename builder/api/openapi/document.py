@@ -12,7 +12,6 @@ from typing import Any
 from builder.api.contract import OPERATIONS, RESEARCH_REQUEST, VIEW_REQUEST, Operation, Param
 from builder.api.data import ReleaseData
 from builder.api.openapi.glossary import describe
-from builder.api.openapi.payloads import payload_schemas
 from builder.api.openapi.previews import preview_schemas
 from builder.api.openapi.schemas import (
     OPENAPI_VERSION,
@@ -21,9 +20,9 @@ from builder.api.openapi.schemas import (
     closed,
     envelope_schemas,
     error_detail,
-    latest_schemas,
     raw_document_schema,
     ref,
+    typed_schemas,
     unshared,
 )
 from builder.api.openapi.text import (
@@ -38,10 +37,8 @@ from builder.api.openapi.text import (
     URL_CODES,
 )
 from builder.api.openapi.values import ReleaseValues, body_schema, parameter_example, parameter_schema, release_values
-from builder.api.shapes import COMPONENTS as RELEASE_SHAPES
 from builder.api.wire import API_PREFIX, CONTRACT_VERSION, GET_CACHE_CONTROL, JSON_TYPE, POST_CACHE_CONTROL, ErrorCode
 from builder.research.versions import PACK_ID
-from builder.typed import object_schemas
 
 # The API root relative to this document (served at <root>/api/v1/openapi.json): a client resolving it against
 # the document's own URL reaches the server it read the document from, behind any host or path prefix.
@@ -224,16 +221,7 @@ def envelope_name(operation: Operation) -> str:
 
 def component_schemas() -> dict[str, Schema]:
     """Every schema the document names; two modules defining one name is a programming error."""
-    parts = [
-        envelope_schemas(),
-        artifact_schemas(),
-        object_schemas(RELEASE_SHAPES),  # health, the pack catalog, version catalogs
-        latest_schemas(),
-        payload_schemas(),
-        preview_schemas(),
-        _envelopes(),
-        _errors(),
-    ]
+    parts = [envelope_schemas(), artifact_schemas(), typed_schemas(), preview_schemas(), _envelopes(), _errors()]
     schemas: dict[str, Schema] = {}
     for part in parts:
         clash = schemas.keys() & part.keys()

@@ -14,7 +14,7 @@ from builder.research.caveats import for_managers
 from builder.research.quarters import FILING_DEADLINE_DAYS
 from builder.research.schema import ArtifactWarning
 from builder.research.views import entries
-from builder.typed import Date, Keywords
+from builder.typed import Count, Date, Fraction, Keywords
 
 # A quarter after the filing deadline the next quarter's 13F is due (deadline + 3 months), so data older than
 # that is superseded, not merely late.
@@ -294,8 +294,26 @@ class PolicyResult(TypedDict):
     signal: Signal
 
 
+class CheckRule(TypedDict):
+    id: CheckId
+    name: str
+    rule: str
+
+
+class PolicyConfig(TypedDict):
+    executionEnabled: Literal[False]
+    filingDeadlineDays: Count
+    staleAfterDays: Count
+    topTickerMaxShare: Fraction
+    topFiveMaxShare: Fraction
+    scopeWarningsCoveredElsewhere: list[str]
+    signal: str
+    asOf: str
+    checks: list[CheckRule]
+
+
 # Published with every audit export: the thresholds and the rule of each check.
-POLICY_CONFIG: dict = {
+POLICY_CONFIG: PolicyConfig = {
     "executionEnabled": False,
     "filingDeadlineDays": FILING_DEADLINE_DAYS,
     "staleAfterDays": STALE_AFTER_DAYS,
