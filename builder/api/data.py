@@ -11,7 +11,9 @@ from collections import OrderedDict
 from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass, field
 from datetime import date
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
+
+from builder.research.schema import PackArtifact
 
 T = TypeVar("T")
 MEMO_SIZE = 512  # derived values (views, scores, policy) kept per release; live subsets are unbounded otherwise
@@ -69,8 +71,8 @@ class ReleaseData:
         return self.index["copycat"]["versions"]
 
     @property
-    def latest(self) -> dict:
-        return self.artifacts[self.versions[-1]]
+    def latest(self) -> PackArtifact:
+        return cast(PackArtifact, self.artifacts[self.versions[-1]])  # schema-valid: the release validated it
 
     def preview(self, pack_id: str) -> dict | None:
         return self.index["previews"].get(pack_id)

@@ -12,13 +12,17 @@ from builder.api import methods
 from builder.api.data import ReleaseData
 from builder.api.shapes import (
     AvailablePack,
+    CopycatLatestPack,
     CopycatVersionReference,
     Health,
     HealthPack,
     HealthWarning,
+    ManifestEntry,
     PackCatalog,
     PackLinks,
+    PackSummary,
     PlannedPack,
+    PreviewLatestPack,
     PreviewVersionReference,
     VersionCatalog,
 )
@@ -82,12 +86,12 @@ def _catalog_entry(p: dict[str, Any]) -> AvailablePack | PlannedPack:
     return picked(PlannedPack, {**p, "links": {}})
 
 
-def artifact_reference(data: ReleaseData, version: str) -> dict[str, str]:
+def artifact_reference(data: ReleaseData, version: str) -> ManifestEntry:
     """The release-manifest entry that vouches for an artifact: its file and the sha256 of its bytes."""
     return {"file": f"artifacts/{PACK_ID}/{version}.json", "sha256": methods.artifact_sha256(data, version)}
 
 
-def get_latest_pack(data: ReleaseData, params: dict[str, Any]) -> dict[str, Any]:
+def get_latest_pack(data: ReleaseData, params: dict[str, Any]) -> CopycatLatestPack | PreviewLatestPack:
     preview = data.preview(params["packId"])
     if preview is not None:
         return _latest_preview(data, preview)
@@ -107,7 +111,7 @@ def get_latest_pack(data: ReleaseData, params: dict[str, Any]) -> dict[str, Any]
     }
 
 
-def _latest_preview(data: ReleaseData, preview: dict) -> dict[str, Any]:
+def _latest_preview(data: ReleaseData, preview: dict) -> PreviewLatestPack:
     """A preview's latest: its own caveats once (they carry its fixture and research-only lines), next calls."""
     caveats = list(dict.fromkeys(preview["caveats"]))
     payload = {key: value for key, value in preview["agentPayload"].items() if key != "limitations"}
@@ -122,10 +126,10 @@ def _latest_preview(data: ReleaseData, preview: dict) -> dict[str, Any]:
     }
 
 
-def _pack_summary(data: ReleaseData, pack_id: str) -> dict[str, Any]:
+def _pack_summary(data: ReleaseData, pack_id: str) -> PackSummary:
     pack = data.pack(pack_id)
     assert pack is not None, pack_id  # the request resolved it
-    return {key: pack[key] for key in ("id", "label", "title", "status")}
+    return picked(PackSummary, pack)
 
 
 def _limitations(fixture: bool) -> list[str]:

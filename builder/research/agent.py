@@ -20,7 +20,7 @@ from builder.research.changes import BOUGHT, SOLD
 from builder.research.diff import VersionDiff
 from builder.research.methods.ethos import EthosComparison
 from builder.research.methods.policy import STALE_AFTER_DAYS, PolicyResult, Signal
-from builder.research.schema import ChangeKind
+from builder.research.schema import ChangeKind, PackArtifact
 from builder.research.views import Mode, View, ViewPosition, ViewTicker
 from builder.typed import Count, Date, Fraction, Keywords
 
@@ -196,7 +196,7 @@ def traded_value(change: Mapping[str, Any]) -> int:
 
 def agent_payload(
     view: View,
-    artifact: dict,
+    artifact: PackArtifact,
     *,
     previous: str | None,
     diff: VersionDiff | None,
@@ -264,7 +264,9 @@ def trades_by_manager(changes: Sequence[Mapping[str, Any]]) -> dict[str, list[Tr
     return found
 
 
-def manager_entries(artifact: dict, selected: Sequence[str], trades: dict[str, list[Trade]]) -> list[AgentManager]:
+def manager_entries(
+    artifact: PackArtifact, selected: Sequence[str], trades: dict[str, list[Trade]]
+) -> list[AgentManager]:
     """The selected managers, largest books first: who filed what and when, and their largest trades."""
     chosen = set(selected)
     managers = sorted((m for m in artifact["managers"] if m["id"] in chosen), key=lambda m: (-m["bookValue"], m["id"]))
@@ -282,7 +284,7 @@ def manager_entries(artifact: dict, selected: Sequence[str], trades: dict[str, l
     ]
 
 
-def freshness(artifact: dict, as_of: str) -> Freshness:
+def freshness(artifact: PackArtifact, as_of: str) -> Freshness:
     """Days since the quarter's filing deadline; stale once the next quarter's filings are due."""
     deadline = date.fromisoformat(artifact["filingDeadline"])
     days = (date.fromisoformat(as_of) - deadline).days
@@ -294,7 +296,7 @@ def freshness(artifact: dict, as_of: str) -> Freshness:
     }
 
 
-def headline(view: View, artifact: dict) -> list[AgentHolding]:
+def headline(view: View, artifact: PackArtifact) -> list[AgentHolding]:
     """The view's largest holdings by value: weight in the view, holder count and the largest holders."""
     total = sum(row["value"] for row in view["tickers"])
     rows = sorted(view["tickers"], key=lambda row: (-row["value"], row["ticker"]))[:HEADLINE]
@@ -348,7 +350,9 @@ def view_arguments(view: Mapping[str, Any], every: int) -> dict[str, Any]:
     return arguments
 
 
-def next_calls(artifact: dict, view: View, previous: str | None, trades: dict[str, list[Trade]]) -> list[NextCall]:
+def next_calls(
+    artifact: PackArtifact, view: View, previous: str | None, trades: dict[str, list[Trade]]
+) -> list[NextCall]:
     """The calls that take an agent deeper, with their exact arguments: the largest trades' tickers explained,
     the diff from the previous version, the policy checks. A subset of more than NEXT_CALL_MANAGERS managers
     is not repeated in every call: `repeatManagers` asks the agent to pass this call's managers again."""
