@@ -54,6 +54,11 @@ class OneOf:
     """Marks a union of TypedDicts told apart by a field (their `kind`): a `oneOf`, not an anyOf."""
 
 
+class Unpromised:
+    """Marks a field whose compact schema promises an object and nothing of its fields (they are the REST answer's
+    business: a view, a methodology)."""
+
+
 class Bare:
     """Marks a Literal of several values to write as `{"enum": [...]}` alone, None allowed among them (the
     PackArtifact schema's style), not as a string enum."""
@@ -63,6 +68,7 @@ KEY = Key()
 TYPE_LIST = TypeList()
 ONE_OF = OneOf()
 BARE = Bare()
+UNPROMISED = Unpromised()
 DEFS = "#/$defs/"
 Shape = TypeVar("Shape")
 Date = Annotated[str, Keywords(format="date")]  # ISO 8601 calendar date
@@ -175,9 +181,12 @@ def compact_schema(shape: Any) -> Schema:
 
 
 def compact_type(hint: Any) -> Schema:
-    """The compact schema of one field's type (a nested TypedDict: its fields typed, none required)."""
-    hint, _ = _unwrap(hint)
+    """The compact schema of one field's type (a nested TypedDict: its KEY fields typed, all of them when none is
+    marked, none required)."""
+    hint, extras = _unwrap(hint)
     origin, args = get_origin(hint), get_args(hint)
+    if any(isinstance(extra, Unpromised) for extra in extras):
+        return {"type": "object"}
     if hint in PRIMITIVES:
         return {"type": PRIMITIVES[hint]}
     if origin is Literal:
@@ -190,7 +199,9 @@ def compact_type(hint: Any) -> Schema:
         (kind,) = (compact_type(arg)["type"] for arg in args if arg is not type(None))
         return {"type": [kind, "null"]}
     if _is_typeddict(hint):
-        return {"type": "object", "properties": {name: compact_type(h) for name, h in _fields(hint).items()}}
+        promised = _marked(hint) or list(_fields(hint))
+        properties = {name: compact_type(h) for name, h in _fields(hint).items() if name in promised}
+        return {"type": "object", "properties": properties}
     if origin is dict or hint is dict:
         return {"type": "object"}
     raise TypeError(f"no compact schema for {hint!r}")
@@ -198,9 +209,12 @@ def compact_type(hint: Any) -> Schema:
 
 def _keys(shape: Any) -> list[str]:
     """The fields a list of `shape` promises of each item: those marked KEY, else every required one."""
-    fields = _fields(shape)
-    marked = [name for name, hint in fields.items() if any(isinstance(extra, Key) for extra in _unwrap(hint)[1])]
-    return marked or _required(shape)
+    return _marked(shape) or _required(shape)
+
+
+def _marked(shape: Any) -> list[str]:
+    """The fields of `shape` marked KEY, in order."""
+    return [name for name, hint in _fields(shape).items() if any(isinstance(extra, Key) for extra in _unwrap(hint)[1])]
 
 
 def _required(shape: Any) -> list[str]:

@@ -12,6 +12,7 @@ from builder.typed import (
     KEY,
     ONE_OF,
     TYPE_LIST,
+    UNPROMISED,
     Count,
     Date,
     Keywords,
@@ -178,3 +179,23 @@ def test_picked_takes_a_not_required_field_only_where_the_record_has_it_and_a_re
     assert list(picked(Listing, {"latest": True, "quarter": "2026-06-30", "id": "a"})) == ["id", "quarter", "latest"]
     with pytest.raises(KeyError):
         picked(Listing, {"quarter": "2026-06-30", "id": "a"})
+
+
+class Brief(TypedDict):
+    count: Annotated[int, KEY]
+    total: Annotated[int, KEY]
+    note: str
+
+
+class Answer(TypedDict):
+    brief: Brief
+    view: Annotated[Brief, UNPROMISED]
+
+
+def test_a_nested_object_promises_its_key_fields_and_an_unpromised_one_only_that_it_is_an_object():
+    properties = compact_schema(Answer)["properties"]
+    assert properties["brief"] == {
+        "type": "object",
+        "properties": {"count": {"type": "integer"}, "total": {"type": "integer"}},
+    }
+    assert properties["view"] == {"type": "object"}

@@ -22,7 +22,7 @@ from builder.research.methods.ethos import EthosComparison
 from builder.research.methods.policy import STALE_AFTER_DAYS, PolicyResult, Signal
 from builder.research.schema import ChangeKind, PackArtifact
 from builder.research.views import Mode, View, ViewPosition, ViewTicker
-from builder.typed import Count, Date, Fraction, Keywords
+from builder.typed import KEY, Count, Date, Fraction, Keywords
 
 BUDGET_BYTES = 9216  # an agent's first read, under the 10 KB a tool's text may take, at any number of managers
 MANAGERS = 8  # managers listed (largest books first) with their trades; view.managerCount counts all
@@ -72,11 +72,11 @@ TRIMMABLE = (
 )
 
 
-class Freshness(TypedDict):
+class Freshness(TypedDict):  # KEY: what get_latest_pack's compact answer promises of it
     filingDeadline: Date
-    daysSinceDeadline: int
+    daysSinceDeadline: Annotated[int, KEY]
     staleAfterDays: Count
-    stale: bool
+    stale: Annotated[bool, KEY]
 
 
 class AgentView(TypedDict):
@@ -97,14 +97,14 @@ class Trade(TypedDict):
     tradedValue: int
 
 
-class AgentManager(TypedDict):
-    id: str
-    name: str
-    cik: str
-    period: Date
-    filings: list[FilingDate]
+class AgentManager(TypedDict):  # KEY: what get_latest_pack's compact answer promises of each
+    id: Annotated[str, KEY]
+    name: Annotated[str, KEY]
+    cik: Annotated[str, KEY]
+    period: Annotated[Date, KEY]
+    filings: Annotated[list[FilingDate], KEY]
     tradeCount: Count
-    trades: list[Annotated[Trade, Keywords(description="One trade of the quarter.")]]
+    trades: Annotated[list[Annotated[Trade, Keywords(description="One trade of the quarter.")]], KEY]
 
 
 class Undecided(TypedDict):

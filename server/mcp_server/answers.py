@@ -9,28 +9,24 @@ The full REST envelope stays reachable as the resources the result links (server
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from typing import Annotated, Any, Literal, NotRequired, TypedDict
+from typing import Annotated, Any, Literal, NotRequired, TypedDict, cast
 
 from builder.api.shapes import HealthPack, HealthStatus, HealthWarning, NoExecution, PackFeature, PackLabel
-from builder.research.agent import fit, is_trade, traded_value
+from builder.research.agent import AgentManager, Freshness, NextCall, fit, is_trade, traded_value
+from builder.research.methods.audit import AuditEvent, ContentHash, SourceFileRecord
 from builder.research.methods.ethos import EthosId, FeatureName, Overlap, Score
-from builder.research.methods.policy import Outcome
+from builder.research.methods.explain import EvidenceStatement, PolicyBrief
+from builder.research.methods.policy import Outcome, PolicyChange, Signal
+from builder.research.schema import Change
 from builder.research.versions import PACK_ID
-from builder.typed import KEY, Count, Date, picked
+from builder.research.views import Mode
+from builder.typed import KEY, UNPROMISED, Count, Date, picked
 
 TOOL_BUDGET = 15 * 1024  # bytes of one compact answer: under the 16 KB a tool's text may take, with its links
 LISTED = 10  # items of a long list (tickers, trades, changes, scores); its count covers all
 SHORT = 5  # items of a list of sentences (warnings, reasons)
 Data = dict[str, Any]
 Arguments = dict[str, Any]
-
-
-class NextCall(TypedDict):
-    """A call an answer proposes next: the tool, its exact arguments, what it answers."""
-
-    tool: str
-    arguments: Arguments
-    why: str
 
 
 class HealthAnswer(TypedDict):
@@ -142,6 +138,140 @@ class PolicyAnswer(TypedDict):
     nextCalls: list[NextCall]
 
 
+class LatestAnswer(TypedDict):
+    """get_latest_pack's compact answer is the pack's agent payload: what every one promises (a preview's has its own
+    fields instead of the NotRequired ones)."""
+
+    pack: str
+    versionId: str
+    asOf: Date
+    caveats: list[str]
+    nextCalls: list[NextCall]
+    executionEnabled: NoExecution
+    managers: NotRequired[list[AgentManager]]
+    freshness: NotRequired[Freshness]
+    glossary: NotRequired[dict[str, str]]
+    limits13F: NotRequired[list[str]]
+
+
+class ViewBrief(TypedDict):
+    mode: Mode
+    managerCount: Count
+
+
+class TickerMoves(TypedDict):
+    enteredCount: Count
+    entered: list[str]
+    leftCount: Count
+    left: list[str]
+    unchanged: Count
+
+
+class TradeBrief(TypedDict):
+    managerId: str
+    ticker: str
+    kind: str
+    shareDelta: int
+    tradedValue: int
+
+
+class NotTrade(TypedDict):
+    managerId: str
+    ticker: str
+    kind: str
+
+
+# `from` is a keyword: the functional form. compare_versions' compact answer: the largest trades first, the rest
+# counted; the view as its mode and manager count.
+DiffAnswer = TypedDict(
+    "DiffAnswer",
+    {
+        "from": str,
+        "to": str,
+        "fromQuarter": Date,
+        "toQuarter": Date,
+        "view": Annotated[ViewBrief, UNPROMISED],
+        "tickers": TickerMoves,
+        "tradeCount": Count,
+        "largestTrades": list[TradeBrief],
+        "notTradeCount": Count,
+        "notTrades": list[NotTrade],
+        "amendments": list[str],
+        "policyChanges": list[PolicyChange],
+        "nextCalls": list[NextCall],
+    },
+)
+
+
+class SummaryBrief(TypedDict):
+    holderCount: Count
+    value: Count
+    buyerCount: Count
+    buyers: list[str]
+    sellerCount: Count
+    sellers: list[str]
+
+
+class ChangeBrief(TypedDict):
+    """One manager's position (or exit) in brief: the trade, the shares and value after it, the first source."""
+
+    managerId: Annotated[str, KEY]
+    managerName: str
+    held: Annotated[bool, KEY]
+    shares: NotRequired[Count]
+    value: NotRequired[Count]
+    weight: NotRequired[float]
+    change: Annotated[Change, KEY]
+    accession: Annotated[str | None, KEY]
+
+
+class ExplanationAnswer(TypedDict):
+    """explain_position's compact answer: the largest positions first, their count; the first statements."""
+
+    ticker: str
+    issuer: str
+    cusip: str
+    versionId: str
+    quarter: Date
+    view: Annotated[ViewBrief, UNPROMISED]
+    summary: Annotated[SummaryBrief, UNPROMISED]
+    changeCount: Count
+    changes: list[ChangeBrief]
+    evidence: list[EvidenceStatement]
+    ethosScores: dict[EthosId, Score]
+    overlap: Annotated[dict[str, Any], UNPROMISED]
+    policy: PolicyBrief | None
+    limitations: list[str]
+    executionEnabled: NoExecution
+    nextCalls: list[NextCall]
+
+
+class ProvenanceBrief(TypedDict):
+    fileCount: Count
+    bytes: Count
+    files: list[SourceFileRecord]
+
+
+class PolicyOutcome(TypedDict):
+    signal: Signal
+    blockingReasons: list[str]
+
+
+class AuditAnswer(TypedDict):
+    """export_audit_trail's compact answer: the provenance counted with its first files; ethos named by id."""
+
+    identity: Annotated[dict[str, Any], UNPROMISED]
+    release: Annotated[dict[str, Any], UNPROMISED]
+    contentHash: ContentHash
+    provenance: ProvenanceBrief
+    methodology: Annotated[dict[str, Any], UNPROMISED]
+    policy: PolicyOutcome | None
+    events: list[AuditEvent]
+    caveats: list[str]
+    executionEnabled: NoExecution
+    nextCalls: list[NextCall]
+
+
 def call(tool: str, arguments: Arguments, why: str) -> NextCall:
     return {"tool": tool, "arguments": arguments, "why": why}
 
@@ -176,8 +306,8 @@ def packs(data: Data, arguments: Arguments) -> PacksAnswer:
     }
 
 
-def latest(data: Data, arguments: Arguments) -> dict[str, Any]:
-    return data["agentPayload"]
+def latest(data: Data, arguments: Arguments) -> LatestAnswer:
+    return cast(LatestAnswer, data["agentPayload"])  # 13f-copycat's AgentPayload, or a preview's
 
 
 def versions(data: Data, arguments: Arguments) -> VersionsAnswer:
@@ -198,8 +328,8 @@ def versions(data: Data, arguments: Arguments) -> VersionsAnswer:
     }
 
 
-def _largest_trades(positions: Iterable[dict]) -> list[dict]:
-    trades = [
+def _largest_trades(positions: Iterable[dict]) -> list[TradeBrief]:
+    trades: list[TradeBrief] = [
         {
             "managerId": p["managerId"],
             "ticker": p["ticker"],
@@ -213,7 +343,7 @@ def _largest_trades(positions: Iterable[dict]) -> list[dict]:
     return sorted(trades, key=lambda t: (-abs(t["tradedValue"]), t["ticker"], t["managerId"]))
 
 
-def diff(data: Data, arguments: Arguments) -> dict[str, Any]:
+def diff(data: Data, arguments: Arguments) -> DiffAnswer:
     trades = _largest_trades(data["positions"])
     others = [p for p in data["positions"] if not is_trade(p["kind"])]
     tickers = data["tickers"]
@@ -234,7 +364,7 @@ def diff(data: Data, arguments: Arguments) -> dict[str, Any]:
         },
         "tradeCount": len(trades),
         "largestTrades": trades[:LISTED],
-        "notTrades": [{"managerId": p["managerId"], "ticker": p["ticker"], "kind": p["kind"]} for p in others][:LISTED],
+        "notTrades": [picked(NotTrade, p) for p in others[:LISTED]],
         "notTradeCount": len(others),
         "amendments": sorted({a for s in data["sources"] for a in s["amendments"]})[:LISTED],
         "policyChanges": data["policy"][:LISTED],
@@ -249,7 +379,7 @@ def diff(data: Data, arguments: Arguments) -> dict[str, Any]:
     }
 
 
-def explanation(data: Data, arguments: Arguments) -> dict[str, Any]:
+def explanation(data: Data, arguments: Arguments) -> ExplanationAnswer:
     changes = sorted(data["changes"], key=lambda c: (-c.get("value", 0), c["managerId"]))
     summary = data["summary"]
     return {
@@ -285,14 +415,9 @@ def explanation(data: Data, arguments: Arguments) -> dict[str, Any]:
     }
 
 
-def _held(change: dict) -> dict[str, Any]:
-    """One manager's position (or exit) in brief: the trade, the shares and value after it, the first source."""
-    fields = ("managerId", "managerName", "held", "shares", "value", "weight")
-    return {
-        **{key: change[key] for key in fields if key in change},
-        "change": change["change"],
-        "accession": change["sources"][0]["accession"] if change["sources"] else None,
-    }
+def _held(change: dict) -> ChangeBrief:
+    accession = change["sources"][0]["accession"] if change["sources"] else None
+    return picked(ChangeBrief, {**change, "accession": accession})
 
 
 def _body_view(arguments: Arguments) -> Arguments:
@@ -359,7 +484,7 @@ def policy(data: Data, arguments: Arguments) -> PolicyAnswer:
     }
 
 
-def audit(data: Data, arguments: Arguments) -> dict[str, Any]:
+def audit(data: Data, arguments: Arguments) -> AuditAnswer:
     policy_result = data["policy"]
     return {
         "identity": data["identity"],
@@ -387,7 +512,7 @@ def audit(data: Data, arguments: Arguments) -> dict[str, Any]:
     }
 
 
-def _methodology(methodology: dict) -> dict[str, Any]:
+def _methodology(methodology: dict[str, Any]) -> dict[str, Any]:
     """13f-copycat's methodology with each ethos named by id (list_ethos has the rest); a preview's as it is."""
     if "ethos" not in methodology:
         return methodology
@@ -409,6 +534,20 @@ COMPACT: dict[str, Callable[[Data, Arguments], Mapping[str, Any]]] = {
     "compareEthos": ethos_comparison,
     "validatePolicy": policy,
     "exportAuditTrail": audit,
+}
+
+
+ANSWERS: dict[str, Any] = {  # operation id → the TypedDict of its compact answer (its output schema's source)
+    "getHealth": HealthAnswer,
+    "listPacks": PacksAnswer,
+    "getLatestPack": LatestAnswer,
+    "listPackVersions": VersionsAnswer,
+    "compareVersions": DiffAnswer,
+    "explainPosition": ExplanationAnswer,
+    "listEthos": EthosListAnswer,
+    "compareEthos": ComparisonAnswer,
+    "validatePolicy": PolicyAnswer,
+    "exportAuditTrail": AuditAnswer,
 }
 
 

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Mapping, Sequence
-from typing import Any, Final, Literal, TypedDict
+from typing import Annotated, Any, Final, Literal, TypedDict
 
 from builder.canonical import canonical_json, sha256_hex
 from builder.research.methods.ethos import EthosDefinition, EthosId, EthosScoring
 from builder.research.methods.policy import POLICY_CONFIG, PolicyConfig, PolicyResult
 from builder.research.schema import SCHEMA_FILE, PackArtifact
 from builder.research.views import Mode, View
-from builder.typed import Count, Date, Sha256
+from builder.typed import KEY, Count, Date, Sha256
 
 HASH_ALGORITHM: Final = "sha256"  # contract section 8: the audit export digest is SHA-256
 HASHED_BYTES = "canonical PackArtifact bytes: orjson, sorted keys, no whitespace"
@@ -22,21 +22,21 @@ class ReleaseIdentity(TypedDict):
     manifestSha256: Sha256
 
 
-class ContentHash(TypedDict):
-    algorithm: Literal["sha256"]
-    value: Sha256
+class ContentHash(TypedDict):  # KEY: what export_audit_trail's compact answer promises (so below)
+    algorithm: Annotated[Literal["sha256"], KEY]
+    value: Annotated[Sha256, KEY]
     of: str
 
 
 class SourceFileRecord(TypedDict):
-    path: str
-    sha256: Sha256
+    path: Annotated[str, KEY]
+    sha256: Annotated[Sha256, KEY]
     size: Count
 
 
 class AuditEvent(TypedDict):
-    event: Literal["ingested", "validated", "sealed"]
-    at: Date
+    event: Annotated[Literal["ingested", "validated", "sealed"], KEY]
+    at: Annotated[Date, KEY]
     detail: str
 
 

@@ -14,7 +14,7 @@ from builder.research.caveats import for_managers
 from builder.research.quarters import FILING_DEADLINE_DAYS
 from builder.research.schema import ArtifactWarning
 from builder.research.views import entries
-from builder.typed import Count, Date, Fraction, Keywords
+from builder.typed import KEY, Count, Date, Fraction, Keywords
 
 # A quarter after the filing deadline the next quarter's 13F is due (deadline + 3 months), so data older than
 # that is superseded, not merely late.
@@ -280,7 +280,13 @@ class CheckResult(TypedDict):
 # did not exist on that side.
 PolicyChange = TypedDict(
     "PolicyChange",
-    {"id": str, "from": Outcome | None, "to": Outcome | None, "fromReason": str | None, "toReason": str | None},
+    {  # KEY: what compare_versions' compact answer promises of each
+        "id": Annotated[str, KEY],
+        "from": Annotated[Outcome | None, KEY],
+        "to": Annotated[Outcome | None, KEY],
+        "fromReason": str | None,
+        "toReason": str | None,
+    },
 )
 
 
