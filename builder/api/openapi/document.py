@@ -27,10 +27,8 @@ from builder.api.openapi.schemas import (
 )
 from builder.api.openapi.text import (
     BODY_CODES,
-    DECISIONS,
     ERROR_CODES,
     GET_NOTE,
-    OPERATION_STATUS_TEXT,
     POST_NOTE,
     STATUS_TEXT,
     UNAVAILABLE_NOTE,
@@ -51,19 +49,6 @@ IF_NONE_MATCH = {
     "the current ETag, the answer is 304 with no body (RFC 9110 section 13.1.2).",
     "schema": {"type": "string"},
     "example": '"' + "0" * 64 + '"',
-}
-PAYLOADS = {  # operation id → component schema of its `data` (of the whole body for the raw document)
-    "getHealth": "Health",
-    "getOpenApiDocument": "OpenApiDocument",
-    "listPacks": "PackCatalog",
-    "getLatestPack": "LatestPack",
-    "listPackVersions": "VersionCatalog",
-    "compareVersions": "VersionDiff",
-    "explainPosition": "PositionExplanation",
-    "listEthos": "EthosList",
-    "compareEthos": "EthosComparison",
-    "validatePolicy": "PolicyResult",
-    "exportAuditTrail": "AuditExport",
 }
 BODIES = (("ResearchRequest", RESEARCH_REQUEST), ("ViewRequest", VIEW_REQUEST))
 BODY_EXAMPLES = {
@@ -146,7 +131,7 @@ def _info() -> dict[str, Any]:
 def _operation(operation: Operation, values: ReleaseValues | None) -> dict[str, Any]:
     notes = [
         operation.description,
-        DECISIONS.get(operation.id, ""),
+        operation.decision,
         GET_NOTE if operation.method == "GET" else POST_NOTE,
         UNAVAILABLE_NOTE,
     ]
@@ -179,14 +164,14 @@ def statuses(operation: Operation) -> list[int]:
 
 
 def _response(operation: Operation, status: int) -> dict[str, Any]:
-    text = OPERATION_STATUS_TEXT.get((operation.id, status), STATUS_TEXT[status])
+    text = operation.status_text.get(status, STATUS_TEXT[status])
     if status == 400 and operation.method == "GET" and not operation.params:
         text = "The operation takes no query parameters."
     get = operation.method == "GET"
     if status == 304:
         return {"description": text, "headers": _headers("ETag", "CacheControlRevalidate")}
     if status == 200:
-        name = PAYLOADS[operation.id] if not operation.envelope else envelope_name(operation)
+        name = operation.payload if not operation.envelope else envelope_name(operation)
         headers = _headers("ETag", "CacheControlRevalidate") if get else _headers("CacheControlNoStore")
         return {"description": text, "headers": headers, "content": {JSON_TYPE: {"schema": ref(name)}}}
     return {
@@ -239,7 +224,7 @@ def _envelopes() -> dict[str, Schema]:
     """Each enveloped operation's success body, meta.capability naming the operation; the raw document's shape."""
     envelopes = {
         envelope_name(op): closed(
-            {"data": ref(PAYLOADS[op.id]), "meta": ref("ApiMeta")},
+            {"data": ref(op.payload), "meta": ref("ApiMeta")},
             description=f"The success envelope of {op.id}: meta.capability is '{op.id}'.",
         )
         for op in OPERATIONS

@@ -4,6 +4,8 @@ Each is a pure function of the REST answer's `data` (and the call's arguments, f
 proposes): the agent payload for get_latest_pack, and for every other tool the same shape of answer —
 the facts first, lists capped with their counts beside them, then `nextCalls` with exact arguments.
 The full REST envelope stays reachable as the resources the result links (server.mcp_server.resources).
+Each operation of the table (builder.api.contract) names its function here and the TypedDict it returns, from
+which the tool's output schema is generated (builder.typed.compact_schema).
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Annotated, Any, Literal, NotRequired, TypedDict, cast
 
 from builder.api.shapes import HealthPack, HealthStatus, HealthWarning, NoExecution, PackFeature, PackLabel
-from builder.research.agent import AgentManager, Freshness, NextCall, fit, is_trade, traded_value
+from builder.research.agent import AgentManager, Freshness, NextCall, is_trade, traded_value
 from builder.research.methods.audit import AuditEvent, ContentHash, SourceFileRecord
 from builder.research.methods.ethos import EthosId, FeatureName, Overlap, Score
 from builder.research.methods.explain import EvidenceStatement, PolicyBrief
@@ -22,11 +24,11 @@ from builder.research.versions import PACK_ID
 from builder.research.views import Mode
 from builder.typed import KEY, UNPROMISED, Count, Date, picked
 
-TOOL_BUDGET = 15 * 1024  # bytes of one compact answer: under the 16 KB a tool's text may take, with its links
 LISTED = 10  # items of a long list (tickers, trades, changes, scores); its count covers all
 SHORT = 5  # items of a list of sentences (warnings, reasons)
 Data = dict[str, Any]
 Arguments = dict[str, Any]
+Summarise = Callable[[Data, Arguments], Mapping[str, Any]]  # an operation's compact answer of its REST data
 
 
 class HealthAnswer(TypedDict):
@@ -521,46 +523,3 @@ def _methodology(methodology: dict[str, Any]) -> dict[str, Any]:
         "ethosIds": [e["id"] for e in methodology["ethos"]],
         "policy": methodology["policy"],
     }
-
-
-COMPACT: dict[str, Callable[[Data, Arguments], Mapping[str, Any]]] = {
-    "getHealth": health,
-    "listPacks": packs,
-    "getLatestPack": latest,
-    "listPackVersions": versions,
-    "compareVersions": diff,
-    "explainPosition": explanation,
-    "listEthos": ethos_list,
-    "compareEthos": ethos_comparison,
-    "validatePolicy": policy,
-    "exportAuditTrail": audit,
-}
-
-
-ANSWERS: dict[str, Any] = {  # operation id → the TypedDict of its compact answer (its output schema's source)
-    "getHealth": HealthAnswer,
-    "listPacks": PacksAnswer,
-    "getLatestPack": LatestAnswer,
-    "listPackVersions": VersionsAnswer,
-    "compareVersions": DiffAnswer,
-    "explainPosition": ExplanationAnswer,
-    "listEthos": EthosListAnswer,
-    "compareEthos": ComparisonAnswer,
-    "validatePolicy": PolicyAnswer,
-    "exportAuditTrail": AuditAnswer,
-}
-
-
-def compact(operation_id: str, data: Data, arguments: Arguments) -> dict[str, Any]:
-    """The compact answer of an operation, its longest lists trimmed until it is within TOOL_BUDGET bytes."""
-    answer = dict(COMPACT[operation_id](data, arguments))
-    return fit(answer, TOOL_BUDGET, list_paths(answer))
-
-
-def list_paths(node: Any, path: tuple[str, ...] = ()) -> list[tuple[str, ...]]:
-    """The key paths of every list in `node` reached through objects only (`nextCalls` is never trimmed)."""
-    if isinstance(node, list):
-        return [path]
-    if not isinstance(node, dict):
-        return []
-    return [found for key, value in node.items() if key != "nextCalls" for found in list_paths(value, (*path, key))]
