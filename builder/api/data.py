@@ -44,7 +44,8 @@ class ReleaseData:
         memo, size = (self._large, LARGE_MEMO_SIZE) if large else (self._memo, MEMO_SIZE)
         if key in memo:
             memo.move_to_end(key)
-            return memo[key]
+            found: T = memo[key]
+            return found
         value = memo[key] = compute()
         if len(memo) > size:
             memo.popitem(last=False)
@@ -68,11 +69,13 @@ class ReleaseData:
     @property
     def versions(self) -> list[str]:
         """13f-copycat version ids, oldest first."""
-        return self.index["copycat"]["versions"]
+        versions: list[str] = self.index["copycat"]["versions"]
+        return versions
 
     @property
     def latest(self) -> PackArtifact:
         return cast(PackArtifact, self.artifacts[self.versions[-1]])  # schema-valid: the release validated it
 
     def preview(self, pack_id: str) -> dict | None:
-        return self.index["previews"].get(pack_id)
+        preview: dict | None = self.index["previews"].get(pack_id)
+        return preview

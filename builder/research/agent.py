@@ -188,10 +188,10 @@ def traded_value(change: Mapping[str, Any]) -> int:
     A position that ended has no later price: the earlier quarter's price per share (carried through
     corporate actions when the change says how) stands in.
     """
-    if change["toShares"]:
-        return round(change["shareDelta"] * change["toValue"] / change["toShares"])
-    earlier = change.get("carriedShares") or change["fromShares"]
-    return round(change["shareDelta"] * change["fromValue"] / earlier) if earlier else 0
+    delta: int = change["shareDelta"]
+    value: int = change["toValue"] if change["toShares"] else change["fromValue"]
+    shares: int = change["toShares"] or change.get("carriedShares") or change["fromShares"]
+    return round(delta * value / shares) if shares else 0
 
 
 def agent_payload(

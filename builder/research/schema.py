@@ -334,7 +334,8 @@ def generated_schema() -> dict:
 
 def artifact_schema() -> dict:
     """The schema document itself (a fresh copy; callers may embed it)."""
-    return orjson.loads(_schema_bytes())
+    schema: dict = orjson.loads(_schema_bytes())
+    return schema
 
 
 @functools.cache

@@ -104,7 +104,8 @@ def openapi_document(data: ReleaseData | None = None) -> dict[str, Any]:
             },
         },
     }
-    return unshared(document)  # a fresh copy for the caller, with no object shared between two places
+    copy: dict[str, Any] = unshared(document)  # a fresh copy for the caller, with no object shared between two places
+    return copy
 
 
 def _tag(operation: Operation) -> str:

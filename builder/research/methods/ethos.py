@@ -60,7 +60,8 @@ def _net_share_change(row: ViewTicker, ctx: _Context) -> float | None:
     known = [c for c in changes if c["shareDelta"] is not None]  # undecided and unknown changes are left out
     if not known:
         return None
-    delta, before = sum(c["shareDelta"] for c in known), sum(c["carriedShares"] for c in known)
+    delta: int = sum(c["shareDelta"] for c in known)
+    before: int = sum(c["carriedShares"] for c in known)
     if before == 0:
         return 1.0 if delta > 0 else 0.0
     return max(-1.0, min(1.0, delta / before))
