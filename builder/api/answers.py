@@ -13,12 +13,40 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from typing import Annotated, Any, Literal, NotRequired, TypedDict, cast
 
-from builder.api.shapes import HealthPack, HealthStatus, HealthWarning, NoExecution, PackFeature, PackLabel
+from builder.api.shapes import (
+    CopycatLatestPack,
+    Health,
+    HealthPack,
+    HealthStatus,
+    HealthWarning,
+    NoExecution,
+    PackCatalog,
+    PackFeature,
+    PackLabel,
+    PreviewAuditExport,
+    PreviewIdentity,
+    PreviewLatestPack,
+    VersionCatalog,
+)
 from builder.research.agent import AgentManager, Freshness, NextCall, is_trade, traded_value
-from builder.research.methods.audit import AuditEvent, ContentHash, SourceFileRecord
-from builder.research.methods.ethos import EthosId, FeatureName, Overlap, Score
-from builder.research.methods.explain import EvidenceStatement, PolicyBrief
-from builder.research.methods.policy import Outcome, PolicyChange, Signal
+from builder.research.diff import PositionChange, VersionDiff
+from builder.research.methods.audit import (
+    AuditEvent,
+    ContentHash,
+    CopycatAuditExport,
+    CopycatIdentity,
+    ReleaseIdentity,
+    SourceFileRecord,
+)
+from builder.research.methods.ethos import EthosComparison, EthosId, EthosList, FeatureName, Overlap, Score
+from builder.research.methods.explain import (
+    EvidenceStatement,
+    Explained,
+    PolicyBrief,
+    PositionExplanation,
+    TickerOverlap,
+)
+from builder.research.methods.policy import Outcome, PolicyChange, PolicyResult, Signal
 from builder.research.schema import Change
 from builder.research.versions import PACK_ID
 from builder.research.views import Mode
@@ -28,7 +56,8 @@ LISTED = 10  # items of a long list (tickers, trades, changes, scores); its coun
 SHORT = 5  # items of a list of sentences (warnings, reasons)
 Data = dict[str, Any]
 Arguments = dict[str, Any]
-Summarise = Callable[[Data, Arguments], Mapping[str, Any]]  # an operation's compact answer of its REST data
+# An operation's compact answer of its REST answer's data, which it reads as the type the operation declares.
+Summarise = Callable[[Any, Arguments], Mapping[str, Any]]
 
 
 class HealthAnswer(TypedDict):
@@ -173,7 +202,7 @@ class TradeBrief(TypedDict):
     managerId: str
     ticker: str
     kind: str
-    shareDelta: int
+    shareDelta: int | None  # a trade's is never None
     tradedValue: int
 
 
@@ -241,7 +270,7 @@ class ExplanationAnswer(TypedDict):
     changes: list[ChangeBrief]
     evidence: list[EvidenceStatement]
     ethosScores: dict[EthosId, Score]
-    overlap: Annotated[dict[str, Any], UNPROMISED]
+    overlap: Annotated[TickerOverlap, UNPROMISED]
     policy: PolicyBrief | None
     limitations: list[str]
     executionEnabled: NoExecution
@@ -262,11 +291,11 @@ class PolicyOutcome(TypedDict):
 class AuditAnswer(TypedDict):
     """export_audit_trail's compact answer: the provenance counted with its first files; ethos named by id."""
 
-    identity: Annotated[dict[str, Any], UNPROMISED]
-    release: Annotated[dict[str, Any], UNPROMISED]
+    identity: Annotated[CopycatIdentity | PreviewIdentity, UNPROMISED]
+    release: Annotated[ReleaseIdentity, UNPROMISED]
     contentHash: ContentHash
     provenance: ProvenanceBrief
-    methodology: Annotated[dict[str, Any], UNPROMISED]
+    methodology: Annotated[Mapping[str, Any], UNPROMISED]
     policy: PolicyOutcome | None
     events: list[AuditEvent]
     caveats: list[str]
@@ -283,7 +312,7 @@ def view_arguments(arguments: Arguments) -> Arguments:
     return {key: arguments[key] for key in ("managers", "mode") if key in arguments}
 
 
-def health(data: Data, arguments: Arguments) -> HealthAnswer:
+def health(data: Health, arguments: Arguments) -> HealthAnswer:
     return {
         "status": data["status"],
         "releaseId": data["releaseId"],
@@ -297,7 +326,7 @@ def health(data: Data, arguments: Arguments) -> HealthAnswer:
     }
 
 
-def packs(data: Data, arguments: Arguments) -> PacksAnswer:
+def packs(data: PackCatalog, arguments: Arguments) -> PacksAnswer:
     return {
         "packs": [picked(PackListing, pack) for pack in data["packs"]],
         "nextCalls": [
@@ -308,11 +337,11 @@ def packs(data: Data, arguments: Arguments) -> PacksAnswer:
     }
 
 
-def latest(data: Data, arguments: Arguments) -> LatestAnswer:
+def latest(data: CopycatLatestPack | PreviewLatestPack, arguments: Arguments) -> LatestAnswer:
     return cast(LatestAnswer, data["agentPayload"])  # 13f-copycat's AgentPayload, or a preview's
 
 
-def versions(data: Data, arguments: Arguments) -> VersionsAnswer:
+def versions(data: VersionCatalog, arguments: Arguments) -> VersionsAnswer:
     entries = [picked(VersionListing, entry) for entry in data["versions"]]
     ids = [entry["versionId"] for entry in data["versions"]]
     pack = data["packId"]
@@ -330,7 +359,7 @@ def versions(data: Data, arguments: Arguments) -> VersionsAnswer:
     }
 
 
-def _largest_trades(positions: Iterable[dict]) -> list[TradeBrief]:
+def _largest_trades(positions: Iterable[PositionChange]) -> list[TradeBrief]:
     trades: list[TradeBrief] = [
         {
             "managerId": p["managerId"],
@@ -345,7 +374,7 @@ def _largest_trades(positions: Iterable[dict]) -> list[TradeBrief]:
     return sorted(trades, key=lambda t: (-abs(t["tradedValue"]), t["ticker"], t["managerId"]))
 
 
-def diff(data: Data, arguments: Arguments) -> DiffAnswer:
+def diff(data: VersionDiff, arguments: Arguments) -> DiffAnswer:
     trades = _largest_trades(data["positions"])
     others = [p for p in data["positions"] if not is_trade(p["kind"])]
     tickers = data["tickers"]
@@ -381,8 +410,8 @@ def diff(data: Data, arguments: Arguments) -> DiffAnswer:
     }
 
 
-def explanation(data: Data, arguments: Arguments) -> ExplanationAnswer:
-    changes = sorted(data["changes"], key=lambda c: (-c.get("value", 0), c["managerId"]))
+def explanation(data: PositionExplanation, arguments: Arguments) -> ExplanationAnswer:
+    changes = sorted(data["changes"], key=lambda c: (-_value(c), c["managerId"]))
     summary = data["summary"]
     return {
         "ticker": data["ticker"],
@@ -417,7 +446,11 @@ def explanation(data: Data, arguments: Arguments) -> ExplanationAnswer:
     }
 
 
-def _held(change: dict) -> ChangeBrief:
+def _value(change: Explained) -> int:
+    return change["value"] if change["held"] is True else 0  # a position no longer held is worth nothing now
+
+
+def _held(change: Explained) -> ChangeBrief:
     accession = change["sources"][0]["accession"] if change["sources"] else None
     return picked(ChangeBrief, {**change, "accession": accession})
 
@@ -428,7 +461,7 @@ def _body_view(arguments: Arguments) -> Arguments:
     return {("managerIds" if key == "managers" else key): value for key, value in view.items()}
 
 
-def ethos_list(data: Data, arguments: Arguments) -> EthosListAnswer:
+def ethos_list(data: EthosList, arguments: Arguments) -> EthosListAnswer:
     listed: list[EthosListing] = [
         {
             "id": e["id"],
@@ -443,7 +476,7 @@ def ethos_list(data: Data, arguments: Arguments) -> EthosListAnswer:
     return {"ethos": listed, "nextCalls": [call("compare_ethos", {}, "every ethos's scores over all managers")]}
 
 
-def ethos_comparison(data: Data, arguments: Arguments) -> ComparisonAnswer:
+def ethos_comparison(data: EthosComparison, arguments: Arguments) -> ComparisonAnswer:
     ranked = sorted(data["scores"], key=lambda e: (-sum(e["scores"].values()), e["ticker"]))
     overlap = data["overlap"]["tickers"]
     body: Arguments = {key: arguments[key] for key in ("managerIds", "mode") if key in arguments}
@@ -471,7 +504,7 @@ def _get_view(body: Arguments) -> Arguments:
     return {("managers" if key == "managerIds" else key): value for key, value in body.items() if value}
 
 
-def policy(data: Data, arguments: Arguments) -> PolicyAnswer:
+def policy(data: PolicyResult, arguments: Arguments) -> PolicyAnswer:
     return {
         "versionId": data["versionId"],
         "asOf": data["asOf"],
@@ -486,7 +519,7 @@ def policy(data: Data, arguments: Arguments) -> PolicyAnswer:
     }
 
 
-def audit(data: Data, arguments: Arguments) -> AuditAnswer:
+def audit(data: CopycatAuditExport | PreviewAuditExport, arguments: Arguments) -> AuditAnswer:
     policy_result = data["policy"]
     return {
         "identity": data["identity"],
@@ -502,7 +535,7 @@ def audit(data: Data, arguments: Arguments) -> AuditAnswer:
         if policy_result is None
         else {"signal": policy_result["signal"], "blockingReasons": policy_result["blockingReasons"][:SHORT]},
         "events": data["events"],
-        "caveats": data.get("caveats", []),
+        "caveats": cast(Mapping[str, Any], data).get("caveats", []),  # a preview's; 13f-copycat's export has none
         "executionEnabled": False,
         "nextCalls": [
             call(
@@ -514,7 +547,7 @@ def audit(data: Data, arguments: Arguments) -> AuditAnswer:
     }
 
 
-def _methodology(methodology: dict[str, Any]) -> dict[str, Any]:
+def _methodology(methodology: Mapping[str, Any]) -> Mapping[str, Any]:
     """13f-copycat's methodology with each ethos named by id (list_ethos has the rest); a preview's as it is."""
     if "ethos" not in methodology:
         return methodology

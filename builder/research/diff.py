@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from datetime import date
 from decimal import Decimal
 from fractions import Fraction
-from typing import Literal, TypedDict, cast
+from typing import Literal, TypedDict
 
 from builder.records import ActionKind, CorporateAction
 from builder.research.caveats import for_managers, warning_changes
@@ -150,15 +150,15 @@ def _position_changes(
     for manager_id in managers:
         before, after = by_id_old[manager_id], by_id_new[manager_id]
         found = (
-            _own(before, after)
+            _own(manager_id, before, after)
             if adjacent
-            else _carried(before, after, older, newer, [by_id[manager_id] for by_id in by_id_between])
+            else _carried(manager_id, before, after, older, newer, [by_id[manager_id] for by_id in by_id_between])
         )
-        changes += [cast(PositionChange, {"managerId": manager_id, **change}) for change in found if _moved(change)]
+        changes += [change for change in found if _moved(change)]
     return changes
 
 
-def _moved(change: dict) -> bool:
+def _moved(change: PositionChange) -> bool:
     return (
         change["fromShares"] != change["toShares"]
         or change["kind"] in ("undecided", "converted")
@@ -166,10 +166,10 @@ def _moved(change: dict) -> bool:
     )
 
 
-def _own(before: dict, after: dict) -> list[dict]:
+def _own(manager_id: str, before: dict, after: dict) -> list[PositionChange]:
     """The newer artifact's changes of one manager, as diff entries (sorted by ticker)."""
     old = {p["ticker"]: p for p in before["positions"]}
-    found = []
+    found: list[PositionChange] = []
     for held, entry in entries(after):
         record = entry["change"]
         if record["kind"] == "unknown":
@@ -178,6 +178,7 @@ def _own(before: dict, after: dict) -> list[dict]:
         from_value = old[entry["ticker"]]["value"] if entry["ticker"] in old else 0
         found.append(
             _entry(
+                manager_id,
                 entry["ticker"],
                 record,
                 from_shares,
@@ -191,9 +192,17 @@ def _own(before: dict, after: dict) -> list[dict]:
 
 
 def _entry(
-    ticker: str, record: dict, from_shares: int, to_shares: int, from_value: int, to_value: int, mapped: bool
-) -> dict:
+    manager_id: str,
+    ticker: str,
+    record: dict,
+    from_shares: int,
+    to_shares: int,
+    from_value: int,
+    to_value: int,
+    mapped: bool,
+) -> PositionChange:
     return {
+        "managerId": manager_id,
         "ticker": ticker,
         "mapped": mapped,  # False: no ticker in securities.csv, `ticker` is the CUSIP (an unmapped-cusip warning)
         "kind": record["kind"],
@@ -209,19 +218,22 @@ def _entry(
     }
 
 
-def _carried(before: dict, after: dict, older: dict, newer: dict, between: Sequence[dict]) -> list[dict]:
+def _carried(
+    manager_id: str, before: dict, after: dict, older: dict, newer: dict, between: Sequence[dict]
+) -> list[PositionChange]:
     """One manager's changes across several quarters; `between`: the manager's part of each version between."""
     earlier, later = _side(before, older), _side(after, newer)
     flagged = _flagged(between)
     changes = classify(earlier, later, _legs(between), rules=lambda *_: flagged)
     old = {p["ticker"]: p for p in before["positions"]}
     new = {p["ticker"]: p for p in after["positions"]}
-    found = []
+    found: list[PositionChange] = []
     mapped = {e["ticker"]: e["mapped"] for m in (before, after) for _, e in entries(m)}
     for ticker, record in changes.held.items():
         position = new[ticker]
         found.append(
             _entry(
+                manager_id,
                 ticker,
                 record,
                 old[ticker]["shares"] if ticker in old else 0,
@@ -234,6 +246,7 @@ def _carried(before: dict, after: dict, older: dict, newer: dict, between: Seque
     for ended in changes.ended:
         found.append(
             _entry(
+                manager_id,
                 ended.key,
                 ended.change,
                 old[ended.key]["shares"] if ended.key in old else 0,
