@@ -1,12 +1,14 @@
 """JSON Schema from the types that declare a wire shape: a `TypedDict` of str, int, float, bool, `Literal`, string
 enums, `list`, `dict` (keyed maps), unions (`X | None`) and other TypedDicts, with `Annotated[..., Keywords(...)]`
-for constraints.
+for constraints and markers (KEY, TYPE_LIST, ONE_OF, BARE, UNPROMISED) for how a field is written.
 
-Two faces of one type. `object_schemas` gives OpenAPI components: closed objects (`additionalProperties: false`),
-every field required but the `NotRequired` ones, a TypedDict named among the components a `$ref`, any other one
-inline. `compact_schema` gives an MCP output schema: open objects, types without constraints, a list of objects
-promising only the fields marked `KEY` (all its fields when none is). Descriptions are not written here: the
-OpenAPI document takes them from its glossary by component and field name (builder.api.openapi.glossary).
+Three faces of one type. `object_schemas` gives OpenAPI components: closed objects (`additionalProperties: false`),
+every field required but the `NotRequired` ones, a type named among the components (or elsewhere) a `$ref`, any
+other TypedDict inline. `json_schema` gives a standalone JSON Schema document with `$defs`, each definition
+described by its type's docstring (the PackArtifact's). `compact_schema` gives an MCP output schema: open
+objects, types without constraints, a list of objects or a nested object promising only the fields marked `KEY`
+(all its fields when none is). Descriptions of the OpenAPI document are not written here: it takes them from its
+glossary by component and field name (builder.api.openapi.glossary).
 """
 
 from __future__ import annotations
@@ -51,7 +53,12 @@ class TypeList:
 
 
 class OneOf:
-    """Marks a union of TypedDicts told apart by a field (their `kind`): a `oneOf`, not an anyOf."""
+    """Marks a union of TypedDicts told apart by a field of Literal values: a `oneOf`, not an anyOf, and among
+    OpenAPI components one with a discriminator (value → the branch's component), which generators type as a
+    union a check of that field narrows."""
+
+    def __init__(self, field: str) -> None:
+        self.field = field
 
 
 class Unpromised:
@@ -66,7 +73,7 @@ class Bare:
 
 KEY = Key()
 TYPE_LIST = TypeList()
-ONE_OF = OneOf()
+ONE_OF = OneOf("kind")
 BARE = Bare()
 UNPROMISED = Unpromised()
 DEFS = "#/$defs/"
@@ -84,10 +91,13 @@ def picked(shape: type[Shape], source: Mapping[str, Any]) -> Shape:
     return cast(Shape, {name: source[name] for name in shape.__annotations__ if name in required or name in source})
 
 
-def object_schemas(components: Mapping[str, Any], elsewhere: Mapping[Any, str] | None = None) -> dict[str, Schema]:
+def object_schemas(
+    components: Mapping[str, Any], elsewhere: Mapping[Any, str] | None = None, *, docstrings: bool = False
+) -> dict[str, Schema]:
     """Each TypedDict of `components` as a closed object, in order; a field of a type named here is a `$ref`, and
-    so is one of a type (a TypedDict or an Annotated alias) `elsewhere` names, whose schema is written elsewhere."""
-    style = _Style({**(elsewhere or {}), **{shape: name for name, shape in components.items()}}, COMPONENTS)
+    so is one of a type (a TypedDict or an Annotated alias) `elsewhere` names, whose schema is written elsewhere.
+    `docstrings`: each TypedDict described by its docstring (else the glossary describes it)."""
+    style = _Style({**(elsewhere or {}), **{shape: name for name, shape in components.items()}}, COMPONENTS, docstrings)
     return {name: _definition(shape, style) for name, shape in components.items()}
 
 
@@ -97,6 +107,7 @@ class _Style:
 
     names: Mapping[Any, str]
     prefix: str
+    docstrings: bool = False
 
     def ref(self, hint: Any) -> Schema:
         return {"$ref": self.prefix + self.names[hint]}
@@ -138,7 +149,10 @@ def _schema(hint: Any, style: _Style) -> Schema:
         schema = {"type": [PRIMITIVES[arg] for arg in args]}
     elif origin in (Union, types.UnionType):
         branches = [_schema(arg, style) for arg in args]
-        schema = {"oneOf" if any(isinstance(extra, OneOf) for extra in extras) else "anyOf": branches}
+        one_of = next((extra for extra in extras if isinstance(extra, OneOf)), None)
+        schema = {"oneOf" if one_of else "anyOf": branches}
+        if one_of and style.prefix == COMPONENTS:
+            schema["discriminator"] = {"propertyName": one_of.field, "mapping": _mapping(args, one_of.field, style)}
     elif hint in style.names:  # a named type wrapped in Annotated keywords of its own
         schema = style.ref(hint)
     elif _is_typeddict(hint):
@@ -155,7 +169,7 @@ def json_schema(root: Any, definitions: Mapping[str, Any], head: Mapping[str, An
     """A JSON Schema document of the TypedDict `root`: `head` ($schema, $id, title), then `root` as a closed object
     with `definitions` as its `$defs` (a field of one of their types is a `$ref`); each TypedDict described by its
     docstring."""
-    style = _Style({hint: name for name, hint in definitions.items()}, DEFS)
+    style = _Style({hint: name for name, hint in definitions.items()}, DEFS, docstrings=True)
     defs = {name: _definition(hint, style) for name, hint in definitions.items()}
     return {**head, **_described(root, _closed(root, style)), "$defs": defs}
 
@@ -164,9 +178,18 @@ def _definition(hint: Any, style: _Style) -> Schema:
     """A named type written out: a TypedDict as a closed object (described by its docstring in a JSON Schema
     document), anything else (a union of components, an alias) as its schema."""
     if _is_typeddict(hint):
-        return _described(hint, _closed(hint, style)) if style.prefix == DEFS else _closed(hint, style)
+        return _described(hint, _closed(hint, style)) if style.docstrings else _closed(hint, style)
     own = {shape: name for shape, name in style.names.items() if shape is not hint}  # itself written out, not a $ref
-    return _schema(hint, _Style(own, style.prefix))
+    return _schema(hint, _Style(own, style.prefix, style.docstrings))
+
+
+def _mapping(branches: tuple[Any, ...], field: str, style: _Style) -> dict[str, str]:
+    """Each value of `field` → the reference of the branch whose Literal holds it."""
+    return {
+        value: style.prefix + style.names[branch]
+        for branch in branches
+        for value in get_args(_unwrap(_fields(branch)[field])[0])
+    }
 
 
 def _described(shape: Any, schema: Schema) -> Schema:

@@ -199,3 +199,34 @@ def test_a_nested_object_promises_its_key_fields_and_an_unpromised_one_only_that
         "properties": {"count": {"type": "integer"}, "total": {"type": "integer"}},
     }
     assert properties["view"] == {"type": "object"}
+
+
+class Sale(TypedDict):
+    """A sale."""
+
+    kind: Literal["sale", "gift"]
+
+
+class Swap(TypedDict):
+    kind: Literal["swap"]
+
+
+class Ledger(TypedDict):
+    entry: Annotated[Sale | Swap, ONE_OF]
+
+
+def test_a_one_of_union_of_components_has_a_discriminator_from_each_branch_kind_to_its_component():
+    schemas = object_schemas({"Ledger": Ledger, "Sale": Sale, "Swap": Swap}, docstrings=True)
+    assert schemas["Ledger"]["properties"]["entry"] == {
+        "oneOf": [{"$ref": "#/components/schemas/Sale"}, {"$ref": "#/components/schemas/Swap"}],
+        "discriminator": {
+            "propertyName": "kind",
+            "mapping": {
+                "sale": "#/components/schemas/Sale",
+                "gift": "#/components/schemas/Sale",
+                "swap": "#/components/schemas/Swap",
+            },
+        },
+    }
+    assert schemas["Sale"]["description"] == "A sale."
+    assert "description" not in schemas["Swap"]

@@ -4,7 +4,7 @@ The TypedDicts below are the artifact's shape for the checker, the source of its
 .json_schema: the constraints are their Annotated keywords, a definition's description its docstring) and the
 targets other payloads' schemas refer to (an explanation's change is an artifact position plus who holds it).
 builder/schemas/pack-artifact.schema.json is the same schema written out for readers outside the code
-(`python -m scripts.artifact_schema`; tests/test_artifact_schema_file.py holds it to the types).
+(`python -m scripts.artifact_schema`; tests/test_artifact_schema.py holds it to the types).
 """
 
 from __future__ import annotations
