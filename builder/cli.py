@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import errno
 from dataclasses import replace
-from datetime import date
+from datetime import date, datetime
 from pathlib import Path
 from typing import Any
 
@@ -53,14 +53,14 @@ def _progress(message: str) -> None:
     click.echo(message, err=True)
 
 
-def _as_date(value) -> date | None:
+def _as_date(value: datetime | None) -> date | None:
     return value.date() if value is not None else None
 
 
 class Commands(click.Group):
     """The `ras` group: what the operating system refuses anywhere below becomes one `Error: …` line."""
 
-    def invoke(self, ctx: click.Context):
+    def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
         except OSError as exc:
@@ -84,7 +84,7 @@ def parse_share(text: str) -> float:
     return value
 
 
-def _share(_context, _parameter, value: str) -> float:
+def _share(_context: click.Context, _parameter: click.Parameter, value: str) -> float:
     try:
         return parse_share(value)
     except ValueError as exc:
@@ -138,7 +138,7 @@ def publish_command(
     source: Path | None,
     fixture: bool,
     releases: Path,
-    as_of,
+    as_of: datetime | None,
     max_unmapped: float,
     asked_gates: frozenset[str] | None,
     replace_real: bool,
@@ -157,7 +157,9 @@ def publish_command(
 @RELEASES_OPTION
 @AS_OF_OPTION
 @MAX_UNMAPPED_OPTION
-def build_command(source: Path | None, fixture: bool, releases: Path, as_of, max_unmapped: float) -> None:
+def build_command(
+    source: Path | None, fixture: bool, releases: Path, as_of: datetime | None, max_unmapped: float
+) -> None:
     """Build and write a release without promoting it; prints its id."""
     tree = _source(source, fixture)
     with releases_lock(releases):

@@ -12,7 +12,13 @@ from jsonschema import Draft202012Validator
 
 from builder.research.artifact import build_artifacts
 from builder.research.caveats import warning
-from builder.research.schema import artifact_schema, artifact_validator, fast_validator, validate_artifact
+from builder.research.schema import (
+    artifact_schema,
+    artifact_validator,
+    fast_validator,
+    schema_file_text,
+    validate_artifact,
+)
 from builder.research.versions import assign_versions
 from tests.factories import filing, row, sources
 from tests.research_samples import make_artifact
@@ -127,3 +133,12 @@ def test_validation_reports_the_first_error_in_path_order_and_counts_the_rest():
     artifact["managers"][0]["name"] = 7
     with pytest.raises(ValueError, match=r"at \$\.managers\[0\]\.name: .*\(and 1 more\)"):
         validate_artifact(artifact)
+
+
+def test_the_shipped_schema_file_is_what_the_artifact_types_generate():
+    from scripts.artifact_schema import TARGET
+
+    assert TARGET.read_text(encoding="utf-8") == schema_file_text(), "regenerate: python -m scripts.artifact_schema"
+    assert json.loads(TARGET.read_text(encoding="utf-8"))["$defs"]["change"] == {
+        "oneOf": [{"$ref": f"#/$defs/{kind}Change"} for kind in ("trade", "converted", "undecided", "unknown")]
+    }

@@ -22,8 +22,7 @@ from builder.sources.tree import fixture_source
 from server import mcp_server
 from server.app import create_app
 from server.mcp_server import create_server
-from server.mcp_server.answers import compact
-from server.mcp_server.tools import WHEN
+from server.mcp_server.results import compact
 from tests.conftest import quiet
 
 PACK = "13f-copycat"
@@ -122,7 +121,7 @@ async def assert_same_as_rest(
         assert result.content[0].text.encode() == body
         return
     assert result.content[0].type == "text" and {c.type for c in result.content[1:]} == {"resource_link"}
-    expected = compact(TOOLS[case.tool].id, orjson.loads(body)["data"], case.arguments, versions)
+    expected = compact(TOOLS[case.tool].compact, orjson.loads(body)["data"], case.arguments, versions)
     assert orjson.loads(result.content[0].text) == result.structured_content == expected
     assert await reassembled(client, result) == body
 
@@ -213,7 +212,7 @@ async def test_ids_that_grow_with_a_release_are_patterns_and_fixed_sets_are_enum
 async def test_descriptions_say_when_to_call_the_tool_and_name_tools_not_operations(published):
     for tool in await list_tools(published):
         operation = TOOLS[tool.name]
-        assert tool.description.startswith(WHEN[tool.name] + " ") and len(tool.description.encode()) < 2048
+        assert tool.description.startswith(operation.when + " ") and len(tool.description.encode()) < 2048
         assert f"{operation.method} {operation.route}" in tool.description and "isError" in tool.description
         text = tool.description + orjson.dumps(tool.input_schema).decode()
         assert not [operation.id for operation in OPERATIONS if operation.id in text], tool.name

@@ -6,12 +6,13 @@ answers are all generated from OPERATIONS; nothing here is written twice elsewhe
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
 from itertools import combinations
 from typing import Any, get_args
 
-from builder.api import handlers, methods
+from builder.api import answers, handlers, methods
+from builder.api.answers import Summarise
 from builder.api.data import ReleaseData
 from builder.api.shapes import PackFeature
 from builder.api.wire import API_PREFIX
@@ -39,17 +40,26 @@ class Param:
     required: bool = False
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Operation:
+    """Everything about one operation, from which its route, OpenAPI entry, MCP tool and precomputed answers are
+    generated; built by keyword."""
+
     id: str
     method: str
     path: str  # under API_PREFIX, with {name} path parameters
-    tool: str | None
     summary: str
     description: str
-    params: tuple[Param, ...]
+    decision: str = ""  # what the contract leaves open, decided (DESIGN.md), where agents read it
+    params: tuple[Param, ...] = ()
     statuses: tuple[int, ...]
+    status_text: Mapping[int, str] = field(default_factory=dict)  # its own words for a status (contract §4.2, §7)
     handler: Handler
+    payload: str  # the OpenAPI component of its answer's `data` (of the whole body when not enveloped)
+    tool: str | None = None  # the MCP tool that answers it, and for the tool:
+    when: str = ""  # when an agent calls it: the first words of its description
+    compact: Summarise | None = None  # its compact answer of the REST answer's data
+    answer: Any = None  # the TypedDict `compact` returns: the tool's output schema is generated from it
     feature: str | None = None  # the pack feature the operation needs (422 without it)
     view: bool = False  # takes the shared view parameters `managers` and `mode`
     sealed: bool = False  # its answer names the release (health, audit): rendered after the manifest
@@ -180,81 +190,109 @@ def _version_pairs(data: ReleaseData) -> Iterable[dict[str, Any]]:
 
 OPERATIONS: tuple[Operation, ...] = (
     Operation(
-        "getHealth",
-        "GET",
-        "/health",
-        "get_health",
-        "Release health",
-        "The last atomically promoted immutable release: id, as-of date, manifest sha256, packs and scope "
+        id="getHealth",
+        method="GET",
+        path="/health",
+        summary="Release health",
+        description="The last atomically promoted immutable release: id, as-of date, manifest sha256, packs and scope "
         "warnings. 'degraded' while fixture or scope warnings exist, else 'consumable'; 503 when no release "
         "is consumable (missing, or a file fails its manifest hash).",
-        (),
-        (200, 304, 503),
-        handlers.get_health,
+        decision="Never shows filesystem paths, snapshot locations or commands.",
+        statuses=(200, 304, 503),
+        handler=handlers.get_health,
+        payload="Health",
+        tool="get_health",
+        when="Call when answers look stale or a call fails with release_unavailable: is a release served, as of "
+        "when, with which fixture and scope warnings.",
+        compact=answers.health,
+        answer=answers.HealthAnswer,
         sealed=True,
         precompute=_default_only,
     ),
     Operation(
-        "getOpenApiDocument",
-        "GET",
-        "/openapi.json",
-        None,
-        "OpenAPI document",
-        "The raw OpenAPI 3.1 document of /api/v1 (no envelope), generated from this operation table; each "
+        id="getOpenApiDocument",
+        method="GET",
+        path="/openapi.json",
+        summary="OpenAPI document",
+        description="The raw OpenAPI 3.1 document of /api/v1 (no envelope), generated from this operation table; each "
         "operation's x-tool-name names the MCP tool that answers it.",
-        (),
-        (200, 304),
-        handlers.get_openapi_document,
+        statuses=(200, 304),
+        handler=handlers.get_openapi_document,
+        payload="OpenApiDocument",
         precompute=_default_only,
         envelope=False,
     ),
     Operation(
-        "listPacks",
-        "GET",
-        "/packs",
-        "list_packs",
-        "Pack catalog",
-        "Available and planned packs with label, status, links (available packs only) and latest version.",
-        (),
-        (200, 304),
-        handlers.list_packs,
+        id="listPacks",
+        method="GET",
+        path="/packs",
+        summary="Pack catalog",
+        description="Available and planned packs with label, status, links (available packs only) and latest version.",
+        decision="Planned packs carry no links and latestVersion null; their routes answer 404.",
+        statuses=(200, 304),
+        handler=handlers.list_packs,
+        payload="PackCatalog",
+        tool="list_packs",
+        when="Call first: the packs (13f-copycat and data previews), what each answers, their latest versions.",
+        compact=answers.packs,
+        answer=answers.PacksAnswer,
         precompute=_default_only,
     ),
     Operation(
-        "getLatestPack",
-        "GET",
-        "/packs/{packId}/latest",
-        "get_latest_pack",
-        "Latest artifact of a pack",
-        "The latest PackArtifact, its release-manifest entry, the managers and view modes, the selected view "
+        id="getLatestPack",
+        method="GET",
+        path="/packs/{packId}/latest",
+        summary="Latest artifact of a pack",
+        description="The latest PackArtifact, its release-manifest entry, the managers and view modes, the selected view "
         "and an agent-ready payload, with limitations attached. Preview packs take no view parameters (400).",
-        (PACK_PARAM, *VIEW_PARAMS),
-        (200, 304, 400, 404, 503),
-        handlers.get_latest_pack,
+        decision="Without mode: the complete dataset (any). managers omitted, or listing every manager, is one "
+        "view with the same bytes and ETag.",
+        params=(PACK_PARAM, *VIEW_PARAMS),
+        statuses=(200, 304, 400, 404, 503),
+        status_text={
+            400: "Invalid view parameters, or view parameters sent to a preview pack.",
+            404: "Pack or artifact not found (unknown or planned pack).",
+        },
+        handler=handlers.get_latest_pack,
+        payload="LatestPack",
+        tool="get_latest_pack",
+        when="Call to read a pack. 13f-copycat: managers and their filings, each one's largest trades of "
+        "the latest quarter, headline holdings, ethos leaders, policy signal, freshness, what a 13F cannot say. A "
+        "preview: its signal and caveats. managers and mode select a view.",
+        compact=answers.latest,
+        answer=answers.LatestAnswer,
         view=True,
         precompute=_latest_views,
     ),
     Operation(
-        "listPackVersions",
-        "GET",
-        "/packs/{packId}/versions",
-        "list_pack_versions",
-        "Versions of a pack",
-        "Immutable version references, newest first, marking the current latest version.",
-        (PACK_PARAM,),
-        (200, 304, 404),
-        handlers.list_pack_versions,
+        id="listPackVersions",
+        method="GET",
+        path="/packs/{packId}/versions",
+        summary="Versions of a pack",
+        description="Immutable version references, newest first, marking the current latest version.",
+        decision="13f-copycat lists one version per common quarter; a preview pack lists its one version.",
+        params=(PACK_PARAM,),
+        statuses=(200, 304, 404),
+        status_text={404: "Pack or artifact not found."},
+        handler=handlers.list_pack_versions,
+        payload="VersionCatalog",
+        tool="list_pack_versions",
+        when="Call for the version ids compare_versions takes (one per quarter, newest first).",
+        compact=answers.versions,
+        answer=answers.VersionsAnswer,
         precompute=_available_packs,
     ),
     Operation(
-        "compareVersions",
-        "GET",
-        "/packs/{packId}/versions/diff",
-        "compare_versions",
-        "Compare two versions",
-        "Semantic diff of two versions over one view: tickers that entered or left the view, per-manager "
+        id="compareVersions",
+        method="GET",
+        path="/packs/{packId}/versions/diff",
+        summary="Compare two versions",
+        description="Semantic diff of two versions over one view: tickers that entered or left the view, per-manager "
         "position changes, source changes. States what changed, never why. 'from' must be earlier than 'to'.",
-        (
+        decision="Version ids as listPackVersions gives them: an unknown id is 404 version_not_found, whose "
+        "details.available lists them. Position changes are those of the view's tickers (in the view in either version) "
+        "and the view's managers: mode overlap lists the overlap's trades only.",
+        params=(
             PACK_PARAM,
             Param(
                 "from",
@@ -273,24 +311,41 @@ OPERATIONS: tuple[Operation, ...] = (
             ),
             *VIEW_PARAMS,
         ),
-        (200, 304, 400, 404, 422),
-        methods.compare_versions,
+        statuses=(200, 304, 400, 404, 422),
+        status_text={
+            400: "Invalid or missing parameters ('from', 'to', view), or 'from' not earlier than 'to'.",
+            404: "Pack or version not found.",
+            422: "The pack does not support version comparison.",
+        },
+        handler=methods.compare_versions,
+        payload="VersionDiff",
+        tool="compare_versions",
+        when="Call to see what changed between two quarters: tickers in and out of the view, the largest "
+        "trades by traded value, source and policy changes; never why. from is earlier than to.",
+        compact=answers.diff,
+        answer=answers.DiffAnswer,
         feature="diff",
         view=True,
         precompute=_version_pairs,
         inputs=methods.diff_inputs,
     ),
     Operation(
-        "explainPosition",
-        "GET",
-        "/packs/{packId}/positions/{ticker}/explanation",
-        "explain_position",
-        "Explain one position",
-        "For a ticker of the selected view in the latest version: each selected manager's structured change, "
+        id="explainPosition",
+        method="GET",
+        path="/packs/{packId}/positions/{ticker}/explanation",
+        summary="Explain one position",
+        description="For a ticker of the selected view in the latest version: each selected manager's structured change, "
         "evidence statements citing source rows by accession number, ethos scores, the overlap result, the "
         "matching source records and limitations; a ticker that left the view in the latest version is explained "
         "too (viewStatus left-view). 404 when the view never held it then.",
-        (
+        decision="Always explains the latest version. 'In the selected view' includes a ticker that left the "
+        "view in the latest version (every selected manager exited, or a corporate action ended the position, or fewer "
+        "managers hold it than the mode needs): it is answered with viewStatus left-view, the changes that ended it, "
+        "the previous quarter's rows they ended (cited) and the filings of both quarters, and no ethos scores. "
+        "404 position_not_found means the view held it in neither the latest version nor the one before; its "
+        "details.heldIn lists the quarters whose view did. The ticker is case-insensitive (aapl is AAPL) and "
+        "surrounding whitespace is ignored.",
+        params=(
             PACK_PARAM,
             Param(
                 "ticker",
@@ -301,70 +356,115 @@ OPERATIONS: tuple[Operation, ...] = (
             ),
             *VIEW_PARAMS,
         ),
-        (200, 304, 400, 404, 422),
-        methods.explain_position,
+        statuses=(200, 304, 400, 404, 422),
+        status_text={
+            400: "Invalid ticker or view parameters.",
+            404: "Pack not found, or the view held the ticker in neither the latest version nor the one before "
+            "(details.heldIn: the quarters that did).",
+            422: "The pack does not support structured explanations.",
+        },
+        handler=methods.explain_position,
+        payload="PositionExplanation",
+        tool="explain_position",
+        when="Call to check one ticker of the view in the latest quarter: each manager's trade and "
+        "position with its filing rows, evidence, ethos scores, policy.",
+        compact=answers.explanation,
+        answer=answers.ExplanationAnswer,
         feature="explain",
         view=True,
         precompute=_view_tickers,
     ),
     Operation(
-        "listEthos",
-        "GET",
-        "/ethos",
-        "list_ethos",
-        "Investing methodologies",
-        "Every ethos: id, public name, principles and the scoring configuration (features with formulas and "
+        id="listEthos",
+        method="GET",
+        path="/ethos",
+        summary="Investing methodologies",
+        description="Every ethos: id, public name, principles and the scoring configuration (features with formulas and "
         "denominators, weights, normalisation, top-set size) that fully determines its 0–100 scores.",
-        (),
-        (200, 304),
-        methods.list_ethos,
+        statuses=(200, 304),
+        handler=methods.list_ethos,
+        payload="EthosList",
+        tool="list_ethos",
+        when="Call to learn how each ethos (a scoring methodology over filing data) scores tickers.",
+        compact=answers.ethos_list,
+        answer=answers.EthosListAnswer,
         precompute=_default_only,
     ),
     Operation(
-        "compareEthos",
-        "POST",
-        "/ethos/compare",
-        "compare_ethos",
-        "Compare methodology scores",
-        "Recalculates, for the latest 13f-copycat version and the selected view, per-ticker scores of the "
+        id="compareEthos",
+        method="POST",
+        path="/ethos/compare",
+        summary="Compare methodology scores",
+        description="Recalculates, for the latest 13f-copycat version and the selected view, per-ticker scores of the "
         "selected ethos (all when ethosIds is omitted) and their overlap: tickers in every selected top set "
         "and pairwise agreement (Jaccard). managerIds empty or omitted means all managers. 'tickers' narrows "
         "the scores (404 when one is not in the view). Only 13f-copycat supports it (422 otherwise).",
-        (),
-        (200, 400, 404, 413, 422),
-        methods.compare_ethos,
+        decision="Always the latest version. ethosIds omitted: every ethos; tickers omitted: every ticker of the "
+        "view; an unknown ethos id is 400 unknown_ethos.",
+        statuses=(200, 400, 404, 413, 422),
+        status_text={
+            400: "Malformed or invalid request (not JSON, not application/json, schema, unknown manager or ethos).",
+            404: "A requested ticker is not in the selected view.",
+            422: "The pack does not support ethos comparison.",
+        },
+        handler=methods.compare_ethos,
+        payload="EthosComparison",
+        tool="compare_ethos",
+        when="Call to rank the view's tickers under each ethos and see where they agree (tickers in every top set).",
+        compact=answers.ethos_comparison,
+        answer=answers.ComparisonAnswer,
         feature="ethos",
         body=RESEARCH_REQUEST,
         precompute=_all_managers_all_ethos,
     ),
     Operation(
-        "validatePolicy",
-        "POST",
-        "/policy/validate",
-        "validate_policy",
-        "Recalculate policy checks",
-        "Recalculates the research policy checks over the selected view of the latest 13f-copycat version: "
+        id="validatePolicy",
+        method="POST",
+        path="/policy/validate",
+        summary="Recalculate policy checks",
+        description="Recalculates the research policy checks over the selected view of the latest 13f-copycat version: "
         "each check pass / warn / block with its reason, blocking reasons, warnings; executionEnabled is always "
         "false. An empty view blocks (no signal: stay in cash).",
-        (),
-        (200, 400, 413, 422),
-        methods.validate_policy,
+        decision="Always the latest version. managerIds empty or omitted: all managers; mode omitted: any.",
+        statuses=(200, 400, 413, 422),
+        status_text={
+            400: "Malformed or invalid request (not JSON, not application/json, schema, unknown manager).",
+            422: "The pack does not support policy recalculation.",
+        },
+        handler=methods.validate_policy,
+        payload="PolicyResult",
+        tool="validate_policy",
+        when="Call before relying on a view: each research policy check (freshness, sources, fixture data, "
+        "concentration, empty view): pass, warn or block.",
+        compact=answers.policy,
+        answer=answers.PolicyAnswer,
         feature="policy",
         body=VIEW_REQUEST,
         precompute=_all_managers,
     ),
     Operation(
-        "exportAuditTrail",
-        "GET",
-        "/packs/{packId}/audit",
-        "export_audit_trail",
-        "Export the audit trail",
-        "Artifact identity, release reference (manifest sha256), content hash (sha256 of the canonical artifact "
+        id="exportAuditTrail",
+        method="GET",
+        path="/packs/{packId}/audit",
+        summary="Export the audit trail",
+        description="Artifact identity, release reference (manifest sha256), content hash (sha256 of the canonical artifact "
         "bytes, recomputable by a client), provenance of every source file, methodology, the policy result and "
         "audit events (ingested, validated, sealed). The PackArtifact is schema-validated before it is returned.",
-        (PACK_PARAM, *VIEW_PARAMS),
-        (200, 304, 400, 404),
-        methods.export_audit_trail,
+        decision="Preview packs take no view parameters; their export has policy null and the preview's own "
+        "methodology.",
+        params=(PACK_PARAM, *VIEW_PARAMS),
+        statuses=(200, 304, 400, 404),
+        status_text={
+            400: "Invalid view parameters, or view parameters sent to a preview pack.",
+            404: "Pack or artifact not found.",
+        },
+        handler=methods.export_audit_trail,
+        payload="AuditExport",
+        tool="export_audit_trail",
+        when="Call to verify provenance: the artifact's sha256, every source file's sha256, the "
+        "methodology, the audit events.",
+        compact=answers.audit,
+        answer=answers.AuditAnswer,
         view=True,
         sealed=True,
         precompute=_latest_views,

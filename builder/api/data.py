@@ -11,7 +11,9 @@ from collections import OrderedDict
 from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass, field
 from datetime import date
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
+
+from builder.research.schema import PackArtifact
 
 T = TypeVar("T")
 MEMO_SIZE = 512  # derived values (views, scores, policy) kept per release; live subsets are unbounded otherwise
@@ -42,7 +44,8 @@ class ReleaseData:
         memo, size = (self._large, LARGE_MEMO_SIZE) if large else (self._memo, MEMO_SIZE)
         if key in memo:
             memo.move_to_end(key)
-            return memo[key]
+            found: T = memo[key]
+            return found
         value = memo[key] = compute()
         if len(memo) > size:
             memo.popitem(last=False)
@@ -66,11 +69,13 @@ class ReleaseData:
     @property
     def versions(self) -> list[str]:
         """13f-copycat version ids, oldest first."""
-        return self.index["copycat"]["versions"]
+        versions: list[str] = self.index["copycat"]["versions"]
+        return versions
 
     @property
-    def latest(self) -> dict:
-        return self.artifacts[self.versions[-1]]
+    def latest(self) -> PackArtifact:
+        return cast(PackArtifact, self.artifacts[self.versions[-1]])  # schema-valid: the release validated it
 
     def preview(self, pack_id: str) -> dict | None:
-        return self.index["previews"].get(pack_id)
+        preview: dict | None = self.index["previews"].get(pack_id)
+        return preview

@@ -12,21 +12,25 @@ from builder.api import methods
 from builder.api.data import ReleaseData
 from builder.api.shapes import (
     AvailablePack,
+    CopycatLatestPack,
     CopycatVersionReference,
     Health,
     HealthPack,
     HealthWarning,
+    ManifestEntry,
     PackCatalog,
     PackLinks,
+    PackSummary,
     PlannedPack,
+    PreviewLatestPack,
     PreviewVersionReference,
     VersionCatalog,
 )
 from builder.api.wire import API_PREFIX, CONTRACT_VERSION, ApiError, ErrorCode
-from builder.research.agent import LIMITS_13F, RESEARCH_ONLY, agent_payload
+from builder.research.agent import LIMITS_13F, RESEARCH_ONLY, AgentPayload, agent_payload
 from builder.research.methods.ethos import ETHOS_IDS
 from builder.research.versions import PACK_ID
-from builder.research.views import DEFAULT_MODE, MODES
+from builder.research.views import DEFAULT_MODE, MODES, Mode, View
 from builder.typed import picked
 
 COPYCAT_LIMITATIONS = (
@@ -83,12 +87,12 @@ def _catalog_entry(p: dict[str, Any]) -> AvailablePack | PlannedPack:
     return picked(PlannedPack, {**p, "links": {}})
 
 
-def artifact_reference(data: ReleaseData, version: str) -> dict[str, str]:
+def artifact_reference(data: ReleaseData, version: str) -> ManifestEntry:
     """The release-manifest entry that vouches for an artifact: its file and the sha256 of its bytes."""
     return {"file": f"artifacts/{PACK_ID}/{version}.json", "sha256": methods.artifact_sha256(data, version)}
 
 
-def get_latest_pack(data: ReleaseData, params: dict[str, Any]) -> dict[str, Any]:
+def get_latest_pack(data: ReleaseData, params: dict[str, Any]) -> CopycatLatestPack | PreviewLatestPack:
     preview = data.preview(params["packId"])
     if preview is not None:
         return _latest_preview(data, preview)
@@ -108,7 +112,7 @@ def get_latest_pack(data: ReleaseData, params: dict[str, Any]) -> dict[str, Any]
     }
 
 
-def _latest_preview(data: ReleaseData, preview: dict) -> dict[str, Any]:
+def _latest_preview(data: ReleaseData, preview: dict) -> PreviewLatestPack:
     """A preview's latest: its own caveats once (they carry its fixture and research-only lines), next calls."""
     caveats = list(dict.fromkeys(preview["caveats"]))
     payload = {key: value for key, value in preview["agentPayload"].items() if key != "limitations"}
@@ -140,17 +144,17 @@ def _lists_cut(artifact: dict[str, Any]) -> dict[str, Any]:
     return {**trimmed, "listsCut": cut} if cut else artifact
 
 
-def _pack_summary(data: ReleaseData, pack_id: str) -> dict[str, Any]:
+def _pack_summary(data: ReleaseData, pack_id: str) -> PackSummary:
     pack = data.pack(pack_id)
     assert pack is not None, pack_id  # the request resolved it
-    return {key: pack[key] for key in ("id", "label", "title", "status")}
+    return picked(PackSummary, pack)
 
 
 def _limitations(fixture: bool) -> list[str]:
     return [*COPYCAT_LIMITATIONS, *([FIXTURE_LIMITATION] if fixture else [])]
 
 
-def _agent_payload(data: ReleaseData, view: dict, managers: list[str], mode: str) -> dict[str, Any]:
+def _agent_payload(data: ReleaseData, view: View, managers: list[str], mode: Mode) -> AgentPayload:
     """The bounded agent payload of the latest version's view, with the trades since the version before it."""
     artifact, fixture = data.latest, data.index["fixture"]
     version = artifact["versionId"]

@@ -7,16 +7,17 @@ ticker of a view costs one scoring of that view, not one per ticker.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import date
-from typing import Any
+from typing import Any, cast
 
 from builder.api.data import ReleaseData
+from builder.api.shapes import PreviewAuditExport
 from builder.api.wire import API_PREFIX, ApiError, ErrorCode
 from builder.canonical import canonical_json, sha256_hex
-from builder.research.diff import diff_versions, versions_changes
+from builder.research.diff import VersionDiff, diff_versions, versions_changes
 from builder.research.errors import NotInView
-from builder.research.methods.audit import audit_record
+from builder.research.methods.audit import CopycatAuditExport, ReleaseIdentity, SourceFileRecord, audit_record
 from builder.research.methods.ethos import (
     ETHOS_IDS,
     EthosComparison,
@@ -25,28 +26,28 @@ from builder.research.methods.ethos import (
     score_view,
     select_tickers,
 )
-from builder.research.methods.explain import explainer
-from builder.research.methods.policy import PolicyResult, book_facts, evaluate_policy, policy_changes
-from builder.research.schema import validate_artifact
+from builder.research.methods.explain import PositionExplanation, explainer
+from builder.research.methods.policy import PolicyChange, PolicyResult, book_facts, evaluate_policy, policy_changes
+from builder.research.schema import PackArtifact, validate_artifact
 from builder.research.versions import PACK_ID, version_as_of
-from builder.research.views import DEFAULT_MODE, Census, census, select_view, ticker_rows
+from builder.research.views import DEFAULT_MODE, Census, Mode, View, ViewTicker, census, select_view, ticker_rows
 
 
-def view_of(data: ReleaseData, version: str, managers: Sequence[str], mode: str) -> dict:
-    def compute() -> dict:
+def view_of(data: ReleaseData, version: str, managers: Sequence[str], mode: Mode) -> View:
+    def compute() -> View:
         return select_view(data.artifacts[version], managers, mode, rows_of(data, version, managers))
 
     return data.memo(("view", version, tuple(managers), mode), compute)
 
 
-def rows_of(data: ReleaseData, version: str, managers: Sequence[str]) -> list[dict]:
+def rows_of(data: ReleaseData, version: str, managers: Sequence[str]) -> list[ViewTicker]:
     """The managers' ticker rows of a version, which each mode's view filters: built once for the four."""
     key = ("rows", version, tuple(managers))
     return data.memo(key, lambda: ticker_rows(data.artifacts[version], managers), large=True)
 
 
 def scores_of(
-    data: ReleaseData, version: str, managers: Sequence[str], mode: str, ethos_ids: Sequence[str]
+    data: ReleaseData, version: str, managers: Sequence[str], mode: Mode, ethos_ids: Sequence[str]
 ) -> EthosComparison:
     def compute() -> EthosComparison:
         return score_view(
@@ -56,10 +57,11 @@ def scores_of(
     return data.memo(("scores", version, tuple(managers), mode, tuple(ethos_ids)), compute)
 
 
-def policy_of(data: ReleaseData, version: str, managers: Sequence[str], mode: str) -> PolicyResult:
+def policy_of(data: ReleaseData, version: str, managers: Sequence[str], mode: Mode) -> PolicyResult:
     def compute() -> PolicyResult:
         # An older version's policy is needed for diffs only: judged on the census's summary of its view, the
         # rows the checks read, without building every manager's position of every row.
+        view: Mapping[str, Any]
         if version == data.versions[-1]:
             view = view_of(data, version, managers, mode)
         else:
@@ -82,7 +84,9 @@ def artifact_sha256(data: ReleaseData, version: str) -> str:
     return data.memo(("sha256", version), lambda: sha256_hex(canonical_json(data.artifacts[version])))
 
 
-def diff_of(data: ReleaseData, older: str, newer: str, managers: Sequence[str], mode: str) -> dict:
+def diff_of(
+    data: ReleaseData, older: str, newer: str, managers: Sequence[str], mode: Mode, policy: Sequence[PolicyChange] = ()
+) -> VersionDiff:
     """diff_versions of two versions, sharing across modes what does not depend on the mode."""
     before, after = data.artifacts[older], data.artifacts[newer]
     between = [
@@ -92,7 +96,7 @@ def diff_of(data: ReleaseData, older: str, newer: str, managers: Sequence[str], 
         ("book", older, newer, tuple(managers)), lambda: versions_changes(before, after, managers, between), large=True
     )
     tickers = (view_tickers_of(data, older, managers, mode), view_tickers_of(data, newer, managers, mode))
-    return diff_versions(before, after, managers, mode, book=book, tickers=tickers)
+    return diff_versions(before, after, managers, mode, book=book, tickers=tickers, policy=policy)
 
 
 def diff_inputs(data: ReleaseData, params: dict[str, Any]) -> list:
@@ -110,12 +114,12 @@ def census_of(data: ReleaseData, version: str, managers: Sequence[str]) -> Censu
     return data.memo(("census", version, tuple(managers)), lambda: census(data.artifacts[version], managers))
 
 
-def view_tickers_of(data: ReleaseData, version: str, managers: Sequence[str], mode: str) -> set[str]:
+def view_tickers_of(data: ReleaseData, version: str, managers: Sequence[str], mode: Mode) -> set[str]:
     found = census_of(data, version, managers)
     return data.memo(("view-tickers", version, tuple(managers), mode), lambda: found.tickers(mode))
 
 
-def _view_params(params: dict[str, Any]) -> tuple[list[str], str]:
+def _view_params(params: dict[str, Any]) -> tuple[list[str], Mode]:
     return params.get("managers", []), params.get("mode", DEFAULT_MODE)
 
 
@@ -123,13 +127,13 @@ def list_ethos(data: ReleaseData, params: dict[str, Any]) -> EthosList:
     return {"ethos": ethos_definitions()}
 
 
-def explain_position(data: ReleaseData, params: dict[str, Any]) -> dict[str, Any]:
+def explain_position(data: ReleaseData, params: dict[str, Any]) -> PositionExplanation:
     """The latest version's evidence for one ticker of the selected view, or one that left it in the latest version
     (404 when neither, saying which versions' views held it)."""
     managers, mode = _view_params(params)
     version = data.versions[-1]
 
-    def build() -> Callable[[str], dict]:
+    def build() -> Callable[[str], PositionExplanation]:
         view = view_of(data, version, managers, mode)
         scores = scores_of(data, version, managers, mode, ETHOS_IDS)
         previous = data.versions[-2] if len(data.versions) > 1 else None
@@ -150,7 +154,7 @@ def explain_position(data: ReleaseData, params: dict[str, Any]) -> dict[str, Any
         raise never_held(data, params["ticker"], managers, mode, refusal.details) from refusal
 
 
-def left_view(data: ReleaseData, managers: Sequence[str], mode: str) -> set[str]:
+def left_view(data: ReleaseData, managers: Sequence[str], mode: Mode) -> set[str]:
     """The tickers the view held a version before the latest and no longer holds (none with one version)."""
     if len(data.versions) < 2:
         return set()
@@ -158,7 +162,7 @@ def left_view(data: ReleaseData, managers: Sequence[str], mode: str) -> set[str]
     return view_tickers_of(data, older, managers, mode) - view_tickers_of(data, newer, managers, mode)
 
 
-def explained_tickers(data: ReleaseData, managers: Sequence[str], mode: str) -> list[str]:
+def explained_tickers(data: ReleaseData, managers: Sequence[str], mode: Mode) -> list[str]:
     """Every ticker explainPosition answers for the view: those in it, then those that left it with a change."""
     rows = view_of(data, data.versions[-1], managers, mode)["tickers"]
     left = left_view(data, managers, mode)
@@ -166,7 +170,7 @@ def explained_tickers(data: ReleaseData, managers: Sequence[str], mode: str) -> 
     return [row["ticker"] for row in rows] + ended
 
 
-def never_held(data: ReleaseData, ticker: str, managers: Sequence[str], mode: str, details: dict) -> NotInView:
+def never_held(data: ReleaseData, ticker: str, managers: Sequence[str], mode: Mode, details: dict) -> NotInView:
     """position_not_found, saying which versions' quarters held the ticker in this view (none, when none did)."""
     held = [data.artifacts[v]["quarter"] for v in data.versions if ticker in view_tickers_of(data, v, managers, mode)]
     latest = data.artifacts[data.versions[-1]]["quarter"]
@@ -181,7 +185,7 @@ def never_held(data: ReleaseData, ticker: str, managers: Sequence[str], mode: st
     )
 
 
-def compare_versions(data: ReleaseData, params: dict[str, Any]) -> dict[str, Any]:
+def compare_versions(data: ReleaseData, params: dict[str, Any]) -> VersionDiff:
     """The semantic diff of two versions over one view, with the policy checks whose outcome changed."""
     older, newer = params["from"], params["to"]
     for name, version in (("from", older), ("to", newer)):
@@ -195,9 +199,8 @@ def compare_versions(data: ReleaseData, params: dict[str, Any]) -> dict[str, Any
             {"from": older, "to": newer},
         )
     managers, mode = _view_params(params)
-    diff = diff_of(data, older, newer, managers, mode)
-    diff["policy"] = policy_changes(policy_of(data, older, managers, mode), policy_of(data, newer, managers, mode))
-    return diff
+    policy = policy_changes(policy_of(data, older, managers, mode), policy_of(data, newer, managers, mode))
+    return diff_of(data, older, newer, managers, mode, policy)
 
 
 def version_not_found(data: ReleaseData, parameter: str, version: str) -> ApiError:
@@ -224,7 +227,7 @@ def validate_policy(data: ReleaseData, params: dict[str, Any]) -> PolicyResult:
     return policy_of(data, data.versions[-1], managers, mode)
 
 
-def export_audit_trail(data: ReleaseData, params: dict[str, Any]) -> dict[str, Any]:
+def export_audit_trail(data: ReleaseData, params: dict[str, Any]) -> CopycatAuditExport | PreviewAuditExport:
     """The audit trail of a pack's latest artifact in the sealed release (any available pack)."""
     assert data.identity is not None, "audit is rendered only for a sealed release"
     preview = data.preview(params["packId"])
@@ -232,7 +235,7 @@ def export_audit_trail(data: ReleaseData, params: dict[str, Any]) -> dict[str, A
         return _preview_audit(data, preview)
     managers, mode = _view_params(params)
     version = data.versions[-1]
-    artifact = data.artifacts[version]
+    artifact = cast(PackArtifact, data.artifacts[version])  # the release's artifacts are schema-valid PackArtifacts
     data.memo(("schema-valid", version), lambda: validate_artifact(artifact) or True)  # type: ignore[func-returns-value]  # raises when invalid
     return audit_record(
         artifact,
@@ -246,17 +249,17 @@ def export_audit_trail(data: ReleaseData, params: dict[str, Any]) -> dict[str, A
     )
 
 
-def _read_by(provenance: list[dict], paths: list[str]) -> list[dict]:
+def _read_by(provenance: list[SourceFileRecord], paths: list[str]) -> list[SourceFileRecord]:
     """The provenance of the files a preview pack read (its methodology's sources), not of the whole tree."""
     read = set(paths)
     return [entry for entry in provenance if entry["path"] in read]
 
 
-def _preview_audit(data: ReleaseData, preview: dict) -> dict[str, Any]:
+def _preview_audit(data: ReleaseData, preview: dict) -> PreviewAuditExport:
     digest = sha256_hex(canonical_json(preview["artifact"]))
     return {
         "identity": {"packId": preview["id"], "versionId": preview["version"], "asOf": preview["asOf"]},
-        "release": dict(data.identity or {}),
+        "release": cast(ReleaseIdentity, dict(data.identity or {})),
         "contentHash": {
             "algorithm": "sha256",
             "value": digest,

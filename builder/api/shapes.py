@@ -7,9 +7,19 @@ description is the glossary's (builder.api.openapi.glossary, contexts), by its c
 
 from __future__ import annotations
 
-from typing import Annotated, Literal, TypedDict
+from typing import Annotated, Any, Literal, TypedDict
 
 from builder.api.wire import ContractVersion
+from builder.research.agent import AgentPayload
+from builder.research.methods.audit import (
+    AuditEvent,
+    ContentHash,
+    CopycatAuditExport,
+    ReleaseIdentity,
+    SourceFileRecord,
+)
+from builder.research.schema import PackArtifact
+from builder.research.views import Mode, View
 from builder.typed import KEY, Count, Date, Keywords, Sha256
 
 HealthStatus = Literal["consumable", "degraded"]  # degraded while fixture or scope warnings exist
@@ -102,6 +112,77 @@ class VersionCatalog(TypedDict):
     versions: list[CopycatVersionReference | PreviewVersionReference]
 
 
+# The preview packs' payloads, declared with their research (builder.research.previews): their components are
+# written there; here they are named, so that the latest and audit answers refer to them.
+PreviewArtifact = Annotated[dict[str, Any], Keywords()]
+PreviewAgentPayload = Annotated[dict[str, Any], Keywords()]
+PreviewMethodology = Annotated[dict[str, Any], Keywords()]
+PREVIEW_REFS = {
+    PreviewArtifact: "PreviewArtifact",
+    PreviewAgentPayload: "PreviewAgentPayload",
+    PreviewMethodology: "PreviewMethodology",
+}
+
+
+class PackSummary(TypedDict):
+    id: str
+    label: PackLabel
+    title: str
+    status: Literal["available"]
+
+
+class ManifestEntry(TypedDict):
+    file: str
+    sha256: Sha256
+
+
+class ManagerListing(TypedDict):
+    id: str
+    name: str
+    cik: str
+    fictional: bool
+
+
+class CopycatLatestPack(TypedDict):
+    pack: PackSummary
+    versionId: str
+    artifact: PackArtifact
+    manifestEntry: ManifestEntry
+    managers: list[ManagerListing]
+    modes: list[Mode]
+    view: View
+    agentPayload: AgentPayload
+    limitations: list[str]
+
+
+class PreviewLatestPack(TypedDict):
+    pack: PackSummary
+    versionId: str
+    artifact: PreviewArtifact
+    agentPayload: PreviewAgentPayload
+    caveats: list[str]
+    limitations: list[str]
+
+
+class PreviewIdentity(TypedDict):
+    packId: str
+    versionId: str
+    asOf: Date
+
+
+class PreviewAuditExport(TypedDict):
+    identity: PreviewIdentity
+    release: ReleaseIdentity
+    contentHash: ContentHash
+    provenance: list[SourceFileRecord]
+    methodology: PreviewMethodology
+    caveats: list[str]
+    policy: None
+    events: list[AuditEvent]
+    executionEnabled: Literal[False]
+    artifact: PreviewArtifact
+
+
 COMPONENTS = {
     "Health": Health,
     "PackCatalog": PackCatalog,
@@ -110,4 +191,11 @@ COMPONENTS = {
     "VersionCatalog": VersionCatalog,
     "CopycatVersionReference": CopycatVersionReference,
     "PreviewVersionReference": PreviewVersionReference,
+    "LatestPack": CopycatLatestPack | PreviewLatestPack,
+    "PackSummary": PackSummary,
+    "CopycatLatestPack": CopycatLatestPack,
+    "PreviewLatestPack": PreviewLatestPack,
+    "AuditExport": CopycatAuditExport | PreviewAuditExport,
+    "CopycatAuditExport": CopycatAuditExport,
+    "PreviewAuditExport": PreviewAuditExport,
 }

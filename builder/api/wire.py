@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import enum
-from typing import Any, Literal, get_args
+from typing import Any, Literal, TypedDict, get_args
 
 from builder.research.errors import NotInView, ResearchError, UnknownEthos
 
-API_VERSION = "v1"
+ApiVersion = Literal["v1"]
+API_VERSION: ApiVersion = "v1"
 ContractVersion = Literal["0.1.0"]
 CONTRACT_VERSION: ContractVersion = get_args(ContractVersion)[0]
 API_PREFIX = "/api/v1"
@@ -83,7 +84,14 @@ def api_error(error: ResearchError) -> ApiError:
     return ApiError(status, code, error.message, error.details)
 
 
-def meta(capability: str) -> dict[str, Any]:
+class ApiMeta(TypedDict):
+    apiVersion: ApiVersion
+    contractVersion: ContractVersion
+    capability: str
+    deprecated: Literal[False]
+
+
+def meta(capability: str) -> ApiMeta:
     return {
         "apiVersion": API_VERSION,
         "contractVersion": CONTRACT_VERSION,

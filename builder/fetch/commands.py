@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import re
-from datetime import date
+from datetime import date, datetime
 from pathlib import Path
 
 import click
@@ -113,7 +113,7 @@ def user_agent_of(given: str | None, config: PacksConfig) -> str:
 )
 def fetch_command(
     source: Path,
-    since,
+    since: datetime | None,
     edgar_url: str | None,
     user_agent: str | None,
     datasets: bool,

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import date
+from typing import Any
 
 import orjson
 
@@ -65,7 +66,7 @@ async def list_13f(client: Client, hosts: Hosts, cik: str, since: date) -> tuple
     return tuple(sorted(wanted.values(), key=lambda row: (row.filed, row.accession)))
 
 
-async def _get(client: Client, url: str, cik: str):
+async def _get(client: Client, url: str, cik: str) -> bytes:
     reply = await client.get(url)
     if reply.status == 404:  # EDGAR answers an unknown CIK with an XML NoSuchKey error and 404
         raise FetchError(f"EDGAR has no submissions for CIK {cik} ({url}: 404); check the cik in packs.toml")
@@ -74,7 +75,7 @@ async def _get(client: Client, url: str, cik: str):
     return reply.body
 
 
-def _json(body: bytes, url: str):
+def _json(body: bytes, url: str) -> Any:
     try:
         return orjson.loads(body)
     except orjson.JSONDecodeError as exc:

@@ -11,14 +11,18 @@ the canonical bytes are within BUDGET_BYTES, whatever the names and texts hold.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import date
-from typing import Any
+from typing import Annotated, Any, Literal, NotRequired, TypedDict, TypeVar
 
 from builder.canonical import canonical_json
 from builder.research.changes import BOUGHT, SOLD
+from builder.research.diff import VersionDiff
 from builder.research.methods.ethos import EthosComparison
-from builder.research.methods.policy import STALE_AFTER_DAYS, PolicyResult
+from builder.research.methods.policy import STALE_AFTER_DAYS, PolicyResult, Signal
+from builder.research.schema import ChangeKind, PackArtifact
+from builder.research.views import Mode, View, ViewPosition, ViewTicker
+from builder.typed import KEY, Count, Date, Fraction, Keywords
 
 BUDGET_BYTES = 9216  # an agent's first read, under the 10 KB a tool's text may take, at any number of managers
 MANAGERS = 8  # managers listed (largest books first) with their trades; view.managerCount counts all
@@ -68,42 +72,149 @@ TRIMMABLE = (
 )
 
 
+class Freshness(TypedDict):  # KEY: what get_latest_pack's compact answer promises of it
+    filingDeadline: Date
+    daysSinceDeadline: Annotated[int, KEY]
+    staleAfterDays: Count
+    stale: Annotated[bool, KEY]
+
+
+class AgentView(TypedDict):
+    mode: Mode
+    managerCount: Count
+    tickerCount: Count
+
+
+class FilingDate(TypedDict):
+    accession: str
+    filed: Date
+
+
+class Trade(TypedDict):
+    ticker: str
+    kind: Literal["added", "exited", "new", "reduced"]
+    shareDelta: int
+    tradedValue: int
+
+
+class AgentManager(TypedDict):  # KEY: what get_latest_pack's compact answer promises of each
+    id: Annotated[str, KEY]
+    name: Annotated[str, KEY]
+    cik: Annotated[str, KEY]
+    period: Annotated[Date, KEY]
+    filings: Annotated[list[FilingDate], KEY]
+    tradeCount: Count
+    trades: Annotated[list[Annotated[Trade, Keywords(description="One trade of the quarter.")]], KEY]
+
+
+class Undecided(TypedDict):
+    managerId: str
+    ticker: str
+
+
+class TopHolder(TypedDict):
+    managerId: str
+    weight: Fraction
+    change: ChangeKind
+
+
+class AgentHolding(TypedDict):
+    ticker: str
+    issuer: str
+    value: Count
+    weight: Fraction
+    holderCount: Count
+    topHolders: list[TopHolder]
+
+
+class Leader(TypedDict):
+    ticker: str
+    score: Annotated[float, Keywords(minimum=0, maximum=100)]
+
+
+class AgentPolicy(TypedDict):
+    signal: Signal
+    blockingReasonCount: Count
+    blockingReasons: list[str]
+    warningCount: Count
+    warnings: list[str]
+
+
+class NextCall(TypedDict):
+    """A call to make next: the tool, its exact arguments, what it answers."""
+
+    tool: str
+    arguments: dict[str, Any]
+    why: str
+    repeatManagers: NotRequired[bool]  # present (true) when the view's managers are too many to repeat
+
+
+class AgentPayload(TypedDict):
+    pack: Literal["13f-copycat"]
+    summary: str
+    versionId: str
+    quarter: Date
+    previousVersionId: str | None
+    asOf: Date
+    freshness: Freshness
+    view: AgentView
+    tradeCount: Count
+    managers: list[AgentManager]
+    notTrades: dict[str, Count]
+    undecided: list[Undecided]
+    headline: list[AgentHolding]
+    ethosLeaders: dict[str, list[Leader]]
+    policy: AgentPolicy
+    glossary: dict[str, str]
+    limits13F: list[str]
+    caveatCount: Count
+    caveats: list[str]
+    nextCalls: list[NextCall]
+    executionEnabled: Literal[False]
+
+
+SHAPES = {"AgentPayload": AgentPayload, "AgentHolding": AgentHolding, "AgentPolicy": AgentPolicy, "NextCall": NextCall}
+Payload = TypeVar("Payload", bound=Mapping[str, Any])
+
+
 def is_trade(kind: str) -> bool:
     """The one trade test: only a new, added, reduced or exited position was bought or sold."""
     return kind in BOUGHT or kind in SOLD
 
 
-def traded_value(change: dict) -> int:
+def traded_value(change: Mapping[str, Any]) -> int:
     """A diff's position change valued at the later quarter's price: shares traded × value / shares as filed.
 
     A position that ended has no later price: the earlier quarter's price per share (carried through
     corporate actions when the change says how) stands in.
     """
-    if change["toShares"]:
-        return round(change["shareDelta"] * change["toValue"] / change["toShares"])
-    earlier = change.get("carriedShares") or change["fromShares"]
-    return round(change["shareDelta"] * change["fromValue"] / earlier) if earlier else 0
+    delta: int = change["shareDelta"]
+    value: int = change["toValue"] if change["toShares"] else change["fromValue"]
+    shares: int = change["toShares"] or change.get("carriedShares") or change["fromShares"]
+    return round(delta * value / shares) if shares else 0
 
 
 def agent_payload(
-    view: dict,
-    artifact: dict,
+    view: View,
+    artifact: PackArtifact,
     *,
     previous: str | None,
-    diff: dict | None,
+    diff: VersionDiff | None,
     scores: EthosComparison,
     policy: PolicyResult,
     as_of: str,
     summary: str,
-) -> dict[str, Any]:
+) -> AgentPayload:
     """The bounded payload of `view` of `artifact`; `diff` is against the `previous` version (None for the first)."""
     # The view's tickers, and those that left it: a position sold out by every selected manager is a trade too.
-    tickers = {row["ticker"] for row in view["tickers"]} | set((diff or {}).get("tickers", {}).get("left", []))
-    changes = [c for c in (diff or {}).get("positions", []) if c["ticker"] in tickers]
+    tickers = {row["ticker"] for row in view["tickers"]} | set(diff["tickers"]["left"] if diff else ())
+    changes = [c for c in (diff["positions"] if diff else ()) if c["ticker"] in tickers]
     trades = trades_by_manager(changes)
     caveats = list(dict.fromkeys(w["message"] for w in view["warnings"]))  # the pack's and the selected managers' only
-    undecided = [{"managerId": c["managerId"], "ticker": c["ticker"]} for c in changes if c["kind"] == "undecided"]
-    payload = {
+    undecided: list[Undecided] = [
+        {"managerId": c["managerId"], "ticker": c["ticker"]} for c in changes if c["kind"] == "undecided"
+    ]
+    payload: AgentPayload = {
         "pack": artifact["packId"],
         "summary": summary,
         "versionId": artifact["versionId"],
@@ -136,12 +247,12 @@ def _counts(kinds: Any) -> dict[str, int]:
     return counted
 
 
-def trades_by_manager(changes: Sequence[dict]) -> dict[str, list[dict]]:
+def trades_by_manager(changes: Sequence[Mapping[str, Any]]) -> dict[str, list[Trade]]:
     """Each manager's trades, largest traded value first (ties by ticker)."""
-    found: dict[str, list[dict]] = {}
+    found: dict[str, list[Trade]] = {}
     for change in changes:
         if is_trade(change["kind"]):
-            trade = {
+            trade: Trade = {
                 "ticker": change["ticker"],
                 "kind": change["kind"],
                 "shareDelta": change["shareDelta"],
@@ -153,7 +264,9 @@ def trades_by_manager(changes: Sequence[dict]) -> dict[str, list[dict]]:
     return found
 
 
-def manager_entries(artifact: dict, selected: Sequence[str], trades: dict[str, list[dict]]) -> list[dict]:
+def manager_entries(
+    artifact: PackArtifact, selected: Sequence[str], trades: dict[str, list[Trade]]
+) -> list[AgentManager]:
     """The selected managers, largest books first: who filed what and when, and their largest trades."""
     chosen = set(selected)
     managers = sorted((m for m in artifact["managers"] if m["id"] in chosen), key=lambda m: (-m["bookValue"], m["id"]))
@@ -171,7 +284,7 @@ def manager_entries(artifact: dict, selected: Sequence[str], trades: dict[str, l
     ]
 
 
-def freshness(artifact: dict, as_of: str) -> dict[str, Any]:
+def freshness(artifact: PackArtifact, as_of: str) -> Freshness:
     """Days since the quarter's filing deadline; stale once the next quarter's filings are due."""
     deadline = date.fromisoformat(artifact["filingDeadline"])
     days = (date.fromisoformat(as_of) - deadline).days
@@ -183,7 +296,7 @@ def freshness(artifact: dict, as_of: str) -> dict[str, Any]:
     }
 
 
-def headline(view: dict, artifact: dict) -> list[dict]:
+def headline(view: View, artifact: PackArtifact) -> list[AgentHolding]:
     """The view's largest holdings by value: weight in the view, holder count and the largest holders."""
     total = sum(row["value"] for row in view["tickers"])
     rows = sorted(view["tickers"], key=lambda row: (-row["value"], row["ticker"]))[:HEADLINE]
@@ -203,21 +316,21 @@ def headline(view: dict, artifact: dict) -> list[dict]:
     ]
 
 
-def _largest_holders(row: dict) -> list[dict]:
+def _largest_holders(row: ViewTicker) -> list[ViewPosition]:
     held = [p for p in row["managers"] if p["held"]]
     return sorted(held, key=lambda p: (-p["value"], p["managerId"]))[:TOP_HOLDERS]
 
 
-def ethos_leaders(scores: EthosComparison) -> dict[str, list[dict]]:
+def ethos_leaders(scores: EthosComparison) -> dict[str, list[Leader]]:
     """Per ethos, its highest-scoring tickers of the view."""
-    leaders = {}
+    leaders: dict[str, list[Leader]] = {}
     for ethos_id in scores["ethosIds"]:
         ranked = sorted(scores["scores"], key=lambda entry: (-entry["scores"][ethos_id], entry["ticker"]))
         leaders[ethos_id] = [{"ticker": e["ticker"], "score": e["scores"][ethos_id]} for e in ranked[:LEADERS]]
     return leaders
 
 
-def policy_status(policy: PolicyResult) -> dict[str, Any]:
+def policy_status(policy: PolicyResult) -> AgentPolicy:
     return {
         "signal": policy["signal"],
         "blockingReasonCount": len(policy["blockingReasons"]),
@@ -227,7 +340,7 @@ def policy_status(policy: PolicyResult) -> dict[str, Any]:
     }
 
 
-def view_arguments(view: dict, every: int) -> dict[str, Any]:
+def view_arguments(view: Mapping[str, Any], every: int) -> dict[str, Any]:
     """The view as tool arguments: the managers when a subset of `every` is selected, the mode unless `any`."""
     arguments: dict[str, Any] = {}
     if len(view["managers"]) < every:
@@ -237,7 +350,9 @@ def view_arguments(view: dict, every: int) -> dict[str, Any]:
     return arguments
 
 
-def next_calls(artifact: dict, view: dict, previous: str | None, trades: dict[str, list[dict]]) -> list[dict]:
+def next_calls(
+    artifact: PackArtifact, view: View, previous: str | None, trades: dict[str, list[Trade]]
+) -> list[NextCall]:
     """The calls that take an agent deeper, with their exact arguments: the largest trades' tickers explained,
     the diff from the previous version, the policy checks. A subset of more than NEXT_CALL_MANAGERS managers
     is not repeated in every call: `repeatManagers` asks the agent to pass this call's managers again."""
@@ -268,17 +383,17 @@ def next_calls(artifact: dict, view: dict, previous: str | None, trades: dict[st
             )
         )
     calls.append(("validate_policy", body_args, "every research policy check of this view"))
-    return [
-        {"tool": tool, "arguments": arguments, "why": why, **({"repeatManagers": True} if repeat else {})}
-        for tool, arguments, why in calls
-    ]
+    listed: list[NextCall] = [{"tool": tool, "arguments": arguments, "why": why} for tool, arguments, why in calls]
+    for call in listed if repeat else ():
+        call["repeatManagers"] = True
+    return listed
 
 
-def size(payload: dict) -> int:
+def size(payload: Mapping[str, Any]) -> int:
     return len(canonical_json(payload))
 
 
-def fit(payload: dict, budget: int = BUDGET_BYTES, trimmable: Sequence[tuple[str, ...]] = TRIMMABLE) -> dict:
+def fit(payload: Payload, budget: int = BUDGET_BYTES, trimmable: Sequence[tuple[str, ...]] = TRIMMABLE) -> Payload:
     """`payload` with the last items of its longest trimmable lists dropped until it is within `budget` bytes."""
     while size(payload) > budget:
         lists = [(len(items), path, items) for path in trimmable if (items := _at(payload, path))]
@@ -288,7 +403,7 @@ def fit(payload: dict, budget: int = BUDGET_BYTES, trimmable: Sequence[tuple[str
     return payload
 
 
-def _at(payload: dict, path: tuple[str, ...]) -> list | None:
+def _at(payload: Mapping[str, Any], path: tuple[str, ...]) -> list | None:
     node: Any = payload
     for key in path:
         node = node.get(key) if isinstance(node, dict) else None

@@ -8,7 +8,7 @@ from datetime import date
 
 from builder.records import Amendment, CorporateAction, Filing, ManagerConfig, Security, Sources
 from builder.research.caveats import ManagerQuarter, version_warnings
-from builder.research.changes import BOUGHT, CHANGE_KINDS, SOLD, Changes, book_changes  # noqa: F401 (re-exported)
+from builder.research.changes import BOUGHT, CHANGE_KINDS, SOLD, Changes, Ended, book_changes  # noqa: F401 (re-exported)
 from builder.research.changes.actions import action_records
 from builder.research.changes.carry import Lot, legs_between
 from builder.research.changes.side import Side
@@ -268,7 +268,9 @@ def _with_change(position: dict, change: dict, book_value: int) -> dict:
     return {**position, "weight": weight, "change": change}
 
 
-def _ended(entry, prior: Mapping[str, dict], previous: QuarterBook | None, securities: Mapping[str, Security]) -> dict:
+def _ended(
+    entry: Ended, prior: Mapping[str, dict], previous: QuarterBook | None, securities: Mapping[str, Security]
+) -> dict:
     """A position the book no longer holds, as the previous quarter named it; its sources are that quarter's rows."""
     before = prior.get(entry.key)
     if before is None:  # received through a corporate action and never filed: cite the rows it came from

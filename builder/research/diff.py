@@ -6,25 +6,90 @@ from collections.abc import Sequence
 from datetime import date
 from decimal import Decimal
 from fractions import Fraction
+from typing import Literal, TypedDict
 
 from builder.records import ActionKind, CorporateAction
 from builder.research.caveats import for_managers, warning_changes
+from builder.research.caveats.scope import WarningChanges
 from builder.research.changes import book_changes as classify
 from builder.research.changes.carry import Lot
 from builder.research.changes.side import Side
-from builder.research.views import entries, manager_ids, view_tickers
+from builder.research.methods.policy import PolicyChange
+from builder.research.schema import Candidate, Cause, CitedAction
+from builder.research.views import Mode, ViewRef, entries, manager_ids, view_tickers
+from builder.typed import Count, Date
+
+# A diff lists moves, corporate actions and undecided changes; never an unknown one (no filing to compare).
+ShareChange = Literal["new", "added", "reduced", "unchanged", "exited", "converted", "undecided"]
+
+
+class PositionChange(TypedDict):
+    managerId: str
+    ticker: str
+    mapped: bool  # False: no ticker in securities.csv, `ticker` is the CUSIP (an unmapped-cusip warning)
+    kind: ShareChange
+    fromShares: Count
+    toShares: Count
+    carriedShares: Count | None
+    shareDelta: int | None
+    fromValue: Count
+    toValue: Count
+    cause: Cause
+    corporateActions: list[CitedAction]
+    candidates: list[Candidate]
+
+
+class TickerChanges(TypedDict):
+    entered: list[str]
+    left: list[str]
+    unchanged: Count
+
+
+class SourceChange(TypedDict):
+    managerId: str
+    fromAccessions: list[str]
+    toAccessions: list[str]
+    amendments: list[str]
+
+
+class BookChanges(TypedDict):
+    """What a diff says of the managers' books: the same in every mode."""
+
+    positions: list[PositionChange]
+    sources: list[SourceChange]
+    warnings: WarningChanges
+
+
+# `from` is a keyword: the functional form. What changed between two versions over one view; never why.
+VersionDiff = TypedDict(
+    "VersionDiff",
+    {
+        "from": str,
+        "to": str,
+        "fromQuarter": Date,
+        "toQuarter": Date,
+        "view": ViewRef,
+        "tickers": TickerChanges,
+        "positions": list[PositionChange],
+        "sources": list[SourceChange],
+        "warnings": WarningChanges,
+        "policy": list[PolicyChange],
+    },
+)
+SHAPES = {"VersionDiff": VersionDiff, "PositionChange": PositionChange, "PolicyChange": PolicyChange}
 
 
 def diff_versions(
     older: dict,
     newer: dict,
     managers: Sequence[str],
-    mode: str,
+    mode: Mode,
     *,
-    book: dict | None = None,
+    book: BookChanges | None = None,
     tickers: tuple[set[str], set[str]] | None = None,
     between: Sequence[dict] = (),
-) -> dict:
+    policy: Sequence[PolicyChange] = (),
+) -> VersionDiff:
     """Tickers that entered or left the view, the position changes of the view's tickers (in it on either side) per
     manager, source changes, and the warnings about the view's managers that appeared (in `newer` or a version
     between) or disappeared.
@@ -32,13 +97,14 @@ def diff_versions(
     `between`: the versions after `older` up to `newer` (newer included), whose corporate actions and undecided
     changes a diff across several quarters carries. A caller diffing one pair in every mode passes what does not
     depend on the mode, computed once: `book` = versions_changes(…) and `tickers` = each side's view_tickers.
+    `policy`: the checks whose outcome changed (methods.policy.policy_changes).
     """
     selected = sorted(managers or manager_ids(newer))
     before_tickers, after_tickers = tickers or (
         view_tickers(older, managers, mode),
         view_tickers(newer, managers, mode),
     )
-    changes = book or versions_changes(older, newer, managers, between or (newer,))
+    book = book or versions_changes(older, newer, managers, between or (newer,))
     shown = before_tickers | after_tickers
     return {
         "from": older["versionId"],
@@ -51,12 +117,14 @@ def diff_versions(
             "left": sorted(before_tickers - after_tickers),
             "unchanged": len(after_tickers & before_tickers),
         },
-        **changes,
-        "positions": [change for change in changes["positions"] if change["ticker"] in shown],
+        "positions": [change for change in book["positions"] if change["ticker"] in shown],
+        "sources": book["sources"],
+        "warnings": book["warnings"],
+        "policy": list(policy),
     }
 
 
-def versions_changes(older: dict, newer: dict, managers: Sequence[str], between: Sequence[dict]) -> dict:
+def versions_changes(older: dict, newer: dict, managers: Sequence[str], between: Sequence[dict]) -> BookChanges:
     """The selected managers' position, source and warning changes between two versions: the same in every mode."""
     selected = sorted(managers or manager_ids(newer))
     later = [w for artifact in between for w in artifact["warnings"]]
@@ -70,7 +138,9 @@ def versions_changes(older: dict, newer: dict, managers: Sequence[str], between:
     }
 
 
-def _position_changes(older: dict, newer: dict, managers: Sequence[str], between: Sequence[dict]) -> list[dict]:
+def _position_changes(
+    older: dict, newer: dict, managers: Sequence[str], between: Sequence[dict]
+) -> list[PositionChange]:
     """Each selected manager's changes of shares. Consecutive versions: the newer artifact's own changes. Further
     apart: the older book carried through every corporate action the versions between cite, the later filing
     against it, and undecided wherever a quarter between left it undecided."""
@@ -78,19 +148,19 @@ def _position_changes(older: dict, newer: dict, managers: Sequence[str], between
     by_id_old = {m["id"]: m for m in older["managers"]}
     by_id_new = {m["id"]: m for m in newer["managers"]}
     by_id_between = [] if adjacent else [{m["id"]: m for m in artifact["managers"]} for artifact in between]
-    changes = []
+    changes: list[PositionChange] = []
     for manager_id in managers:
         before, after = by_id_old[manager_id], by_id_new[manager_id]
         found = (
-            _own(before, after)
+            _own(manager_id, before, after)
             if adjacent
-            else _carried(before, after, older, newer, [by_id[manager_id] for by_id in by_id_between])
+            else _carried(manager_id, before, after, older, newer, [by_id[manager_id] for by_id in by_id_between])
         )
-        changes += [{"managerId": manager_id, **change} for change in found if _moved(change)]
+        changes += [change for change in found if _moved(change)]
     return changes
 
 
-def _moved(change: dict) -> bool:
+def _moved(change: PositionChange) -> bool:
     return (
         change["fromShares"] != change["toShares"]
         or change["kind"] in ("undecided", "converted")
@@ -98,10 +168,10 @@ def _moved(change: dict) -> bool:
     )
 
 
-def _own(before: dict, after: dict) -> list[dict]:
+def _own(manager_id: str, before: dict, after: dict) -> list[PositionChange]:
     """The newer artifact's changes of one manager, as diff entries (sorted by ticker)."""
     old = {p["ticker"]: p for p in before["positions"]}
-    found = []
+    found: list[PositionChange] = []
     for held, entry in entries(after):
         record = entry["change"]
         if record["kind"] == "unknown":
@@ -110,6 +180,7 @@ def _own(before: dict, after: dict) -> list[dict]:
         from_value = old[entry["ticker"]]["value"] if entry["ticker"] in old else 0
         found.append(
             _entry(
+                manager_id,
                 entry["ticker"],
                 record,
                 from_shares,
@@ -123,9 +194,17 @@ def _own(before: dict, after: dict) -> list[dict]:
 
 
 def _entry(
-    ticker: str, record: dict, from_shares: int, to_shares: int, from_value: int, to_value: int, mapped: bool
-) -> dict:
+    manager_id: str,
+    ticker: str,
+    record: dict,
+    from_shares: int,
+    to_shares: int,
+    from_value: int,
+    to_value: int,
+    mapped: bool,
+) -> PositionChange:
     return {
+        "managerId": manager_id,
         "ticker": ticker,
         "mapped": mapped,  # False: no ticker in securities.csv, `ticker` is the CUSIP (an unmapped-cusip warning)
         "kind": record["kind"],
@@ -141,19 +220,22 @@ def _entry(
     }
 
 
-def _carried(before: dict, after: dict, older: dict, newer: dict, between: Sequence[dict]) -> list[dict]:
+def _carried(
+    manager_id: str, before: dict, after: dict, older: dict, newer: dict, between: Sequence[dict]
+) -> list[PositionChange]:
     """One manager's changes across several quarters; `between`: the manager's part of each version between."""
     earlier, later = _side(before, older), _side(after, newer)
     flagged = _flagged(between)
     changes = classify(earlier, later, _legs(between), rules=lambda *_: flagged)
     old = {p["ticker"]: p for p in before["positions"]}
     new = {p["ticker"]: p for p in after["positions"]}
-    found = []
+    found: list[PositionChange] = []
     mapped = {e["ticker"]: e["mapped"] for m in (before, after) for _, e in entries(m)}
     for ticker, record in changes.held.items():
         position = new[ticker]
         found.append(
             _entry(
+                manager_id,
                 ticker,
                 record,
                 old[ticker]["shares"] if ticker in old else 0,
@@ -166,6 +248,7 @@ def _carried(before: dict, after: dict, older: dict, newer: dict, between: Seque
     for ended in changes.ended:
         found.append(
             _entry(
+                manager_id,
                 ended.key,
                 ended.change,
                 old[ended.key]["shares"] if ended.key in old else 0,
@@ -235,10 +318,10 @@ def _flagged(between: Sequence[dict]) -> dict[str, list[dict]]:
     return flagged
 
 
-def _source_changes(older: dict, newer: dict, managers: Sequence[str]) -> list[dict]:
+def _source_changes(older: dict, newer: dict, managers: Sequence[str]) -> list[SourceChange]:
     by_id_old = {m["id"]: m for m in older["managers"]}
     by_id_new = {m["id"]: m for m in newer["managers"]}
-    changes = []
+    changes: list[SourceChange] = []
     for manager_id in managers:
         old_filings = {f["accession"] for f in by_id_old[manager_id]["filings"]}
         new_filings = by_id_new[manager_id]["filings"]

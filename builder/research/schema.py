@@ -1,29 +1,351 @@
-"""The PackArtifact's JSON Schema (builder/schemas/pack-artifact.schema.json): load once, validate."""
+"""The PackArtifact: its type, declared once, and the JSON Schema generated from it; validate against it.
+
+The TypedDicts below are the artifact's shape for the checker, the source of its JSON Schema (builder.typed
+.json_schema: the constraints are their Annotated keywords, a definition's description its docstring) and the
+targets other payloads' schemas refer to (an explanation's change is an artifact position plus who holds it).
+builder/schemas/pack-artifact.schema.json is the same schema written out for readers outside the code
+(`python -m scripts.artifact_schema`; tests/test_artifact_schema.py holds it to the types).
+"""
 
 from __future__ import annotations
 
 import functools
-from importlib import resources
-from typing import Any
+import json
+from typing import Annotated, Any, Literal, TypedDict
 
 import jsonschema_rs
 import orjson
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError
 
+from builder.typed import BARE, ONE_OF, TYPE_LIST, Fraction, Keywords, json_schema
+
 SCHEMA_FILE = "pack-artifact.schema.json"
 DISCRIMINATOR = "kind"  # the property that selects a change record's branch of its oneOf
 DEFS = "#/$defs/"
 
+# The schema's named definitions a field refers to ($defs/date, count, cusip, text): distinct objects, so that a
+# payload naming one refers to the artifact's component, and one writing typed.Count inlines its own.
+ArtifactDate = Annotated[str, Keywords(format="date", pattern="^[0-9]{4}-[0-9]{2}-[0-9]{2}$")]
+ArtifactCount = Annotated[int, Keywords(minimum=0)]
+Cusip = Annotated[str, Keywords(pattern="^[0-9A-Z]{9}$")]
+Text = Annotated[str, Keywords()]
+Nonempty = Annotated[str, Keywords(minLength=1)]
+Cik = Annotated[str, Keywords(pattern="^[0-9]{10}$")]
+ChangeKind = Literal["new", "added", "reduced", "unchanged", "exited", "converted", "undecided", "unknown"]
+TradeKind = Annotated[Literal["new", "added", "reduced", "unchanged", "exited"], BARE]
+Cause = Literal["trade", "corporate-action", "trade-and-corporate-action", "none", "undecided", "unknown"]
+ActionKind = Annotated[Literal["split", "merger", "cash-merger", "spin-off", "exchange"], BARE]
+TickerAsOf = Literal["quarter-end", "current", "unmapped"]
+CandidateRule = Annotated[
+    Literal[
+        "split",
+        "same-issuer",
+        "same-value",
+        "distribution",
+        "cash-merger",
+        "confidential-omission",
+        "received-not-reported",
+        "received-outside-book",
+    ],
+    BARE,
+]
+Ratio = Annotated[str | None, TYPE_LIST, Keywords(pattern="^[0-9.]+:[0-9.]+$")]  # new:old, as filed
+Cash = Annotated[str | None, TYPE_LIST, Keywords(pattern="^[0-9]+(\\.[0-9]+)?$")]  # dollars per share, a decimal
+NullableCount = Annotated[int | None, TYPE_LIST, Keywords(minimum=0)]
+NullableId = Annotated[str | None, TYPE_LIST, Keywords(minLength=1)]
+Decimal = Annotated[str, Keywords(pattern="^[0-9]+\\.[0-9]+$")]
+
+
+class ArtifactWarning(TypedDict):
+    """A scope warning and what it is about (null where it has none), so that it reaches exactly the views that
+    contain it: a warning without a manager is the pack's own."""
+
+    code: Nonempty
+    message: Nonempty
+    source: str
+    pack: Literal["13f-copycat"]
+    manager: NullableId
+    quarter: ArtifactDate | None
+    accession: NullableId
+    cusip: Cusip | None
+
+
+class SourceRow(TypedDict):
+    """A filing's accession number and the 1-based row of its information table."""
+
+    accession: Nonempty
+    row: Annotated[int, Keywords(minimum=1)]
+
+
+Sources = Annotated[list[SourceRow], Keywords(minItems=1)]
+
+
+class ArtifactFiling(TypedDict):
+    accession: Nonempty
+    formType: Annotated[Literal["13F-HR", "13F-HR/A"], BARE]
+    amendment: Annotated[Literal["original", "restatement", "new-holdings"], BARE]
+    amendmentNo: ArtifactCount
+    filed: ArtifactDate
+    filedFrom: Annotated[
+        str,
+        Keywords(
+            description="Where the filing date comes from: 'submission header', the '<path>:<line>' of the "
+            "filing_dates.csv ras fetch keeps from EDGAR's listing, or 'signatureDate (estimated)'.",
+            minLength=1,
+        ),
+    ]
+    source: Nonempty
+    unit: Annotated[Literal["dollars", "thousands"], BARE]
+    unitRule: Nonempty
+    rows: ArtifactCount
+    tableEntryTotal: NullableCount
+    tableValueTotal: NullableCount
+
+
+class _Effective(TypedDict):
+    effective: ArtifactDate
+
+
+class _Dated(_Effective):
+    effectiveAfter: ArtifactDate | None
+
+
+class _Leg(TypedDict):
+    """What a corporate-action record says, cited or in effect (after its date: a field order the schema keeps)."""
+
+    kind: ActionKind
+    cusip: Cusip | None
+    newCusip: Cusip | None
+    ratio: Ratio
+    cashPerShare: Cash
+    source: Nonempty
+    record: Nonempty
+    receivedShares: NullableCount
+
+
+class CitedAction(_Effective, _Leg):
+    """A corporate-action record (corporate_actions.csv) cited like a filing, with what it did to these shares."""
+
+    text: Nonempty
+
+
+class ActionEvidence(TypedDict):
+    """What decided a derived record: the filers that held the security at the earlier quarter end, those whose books
+    fit the event, the spread of their ratios, and where their books come from."""
+
+    holders: ArtifactCount
+    agreeing: ArtifactCount
+    ratios: Annotated[list[Decimal], Keywords(minItems=2, maxItems=2)] | None
+    origin: Annotated[Literal["sec13f-datasets", "pack-filings"], BARE]
+    sources: list[str]
+
+
+class ActionRecord(_Dated, _Leg):
+    """One corporate-action leg: a hand record of corporate_actions.csv, or one derived from the evidence of the
+    security's holders at the quarter ends that bound it."""
+
+    derived: bool
+    evidence: ActionEvidence | None
+
+
+class Candidate(TypedDict):
+    """One explanation an undecided change allows, with a corporate_actions.csv line to paste once the public record
+    confirms it."""
+
+    rule: CandidateRule
+    text: Nonempty
+    record: Annotated[str | None, TYPE_LIST]
+
+
+class TradeChange(TypedDict):
+    """A decided change: the shares filed against the previous book carried through the corporate actions between
+    the quarter ends. shareDelta is the shares traded (0 when only corporate actions moved them)."""
+
+    kind: TradeKind
+    previousShares: ArtifactCount
+    carriedShares: ArtifactCount
+    shareDelta: int
+    cause: Annotated[Literal["trade", "corporate-action", "trade-and-corporate-action", "none"], BARE]
+    corporateActions: list[CitedAction]
+    candidates: list[Candidate]
+
+
+class ConvertedChange(TypedDict):
+    """A position that ended through a corporate action (merger, exchange, cash merger), not a sale."""
+
+    kind: Literal["converted"]
+    previousShares: ArtifactCount
+    carriedShares: Literal[0]
+    shareDelta: Literal[0]
+    cause: Literal["corporate-action"]
+    corporateActions: Annotated[list[CitedAction], Keywords(minItems=1)]
+    candidates: list[Candidate]
+
+
+class UndecidedChange(TypedDict):
+    """A change the data cannot decide (it looks like an unrecorded corporate action, or borders a confidentially
+    omitted filing): never counted as bought or sold; its candidates say what it may be."""
+
+    kind: Literal["undecided"]
+    previousShares: NullableCount
+    carriedShares: NullableCount
+    shareDelta: None
+    cause: Literal["undecided"]
+    corporateActions: list[CitedAction]
+    candidates: Annotated[list[Candidate], Keywords(minItems=1)]
+
+
+class UnknownChange(TypedDict):
+    """No filing for the previous quarter: the change is not known (never 'new')."""
+
+    kind: Literal["unknown"]
+    previousShares: None
+    carriedShares: None
+    shareDelta: None
+    cause: Literal["unknown"]
+    corporateActions: Annotated[list[CitedAction], Keywords(maxItems=0)]
+    candidates: Annotated[list[Candidate], Keywords(maxItems=0)]
+
+
+Change = Annotated[TradeChange | ConvertedChange | UndecidedChange | UnknownChange, ONE_OF]  # told apart by `kind`
+
+
+class Position(TypedDict):
+    """A long-equity position (no options, no PRN), keyed by ticker, or by CUSIP when unmapped."""
+
+    ticker: Nonempty
+    mapped: bool
+    tickerAsOf: Annotated[TickerAsOf, BARE]
+    cusip: Cusip
+    issuer: Text
+    shares: ArtifactCount
+    value: ArtifactCount
+    weight: Fraction
+    change: Change
+    sources: Sources
+
+
+class Ended(TypedDict):
+    """A position of the previous quarter that this quarter's book no longer holds (exited by trade, converted by a
+    corporate action, or undecided); sources are the previous quarter's rows."""
+
+    ticker: Nonempty
+    mapped: bool
+    tickerAsOf: Annotated[TickerAsOf, BARE]
+    cusip: Cusip
+    issuer: Text
+    change: Change
+    sources: list[SourceRow]
+
+
+class OtherHolding(TypedDict):
+    """An option (putCall) or principal-amount (PRN) row: kept, but not a long-equity position."""
+
+    ticker: Nonempty
+    mapped: bool
+    cusip: Cusip
+    issuer: Text
+    putCall: Annotated[Literal["Put", "Call", None], BARE]
+    shareType: Annotated[Literal["SH", "PRN"], BARE]
+    shares: ArtifactCount
+    value: ArtifactCount
+    sources: Sources
+
+
+class ArtifactManager(TypedDict):
+    id: Nonempty
+    name: str
+    cik: Cik
+    fictional: bool
+    previousQuarterFiled: bool
+    bookValue: ArtifactCount
+    filings: Annotated[list[ArtifactFiling], Keywords(minItems=1)]
+    positions: list[Position]
+    ended: list[Ended]
+    otherHoldings: list[OtherHolding]
+
+
+class PackArtifact(TypedDict):
+    """One version of the 13f-copycat pack: every manager's long-equity 13F book for one common quarter, its change
+    against the previous quarter measured on one share basis (the previous book carried through the corporate actions
+    between the quarter ends), and the source rows and records behind every number. Money is in whole dollars, share
+    counts are whole numbers."""
+
+    schema: Literal["pack-artifact/2.0"]
+    packId: Literal["13f-copycat"]
+    versionId: Annotated[
+        str,
+        Keywords(
+            description="multi-manager-<quarter-end>-v<major>.<minor>; empty only before the release assigns it.",
+            pattern="^(multi-manager-[0-9]{4}-[0-9]{2}-[0-9]{2}-v[0-9]+\\.[0-9]+)?$",
+        ),
+    ]
+    quarter: ArtifactDate
+    previousQuarter: ArtifactDate
+    filingDeadline: ArtifactDate
+    fixture: bool
+    managers: list[ArtifactManager]
+    corporateActions: Annotated[
+        list[ActionRecord],
+        Keywords(
+            description="The corporate-action records in effect between the previous quarter end and this one: the "
+            "operator's (corporate_actions.csv) and those the evidence of the securities' holders decided (derived), "
+            "which every manager's change applies alike."
+        ),
+    ]
+    warnings: list[ArtifactWarning]
+
+
+DEFINITIONS: dict[str, Any] = {  # the schema's $defs, in its order (the OpenAPI components Artifact<Name>)
+    "date": ArtifactDate,
+    "count": ArtifactCount,
+    "cusip": Cusip,
+    "text": Text,
+    "warning": ArtifactWarning,
+    "sourceRow": SourceRow,
+    "sources": Sources,
+    "filing": ArtifactFiling,
+    "corporateAction": CitedAction,
+    "actionRecord": ActionRecord,
+    "actionEvidence": ActionEvidence,
+    "candidate": Candidate,
+    "tradeChange": TradeChange,
+    "convertedChange": ConvertedChange,
+    "undecidedChange": UndecidedChange,
+    "unknownChange": UnknownChange,
+    "change": Change,
+    "position": Position,
+    "ended": Ended,
+    "otherHolding": OtherHolding,
+    "manager": ArtifactManager,
+}
+SCHEMA_HEAD = {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "$id": "urn:research-artifact-service:schema:pack-artifact:2.0",
+    "title": "PackArtifact",
+}
+
+
+def generated_schema() -> dict:
+    """The PackArtifact's JSON Schema generated from the types above: what SCHEMA_FILE holds."""
+    return json_schema(PackArtifact, DEFINITIONS, SCHEMA_HEAD)
+
 
 def artifact_schema() -> dict:
     """The schema document itself (a fresh copy; callers may embed it)."""
-    return orjson.loads(_schema_bytes())
+    schema: dict = orjson.loads(_schema_bytes())
+    return schema
 
 
 @functools.cache
 def _schema_bytes() -> bytes:
-    return (resources.files("builder") / "schemas" / SCHEMA_FILE).read_bytes()
+    return orjson.dumps(generated_schema())
+
+
+def schema_file_text() -> str:
+    """What builder/schemas/SCHEMA_FILE holds: the generated schema, indented (scripts.artifact_schema writes it)."""
+    return json.dumps(generated_schema(), indent=2, ensure_ascii=False) + "\n"
 
 
 def _inline(node: object, defs: dict) -> Any:

@@ -5,10 +5,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from datetime import date
+from typing import Final
 
 from builder.canonical import canonical_json, sha256_hex
 
-PACK_ID = "13f-copycat"  # the contract's pack id: routes, artifacts, warnings and the release's files name it
+PACK_ID: Final = "13f-copycat"  # the contract's pack id: routes, artifacts, warnings and the release's files name it
 MAJOR = 2  # the PackArtifact schema's major version (pack-artifact/2.0: changes carried through corporate actions)
 
 

@@ -4,21 +4,65 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import Literal, get_args
+from typing import Literal, TypedDict, get_args
 
 from builder.research.caveats import for_managers
 from builder.research.changes import BOUGHT, SOLD
+from builder.research.schema import ArtifactWarning, Cause, ChangeKind, TickerAsOf
+from builder.typed import Count, Fraction
 
 Mode = Literal["any", "overlap", "exclusive", "disagreement"]
 MODES: tuple[Mode, ...] = get_args(Mode)
-DEFAULT_MODE = "any"  # contract 4.3: a request without mode returns the complete dataset
+DEFAULT_MODE: Mode = "any"  # contract 4.3: a request without mode returns the complete dataset
+
+
+class ViewRef(TypedDict):
+    """The canonical view a payload is about: managers sorted, mode."""
+
+    managers: list[str]
+    mode: Mode
+
+
+class ViewPosition(TypedDict):
+    managerId: str
+    held: bool
+    shares: Count
+    value: Count
+    weight: Fraction
+    change: ChangeKind
+    cause: Cause
+    shareDelta: int | None
+
+
+class ViewTicker(TypedDict):
+    ticker: str
+    tickerAsOf: TickerAsOf
+    cusip: str
+    issuer: str
+    managers: list[ViewPosition]
+    holders: list[str]
+    holderCount: Count
+    value: Count
+    buyers: list[str]
+    sellers: list[str]
+
+
+class View(TypedDict):
+    managers: list[str]
+    mode: Mode
+    tickerCount: Count
+    tickers: list[ViewTicker]
+    warnings: list[ArtifactWarning]
+
+
+SHAPES = {"View": View, "ViewTicker": ViewTicker, "ViewPosition": ViewPosition}
 
 
 def manager_ids(artifact: dict) -> list[str]:
     return [m["id"] for m in artifact["managers"]]
 
 
-def select_view(artifact: dict, managers: Sequence[str], mode: str, rows: list[dict] | None = None) -> dict:
+def select_view(artifact: dict, managers: Sequence[str], mode: Mode, rows: list[ViewTicker] | None = None) -> View:
     """The tickers of `mode` among the selected managers (canonical: sorted, all managers when empty), and the
     version's warnings about the pack and those managers (nothing about the managers left out).
 
@@ -36,7 +80,7 @@ def select_view(artifact: dict, managers: Sequence[str], mode: str, rows: list[d
     }
 
 
-def ticker_rows(artifact: dict, managers: Sequence[str]) -> list[dict]:
+def ticker_rows(artifact: dict, managers: Sequence[str]) -> list[ViewTicker]:
     """Every ticker the selected managers hold or no longer hold, with each one's position: a view before its mode."""
     return _ticker_rows(artifact, sorted(managers or manager_ids(artifact)))
 
@@ -100,33 +144,37 @@ def view_tickers(artifact: dict, managers: Sequence[str], mode: str) -> set[str]
     return census(artifact, managers).tickers(mode)
 
 
-def _ticker_rows(artifact: dict, selected: Sequence[str]) -> list[dict]:
-    rows: dict[str, dict] = {}
+def _ticker_rows(artifact: dict, selected: Sequence[str]) -> list[ViewTicker]:
+    found: dict[str, tuple[dict, list[ViewPosition]]] = {}  # ticker → its first entry, every selected position
     chosen = set(selected)
     for manager in artifact["managers"]:
         if manager["id"] not in chosen:
             continue
         for held, entry in entries(manager):
-            row = rows.get(entry["ticker"])
-            if row is None:
-                row = rows[entry["ticker"]] = _empty_row(entry)
-            row["managers"].append(_manager_position(manager["id"], entry, held))
-    for row in rows.values():
-        _summarise(row)
-    return [rows[ticker] for ticker in sorted(rows)]
+            first = found.get(entry["ticker"])
+            if first is None:
+                first = found[entry["ticker"]] = (entry, [])
+            first[1].append(_manager_position(manager["id"], entry, held))
+    return [_row(*found[ticker]) for ticker in sorted(found)]
 
 
-def _empty_row(entry: dict) -> dict:
+def _row(entry: dict, positions: list[ViewPosition]) -> ViewTicker:
+    holders = [p["managerId"] for p in positions if p["held"]]
     return {
         "ticker": entry["ticker"],
         "tickerAsOf": entry["tickerAsOf"],
         "cusip": entry["cusip"],
         "issuer": entry["issuer"],
-        "managers": [],
+        "managers": positions,
+        "holders": holders,
+        "holderCount": len(holders),
+        "value": sum(p["value"] for p in positions),
+        "buyers": [p["managerId"] for p in positions if p["change"] in BOUGHT],
+        "sellers": [p["managerId"] for p in positions if p["change"] in SOLD],
     }
 
 
-def _manager_position(manager_id: str, entry: dict, held: bool) -> dict:
+def _manager_position(manager_id: str, entry: dict, held: bool) -> ViewPosition:
     return {
         "managerId": manager_id,
         "held": held,
@@ -139,16 +187,7 @@ def _manager_position(manager_id: str, entry: dict, held: bool) -> dict:
     }
 
 
-def _summarise(row: dict) -> None:
-    positions = row["managers"]
-    row["holders"] = [p["managerId"] for p in positions if p["held"]]
-    row["holderCount"] = len(row["holders"])
-    row["value"] = sum(p["value"] for p in positions)
-    row["buyers"] = [p["managerId"] for p in positions if p["change"] in BOUGHT]
-    row["sellers"] = [p["managerId"] for p in positions if p["change"] in SOLD]
-
-
-def _in_mode(row: dict, mode: str, selected_count: int) -> bool:
+def _in_mode(row: ViewTicker, mode: str, selected_count: int) -> bool:
     if mode == "disagreement":
         return bool(row["buyers"]) and bool(row["sellers"])
     return _holders_in_mode(row["holderCount"], mode, selected_count)

@@ -6,6 +6,7 @@ Every chart has a titled x and y axis, tick values on the y axis, and its value 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 import jinja2
 
@@ -48,7 +49,7 @@ def money(value: float) -> str:
     return f"${value:,.0f}"
 
 
-def _axis(top: float, label) -> dict:
+def _axis(top: float, label: Callable[[float], str]) -> dict:
     """The y axis of values 0 … `top` (rounded up to a round number): tick positions and labels."""
     ceiling = _round_up(top)
     plot = HEIGHT - TOP - BOTTOM
@@ -64,12 +65,13 @@ def _round_up(value: float) -> float:
     if value <= 0:
         return TICKS
     step = value / TICKS
-    power = 10 ** math.floor(math.log10(step))
+    power: float = 10 ** math.floor(math.log10(step))
     return TICKS * next(m * power for m in (1, 2, 2.5, 5, 10) if m * power >= step)
 
 
 def _y(value: float, axis: dict) -> float:
-    return round(HEIGHT - BOTTOM - value / axis["ceiling"] * (HEIGHT - TOP - BOTTOM), 1)
+    ceiling: float = axis["ceiling"]
+    return round(HEIGHT - BOTTOM - value / ceiling * (HEIGHT - TOP - BOTTOM), 1)
 
 
 def _line_chart(manager: str, points: list[dict]) -> dict:

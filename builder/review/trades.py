@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections import Counter
 
 from builder.research.changes import CHANGE_KINDS
-from builder.research.diff import versions_changes
+from builder.research.diff import PositionChange, versions_changes
 from builder.research.views import entries, manager_ids
 
 TRADES = ("new", "added", "reduced", "exited")  # the kinds that are bought or sold, in the order they are read
@@ -61,13 +61,13 @@ def kind_counts(latest: dict) -> list[dict]:
     return [{"kind": kind, "count": counted.get(kind, 0)} for kind in CHANGE_KINDS]
 
 
-def _moves(previous: dict | None, latest: dict) -> list[dict]:
+def _moves(previous: dict | None, latest: dict) -> list[PositionChange]:
     if previous is None:
         return []
     return versions_changes(previous, latest, manager_ids(latest), (latest,))["positions"]
 
 
-def _trade(change: dict) -> dict:
+def _trade(change: PositionChange) -> dict:
     """One trade: shares traded, and its value change split into trade effect (shares traded × price) and price
     effect (the rest: the price move on the shares carried into the quarter)."""
     delta = change["shareDelta"] or 0

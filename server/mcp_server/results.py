@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
 import orjson
 from mcp.shared.exceptions import MCPError
@@ -23,11 +23,14 @@ from mcp.types import (
     TextResourceContents,
 )
 
+from builder.api import answers
+from builder.api.answers import Arguments, Data, Summarise
 from builder.api.contract import Operation
 from builder.canonical import sha256_hex
 from builder.release.objects import Answer, object_path
 from builder.release.store import LoadedRelease
-from server.mcp_server.answers import compact
+from builder.research.agent import fit
+from builder.research.diff import VersionDiff
 from server.mcp_server.resources import (
     FRAGMENT_TYPE,
     JSON_TYPE,
@@ -42,6 +45,7 @@ from server.mcp_server.resources import (
     parts_of,
 )
 
+TOOL_BUDGET = 15 * 1024  # bytes of one compact answer: under the 16 KB a tool's text may take, with its links
 RESOURCE_NOT_FOUND = -32002  # the MCP specification's code for resources/read of an unknown resource
 COMPACT_KEPT = 256  # compact answers kept by (sha256, call): a repeated call is not summarised again
 TEMPLATES = [
@@ -108,7 +112,8 @@ class Results:
         key = (sha256, orjson.dumps(arguments, option=orjson.OPT_SORT_KEYS), versions)
         found = self._compact.get(key)
         if found is None:
-            found = self._compact[key] = compact(operation.id, orjson.loads(body)["data"], arguments, versions)
+            assert operation.compact is not None, operation.id  # a tool's operation has its compact answer
+            found = self._compact[key] = compact(operation.compact, orjson.loads(body)["data"], arguments, versions)
             if len(self._compact) > COMPACT_KEPT:
                 self._compact.popitem(last=False)
         self._compact.move_to_end(key)
@@ -143,3 +148,21 @@ def read_result(uri: str, request: Request, body: bytes | None) -> ReadResourceR
         raise MCPError(RESOURCE_NOT_FOUND, f"the answer {request.sha256} does not have {request.parts} parts")
     mime_type = JSON_TYPE if request.parts == 1 else FRAGMENT_TYPE
     return ReadResourceResult(contents=[TextResourceContents(uri=uri, mime_type=mime_type, text=text)])
+
+
+def compact(summarise: Summarise, data: Data, arguments: Arguments, versions: Sequence[str] = ()) -> dict[str, Any]:
+    """The compact answer `summarise` (an operation's: builder.api.answers) makes of a REST answer's data, its
+    longest lists trimmed until it is within TOOL_BUDGET bytes. `versions`: the served 13f-copycat version ids,
+    oldest first (a diff's next calls depend on which is latest)."""
+    diff = summarise is answers.diff  # the one answer whose next calls depend on the served versions
+    answer = dict(answers.diff(cast(VersionDiff, data), arguments, versions) if diff else summarise(data, arguments))
+    return fit(answer, TOOL_BUDGET, list_paths(answer))
+
+
+def list_paths(node: Any, path: tuple[str, ...] = ()) -> list[tuple[str, ...]]:
+    """The key paths of every list in `node` reached through objects only (`nextCalls` is never trimmed)."""
+    if isinstance(node, list):
+        return [path]
+    if not isinstance(node, dict):
+        return []
+    return [found for key, value in node.items() if key != "nextCalls" for found in list_paths(value, (*path, key))]

@@ -25,34 +25,14 @@ from builder.api.params import check_depth, type_name
 from builder.api.wire import JSON_TYPE, MAX_LINE_BYTES, ApiError, ErrorCode
 from builder.release.objects import Answer
 from builder.release.store import LoadedRelease
+from builder.typed import compact_schema
 from server.dispatch import LiveCache, answer_get, answer_post, error_answer
-from server.mcp_server.schemas import OUTPUT_SCHEMAS
 from server.protocol import MAX_BODY_BYTES, body_too_large, line_too_long
 from server.watch import Serving
 
 # Every tool only reads the promoted release: same arguments, same answer until the next promotion.
 # (MCP: destructive and idempotent hints mean something only when a tool is not read-only.)
 ANNOTATIONS = ToolAnnotations(read_only_hint=True, open_world_hint=False)
-WHEN = {  # when an agent calls each tool: the first words of its description
-    "get_health": "Call when answers look stale or a call fails with release_unavailable: is a release served, as of "
-    "when, with which fixture and scope warnings.",
-    "list_packs": "Call first: the packs (13f-copycat and data previews), what each answers, their latest versions.",
-    "get_latest_pack": "Call to read a pack. 13f-copycat: managers and their filings, each one's largest trades of "
-    "the latest quarter, headline holdings, ethos leaders, policy signal, freshness, what a 13F cannot say. A "
-    "preview: its signal and caveats. managers and mode select a view.",
-    "list_pack_versions": "Call for the version ids compare_versions takes (one per quarter, newest first).",
-    "compare_versions": "Call to see what changed between two quarters: tickers in and out of the view, the largest "
-    "trades by traded value, source and policy changes; never why. from is earlier than to.",
-    "explain_position": "Call to check one ticker of the view in the latest quarter: each manager's trade and "
-    "position with its filing rows, evidence, ethos scores, policy.",
-    "list_ethos": "Call to learn how each ethos (a scoring methodology over filing data) scores tickers.",
-    "compare_ethos": "Call to rank the view's tickers under each ethos and see where they agree (tickers in every "
-    "top set).",
-    "validate_policy": "Call before relying on a view: each research policy check (freshness, sources, fixture data, "
-    "concentration, empty view): pass, warn or block.",
-    "export_audit_trail": "Call to verify provenance: the artifact's sha256, every source file's sha256, the "
-    "methodology, the audit events.",
-}
 RETURNS = "Returns compact JSON with nextCalls, linking the full answer of {route} as resources; an error is isError with the REST error envelope."
 ARGUMENT_DESCRIPTIONS = {  # the document's text speaks of a query string; a tool takes an array
     "managers": "Manager ids (get_latest_pack lists them); default: all.",
@@ -131,17 +111,17 @@ def for_agents(text: str) -> str:
 def description(operation: Operation) -> str:
     """When to call the tool, then what it returns."""
     assert operation.tool is not None
-    return f"{WHEN[operation.tool]} {RETURNS.format(route=f'{operation.method} {operation.route}')}"
+    return f"{operation.when} {RETURNS.format(route=f'{operation.method} {operation.route}')}"
 
 
 def tool_spec(operation: Operation, document: Document) -> ToolSpec:
-    assert operation.tool is not None
+    assert operation.tool is not None and operation.answer is not None
     tool = Tool(
         name=operation.tool,
         title=operation.summary,
         description=description(operation),
         input_schema=input_schema(operation, document),
-        output_schema=orjson.loads(orjson.dumps(OUTPUT_SCHEMAS[operation.id])),  # a copy: no shared fragment
+        output_schema=compact_schema(operation.answer),  # what the compact answer promises (builder.typed)
         annotations=ANNOTATIONS,
     )
     return ToolSpec(tool, operation)

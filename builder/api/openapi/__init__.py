@@ -2,6 +2,7 @@
 
 In: `builder.api.contract.OPERATIONS` and the research modules' constants (modes, ethos ids, check
 ids). Out: the document as a dict (`document.openapi_document`), rendered into each release by the
-release step and served from it like every other answer. `schemas`, `payloads` and `previews` hold
-the component schemas; `text` the prose (error-code table, descriptions).
+release step and served from it like every other answer. `schemas` generates the component schemas from
+the payload types (builder.typed), `previews` still writes the preview packs'; `glossary` and `contexts`
+describe them; `text` holds the prose (error-code table, notes).
 """

@@ -6,6 +6,9 @@ the longest key first, then the plain name in glossary.FIELDS, so each field's t
 
 from __future__ import annotations
 
+from builder.research.agent import BUDGET_BYTES as AGENT_BUDGET_BYTES
+from builder.research.versions import PACK_ID as PACK_ID_VALUE
+
 MANAGER_ID = "The manager's id in this pack."
 PACK_ID = "The pack id."
 PACK_STATUS = "available (its routes answer) or planned (they answer 404)."
@@ -18,6 +21,9 @@ FEATURE_VALUES = "The ticker's raw feature values by feature name (null when und
 WARNING_CODE = "The warning's stable code (e.g. fixture-data, unmapped-cusip; new codes may appear)."
 WARNING_TEXT = "The warning in words."
 RANK_CHANGE_RULE = "How the rank change is counted."
+CONTENT_HASH = "sha256 of the canonical artifact bytes: recomputable by a client."
+PROVENANCE = "Every source file of the release."
+CANONICAL_VIEW = "The canonical view: managers sorted, mode."
 
 # Fields only the preview artifacts' long lists have (transactions, source reports, rankings).
 PREVIEW_FIELDS: dict[str, str] = {
@@ -198,6 +204,37 @@ IN_CONTEXT: dict[str, str] = {
     "AgentPayload.managers.trades": "The manager's largest trades, largest traded value first.",
     "AgentPayload.managers.filings": "The manager's filings behind this version, with their filing dates.",
     "AgentPayload.caveats": "The pack's own caveats (its warnings), each once.",
+    "VersionDiff.view": CANONICAL_VIEW,
+    "PositionExplanation.view": CANONICAL_VIEW,
+    "VersionDiff.warnings": "Warnings about the pack and the view's managers that appeared since `from` (in `to` or a "
+    "version between) and those `to` no longer has.",
+    "PositionChange.mapped": "false: securities.csv has no ticker for it; `ticker` is its CUSIP.",
+    "PositionChange.kind": "The trade, measured against the older book carried through the corporate actions between "
+    "the versions: new, added, reduced, unchanged, exited; converted (ended through a corporate action, not sold); "
+    "undecided (not counted as bought or sold).",
+    "EvidenceStatement.citations.row": "null for a position no longer held (no row this quarter).",
+    "PositionExplanation.warnings": "The view's warnings about the pack, the explained managers' filings and this "
+    "security (an unmapped CUSIP among them).",
+    "PositionExplanation.policy.signal": "no-signal when any check blocks: stay in cash.",
+    "AgentHolding.topHolders.weight": "Of the manager's 13F book.",
+    "AgentPayload.freshness": "Days since the quarter's filing deadline (negative before it); stale past "
+    "staleAfterDays, when the next quarter's filings are due.",
+    "AgentPayload.managers": "The selected managers, largest books first (view.managerCount counts all).",
+    "AgentPayload.managers.trades.kind": "The trade: new, added, reduced or exited.",
+    "AgentPayload.managers.trades.shareDelta": "Shares traded: positive bought, negative sold.",
+    "AgentPayload.managers.trades.tradedValue": "shareDelta valued at the later quarter's price (the earlier price "
+    "for an exit), in dollars: what ranks the trades.",
+    "AgentPayload.notTrades": "Changes that are not trades, counted by kind.",
+    "CopycatLatestPack.manifestEntry": "The release-manifest entry vouching for the artifact's bytes.",
+    "CopycatAuditExport.contentHash": CONTENT_HASH,
+    "PreviewAuditExport.contentHash": CONTENT_HASH,
+    "CopycatAuditExport.provenance": PROVENANCE,
+    "PreviewAuditExport.provenance": PROVENANCE,
+    "PreviewAuditExport.policy": "Preview packs have no policy recalculation.",
+    "ApiMeta.capability": "The operation id that answered, or 'router'.",
+    "NextCall.arguments": "The exact arguments of the call (REST: its parameters or body).",
+    "NextCall.repeatManagers": "Present (true) when the view's managers are too many to repeat: pass this call's "
+    "managers again.",
 }
 
 
@@ -226,8 +263,21 @@ COMPONENTS: dict[str, str] = {
     "PreviewMethodology": "A preview pack's methodology.",
     "EvidenceStatement": "A short statement citing the source rows it rests on.",
     "VersionCatalog": "The versions of a pack.",
+    "VersionDiff": "What changed between two versions over one view; never why.",
+    "PolicyChange": "A policy check whose outcome differs between the two versions.",
+    "HeldChange": "The artifact's position of a selected manager, with its quarter's sources.",
+    "EndedChange": "A position no longer held: the sources are the previous quarter's rows.",
     "View": "The selected view: managers, mode and its tickers.",
     "ViewPosition": "A selected manager's position (or exit) in a ticker of the view.",
+    "AgentPayload": f"What an agent reads first, at most {AGENT_BUDGET_BYTES} bytes of canonical JSON at any number of "
+    "managers; the full view, artifact and audit are beside it.",
+    "CopycatLatestPack": f"The latest {PACK_ID_VALUE} version.",
+    "PreviewLatestPack": "A preview pack: caveats stay attached.",
+    "CopycatAuditExport": "The artifact was validated against the PackArtifact schema before it was returned.",
+    "AgentHolding": "A headline holding: its weight in the view's total value and its largest holders.",
+    "AgentPolicy": "The policy result in brief; validatePolicy gives every check.",
+    "NextCall": "A call to make next, with its exact arguments.",
+    "ViewTicker": "One ticker of a view: every selected manager's position or ended one, holders, buyers, sellers.",
 }
 KIND_SUFFIXES = {"AgentPayload": "agent payload", "Artifact": "artifact", "Methodology": "methodology"}
 PACK_KINDS = {"Person": "person tracker", "Congress": "congress-trades", "Social": "social momentum"}

@@ -11,9 +11,7 @@ from typing import Any
 
 from builder.api.contract import OPERATIONS, RESEARCH_REQUEST, VIEW_REQUEST, Operation, Param
 from builder.api.data import ReleaseData
-from builder.api.openapi.agent import agent_payload_schemas
 from builder.api.openapi.glossary import describe
-from builder.api.openapi.payloads import payload_schemas
 from builder.api.openapi.previews import preview_schemas
 from builder.api.openapi.schemas import (
     OPENAPI_VERSION,
@@ -22,27 +20,23 @@ from builder.api.openapi.schemas import (
     closed,
     envelope_schemas,
     error_detail,
-    latest_schemas,
     raw_document_schema,
     ref,
+    typed_schemas,
     unshared,
 )
 from builder.api.openapi.text import (
     BODY_CODES,
-    DECISIONS,
     ERROR_CODES,
     GET_NOTE,
-    OPERATION_STATUS_TEXT,
     POST_NOTE,
     STATUS_TEXT,
     UNAVAILABLE_NOTE,
     URL_CODES,
 )
 from builder.api.openapi.values import ReleaseValues, body_schema, parameter_example, parameter_schema, release_values
-from builder.api.shapes import COMPONENTS as RELEASE_SHAPES
 from builder.api.wire import API_PREFIX, CONTRACT_VERSION, GET_CACHE_CONTROL, JSON_TYPE, POST_CACHE_CONTROL, ErrorCode
 from builder.research.versions import PACK_ID
-from builder.typed import object_schemas
 
 # The API root relative to this document (served at <root>/api/v1/openapi.json): a client resolving it against
 # the document's own URL reaches the server it read the document from, behind any host or path prefix.
@@ -55,19 +49,6 @@ IF_NONE_MATCH = {
     "the current ETag, the answer is 304 with no body (RFC 9110 section 13.1.2).",
     "schema": {"type": "string"},
     "example": '"' + "0" * 64 + '"',
-}
-PAYLOADS = {  # operation id → component schema of its `data` (of the whole body for the raw document)
-    "getHealth": "Health",
-    "getOpenApiDocument": "OpenApiDocument",
-    "listPacks": "PackCatalog",
-    "getLatestPack": "LatestPack",
-    "listPackVersions": "VersionCatalog",
-    "compareVersions": "VersionDiff",
-    "explainPosition": "PositionExplanation",
-    "listEthos": "EthosList",
-    "compareEthos": "EthosComparison",
-    "validatePolicy": "PolicyResult",
-    "exportAuditTrail": "AuditExport",
 }
 BODIES = (("ResearchRequest", RESEARCH_REQUEST), ("ViewRequest", VIEW_REQUEST))
 BODY_EXAMPLES = {
@@ -123,7 +104,8 @@ def openapi_document(data: ReleaseData | None = None) -> dict[str, Any]:
             },
         },
     }
-    return unshared(document)  # a fresh copy for the caller, with no object shared between two places
+    copy: dict[str, Any] = unshared(document)  # a fresh copy for the caller, with no object shared between two places
+    return copy
 
 
 def _tag(operation: Operation) -> str:
@@ -150,7 +132,7 @@ def _info() -> dict[str, Any]:
 def _operation(operation: Operation, values: ReleaseValues | None) -> dict[str, Any]:
     notes = [
         operation.description,
-        DECISIONS.get(operation.id, ""),
+        operation.decision,
         GET_NOTE if operation.method == "GET" else POST_NOTE,
         UNAVAILABLE_NOTE,
     ]
@@ -183,14 +165,14 @@ def statuses(operation: Operation) -> list[int]:
 
 
 def _response(operation: Operation, status: int) -> dict[str, Any]:
-    text = OPERATION_STATUS_TEXT.get((operation.id, status), STATUS_TEXT[status])
+    text = operation.status_text.get(status, STATUS_TEXT[status])
     if status == 400 and operation.method == "GET" and not operation.params:
         text = "The operation takes no query parameters."
     get = operation.method == "GET"
     if status == 304:
         return {"description": text, "headers": _headers("ETag", "CacheControlRevalidate")}
     if status == 200:
-        name = PAYLOADS[operation.id] if not operation.envelope else envelope_name(operation)
+        name = operation.payload if not operation.envelope else envelope_name(operation)
         headers = _headers("ETag", "CacheControlRevalidate") if get else _headers("CacheControlNoStore")
         return {"description": text, "headers": headers, "content": {JSON_TYPE: {"schema": ref(name)}}}
     return {
@@ -225,17 +207,7 @@ def envelope_name(operation: Operation) -> str:
 
 def component_schemas() -> dict[str, Schema]:
     """Every schema the document names; two modules defining one name is a programming error."""
-    parts = [
-        envelope_schemas(),
-        artifact_schemas(),
-        object_schemas(RELEASE_SHAPES),  # health, the pack catalog, version catalogs
-        latest_schemas(),
-        agent_payload_schemas(),
-        payload_schemas(),
-        preview_schemas(),
-        _envelopes(),
-        _errors(),
-    ]
+    parts = [envelope_schemas(), artifact_schemas(), typed_schemas(), preview_schemas(), _envelopes(), _errors()]
     schemas: dict[str, Schema] = {}
     for part in parts:
         clash = schemas.keys() & part.keys()
@@ -253,7 +225,7 @@ def _envelopes() -> dict[str, Schema]:
     """Each enveloped operation's success body, meta.capability naming the operation; the raw document's shape."""
     envelopes = {
         envelope_name(op): closed(
-            {"data": ref(PAYLOADS[op.id]), "meta": ref("ApiMeta")},
+            {"data": ref(op.payload), "meta": ref("ApiMeta")},
             description=f"The success envelope of {op.id}: meta.capability is '{op.id}'.",
         )
         for op in OPERATIONS

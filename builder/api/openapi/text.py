@@ -85,50 +85,6 @@ STATUS_TEXT = {
     422: "The pack does not support this operation (only 13f-copycat does).",
     503: "No consumable release (none promoted, or a file fails its manifest hash): every route answers 503 then.",
 }
-OPERATION_STATUS_TEXT = {  # contract sections 4.2 and 7, operation by operation
-    ("getLatestPack", 400): "Invalid view parameters, or view parameters sent to a preview pack.",
-    ("getLatestPack", 404): "Pack or artifact not found (unknown or planned pack).",
-    ("listPackVersions", 404): "Pack or artifact not found.",
-    ("compareVersions", 400): "Invalid or missing parameters ('from', 'to', view), or 'from' not earlier than 'to'.",
-    ("compareVersions", 404): "Pack or version not found.",
-    ("compareVersions", 422): "The pack does not support version comparison.",
-    ("explainPosition", 400): "Invalid ticker or view parameters.",
-    ("explainPosition", 404): "Pack not found, or the view held the ticker in neither the latest version nor the "
-    "one before (details.heldIn: the quarters that did).",
-    ("explainPosition", 422): "The pack does not support structured explanations.",
-    (
-        "compareEthos",
-        400,
-    ): "Malformed or invalid request (not JSON, not application/json, schema, unknown manager or ethos).",
-    ("compareEthos", 404): "A requested ticker is not in the selected view.",
-    ("compareEthos", 422): "The pack does not support ethos comparison.",
-    ("validatePolicy", 400): "Malformed or invalid request (not JSON, not application/json, schema, unknown manager).",
-    ("validatePolicy", 422): "The pack does not support policy recalculation.",
-    ("exportAuditTrail", 400): "Invalid view parameters, or view parameters sent to a preview pack.",
-    ("exportAuditTrail", 404): "Pack or artifact not found.",
-}
-DECISIONS = {  # what the contract leaves open, decided (DESIGN.md) and written where agents read it
-    "getHealth": "Never shows filesystem paths, snapshot locations or commands.",
-    "listPacks": "Planned packs carry no links and latestVersion null; their routes answer 404.",
-    "getLatestPack": "Without mode: the complete dataset (any). managers omitted, or listing every manager, is one "
-    "view with the same bytes and ETag.",
-    "listPackVersions": "13f-copycat lists one version per common quarter; a preview pack lists its one version.",
-    "compareVersions": "Version ids as listPackVersions gives them: an unknown id is 404 version_not_found, whose "
-    "details.available lists them. Position changes are those of the view's tickers (in the view in either version) "
-    "and the view's managers: mode overlap lists the overlap's trades only.",
-    "explainPosition": "Always explains the latest version. 'In the selected view' includes a ticker that left the "
-    "view in the latest version (every selected manager exited, or a corporate action ended the position, or fewer "
-    "managers hold it than the mode needs): it is answered with viewStatus left-view, the changes that ended it, "
-    "the previous quarter's rows they ended (cited) and the filings of both quarters, and no ethos scores. "
-    "404 position_not_found means the view held it in neither the latest version nor the one before; its "
-    "details.heldIn lists the quarters whose view did. The ticker is case-insensitive (aapl is AAPL) and "
-    "surrounding whitespace is ignored.",
-    "compareEthos": "Always the latest version. ethosIds omitted: every ethos; tickers omitted: every ticker of the "
-    "view; an unknown ethos id is 400 unknown_ethos.",
-    "validatePolicy": "Always the latest version. managerIds empty or omitted: all managers; mode omitted: any.",
-    "exportAuditTrail": "Preview packs take no view parameters; their export has policy null and the preview's own "
-    "methodology.",
-}
 GET_NOTE = (
     f"Conditional GET: a 200 carries a strong ETag and Cache-Control: {GET_CACHE_CONTROL} (caches store it "
     "and revalidate every time); If-None-Match with that ETag answers 304 with no body."

@@ -8,12 +8,14 @@ about, `accession` the filing's, `cusip` the security's, each null when the warn
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date
+from typing import Any, TypedDict
 
 from builder.records import ScopeWarning, Sources
 from builder.research.holdings import QuarterBook
+from builder.research.schema import ArtifactWarning
 from builder.research.versions import PACK_ID
 
 SCOPE = ("pack", "manager", "quarter", "accession", "cusip")
@@ -40,7 +42,7 @@ def warning(
     quarter: date | str | None = None,
     accession: str | None = None,
     cusip: str | None = None,
-) -> dict:
+) -> ArtifactWarning:
     """One warning as published; `quarter` as a date or its ISO text."""
     day = quarter.isoformat() if isinstance(quarter, date) else quarter
     return {
@@ -55,7 +57,7 @@ def warning(
     }
 
 
-def version_warnings(sources: Sources, managers: Sequence[ManagerQuarter]) -> list[dict]:
+def version_warnings(sources: Sources, managers: Sequence[ManagerQuarter]) -> list[ArtifactWarning]:
     """Every warning of one version: the fixture label (the pack's), then per manager the scope warnings of its
     filings of the quarter, its securities without a ticker, the omission of the quarter before (a position first
     reported now may have been held then), and its undecided changes."""
@@ -69,12 +71,12 @@ def version_warnings(sources: Sources, managers: Sequence[ManagerQuarter]) -> li
     return sorted({identity(w): w for w in found}.values(), key=_order)
 
 
-def identity(item: dict) -> tuple:
+def identity(item: Mapping[str, Any]) -> tuple:
     """What a warning is: its code, its scope and its message (two equal keys are one warning)."""
     return (item["code"], *(item.get(field) for field in SCOPE), item["message"])
 
 
-def about(item: dict) -> tuple:
+def about(item: Mapping[str, Any]) -> tuple:
     """What a warning is about, whichever version says it: its code, pack, manager, accession, CUSIP and source file.
     Its quarter and message move with the version (an unmapped CUSIP held on, worth more), so a warning that only
     moved is the same warning to a diff or a review; a new filing's warning (a new accession) is a new one."""
@@ -93,24 +95,31 @@ def sortable(key: tuple) -> tuple:
     return tuple("" if part is None else part for part in key)
 
 
-def _order(item: dict) -> tuple:
+def _order(item: Mapping[str, Any]) -> tuple:
     return sortable(tuple(item[field] for field in ("manager", "quarter", "code", "accession", "cusip", "message")))
 
 
-def for_managers(warnings: Iterable[dict], managers: Iterable[str]) -> list[dict]:
+def for_managers(warnings: Iterable[ArtifactWarning], managers: Iterable[str]) -> list[ArtifactWarning]:
     """The warnings a view of `managers` sees: the pack's own and those of its managers, nothing else (a version's
     warnings are all about its quarter or the quarter before, which its changes are measured against)."""
     chosen = set(managers)
     return [w for w in warnings if w.get("manager") is None or w["manager"] in chosen]
 
 
-def warning_changes(older: Iterable[dict], later: Iterable[dict], newer: Iterable[dict]) -> dict[str, list[dict]]:
+class WarningChanges(TypedDict):
+    appeared: list[ArtifactWarning]
+    disappeared: list[ArtifactWarning]
+
+
+def warning_changes(
+    older: Iterable[ArtifactWarning], later: Iterable[ArtifactWarning], newer: Iterable[ArtifactWarning]
+) -> WarningChanges:
     """The warnings that appeared since `older` (in `newer` or in `later`, the versions between whose changes a diff
     carries) and those of `older` that `newer` no longer has; each sorted, each once.
 
     Warnings are compared by what they are `about`, not by their quarter and message, which move with the version."""
     before, after = {about(w) for w in older}, {about(w) for w in newer}
-    appeared: dict[tuple, dict] = {}
+    appeared: dict[tuple, ArtifactWarning] = {}
     for item in (*newer, *later):
         if about(item) not in before:
             appeared.setdefault(about(item), item)
@@ -120,11 +129,11 @@ def warning_changes(older: Iterable[dict], later: Iterable[dict], newer: Iterabl
     }
 
 
-def _filing_warning(found: ScopeWarning, manager: str, quarter: date, accession: str) -> dict:
+def _filing_warning(found: ScopeWarning, manager: str, quarter: date, accession: str) -> ArtifactWarning:
     return warning(found.code, found.message, found.source, manager=manager, quarter=quarter, accession=accession)
 
 
-def _omission(previous: QuarterBook, manager: str) -> dict:
+def _omission(previous: QuarterBook, manager: str) -> ArtifactWarning:
     omitting = next(f for f in reversed(previous.filings) if f.confidential_omitted)
     message = (
         f"the previous quarter's filing {omitting.accession} ({previous.period}) omits positions under "
@@ -140,7 +149,7 @@ def _omission(previous: QuarterBook, manager: str) -> dict:
     )
 
 
-def _unmapped(entry: dict, quarter: date) -> list[dict]:
+def _unmapped(entry: dict, quarter: date) -> list[ArtifactWarning]:
     """One unmapped-cusip warning per CUSIP without a ticker, wherever it surfaces: a position, a position no longer
     held (named by the previous quarter's rows) or an option or PRN row."""
     where: dict[str, tuple[str, str, int]] = {}
@@ -171,7 +180,7 @@ def _unmapped(entry: dict, quarter: date) -> list[dict]:
     ]
 
 
-def _undecided(entry: dict, quarter: date) -> list[dict]:
+def _undecided(entry: dict, quarter: date) -> list[ArtifactWarning]:
     tickers = [e["ticker"] for e in (*entry["positions"], *entry["ended"]) if e["change"]["kind"] == "undecided"]
     if not tickers:
         return []

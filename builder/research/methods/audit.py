@@ -3,17 +3,83 @@
 from __future__ import annotations
 
 import copy
+from collections.abc import Mapping, Sequence
+from typing import Annotated, Any, Final, Literal, TypedDict
 
 from builder.canonical import canonical_json, sha256_hex
-from builder.research.methods.ethos import EthosDefinition
-from builder.research.methods.policy import POLICY_CONFIG, PolicyResult
-from builder.research.schema import SCHEMA_FILE
+from builder.research.methods.ethos import EthosDefinition, EthosId, EthosScoring
+from builder.research.methods.policy import POLICY_CONFIG, PolicyConfig, PolicyResult
+from builder.research.schema import SCHEMA_FILE, PackArtifact
+from builder.research.views import Mode, View
+from builder.typed import KEY, Count, Date, Sha256
 
-HASH_ALGORITHM = "sha256"  # contract section 8: the audit export digest is SHA-256
+HASH_ALGORITHM: Final = "sha256"  # contract section 8: the audit export digest is SHA-256
 HASHED_BYTES = "canonical PackArtifact bytes: orjson, sorted keys, no whitespace"
 
 
-def _events(artifact: dict, release: dict, provenance: list[dict], as_of: str) -> list[dict]:
+class ReleaseIdentity(TypedDict):
+    releaseId: str
+    manifestSha256: Sha256
+
+
+class ContentHash(TypedDict):  # KEY: what export_audit_trail's compact answer promises (so below)
+    algorithm: Annotated[Literal["sha256"], KEY]
+    value: Annotated[Sha256, KEY]
+    of: str
+
+
+class SourceFileRecord(TypedDict):
+    path: Annotated[str, KEY]
+    sha256: Annotated[Sha256, KEY]
+    size: Count
+
+
+class AuditEvent(TypedDict):
+    event: Annotated[Literal["ingested", "validated", "sealed"], KEY]
+    at: Annotated[Date, KEY]
+    detail: str
+
+
+class CopycatIdentity(TypedDict):
+    packId: Literal["13f-copycat"]
+    versionId: str
+    quarter: Date
+    schema: Literal["pack-artifact/2.0"]
+
+
+class ViewSummary(TypedDict):
+    managers: list[str]
+    mode: Mode
+    tickerCount: Count
+
+
+class EthosMethod(TypedDict):
+    id: EthosId
+    name: str
+    scoring: EthosScoring
+
+
+class Methodology(TypedDict):
+    view: ViewSummary
+    ethos: list[EthosMethod]
+    policy: PolicyConfig
+
+
+class CopycatAuditExport(TypedDict):
+    identity: CopycatIdentity
+    release: ReleaseIdentity
+    contentHash: ContentHash
+    provenance: list[SourceFileRecord]
+    methodology: Methodology
+    policy: PolicyResult
+    events: list[AuditEvent]
+    executionEnabled: Literal[False]
+    artifact: PackArtifact
+
+
+def _events(
+    artifact: PackArtifact, release: Mapping[str, str], provenance: Sequence[object], as_of: str
+) -> list[AuditEvent]:
     """ingested → validated → sealed, all dated `as_of` (the release's date, never the clock)."""
     filings = [f for m in artifact["managers"] for f in m["filings"]]
     return [
@@ -38,16 +104,16 @@ def _events(artifact: dict, release: dict, provenance: list[dict], as_of: str) -
 
 
 def audit_record(
-    artifact: dict,
+    artifact: PackArtifact,
     *,
     artifact_sha256: str,
-    release: dict,
-    provenance: list[dict],
-    view: dict,
+    release: Mapping[str, str],
+    provenance: Sequence[Mapping[str, Any]],
+    view: View,
     ethos: list[EthosDefinition],
     policy: PolicyResult,
     as_of: str,
-) -> dict:
+) -> CopycatAuditExport:
     """The audit trail of an `artifact` already validated against its schema; ValueError if the hash is not its own."""
     actual = sha256_hex(canonical_json(artifact))
     if actual != artifact_sha256:

@@ -10,7 +10,7 @@ from itertools import combinations
 from typing import Annotated, Literal, TypedDict
 
 from builder.research.errors import NotInView, UnknownEthos
-from builder.research.views import Mode
+from builder.research.views import Mode, View, ViewPosition, ViewTicker
 from builder.typed import KEY, TYPE_LIST, Count, Date, Fraction, Keywords
 
 TOP_SET_SIZE = 10  # the agent payload's short list is 10 long too: what an agent reads first
@@ -35,7 +35,7 @@ class _Context:
 class _Feature:
     formula: str
     denominator: str
-    compute: Callable[[dict, _Context], float | int | None]
+    compute: Callable[[ViewTicker, _Context], float | int | None]
 
 
 def _ratio(numerator: float, denominator: float) -> float:
@@ -46,21 +46,22 @@ def _round(value: float, digits: int) -> float:
     return round(value, digits) + 0.0  # + 0.0 turns -0.0 into 0.0
 
 
-def _weights(row: dict, ctx: _Context) -> list[float]:
+def _weights(row: ViewTicker, ctx: _Context) -> list[float]:
     return [_ratio(ctx.entries[(m, row["ticker"])]["value"], ctx.books[m]) for m in row["holders"]]
 
 
-def _mean_weight(row: dict, ctx: _Context) -> float | None:
+def _mean_weight(row: ViewTicker, ctx: _Context) -> float | None:
     weights = _weights(row, ctx)
     return sum(weights) / len(weights) if weights else None
 
 
-def _net_share_change(row: dict, ctx: _Context) -> float | None:
+def _net_share_change(row: ViewTicker, ctx: _Context) -> float | None:
     changes = [ctx.entries[(p["managerId"], row["ticker"])]["change"] for p in row["managers"]]
     known = [c for c in changes if c["shareDelta"] is not None]  # undecided and unknown changes are left out
     if not known:
         return None
-    delta, before = sum(c["shareDelta"] for c in known), sum(c["carriedShares"] for c in known)
+    delta: int = sum(c["shareDelta"] for c in known)
+    before: int = sum(c["carriedShares"] for c in known)
     if before == 0:
         return 1.0 if delta > 0 else 0.0
     return max(-1.0, min(1.0, delta / before))
@@ -70,14 +71,14 @@ def _quarters_held(manager_id: str, ticker: str, ctx: _Context) -> int:
     return 1 + ctx.streaks.get(manager_id, {}).get(ticker, 0)
 
 
-def _held_share_of_window(row: dict, ctx: _Context) -> float | None:
+def _held_share_of_window(row: ViewTicker, ctx: _Context) -> float | None:
     if not row["holders"]:
         return None
     held = sum(_quarters_held(m, row["ticker"], ctx) for m in row["holders"])
     return held / (len(row["holders"]) * len(ctx.quarters))
 
 
-def _opened(row: dict) -> list[dict]:
+def _opened(row: ViewTicker) -> list[ViewPosition]:
     return [p for p in row["managers"] if p["change"] == "new"]
 
 
@@ -358,7 +359,7 @@ def canonical_ethos_ids(ethos_ids: Sequence[str]) -> list[str]:
     return [e for e in ETHOS_IDS if e in set(ethos_ids)] or list(ETHOS_IDS)
 
 
-def _context(view: dict, artifact: dict, history: Sequence[dict]) -> _Context:
+def _context(view: View, artifact: dict, history: Sequence[dict]) -> _Context:
     """Lookups for the view's features, over the selected managers only (the only ones a feature reads)."""
     selected = set(view["managers"])
     chosen = [m for m in artifact["managers"] if m["id"] in selected]
@@ -389,7 +390,7 @@ def _streaks(chain: Sequence[dict], selected: set[str]) -> dict[str, dict[str, i
     return streaks
 
 
-def _feature_values(name: str, rows: Sequence[dict], ctx: _Context) -> list[float | int | None]:
+def _feature_values(name: str, rows: Sequence[ViewTicker], ctx: _Context) -> list[float | int | None]:
     values = [FEATURES[name].compute(row, ctx) for row in rows]
     return [v if v is None or isinstance(v, int) else _round(v, FEATURE_DIGITS) for v in values]
 
@@ -403,7 +404,7 @@ def _ethos_scores(definition: EthosDefinition, features: dict[str, list], count:
     return [_round(100 * t, SCORE_DIGITS) for t in total]
 
 
-def _top_set(scores: list[float], rows: Sequence[dict]) -> list[str]:
+def _top_set(scores: list[float], rows: Sequence[ViewTicker]) -> list[str]:
     ranked = sorted(range(len(rows)), key=lambda i: (-scores[i], -rows[i]["value"], rows[i]["ticker"]))
     return [rows[i]["ticker"] for i in ranked if scores[i] > 0][:TOP_SET_SIZE]
 
@@ -418,7 +419,7 @@ def _overlap(ids: Sequence[str], top_sets: dict[str, list[str]]) -> Overlap:
     return {"tickers": sorted(common), "pairwise": pairwise}
 
 
-def score_view(view: dict, artifact: dict, history: Sequence[dict], ethos_ids: Sequence[str]) -> EthosComparison:
+def score_view(view: View, artifact: dict, history: Sequence[dict], ethos_ids: Sequence[str]) -> EthosComparison:
     """Per-ticker 0–100 scores of the chosen ethos over `view`, their top sets and cross-ethos overlap."""
     ids = canonical_ethos_ids(ethos_ids)
     definitions = {d["id"]: d for d in _DEFINITIONS if d["id"] in ids}

@@ -2,13 +2,116 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Annotated, Any, Literal, TypedDict, cast
 
 from builder.research.errors import NotInView
-from builder.research.methods.ethos import EthosComparison, TickerScores
-from builder.research.methods.policy import PolicyResult
+from builder.research.methods.ethos import EthosComparison, EthosId, FeatureName, FeatureValue, Score, TickerScores
+from builder.research.methods.policy import PolicyResult, Signal
+from builder.research.schema import ArtifactFiling, ArtifactWarning, Ended, Position
+from builder.research.views import View, ViewRef, ViewTicker
 from builder.research.views import entries as manager_entries
+from builder.typed import TYPE_LIST, Count, Date, Keywords, picked
+
+Rank = Annotated[int | None, TYPE_LIST, Keywords(minimum=1)]  # 1 = first of the ethos's top set; null outside it
+
+
+class _HeldBy(TypedDict):
+    managerId: str
+    managerName: str
+    held: Literal[True]
+    sourcesQuarter: Date
+
+
+class _EndedBy(TypedDict):
+    managerId: str
+    managerName: str
+    held: Literal[False]
+    sourcesQuarter: Date
+
+
+class HeldChange(_HeldBy, Position):
+    """The artifact's position of a selected manager, with its quarter's sources."""
+
+
+class EndedChange(_EndedBy, Ended):
+    """A position no longer held: the sources are the previous quarter's rows."""
+
+
+class Citation(TypedDict):
+    accession: str
+    row: Rank  # null for a position no longer held (no row this quarter)
+    managerId: str
+
+
+class EvidenceStatement(TypedDict):
+    text: str
+    citations: list[Citation]
+
+
+class Evidence(TypedDict):
+    statements: list[EvidenceStatement]
+
+
+class TickerSummary(TypedDict):
+    holders: list[str]
+    holderCount: Count
+    buyers: list[str]
+    sellers: list[str]
+    value: Count
+
+
+class TickerEthos(TypedDict):
+    ethosIds: list[EthosId]
+    scores: dict[EthosId, Score]
+    features: dict[FeatureName, FeatureValue]
+
+
+class TickerOverlap(TypedDict):
+    inEveryTopSet: bool
+    topSets: list[EthosId]
+    ranks: dict[EthosId, Rank]
+
+
+class _Filer(TypedDict):
+    managerId: str
+
+
+class SourceRecord(_Filer, ArtifactFiling):
+    """A filing a statement cites, and whose it is."""
+
+
+class PolicyBrief(TypedDict):
+    signal: Signal
+    executionEnabled: Literal[False]
+    blockingReasons: list[str]
+    warnings: list[str]
+
+
+class PositionExplanation(TypedDict):
+    ticker: str
+    issuer: str
+    cusip: str
+    versionId: str
+    quarter: Date
+    view: ViewRef
+    viewStatus: Literal["in-view", "left-view"]
+    summary: TickerSummary
+    changes: list[HeldChange | EndedChange]
+    evidence: Evidence
+    ethos: TickerEthos
+    overlap: TickerOverlap
+    sourceRecords: list[SourceRecord]
+    warnings: list[ArtifactWarning]
+    limitations: list[str]
+    policy: PolicyBrief | None
+    executionEnabled: Literal[False]
+
+
+Explained = HeldChange | EndedChange
+SHAPES = {"PositionExplanation": PositionExplanation, "EvidenceStatement": EvidenceStatement}
+EXTENDED = {"HeldChange": HeldChange, "EndedChange": EndedChange}  # artifact entries with who holds them
 
 EXIT_LIMITATION = (
     "A position no longer held is the absence of a row in this quarter's 13F: its statement cites this quarter's filing "
@@ -37,8 +140,8 @@ CURRENT_TICKER_LIMITATION = (
 class _Index:
     """Lookups over one view, its artifact and scores, built once so each explanation costs its own rows only."""
 
-    rows: dict[str, dict]  # ticker → view row
-    left: dict[str, dict]  # ticker → the row of a ticker that left the view this quarter
+    rows: dict[str, ViewTicker]  # ticker → view row
+    left: dict[str, ViewTicker]  # ticker → the row of a ticker that left the view this quarter
     entries: dict[str, list[tuple[dict, dict]]]  # ticker → (manager, position or ended entry, held), artifact order
     managers: dict[str, dict]  # manager id → the artifact's manager
     order: dict[str, int]  # manager id → its place in the artifact
@@ -46,9 +149,9 @@ class _Index:
 
     @classmethod
     def of(
-        cls, view: dict, artifact: dict, scores: EthosComparison, every: Sequence[dict], gone: Collection[str]
+        cls, view: View, artifact: dict, scores: EthosComparison, every: Sequence[ViewTicker], gone: Collection[str]
     ) -> _Index:
-        rows: dict[str, dict] = {}
+        rows: dict[str, ViewTicker] = {}
         for row in view["tickers"]:
             rows.setdefault(row["ticker"], row)
         left = {row["ticker"]: row for row in every if row["ticker"] in gone and row["ticker"] not in rows}
@@ -68,7 +171,7 @@ class _Index:
         return cls(rows, left, entries, managers, order, by_ticker)
 
 
-def _row(ticker: str, view: dict, index: _Index) -> dict:
+def _row(ticker: str, view: View, index: _Index) -> ViewTicker:
     row = index.rows.get(ticker) or index.left.get(ticker)
     if row is not None:
         return row
@@ -78,28 +181,31 @@ def _row(ticker: str, view: dict, index: _Index) -> dict:
     )
 
 
-def _changes(ticker: str, artifact: dict, index: _Index) -> list[dict]:
+def _changes(ticker: str, artifact: dict, index: _Index) -> list[Explained]:
     """The artifact's own position or ended entry of `ticker` for each selected manager that has one."""
     changes = []
     for manager, entry in index.entries.get(ticker, ()):
         quarter = artifact["quarter"] if entry["held"] else artifact["previousQuarter"]
         changes.append({"managerId": manager["id"], "managerName": manager["name"], "sourcesQuarter": quarter, **entry})
-    return changes
+    return cast(list[Explained], changes)
 
 
-def _citations(change: dict, index: _Index) -> list[dict]:
+def _citations(change: Mapping[str, Any], index: _Index) -> list[Citation]:
     """Held: the rows the position came from. Ended: this quarter's filings of the manager, row null, then the
     previous quarter's rows it ended."""
-    rows = [{"accession": s["accession"], "row": s["row"], "managerId": change["managerId"]} for s in change["sources"]]
+    rows: list[Citation] = [
+        {"accession": s["accession"], "row": s["row"], "managerId": change["managerId"]} for s in change["sources"]
+    ]
     if change["held"]:
         return rows
     manager = index.managers[change["managerId"]]
-    return [
+    filed: list[Citation] = [
         {"accession": f["accession"], "row": None, "managerId": change["managerId"]} for f in manager["filings"]
-    ] + rows
+    ]
+    return filed + rows
 
 
-def _held_text(change: dict, artifact: dict) -> str:
+def _held_text(change: Mapping[str, Any], artifact: dict) -> str:
     worth = f"worth ${change['value']:,}, {change['weight']:.2%} of its 13F book"
     record, name, shares, ticker = change["change"], change["managerName"], change["shares"], change["ticker"]
     kind, delta, carried = record["kind"], record["shareDelta"], record["carriedShares"]
@@ -128,7 +234,7 @@ def _held_text(change: dict, artifact: dict) -> str:
     return f"{name} held {shares:,} shares, unchanged, {worth}."
 
 
-def _ended_text(change: dict, artifact: dict) -> str:
+def _ended_text(change: Mapping[str, Any], artifact: dict) -> str:
     record, name, ticker = change["change"], change["managerName"], change["ticker"]
     previous, kind = record["previousShares"], record["kind"]
     if kind == "converted":
@@ -162,12 +268,14 @@ def _before(record: dict) -> str:
     return "none" if not previous else f"{previous:,}"
 
 
-def _statement(change: dict, artifact: dict, index: _Index) -> dict:
+def _statement(change: Explained, artifact: dict, index: _Index) -> EvidenceStatement:
     text = _held_text(change, artifact) if change["held"] else _ended_text(change, artifact)
     return {"text": text, "citations": _citations(change, index)}
 
 
-def _summary_statement(row: dict, view: dict, changes: Sequence[dict], artifact: dict, index: _Index) -> dict:
+def _summary_statement(
+    row: ViewTicker, view: View, changes: Sequence[Explained], artifact: dict, index: _Index
+) -> EvidenceStatement:
     undecided = sum(1 for change in changes if change["change"]["kind"] == "undecided")
     moved = sum(1 for change in changes if change["change"]["corporateActions"])
     left = f"{row['ticker']} left the selected view at {artifact['quarter']}: " if row["ticker"] in index.left else ""
@@ -181,25 +289,27 @@ def _summary_statement(row: dict, view: dict, changes: Sequence[dict], artifact:
     return {"text": text, "citations": [c for change in changes for c in _citations(change, index)]}
 
 
-def _source_records(statements: Sequence[dict], index: _Index, earlier: dict[str, list[dict]]) -> list[dict]:
+def _source_records(
+    statements: Sequence[EvidenceStatement], index: _Index, earlier: Mapping[str, list[ArtifactFiling]]
+) -> list[SourceRecord]:
     """The filings the statements cite, per manager in artifact order, each once: this quarter's, then the previous
     version's (`earlier`: manager id → its filings there) that an ended position's rows cite."""
     cited = {(c["managerId"], c["accession"]) for s in statements for c in s["citations"]}
     managers = sorted({manager_id for manager_id, _ in cited if manager_id in index.order}, key=index.order.__getitem__)
-    found: dict[tuple[str, str], dict] = {}
+    found: dict[tuple[str, str], dict[str, Any]] = {}
     for manager_id in managers:
         for f in (*index.managers[manager_id]["filings"], *earlier.get(manager_id, ())):
             if (manager_id, f["accession"]) in cited:
                 found.setdefault((manager_id, f["accession"]), {"managerId": manager_id, **f})
-    return list(found.values())
+    return cast(list[SourceRecord], list(found.values()))
 
 
-def _ethos(ticker: str, scores: EthosComparison, index: _Index) -> tuple[dict, dict]:
+def _ethos(ticker: str, scores: EthosComparison, index: _Index) -> tuple[TickerEthos, TickerOverlap]:
     ids = list(scores.get("ethosIds", []))
     entry = index.scores.get(ticker, TickerScores(ticker=ticker, scores={}, features={}))
     top_sets = scores.get("topSets", {})
     ranks = {e: top_sets[e].index(ticker) + 1 if ticker in top_sets.get(e, []) else None for e in ids}
-    overlap = {
+    overlap: TickerOverlap = {
         "inEveryTopSet": bool(ids) and ticker in scores.get("overlap", {}).get("tickers", []),
         "topSets": [e for e in ids if ranks[e] is not None],
         "ranks": ranks,
@@ -208,7 +318,7 @@ def _ethos(ticker: str, scores: EthosComparison, index: _Index) -> tuple[dict, d
 
 
 def _limitations(
-    row: dict, changes: Sequence[dict], artifact: dict, policy: PolicyResult | None, left: bool
+    row: ViewTicker, changes: Sequence[Explained], artifact: dict, policy: PolicyResult | None, left: bool
 ) -> list[str]:
     notes = [
         f"Positions are as of the quarter end {artifact['quarter']}; 13F filings are due 45 days later, "
@@ -234,7 +344,7 @@ def _limitations(
     return notes + (list(policy["warnings"]) if policy else [])
 
 
-def _warnings(view: dict, changes: Sequence[dict]) -> list[dict]:
+def _warnings(view: View, changes: Sequence[Explained]) -> list[ArtifactWarning]:
     """The view's warnings about what this explanation rests on: the pack, the filings of the managers it explains,
     and its securities (a CUSIP without a ticker is an unmapped-cusip warning here too)."""
     managers, cusips = {c["managerId"] for c in changes}, {c["cusip"] for c in changes}
@@ -246,22 +356,22 @@ def _warnings(view: dict, changes: Sequence[dict]) -> list[dict]:
 
 
 def explain_position(
-    ticker: str, view: dict, artifact: dict, scores: EthosComparison, policy: PolicyResult | None = None
-) -> dict:
+    ticker: str, view: View, artifact: dict, scores: EthosComparison, policy: PolicyResult | None = None
+) -> PositionExplanation:
     """Why `ticker` is in `view`: changes, short cited statements, scores, overlap, sources, limitations."""
     return explainer(view, artifact, scores, policy)(ticker)
 
 
 def explainer(
-    view: dict,
+    view: View,
     artifact: dict,
     scores: EthosComparison,
     policy: PolicyResult | None = None,
     *,
-    rows: Sequence[dict] = (),
+    rows: Sequence[ViewTicker] = (),
     left: Collection[str] = (),
     earlier: dict | None = None,
-) -> Callable[[str], dict]:
+) -> Callable[[str], PositionExplanation]:
     """explain_position over one view for any ticker, its lookups built once (the same answers, in linear time).
 
     A ticker of `left` (the view held it a version earlier, `earlier`, and no longer does) is explained too, from its
@@ -270,7 +380,7 @@ def explainer(
     index = _Index.of(view, artifact, scores, rows, left)
     before = {m["id"]: m["filings"] for m in (earlier or {"managers": []})["managers"]}
 
-    def explain(ticker: str) -> dict:
+    def explain(ticker: str) -> PositionExplanation:
         row = _row(ticker, view, index)
         changes = _changes(ticker, artifact, index)
         statements = [
@@ -286,7 +396,13 @@ def explainer(
             "quarter": artifact["quarter"],
             "view": {"managers": list(view["managers"]), "mode": view["mode"]},
             "viewStatus": "left-view" if ticker in index.left else "in-view",
-            "summary": {key: row[key] for key in ("holders", "holderCount", "buyers", "sellers", "value")},
+            "summary": {
+                "holders": row["holders"],
+                "holderCount": row["holderCount"],
+                "buyers": row["buyers"],
+                "sellers": row["sellers"],
+                "value": row["value"],
+            },
             "changes": changes,
             "evidence": {"statements": statements},
             "ethos": ethos,
@@ -294,9 +410,7 @@ def explainer(
             "sourceRecords": _source_records(statements, index, before),
             "warnings": _warnings(view, changes),
             "limitations": _limitations(row, changes, artifact, policy, ticker in index.left),
-            "policy": None
-            if policy is None
-            else {key: policy[key] for key in ("signal", "executionEnabled", "blockingReasons", "warnings")},
+            "policy": None if policy is None else picked(PolicyBrief, policy),
             "executionEnabled": False,
         }
 

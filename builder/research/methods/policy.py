@@ -5,15 +5,16 @@ from __future__ import annotations
 import enum
 import functools
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import date
-from typing import Annotated, Literal, TypedDict
+from typing import Annotated, Any, Literal, TypedDict
 
 from builder.research.caveats import for_managers
 from builder.research.quarters import FILING_DEADLINE_DAYS
+from builder.research.schema import ArtifactWarning
 from builder.research.views import entries
-from builder.typed import Date, Keywords
+from builder.typed import KEY, Count, Date, Fraction, Keywords
 
 # A quarter after the filing deadline the next quarter's 13F is due (deadline + 3 months), so data older than
 # that is superseded, not merely late.
@@ -29,6 +30,9 @@ SHARE_DIGITS = 4  # shares of value are reported as fractions to 4 places (0.01%
 CONFIDENTIAL = ("confidential-omitted", "confidential-omitted-previous")  # a filing of the quarter or the one before
 OWN_CHECK_WARNINGS = ("fixture-data", "unmapped-cusip", *CONFIDENTIAL)  # scope warnings that have a check of their own
 LISTED = 5  # a reason names at most this many positions or CUSIPs; the count gives the rest
+
+
+Signal = Literal["research-only", "no-signal"]  # no-signal when any check blocks: stay in cash
 
 
 class Outcome(enum.StrEnum):
@@ -75,7 +79,7 @@ def book_facts(artifact: dict) -> BookFacts:
 class Subject:
     """What the checks judge: a view of an artifact, as of a date, and the facts of the artifact's books."""
 
-    view: dict
+    view: Mapping[str, Any]  # a View, or a census's summary of one (the fields the checks read)
     artifact: dict
     as_of: date
     facts: BookFacts
@@ -85,7 +89,7 @@ class Subject:
         return set(self.view["managers"])
 
     @functools.cached_property
-    def warnings(self) -> list[dict]:
+    def warnings(self) -> list[ArtifactWarning]:
         """The version's warnings about the pack and the selected managers: what the view is told, nothing else."""
         return for_managers(self.artifact["warnings"], self.selected)
 
@@ -272,6 +276,20 @@ class CheckResult(TypedDict):
     reason: str
 
 
+# `from` is a keyword: the functional form. A check whose outcome differs between two versions; null where the check
+# did not exist on that side.
+PolicyChange = TypedDict(
+    "PolicyChange",
+    {  # KEY: what compare_versions' compact answer promises of each
+        "id": Annotated[str, KEY],
+        "from": Annotated[Outcome | None, KEY],
+        "to": Annotated[Outcome | None, KEY],
+        "fromReason": str | None,
+        "toReason": str | None,
+    },
+)
+
+
 class PolicyResult(TypedDict):
     versionId: str
     asOf: Date
@@ -279,11 +297,29 @@ class PolicyResult(TypedDict):
     blockingReasons: list[str]
     warnings: list[str]
     executionEnabled: Literal[False]  # research only: no broker, no orders
-    signal: Literal["research-only", "no-signal"]  # no-signal when any check blocks: stay in cash
+    signal: Signal
+
+
+class CheckRule(TypedDict):
+    id: CheckId
+    name: str
+    rule: str
+
+
+class PolicyConfig(TypedDict):
+    executionEnabled: Literal[False]
+    filingDeadlineDays: Count
+    staleAfterDays: Count
+    topTickerMaxShare: Fraction
+    topFiveMaxShare: Fraction
+    scopeWarningsCoveredElsewhere: list[str]
+    signal: str
+    asOf: str
+    checks: list[CheckRule]
 
 
 # Published with every audit export: the thresholds and the rule of each check.
-POLICY_CONFIG: dict = {
+POLICY_CONFIG: PolicyConfig = {
     "executionEnabled": False,
     "filingDeadlineDays": FILING_DEADLINE_DAYS,
     "staleAfterDays": STALE_AFTER_DAYS,
@@ -296,7 +332,9 @@ POLICY_CONFIG: dict = {
 }
 
 
-def evaluate_policy(view: dict, artifact: dict, *, as_of: date, facts: BookFacts | None = None) -> PolicyResult:
+def evaluate_policy(
+    view: Mapping[str, Any], artifact: dict, *, as_of: date, facts: BookFacts | None = None
+) -> PolicyResult:
     """Every check over `view` as of `as_of` (never the clock); any block makes the signal 'no-signal'.
 
     `facts`: book_facts(artifact), when the caller keeps them for several views of one artifact.
@@ -318,12 +356,12 @@ def evaluate_policy(view: dict, artifact: dict, *, as_of: date, facts: BookFacts
     }
 
 
-def policy_changes(older: PolicyResult, newer: PolicyResult) -> list[dict]:
+def policy_changes(older: PolicyResult, newer: PolicyResult) -> list[PolicyChange]:
     """Checks whose outcome differs between two policy results, in check order: from → to, with both reasons."""
     before = {c["id"]: c for c in older["checks"]}
     after = {c["id"]: c for c in newer["checks"]}
     ordered = [*CHECK_IDS, *sorted((before.keys() | after.keys()) - set(CHECK_IDS))]
-    changes = []
+    changes: list[PolicyChange] = []
     for check_id in ordered:
         old, new = before.get(check_id), after.get(check_id)
         if old is not None and new is not None and old["outcome"] == new["outcome"]:

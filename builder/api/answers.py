@@ -4,33 +4,60 @@ Each is a pure function of the REST answer's `data` (and the call's arguments, f
 proposes): the agent payload for get_latest_pack, and for every other tool the same shape of answer —
 the facts first, lists capped with their counts beside them, then `nextCalls` with exact arguments.
 The full REST envelope stays reachable as the resources the result links (server.mcp_server.resources).
+Each operation of the table (builder.api.contract) names its function here and the TypedDict it returns, from
+which the tool's output schema is generated (builder.typed.compact_schema).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Annotated, Any, Literal, NotRequired, TypedDict
+from typing import Annotated, Any, Literal, NotRequired, TypedDict, cast
 
-from builder.api.shapes import HealthPack, HealthStatus, HealthWarning, NoExecution, PackFeature, PackLabel
-from builder.research.agent import fit, is_trade, traded_value
-from builder.research.methods.ethos import EthosId, FeatureName, Overlap, Score
-from builder.research.methods.policy import Outcome
+from builder.api.shapes import (
+    CopycatLatestPack,
+    Health,
+    HealthPack,
+    HealthStatus,
+    HealthWarning,
+    NoExecution,
+    PackCatalog,
+    PackFeature,
+    PackLabel,
+    PreviewAuditExport,
+    PreviewIdentity,
+    PreviewLatestPack,
+    VersionCatalog,
+)
+from builder.research.agent import AgentManager, Freshness, NextCall, is_trade, traded_value
+from builder.research.diff import PositionChange, VersionDiff
+from builder.research.methods.audit import (
+    AuditEvent,
+    ContentHash,
+    CopycatAuditExport,
+    CopycatIdentity,
+    ReleaseIdentity,
+    SourceFileRecord,
+)
+from builder.research.methods.ethos import EthosComparison, EthosId, EthosList, FeatureName, Overlap, Score
+from builder.research.methods.explain import (
+    EvidenceStatement,
+    Explained,
+    PolicyBrief,
+    PositionExplanation,
+    TickerOverlap,
+)
+from builder.research.methods.policy import Outcome, PolicyChange, PolicyResult, Signal
+from builder.research.schema import Change
 from builder.research.versions import PACK_ID
-from builder.typed import KEY, Count, Date, picked
+from builder.research.views import Mode
+from builder.typed import KEY, UNPROMISED, Count, Date, picked
 
-TOOL_BUDGET = 15 * 1024  # bytes of one compact answer: under the 16 KB a tool's text may take, with its links
 LISTED = 10  # items of a long list (tickers, trades, changes, scores); its count covers all
 SHORT = 5  # items of a list of sentences (warnings, reasons)
 Data = dict[str, Any]
 Arguments = dict[str, Any]
-
-
-class NextCall(TypedDict):
-    """A call an answer proposes next: the tool, its exact arguments, what it answers."""
-
-    tool: str
-    arguments: Arguments
-    why: str
+# An operation's compact answer of its REST answer's data, which it reads as the type the operation declares.
+Summarise = Callable[[Any, Arguments], Mapping[str, Any]]
 
 
 class HealthAnswer(TypedDict):
@@ -142,6 +169,141 @@ class PolicyAnswer(TypedDict):
     nextCalls: list[NextCall]
 
 
+class LatestAnswer(TypedDict):
+    """get_latest_pack's compact answer is the pack's agent payload: what every one promises (a preview's has its own
+    fields instead of the NotRequired ones)."""
+
+    pack: str
+    versionId: str
+    asOf: Date
+    caveats: list[str]
+    nextCalls: list[NextCall]
+    executionEnabled: NoExecution
+    managers: NotRequired[list[AgentManager]]
+    freshness: NotRequired[Freshness]
+    glossary: NotRequired[dict[str, str]]
+    limits13F: NotRequired[list[str]]
+
+
+class ViewBrief(TypedDict):
+    mode: Mode
+    managerCount: Count
+
+
+class TickerMoves(TypedDict):
+    enteredCount: Count
+    entered: list[str]
+    leftCount: Count
+    left: list[str]
+    unchanged: Count
+
+
+class TradeBrief(TypedDict):
+    managerId: str
+    ticker: str
+    kind: str
+    shareDelta: int | None  # a trade's is never None
+    tradedValue: int
+
+
+class NotTrade(TypedDict):
+    managerId: str
+    ticker: str
+    kind: str
+
+
+# `from` is a keyword: the functional form. compare_versions' compact answer: the largest trades first, the rest
+# counted; the view as its mode and manager count.
+DiffAnswer = TypedDict(
+    "DiffAnswer",
+    {
+        "from": str,
+        "to": str,
+        "fromQuarter": Date,
+        "toQuarter": Date,
+        "view": Annotated[ViewBrief, UNPROMISED],
+        "tickers": TickerMoves,
+        "tradeCount": Count,
+        "largestTrades": list[TradeBrief],
+        "notTradeCount": Count,
+        "notTrades": list[NotTrade],
+        "amendments": list[str],
+        "policyChanges": list[PolicyChange],
+        "nextCalls": list[NextCall],
+    },
+)
+
+
+class SummaryBrief(TypedDict):
+    holderCount: Count
+    value: Count
+    buyerCount: Count
+    buyers: list[str]
+    sellerCount: Count
+    sellers: list[str]
+
+
+class ChangeBrief(TypedDict):
+    """One manager's position (or exit) in brief: the trade, the shares and value after it, the first source."""
+
+    managerId: Annotated[str, KEY]
+    managerName: str
+    held: Annotated[bool, KEY]
+    shares: NotRequired[Count]
+    value: NotRequired[Count]
+    weight: NotRequired[float]
+    change: Annotated[Change, KEY]
+    accession: Annotated[str | None, KEY]
+
+
+class ExplanationAnswer(TypedDict):
+    """explain_position's compact answer: the largest positions first, their count; the first statements."""
+
+    ticker: str
+    issuer: str
+    cusip: str
+    versionId: str
+    quarter: Date
+    view: Annotated[ViewBrief, UNPROMISED]
+    viewStatus: Literal["in-view", "left-view"]
+    summary: Annotated[SummaryBrief, UNPROMISED]
+    changeCount: Count
+    changes: list[ChangeBrief]
+    evidence: list[EvidenceStatement]
+    ethosScores: dict[EthosId, Score]
+    overlap: Annotated[TickerOverlap, UNPROMISED]
+    policy: PolicyBrief | None
+    limitations: list[str]
+    executionEnabled: NoExecution
+    nextCalls: list[NextCall]
+
+
+class ProvenanceBrief(TypedDict):
+    fileCount: Count
+    bytes: Count
+    files: list[SourceFileRecord]
+
+
+class PolicyOutcome(TypedDict):
+    signal: Signal
+    blockingReasons: list[str]
+
+
+class AuditAnswer(TypedDict):
+    """export_audit_trail's compact answer: the provenance counted with its first files; ethos named by id."""
+
+    identity: Annotated[CopycatIdentity | PreviewIdentity, UNPROMISED]
+    release: Annotated[ReleaseIdentity, UNPROMISED]
+    contentHash: ContentHash
+    provenance: ProvenanceBrief
+    methodology: Annotated[Mapping[str, Any], UNPROMISED]
+    policy: PolicyOutcome | None
+    events: list[AuditEvent]
+    caveats: list[str]
+    executionEnabled: NoExecution
+    nextCalls: list[NextCall]
+
+
 def call(tool: str, arguments: Arguments, why: str) -> NextCall:
     return {"tool": tool, "arguments": arguments, "why": why}
 
@@ -151,7 +313,7 @@ def view_arguments(arguments: Arguments) -> Arguments:
     return {key: arguments[key] for key in ("managers", "mode") if key in arguments}
 
 
-def health(data: Data, arguments: Arguments) -> HealthAnswer:
+def health(data: Health, arguments: Arguments) -> HealthAnswer:
     return {
         "status": data["status"],
         "releaseId": data["releaseId"],
@@ -165,7 +327,7 @@ def health(data: Data, arguments: Arguments) -> HealthAnswer:
     }
 
 
-def packs(data: Data, arguments: Arguments) -> PacksAnswer:
+def packs(data: PackCatalog, arguments: Arguments) -> PacksAnswer:
     return {
         "packs": [picked(PackListing, pack) for pack in data["packs"]],
         "nextCalls": [
@@ -176,11 +338,11 @@ def packs(data: Data, arguments: Arguments) -> PacksAnswer:
     }
 
 
-def latest(data: Data, arguments: Arguments) -> dict[str, Any]:
-    return data["agentPayload"]
+def latest(data: CopycatLatestPack | PreviewLatestPack, arguments: Arguments) -> LatestAnswer:
+    return cast(LatestAnswer, data["agentPayload"])  # 13f-copycat's AgentPayload, or a preview's
 
 
-def versions(data: Data, arguments: Arguments) -> VersionsAnswer:
+def versions(data: VersionCatalog, arguments: Arguments) -> VersionsAnswer:
     entries = [picked(VersionListing, entry) for entry in data["versions"]]
     ids = [entry["versionId"] for entry in data["versions"]]
     pack = data["packId"]
@@ -198,8 +360,8 @@ def versions(data: Data, arguments: Arguments) -> VersionsAnswer:
     }
 
 
-def _largest_trades(positions: Iterable[dict]) -> list[dict]:
-    trades = [
+def _largest_trades(positions: Iterable[PositionChange]) -> list[TradeBrief]:
+    trades: list[TradeBrief] = [
         {
             "managerId": p["managerId"],
             "ticker": p["ticker"],
@@ -213,7 +375,8 @@ def _largest_trades(positions: Iterable[dict]) -> list[dict]:
     return sorted(trades, key=lambda t: (-abs(t["tradedValue"]), t["ticker"], t["managerId"]))
 
 
-def diff(data: Data, arguments: Arguments, versions: Sequence[str] = ()) -> dict[str, Any]:
+def diff(data: VersionDiff, arguments: Arguments, versions: Sequence[str] = ()) -> DiffAnswer:
+    """`versions`: the served 13f-copycat version ids, oldest first (which tickers the next calls may explain)."""
     trades = _largest_trades(data["positions"])
     others = [p for p in data["positions"] if not is_trade(p["kind"])]
     tickers = data["tickers"]
@@ -233,7 +396,7 @@ def diff(data: Data, arguments: Arguments, versions: Sequence[str] = ()) -> dict
         },
         "tradeCount": len(trades),
         "largestTrades": trades[:LISTED],
-        "notTrades": [{"managerId": p["managerId"], "ticker": p["ticker"], "kind": p["kind"]} for p in others][:LISTED],
+        "notTrades": [picked(NotTrade, p) for p in others[:LISTED]],
         "notTradeCount": len(others),
         "amendments": sorted({a for s in data["sources"] for a in s["amendments"]})[:LISTED],
         "policyChanges": data["policy"][:LISTED],
@@ -241,7 +404,9 @@ def diff(data: Data, arguments: Arguments, versions: Sequence[str] = ()) -> dict
     }
 
 
-def _diff_calls(data: Data, pack: str, view: Arguments, trades: list[dict], versions: Sequence[str]) -> list[NextCall]:
+def _diff_calls(
+    data: VersionDiff, pack: str, view: Arguments, trades: list[TradeBrief], versions: Sequence[str]
+) -> list[NextCall]:
     """explain_position of the largest trades when they are explainable (it explains the latest version: a ticker
     in its view, or one that left it since the version before); else the diff from `to` up to the latest."""
     if not versions or data["to"] != versions[-1]:
@@ -255,8 +420,8 @@ def _diff_calls(data: Data, pack: str, view: Arguments, trades: list[dict], vers
     ]
 
 
-def explanation(data: Data, arguments: Arguments) -> dict[str, Any]:
-    changes = sorted(data["changes"], key=lambda c: (-c.get("value", 0), c["managerId"]))
+def explanation(data: PositionExplanation, arguments: Arguments) -> ExplanationAnswer:
+    changes = sorted(data["changes"], key=lambda c: (-_value(c), c["managerId"]))
     summary = data["summary"]
     return {
         "ticker": data["ticker"],
@@ -294,14 +459,13 @@ def explanation(data: Data, arguments: Arguments) -> dict[str, Any]:
     }
 
 
-def _held(change: dict) -> dict[str, Any]:
-    """One manager's position (or exit) in brief: the trade, the shares and value after it, the first source."""
-    fields = ("managerId", "managerName", "held", "shares", "value", "weight")
-    return {
-        **{key: change[key] for key in fields if key in change},
-        "change": change["change"],
-        "accession": change["sources"][0]["accession"] if change["sources"] else None,
-    }
+def _value(change: Explained) -> int:
+    return change["value"] if change["held"] is True else 0  # a position no longer held is worth nothing now
+
+
+def _held(change: Explained) -> ChangeBrief:
+    accession = change["sources"][0]["accession"] if change["sources"] else None
+    return picked(ChangeBrief, {**change, "accession": accession})
 
 
 def _body_view(arguments: Arguments) -> Arguments:
@@ -310,7 +474,7 @@ def _body_view(arguments: Arguments) -> Arguments:
     return {("managerIds" if key == "managers" else key): value for key, value in view.items()}
 
 
-def ethos_list(data: Data, arguments: Arguments) -> EthosListAnswer:
+def ethos_list(data: EthosList, arguments: Arguments) -> EthosListAnswer:
     listed: list[EthosListing] = [
         {
             "id": e["id"],
@@ -325,7 +489,7 @@ def ethos_list(data: Data, arguments: Arguments) -> EthosListAnswer:
     return {"ethos": listed, "nextCalls": [call("compare_ethos", {}, "every ethos's scores over all managers")]}
 
 
-def ethos_comparison(data: Data, arguments: Arguments) -> ComparisonAnswer:
+def ethos_comparison(data: EthosComparison, arguments: Arguments) -> ComparisonAnswer:
     ranked = sorted(data["scores"], key=lambda e: (-sum(e["scores"].values()), e["ticker"]))
     overlap = data["overlap"]["tickers"]
     body: Arguments = {key: arguments[key] for key in ("managerIds", "mode") if key in arguments}
@@ -353,7 +517,7 @@ def _get_view(body: Arguments) -> Arguments:
     return {("managers" if key == "managerIds" else key): value for key, value in body.items() if value}
 
 
-def policy(data: Data, arguments: Arguments) -> PolicyAnswer:
+def policy(data: PolicyResult, arguments: Arguments) -> PolicyAnswer:
     return {
         "versionId": data["versionId"],
         "asOf": data["asOf"],
@@ -368,7 +532,7 @@ def policy(data: Data, arguments: Arguments) -> PolicyAnswer:
     }
 
 
-def audit(data: Data, arguments: Arguments) -> dict[str, Any]:
+def audit(data: CopycatAuditExport | PreviewAuditExport, arguments: Arguments) -> AuditAnswer:
     policy_result = data["policy"]
     return {
         "identity": data["identity"],
@@ -384,7 +548,7 @@ def audit(data: Data, arguments: Arguments) -> dict[str, Any]:
         if policy_result is None
         else {"signal": policy_result["signal"], "blockingReasons": policy_result["blockingReasons"][:SHORT]},
         "events": data["events"],
-        "caveats": data.get("caveats", []),
+        "caveats": cast(Mapping[str, Any], data).get("caveats", []),  # a preview's; 13f-copycat's export has none
         "executionEnabled": False,
         "nextCalls": [
             call(
@@ -396,7 +560,7 @@ def audit(data: Data, arguments: Arguments) -> dict[str, Any]:
     }
 
 
-def _methodology(methodology: dict) -> dict[str, Any]:
+def _methodology(methodology: Mapping[str, Any]) -> Mapping[str, Any]:
     """13f-copycat's methodology with each ethos named by id (list_ethos has the rest); a preview's as it is."""
     if "ethos" not in methodology:
         return methodology
@@ -405,38 +569,3 @@ def _methodology(methodology: dict) -> dict[str, Any]:
         "ethosIds": [e["id"] for e in methodology["ethos"]],
         "policy": methodology["policy"],
     }
-
-
-COMPACT: dict[str, Callable[[Data, Arguments], Mapping[str, Any]]] = {
-    "getHealth": health,
-    "listPacks": packs,
-    "getLatestPack": latest,
-    "listPackVersions": versions,
-    "compareVersions": diff,
-    "explainPosition": explanation,
-    "listEthos": ethos_list,
-    "compareEthos": ethos_comparison,
-    "validatePolicy": policy,
-    "exportAuditTrail": audit,
-}
-
-
-def compact(operation_id: str, data: Data, arguments: Arguments, versions: Sequence[str] = ()) -> dict[str, Any]:
-    """The compact answer of an operation, its longest lists trimmed until it is within TOOL_BUDGET bytes.
-
-    `versions`: the served 13f-copycat version ids, oldest first (a diff's next calls depend on which is latest).
-    """
-    if operation_id == "compareVersions":
-        answer = diff(data, arguments, versions)
-    else:
-        answer = dict(COMPACT[operation_id](data, arguments))
-    return fit(answer, TOOL_BUDGET, list_paths(answer))
-
-
-def list_paths(node: Any, path: tuple[str, ...] = ()) -> list[tuple[str, ...]]:
-    """The key paths of every list in `node` reached through objects only (`nextCalls` is never trimmed)."""
-    if isinstance(node, list):
-        return [path]
-    if not isinstance(node, dict):
-        return []
-    return [found for key, value in node.items() if key != "nextCalls" for found in list_paths(value, (*path, key))]
