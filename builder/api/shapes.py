@@ -1,7 +1,7 @@
 """The wire shapes of the release operations, each declared once: health, the pack catalog, a pack's versions.
 
 The handlers return these types, and the OpenAPI components (builder.api.openapi.schemas) and the MCP
-output schemas (server.mcp_server.schemas) are generated from them by builder.typed. A field's
+output schemas (builder.api.answers, server.mcp_server.tools) are generated from them by builder.typed. A field's
 description is the glossary's (builder.api.openapi.glossary, contexts), by its component and name.
 """
 
