@@ -11,10 +11,9 @@ import anyio
 import orjson
 from mcp import ClientSession, stdio_client
 
-from builder.api import methods
+from builder.api import diffs, methods
 from builder.api.contract import OPERATIONS
 from builder.release.store import LoadedRelease
-from builder.api import answers
 from server.mcp_server.results import compact
 from tests.test_mcp_errors import tool_call
 from tests.test_mcp_stdio import child
@@ -109,7 +108,7 @@ def test_a_diff_proposes_explanations_only_of_what_the_latest_version_explains(r
         query = "" if mode == "any" else f"&mode={mode}"
         data = orjson.loads(release.answers[f"{pack}?from={older}&to={newer}{query}"].body)["data"]
         arguments = {"packId": "13f-copycat", "from": older, "to": newer, **({"mode": mode} if query else {})}
-        return compact(answers.diff, data, arguments, versions)
+        return compact(diffs.diff, data, arguments, versions)
 
     assert brief(versions[0], versions[1])["nextCalls"] == [
         {

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from itertools import combinations
 from typing import Any, get_args
 
-from builder.api import answers, handlers, methods
+from builder.api import answers, diffs, handlers, methods
 from builder.api.answers import Summarise
 from builder.api.data import ReleaseData
 from builder.api.shapes import PackFeature
@@ -322,8 +322,8 @@ OPERATIONS: tuple[Operation, ...] = (
         tool="compare_versions",
         when="Call to see what changed between two quarters: tickers in and out of the view, the largest "
         "trades by traded value, source and policy changes; never why. from is earlier than to.",
-        compact=answers.diff,
-        answer=answers.DiffAnswer,
+        compact=diffs.diff,
+        answer=diffs.DiffAnswer,
         feature="diff",
         view=True,
         precompute=_version_pairs,

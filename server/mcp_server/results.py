@@ -23,7 +23,7 @@ from mcp.types import (
     TextResourceContents,
 )
 
-from builder.api import answers
+from builder.api import diffs
 from builder.api.answers import Arguments, Data, Summarise
 from builder.api.contract import Operation
 from builder.canonical import sha256_hex
@@ -154,8 +154,8 @@ def compact(summarise: Summarise, data: Data, arguments: Arguments, versions: Se
     """The compact answer `summarise` (an operation's: builder.api.answers) makes of a REST answer's data, its
     longest lists trimmed until it is within TOOL_BUDGET bytes. `versions`: the served 13f-copycat version ids,
     oldest first (a diff's next calls depend on which is latest)."""
-    diff = summarise is answers.diff  # the one answer whose next calls depend on the served versions
-    answer = dict(answers.diff(cast(VersionDiff, data), arguments, versions) if diff else summarise(data, arguments))
+    diff = summarise is diffs.diff  # the one answer whose next calls depend on the served versions
+    answer = dict(diffs.diff(cast(VersionDiff, data), arguments, versions) if diff else summarise(data, arguments))
     return fit(answer, TOOL_BUDGET, list_paths(answer))
 
 
