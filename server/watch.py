@@ -23,7 +23,7 @@ from pathlib import Path
 
 from builder.errors import ReleaseError
 from builder.release.objects import CACHE_BYTES
-from builder.release.store import CURRENT, LoadedRelease, file_problem, load_release
+from builder.release.store import CURRENT, LoadedRelease, file_problem, load_release, prepare
 
 LOG = logging.getLogger("ras.server")
 WATCH_INTERVAL = 1.0  # seconds between ticks: a promotion is served within this, an added or removed file dropped
@@ -228,8 +228,7 @@ class ReleaseWatch:
             files = FileWatch(release, self.pace, self.clock())
             if files.problem:
                 raise ReleaseError(files.problem)
-            for version in release.data.artifacts:  # what a first POST would read (every version's holdings):
-                release.data.artifacts[version]  # read, verified and parsed before the release is served
+            prepare(release)  # what a first POST would read, before the release is served
         except (ReleaseError, OSError, KeyError, ValueError, TypeError) as exc:
             LOG.error("release %s is not consumable: %s", target, exc)
             self._set(Serving(None, DAMAGED), None)

@@ -102,3 +102,21 @@ def test_the_post_cache_is_bounded_by_bytes_and_keyed_by_release():
     assert cache.get("r2", "op", b"19") is None and cache.get("r1", "other", b"19") is None
     cache.put("r1", "op", b"big", b"x" * 1001)  # over an eighth of the limit: not kept
     assert cache.get("r1", "op", b"big") is None
+
+
+def test_a_prepared_release_answers_a_never_asked_subset_without_reading_an_older_artifact_whole(published: Path):
+    from builder.release.store import current_release, load_release, prepare
+
+    directory = current_release(published)
+    assert directory is not None
+    release = load_release(directory)
+    prepare(release)  # what ras serve does before it serves a release
+    data, operation = release.data, next(op for op in POSTS if op.id == "compareEthos")
+    kept = release.data.artifacts._loaded  # type: ignore[attr-defined]  # the artifacts parsed and kept
+    assert list(kept) == [data.versions[-1]]  # the latest only; the older ones left their holdings
+    body = {"managerIds": [data.latest["managers"][0]["id"]], "mode": "any"}
+    answer = render(operation, data, resolve_body(operation, data, body))
+    assert answer.status == 200 and list(kept) == [data.versions[-1]]
+    fresh = load_release(directory)  # the same answer from a release read the lazy way, every artifact whole
+    assert render(operation, fresh.data, resolve_body(operation, fresh.data, body)).body == answer.body
+    assert len(fresh.data.artifacts._loaded) == len(data.versions)  # type: ignore[attr-defined]

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import Any, TypeVar, cast
 
+from builder.research.methods.ethos import holdings
 from builder.research.schema import PackArtifact
 
 T = TypeVar("T")
@@ -31,6 +32,7 @@ class ReleaseData:
     _packs: dict[str, dict] = field(default_factory=dict)
     _memo: OrderedDict[Hashable, Any] = field(default_factory=OrderedDict)
     _large: OrderedDict[Hashable, Any] = field(default_factory=OrderedDict)
+    _held: dict[str, dict] = field(default_factory=dict)  # version → its holdings (research.methods.ethos)
 
     def __post_init__(self) -> None:
         self._packs.update({pack["id"]: pack for pack in self.index["packs"]})
@@ -56,12 +58,22 @@ class ReleaseData:
         return date.fromisoformat(self.index["asOf"])
 
     def history(self, version: str) -> list[dict]:
-        """The 13f-copycat artifacts older than `version`, oldest first."""
-        return [self.artifacts[v] for v in self.versions[: self.versions.index(version)]]
+        """What the holding streaks read of each 13f-copycat version older than `version`, oldest first."""
+        return [self.holdings(v) for v in self.versions[: self.versions.index(version)]]
+
+    def holdings(self, version: str, read: Callable[[str], Mapping[str, Any]] | None = None) -> dict:
+        """A version's holdings (research.methods.ethos.holdings), kept for the release's life; `read` gives the
+        artifact where it should not be kept whole (ras serve, for every version but the latest)."""
+        found = self._held.get(version)
+        if found is None:
+            found = self._held[version] = holdings((read or self.artifacts.__getitem__)(version))
+        return found
 
     def with_identity(self, identity: Mapping[str, str]) -> ReleaseData:
         # memo keys never name the release
-        return ReleaseData(self.index, self.artifacts, identity, self.openapi, _memo=self._memo, _large=self._large)
+        return ReleaseData(
+            self.index, self.artifacts, identity, self.openapi, _memo=self._memo, _large=self._large, _held=self._held
+        )
 
     def pack(self, pack_id: str) -> dict | None:
         return self._packs.get(pack_id)

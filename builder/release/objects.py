@@ -161,6 +161,11 @@ class Artifacts(Mapping[str, dict]):
             artifact = self._loaded[version] = _kept(self._reader.read(self._paths[version]))
         return artifact
 
+    def read(self, version: str) -> dict:
+        """A version's artifact read, verified and parsed, and not kept (for what is derived from it once)."""
+        parsed: dict = orjson.loads(self._reader.read(self._paths[version]))
+        return parsed
+
     def __contains__(self, version: object) -> bool:
         return version in self._paths
 

@@ -154,6 +154,20 @@ def file_problem(directory: Path, path: str, sha256: str) -> str:
         return f"{path}: missing or unreadable"
 
 
+def prepare(release: LoadedRelease) -> None:
+    """Read now what a first POST would wait for: the latest artifact whole (every POST reads it) and the holdings
+    of every older version (a compareEthos reads their streaks), those without keeping the artifacts. ReleaseError
+    when one is damaged."""
+    data = release.data
+    if not data.versions:
+        return
+    data.latest  # noqa: B018  # read, verified, parsed and kept
+    artifacts = data.artifacts
+    read = artifacts.read if isinstance(artifacts, Artifacts) else artifacts.__getitem__
+    for version in data.versions[:-1]:
+        data.holdings(version, read)
+
+
 def load_release(directory: Path, cache_bytes: int = CACHE_BYTES) -> LoadedRelease:
     """A release ready to serve, its manifest and seal checked; ReleaseError naming the first problem.
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import copy
 from bisect import bisect_right
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import combinations
-from typing import Annotated, Literal, TypedDict
+from typing import Annotated, Any, Literal, TypedDict
 
 from builder.research.errors import NotInView, UnknownEthos
 from builder.research.views import Mode, View, ViewPosition, ViewTicker
@@ -357,6 +357,19 @@ def canonical_ethos_ids(ethos_ids: Sequence[str]) -> list[str]:
         message = f"unknown ethos id(s): {', '.join(unknown)}"
         raise UnknownEthos(message, {"unknown": unknown, "known": list(ETHOS_IDS)})
     return [e for e in ETHOS_IDS if e in set(ethos_ids)] or list(ETHOS_IDS)
+
+
+def holdings(artifact: Mapping[str, Any]) -> dict[str, Any]:
+    """What the holding streaks read of a version older than the scored one: its quarter ends and each manager's
+    held tickers (a few kilobytes of a megabytes artifact), in the artifact's own shape."""
+    return {
+        "quarter": artifact["quarter"],
+        "previousQuarter": artifact["previousQuarter"],
+        "managers": [
+            {"id": m["id"], "positions": [{"ticker": p["ticker"]} for p in m["positions"]]}
+            for m in artifact["managers"]
+        ],
+    }
 
 
 def _context(view: View, artifact: dict, history: Sequence[dict]) -> _Context:
