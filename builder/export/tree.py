@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import os
 import shutil
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -36,10 +36,12 @@ from builder.export.config import (
     render_redirects,
     render_routes_conf,
 )
+from builder.export.hosts import DEFAULT_HOST, HOSTS, OVERRIDE, Host, check_host, limit_problems, rule_problems
 from builder.export.routes import Served, served_routes
-from builder.export.variants import BROTLI_MISSING, compressed_variants, encodings
+from builder.export.variants import BROTLI_MISSING, CACHE, EXTENSIONS, compress_all, encodings, levels, prune_cache
 from builder.export.verify import RECORD, SITE, damaged_files
 from builder.release.atomic import exclusive, fsync_directory, settle, staged
+from builder.release.objects import object_path
 from builder.release.store import RELEASES_OPTION, current_release, load_release
 
 Progress = Callable[[str], None]
@@ -61,8 +63,21 @@ class Tree:
     files: dict[str, bytes]
 
 
-def plan_tree(releases: Path, upstream: Upstream, previous: Path | None, progress: Progress) -> Tree:
-    """Load and verify the promoted release and render every file of its export tree (phase one)."""
+@dataclass(frozen=True, slots=True)
+class Settings:
+    """How an export is made: for which host, on how many processes, and whether past the host's limits."""
+
+    host: Host = HOSTS[DEFAULT_HOST]
+    workers: int = 1
+    ignore_limits: bool = False
+
+    def codings(self) -> tuple[str, ...]:
+        return encodings() if self.host.variants else ()
+
+
+def plan_tree(releases: Path, upstream: Upstream, out: Path, settings: Settings, progress: Progress) -> Tree:
+    """Load and verify the promoted release and render every file of its export tree (phase one): the host's
+    limits are checked before anything is compressed; variants come from OUT's cache or are compressed."""
     directory = current_release(releases)
     if directory is None:
         raise ReleaseError(f"no promoted release in {releases}; run `ras publish` first")
@@ -72,36 +87,63 @@ def plan_tree(releases: Path, upstream: Upstream, previous: Path | None, progres
         f"release {release.release_id}: {len(served.routes)} request targets ({served.aliases} aliases) answered "
         f"from files, {served.left} answers left to the app"
     )
-    if "br" not in encodings():
+    codings = settings.codings()
+    if settings.host.variants and "br" not in codings:
         progress(BROTLI_MISSING)
-    files = object_files(served, previous, progress)
-    files.update(api_docs_files())  # the browsable API reference, as `ras serve` answers it at /docs
+    files = dict(api_docs_files())  # the browsable API reference, as `ras serve` answers it at /docs
     files["_headers"] = render_headers(release.release_id, served.routes)
     files["_redirects"] = render_redirects(release.release_id, served.routes, upstream)
+    warning = check_host(settings.host, host_problems(settings.host, served, files, codings), settings.ignore_limits)
+    if warning:
+        progress(warning)
+    files.update(object_files(served, directory, out / CACHE, settings.workers, codings, progress))
     # The tree is named by what it holds, and its nginx maps name the tree: hash everything else first.
     hashes = {path: sha256_hex(body) for path, body in sorted(files.items())}
     routes = [[route.request, route.sha256] for route in served.routes]
-    digest = sha256_hex(canonical_json({"files": hashes, "routes": routes, "encodings": list(encodings())}))
+    used = {coding: level for coding, level in levels().items() if coding in codings}
+    digest = sha256_hex(canonical_json({"files": hashes, "routes": routes, "encodings": list(codings), "levels": used}))
     name = f"{release.release_id}.{digest[:12]}"
-    files[ROUTES_CONF] = render_routes_conf(release.release_id, f"{TREES}/{name}", served.routes, encodings())
+    files[ROUTES_CONF] = render_routes_conf(release.release_id, f"{TREES}/{name}", served.routes, codings)
     record = {
         "releaseId": release.release_id,
         "digest": digest,
         "routes": len(served.routes),
-        "encodings": list(encodings()),
+        "encodings": list(codings),
         "files": {path: sha256_hex(body) for path, body in sorted(files.items())},
     }
     files[RECORD] = canonical_json(record)
     return Tree(release.release_id, name, files)
 
 
-def object_files(served: Served, previous: Path | None, progress: Progress) -> dict[str, bytes]:
+def host_problems(host: Host, served: Served, files: dict[str, bytes], codings: Sequence[str]) -> list[str]:
+    """What of the planned tree breaks the host's limits. Variants are counted but not weighed: each is smaller
+    than its answer, and the answer is weighed; the two files written last are counted as empty."""
+    sizes = {path: len(body) for path, body in files.items()} | {ROUTES_CONF: 0, RECORD: 0}
+    targets: dict[str, list[str]] = {}
+    for route in served.routes:
+        targets.setdefault(f"objects/{route.sha256}.json", []).append(route.request)
+    for sha256, body in served.bodies.items():
+        sizes[f"objects/{sha256}.json"] = len(body)
+        sizes.update({f"objects/{sha256}.json{EXTENSIONS[coding]}": 0 for coding in codings})
+    return limit_problems(host, sizes, targets) + rule_problems(host, files["_redirects"], files["_headers"])
+
+
+def object_files(
+    served: Served, release: Path, cache: Path, workers: int, codings: Sequence[str], progress: Progress
+) -> dict[str, bytes]:
     """objects/<sha256>.json for every answer served from a file, with its verified compressed variants."""
+    compressed = compress_all(
+        {sha256: release / object_path(sha256) for sha256 in served.bodies},
+        {sha256: len(body) for sha256, body in served.bodies.items()},
+        codings,
+        cache,
+        workers,
+        progress,
+    )
     files: dict[str, bytes] = {}
     for sha256, body in sorted(served.bodies.items()):
         files[f"objects/{sha256}.json"] = body
-        variants = compressed_variants(sha256, body, previous)
-        files.update({f"objects/{sha256}.json{extension}": data for extension, data in variants.items()})
+        files.update({f"objects/{sha256}.json{extension}": data for extension, data in compressed[sha256].items()})
     sizes = {
         ext: sum(len(body) for path, body in files.items() if path.endswith(ext)) for ext in (".json", ".gz", ".br")
     }
@@ -226,14 +268,27 @@ def prune_trees(out: Path, live: Path) -> list[str]:
     return [entry.name for entry in doomed]
 
 
-def export_release(releases: Path, out: Path, listen: int, upstream_url: str, progress: Progress) -> str:
-    """Export the promoted release into OUT and switch OUT/site to it; returns the release id."""
+def kept_objects(out: Path) -> set[str]:
+    """The sha256 of every answer a tree under OUT holds: their cached variants stay (a rollback's export
+    compresses nothing), the others' go."""
+    return {
+        entry.name.split(".", 1)[0]
+        for tree in (out / TREES).iterdir()
+        if (tree / "objects").is_dir()
+        for entry in (tree / "objects").iterdir()
+    }
+
+
+def export_release(
+    releases: Path, out: Path, listen: int, upstream_url: str, progress: Progress, settings: Settings | None = None
+) -> str:
+    """Export the promoted release into OUT and switch OUT/site to it; returns the release id.
+    `settings`: by default for nginx, compressing on one process per core."""
     upstream = parse_upstream(upstream_url)
     with exclusive(out, "export"):
         for name in clean_staging(out):
             progress(f"removed {name} left by an interrupted export")
-        previous = (out / SITE).resolve() if (out / SITE).is_symlink() else None
-        tree = plan_tree(releases, upstream, previous, progress)
+        tree = plan_tree(releases, upstream, out, settings or Settings(workers=os.cpu_count() or 1), progress)
         target = write_tree(out, tree, progress)
         for name in RUNTIME_DIRS:
             (out / name).mkdir(exist_ok=True)
@@ -250,9 +305,10 @@ def export_release(releases: Path, out: Path, listen: int, upstream_url: str, pr
                     f"({exc.strerror}); the next export tries again",
                 ],
             )
+        dropped = prune_cache(out / CACHE, kept_objects(out))
     for line in warnings:
         progress(f"warning: {line}")
-    progress(f"{SITE} -> {TREES}/{tree.name}; removed {len(removed)} older trees")
+    progress(f"{SITE} -> {TREES}/{tree.name}; removed {len(removed)} older trees, {dropped} unused cached variants")
     progress(f"{NGINX_CONF} {'written' if changed else 'unchanged'}: 127.0.0.1:{listen}, upstream {upstream.url}")
     progress(f"start: nginx -p {out.resolve()} -c {NGINX_CONF}; after a re-export add -s reload")
     return tree.release_id
@@ -281,6 +337,25 @@ def export_release(releases: Path, out: Path, listen: int, upstream_url: str, pr
     show_default=True,
     help="Base URL of `ras serve`, which answers everything not precomputed.",
 )
-def export_command(releases: Path, out: Path, listen: int, upstream: str) -> None:
+@click.option(
+    "--host",
+    "host",
+    type=click.Choice(sorted(HOSTS)),
+    default=DEFAULT_HOST,
+    show_default=True,
+    help="Where the tree is served: its published limits are checked before anything is written, and Pages and "
+    "Netlify (which compress on their own) get no .br/.gz files.",
+)
+@click.option(OVERRIDE, "ignore_limits", is_flag=True, help="Write the tree even where it breaks the host's limits.")
+@click.option(
+    "--workers",
+    type=click.IntRange(1, None),
+    default=None,
+    help="Processes compressing the answers.  [default: one per core]",
+)
+def export_command(
+    releases: Path, out: Path, listen: int, upstream: str, host: str, ignore_limits: bool, workers: int | None
+) -> None:
     """Export the promoted release as a static tree with nginx and static-host configuration."""
-    click.echo(export_release(releases, out, listen, upstream, lambda message: click.echo(message, err=True)))
+    settings = Settings(HOSTS[host], workers or os.cpu_count() or 1, ignore_limits)
+    click.echo(export_release(releases, out, listen, upstream, lambda message: click.echo(message, err=True), settings))
