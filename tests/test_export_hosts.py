@@ -61,7 +61,7 @@ def test_a_tree_over_the_file_count_is_refused_before_anything_is_written(
     line = result.stderr.strip().splitlines()[-1]
     largest = ", ".join(f"{name} {count:,}" for name, count in groups.most_common(3))
     assert line == (
-        f"Error: cloudflare-pages would reject this tree: {len(served.bodies) + others:,} files over its 100 "
+        f"Error: cloudflare-pages would reject this tree: {len(served.sizes) + others:,} files over its 100 "
         f"({largest}) ({LIMITS}). {REMEDY}"
     )
     assert not (tmp_path / "dist" / SITE).exists()
@@ -76,7 +76,7 @@ def test_the_answers_over_the_bytes_per_file_are_named_largest_first(
     first: dict[str, str] = {}
     for route in served.routes:
         first.setdefault(route.sha256, route.request)
-    files = [(len(body), first[sha]) for sha, body in served.bodies.items()]
+    files = [(size, first[sha]) for sha, size in served.sizes.items()]
     files += [(len(body), path) for path, body in api_docs_files().items()]
     upstream = parse_upstream(DEFAULT_UPSTREAM)
     files += [(len(render_redirects(release.release_id, served.routes, upstream)), "_redirects")]
@@ -111,7 +111,7 @@ def test_told_to_write_anyway_the_tree_is_written_and_the_line_is_a_warning(publ
 def test_netlify_counts_the_files_of_one_directory(
     published: Path, release: LoadedRelease, tmp_path: Path, monkeypatch
 ):
-    answers = len(served_routes(release).bodies)
+    answers = len(served_routes(release).sizes)
     monkeypatch.setitem(hosts.HOSTS, "netlify", replace(HOSTS["netlify"], directory_files=answers - 1))
     result = export(published, tmp_path / "dist", "--host", "netlify")
     assert result.exit_code == 1

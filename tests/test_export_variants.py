@@ -12,6 +12,8 @@ import pytest
 from builder.export import variants
 from builder.export.tree import SITE, TREES, Settings, export_release
 from builder.export.variants import CACHE, cache_path
+from builder.release.objects import object_path
+from builder.release.store import current_release
 
 
 def export(releases: Path, out: Path, workers: int) -> list[str]:
@@ -50,6 +52,19 @@ def test_two_processes_write_the_tree_one_writes(published: Path, exported: Path
     )
     assert tree_bytes(one) == tree_bytes(two) == tree_bytes(exported)
     assert (one / SITE).resolve().name == (two / SITE).resolve().name
+
+
+def test_answers_and_variants_are_links_to_the_release_and_the_cache(published: Path, exported: Path):
+    release = current_release(published)
+    assert release is not None
+    tree = (exported / SITE).resolve()
+    answers = sorted((tree / "objects").glob("*.json"))
+    for answer in answers:
+        sha256 = answer.name.removesuffix(".json")
+        assert answer.stat().st_ino == (release / object_path(sha256)).stat().st_ino
+        variant = tree / "objects" / f"{answer.name}.gz"
+        assert variant.stat().st_ino == cache_path(exported / CACHE, sha256, "gzip", variants.GZIP_LEVEL).stat().st_ino
+    assert answers and not (tree / "export.json").stat().st_nlink > 1  # rendered files are the tree's own
 
 
 def test_a_second_export_compresses_nothing_and_a_bad_cached_variant_is_compressed_again(published: Path, out: Path):

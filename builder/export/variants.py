@@ -71,7 +71,7 @@ def cache_path(cache: Path, sha256: str, coding: str, level: int) -> Path:
 
 @dataclass(frozen=True, slots=True)
 class Job:
-    """One answer to compress: where the release holds its bytes, and the codings and levels wanted."""
+    """One answer to check and compress: where the release holds its bytes, and the codings and levels wanted."""
 
     sha256: str
     source: Path
@@ -79,8 +79,12 @@ class Job:
     cache: Path
 
 
-def variants_of(job: Job) -> tuple[str, dict[str, bytes], int]:
-    """(sha256, extension → verified compressed bytes, how many came from the cache); runs in a worker."""
+Variants = dict[str, tuple[str, Path]]  # extension → (sha256 of the variant, the cache file holding it)
+
+
+def variants_of(job: Job) -> tuple[str, Variants, int]:
+    """(the answer's sha256, its verified variants, how many came from the cache); runs in a worker. The
+    answer's own bytes are checked against its name here too: the tree links the release's file."""
     body = job.source.read_bytes()
     if sha256_hex(body) != job.sha256:
         raise PublishError(f"{job.source}: its bytes are not the answer {job.sha256} (run `ras verify`)")
@@ -95,7 +99,7 @@ def variants_of(job: Job) -> tuple[str, dict[str, bytes], int]:
             if not decompresses_to(coding, data, body):
                 raise PublishError(f"{job.sha256}: the {coding} variant does not decompress to the answer")
             _keep(path, data)
-        found[EXTENSIONS[coding]] = data
+        found[EXTENSIONS[coding]] = (sha256_hex(data), path)
     return job.sha256, found, cached
 
 
@@ -107,8 +111,9 @@ def _read(path: Path) -> bytes | None:
 
 
 def _keep(path: Path, data: bytes) -> None:
-    """Into the cache in one rename (a reader sees a whole variant or none); not fsynced: it is only a saving,
-    and whatever is read from it is checked."""
+    """Into the cache in one rename (a reader sees a whole variant or none), a new file each time: a tree linking
+    the one before keeps its bytes. Made durable with the tree (one flush of the filesystem), and whatever is
+    read from the cache is checked."""
     path.parent.mkdir(parents=True, exist_ok=True)
     temporary = path.with_name(f".{path.name}-{os.getpid()}")
     temporary.write_bytes(data)
@@ -122,15 +127,13 @@ def compress_all(
     cache: Path,
     workers: int,
     progress: Progress,
-) -> dict[str, dict[str, bytes]]:
-    """sha256 → extension → compressed bytes in the `wanted` codings for every answer (`answers`: sha256 → the
-    file holding it), on `workers` processes, largest first so that no big answer is left for the end."""
-    if not wanted:
-        return {sha256: {} for sha256 in answers}
+) -> dict[str, Variants]:
+    """sha256 → its variants in the `wanted` codings, for every answer (`answers`: sha256 → the file holding it),
+    on `workers` processes, largest first so that no big answer is left for the end."""
     codings = tuple((coding, levels()[coding]) for coding in wanted)
     jobs = [Job(sha, answers[sha], codings, cache) for sha in sorted(answers, key=lambda s: (-sizes[s], s))]
     total, done, reused, done_bytes = len(jobs), 0, 0, 0
-    found: dict[str, dict[str, bytes]] = {}
+    found: dict[str, Variants] = {}
     last = time.perf_counter()
     for sha256, variants, cached in _run(jobs, workers):
         found[sha256] = variants
@@ -141,14 +144,16 @@ def compress_all(
                 f"compressing: {done} of {total} answers ({done_bytes / 1e6:.0f} of "
                 f"{sum(sizes.values()) / 1e6:.0f} MB), {reused} variants from the cache"
             )
+    made = total * len(codings) - reused
+    kinds = f" ({', '.join(f'{c} {n}' for c, n in codings)})" if codings else " (none wanted: answers checked only)"
     progress(
         f"compressed {total} answers on {workers} processes: {reused} of {total * len(codings)} variants from "
-        f"the cache, {total * len(codings) - reused} compressed ({', '.join(f'{c} {n}' for c, n in codings)})"
+        f"the cache, {made} compressed{kinds}"
     )
     return found
 
 
-def _run(jobs: list[Job], workers: int) -> Iterable[tuple[str, dict[str, bytes], int]]:
+def _run(jobs: list[Job], workers: int) -> Iterable[tuple[str, Variants, int]]:
     if workers <= 1 or len(jobs) <= 1:
         yield from map(variants_of, jobs)
         return
