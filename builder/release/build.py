@@ -9,6 +9,8 @@ a staging directory, which the next publish removes.
 
 from __future__ import annotations
 
+import gc
+import multiprocessing
 import os
 import shutil
 import time
@@ -30,7 +32,7 @@ from builder.release.atomic import fsync_directory, staged, sync_filesystem
 from builder.release.inputs import Reuse
 from builder.release.ledger import read_ledger, record_ledger
 from builder.release.objects import object_path
-from builder.release.staging import StagingWriter
+from builder.release.staging import Share, StagingWriter, die_with_parent
 from builder.release.store import (
     INDEX,
     LEDGER,
@@ -111,8 +113,9 @@ def prepare_release(
     return Prepared(data, ledger, previous, reuse)
 
 
-def write_release(prepared: Prepared, releases: Path, progress: Progress) -> str:
-    """Phase two: render every answer into a staging directory, seal it and rename it into place; its id.
+def write_release(prepared: Prepared, releases: Path, progress: Progress, workers: int = 1) -> str:
+    """Phase two: render every answer into a staging directory (on `workers` processes), seal it and rename it
+    into place; its id.
 
     A failure anywhere removes the staging directory (and the release, if this call renamed it into place):
     what stays is the promoted release as it was, the append-only ledger and caches that are only a saving.
@@ -120,7 +123,7 @@ def write_release(prepared: Prepared, releases: Path, progress: Progress) -> str
     staging = releases / f"{STAGING_PREFIX}{os.getpid()}"
     with staged(staging) as place:
         staging.mkdir()
-        release_id, writer = _fill(prepared, StagingWriter(staging, prepared.previous), progress)
+        release_id, writer = _fill(prepared, StagingWriter(staging, prepared.previous), progress, workers)
         started = time.perf_counter()
         sync_filesystem(staging)  # every file durable before the directory may become a release
         fsync_directory(staging)
@@ -143,13 +146,13 @@ def write_release(prepared: Prepared, releases: Path, progress: Progress) -> str
     return release_id
 
 
-def _fill(prepared: Prepared, writer: StagingWriter, progress: Progress) -> tuple[str, StagingWriter]:
+def _fill(prepared: Prepared, writer: StagingWriter, progress: Progress, workers: int) -> tuple[str, StagingWriter]:
     """Content answers and data files, the manifest, then the answers that name the release, and the seal."""
     started = time.perf_counter()
     data = prepared.data
     routes: dict[str, dict] = {}
     with collector_paused():  # the answers and memos are acyclic: at 200 managers its passes were 40 % of rendering
-        _put_answers(writer, data, False, routes, prepared.reuse)
+        _put_answers(writer, data, False, routes, prepared.reuse, workers)
     writer.put(INDEX, canonical_json(data.index))
     writer.put(LEDGER, canonical_json(prepared.ledger))
     for version, artifact in data.artifacts.items():
@@ -166,28 +169,88 @@ def _fill(prepared: Prepared, writer: StagingWriter, progress: Progress) -> tupl
     writer.put(SEAL, canonical_json({**identity, "files": sealed}))  # last: a release with a seal is whole
     taken = f", {writer.copied} of them taken unchanged from the promoted release" if writer.copied else ""
     progress(
-        f"rendered {len(routes)} answers{taken} into {len(writer.hashes)} files ({writer.size / 1e6:.1f} MB) "
+        f"rendered {len(routes)} answers{taken} on {workers} processes into {len(writer.hashes)} files ({writer.size / 1e6:.1f} MB) "
         f"in {seconds(started)}"
     )
     return release_id, writer
 
 
-def _put_answers(writer: StagingWriter, data: ReleaseData, sealed: bool, routes: dict[str, dict], reuse: Reuse) -> None:
-    """Write each answer as its content-addressed object; a request answered twice is a build error.
+def _put_answers(
+    writer: StagingWriter, data: ReleaseData, sealed: bool, routes: dict[str, dict], reuse: Reuse, workers: int = 1
+) -> None:
+    """Write each answer as its content-addressed object; a request answered twice is a build error. The content
+    answers are rendered on `workers` processes, the few that name the release here.
 
     An answer whose inputs are those behind the promoted release's answer is copied from it, not computed.
     """
-    for operation, params in precomputed(data, sealed):
+    requests = list(precomputed(data, sealed))
+    if workers > 1 and not sealed and len(requests) > 1:
+        shares = _render_on_processes(writer, data, requests, reuse, workers)
+    else:
+        shares = [_render_requests(writer, data, requests, reuse, range(len(requests)))]
+    for share in shares:
+        for key, status, sha256 in share:
+            if key in routes:
+                raise PublishError(f"two answers for one request: {key}")
+            routes[key] = {"status": status, "sha256": sha256}
+
+
+Request = tuple[Operation, dict[str, Any]]
+Rendered = list[tuple[str, int, str]]  # (request key, status, sha256 of the answer)
+_SHARED: tuple[Any, ...] = ()  # what forked render workers read: (writer, data, requests, reuse, workers)
+
+
+def _render_requests(
+    writer: StagingWriter, data: ReleaseData, requests: list[Request], reuse: Reuse, indices: Iterable[int]
+) -> Rendered:
+    found = []
+    for index in indices:
+        operation, params = requests[index]
         key = operation.request_key(params)
-        if key in routes:
-            raise PublishError(f"two answers for one request: {key}")
         earlier = None if operation.inputs is None else reuse.answer(key, operation.inputs(data, params))
         if earlier is not None and writer.copy(object_path(earlier["sha256"]), earlier["sha256"]):
-            routes[key] = {"status": earlier["status"], "sha256": earlier["sha256"]}
+            found.append((key, earlier["status"], earlier["sha256"]))
             continue
         rendered = render(operation, data, params)
         sha256 = sha256_hex(rendered.body)
-        routes[key] = {"status": rendered.status, "sha256": writer.put(object_path(sha256), rendered.body, sha256)}
+        found.append((key, rendered.status, writer.put(object_path(sha256), rendered.body, sha256)))
+    return found
+
+
+def _render_on_processes(
+    writer: StagingWriter, data: ReleaseData, requests: list[Request], reuse: Reuse, workers: int
+) -> list[Rendered]:
+    """Every `workers`-th request from k on, on forked processes (they share the parent's data, copy-on-write)
+    while this one renders its own share; what they wrote is merged into `writer`. Memos made while rendering
+    die with each worker. The objects are content-addressed, so the release is the same bytes on any count."""
+    global _SHARED
+    _SHARED = (writer, data, requests, reuse, workers)
+    gc.freeze()  # no collector pass touches the shared heap's objects (each would copy their pages)
+    pool = multiprocessing.get_context("fork").Pool(workers - 1, initializer=die_with_parent)
+    try:
+        pending = [pool.apply_async(_render_share, (share,)) for share in range(1, workers)]
+        shares = [_render_requests(writer, data, requests, reuse, range(0, len(requests), workers))]
+        for result in pending:
+            found, written = result.get()
+            writer.merge(written)
+            shares.append(found)
+        pool.close()
+    except BaseException:
+        pool.terminate()
+        raise
+    finally:
+        pool.join()
+        _SHARED = ()
+        gc.unfreeze()
+    return shares
+
+
+def _render_share(share: int) -> tuple[Rendered, Share]:
+    """In a worker: render every `workers`-th request from `share` on; what it rendered and what it wrote."""
+    writer, data, requests, reuse, workers = _SHARED
+    writer.hashes, writer.sizes, writer.reused, writer.copied = {}, {}, 0, 0  # the parent's copy, emptied
+    found = _render_requests(writer, data, requests, reuse, range(share, len(requests), workers))
+    return found, writer.share()
 
 
 def seconds(started: float) -> str:
