@@ -22,7 +22,7 @@ from builder.export.tree import SITE, TREES
 from builder.export.variants import CACHE
 from builder.release.store import LoadedRelease
 
-LIMITS = "developers.cloudflare.com/pages/platform/limits and /pages/configuration/redirects, Free plan"
+LIMITS = "developers.cloudflare.com/pages/platform/limits, /pages/configuration/redirects and /headers, Free plan"
 REMEDY = (
     "Export for another host (--host nginx or --host netlify or --host s3), precompute fewer answers, or leave "
     "those routes to `ras serve` as the host's upstream; --ignore-limits writes the tree anyway"

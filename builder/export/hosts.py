@@ -40,7 +40,7 @@ HOSTS = {
         Host("nginx", "nginx serves files from disk: only the filesystem limits the tree"),
         Host(
             "cloudflare-pages",
-            "developers.cloudflare.com/pages/platform/limits and /pages/configuration/redirects, Free plan",
+            "developers.cloudflare.com/pages/platform/limits, /pages/configuration/redirects and /headers, Free plan",
             files=20_000,
             file_bytes=25 * MIB,
             redirects=2_100,
