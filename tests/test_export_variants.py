@@ -9,9 +9,10 @@ from pathlib import Path
 import brotli
 import pytest
 
+from builder.canonical import sha256_hex
 from builder.export import variants
 from builder.export.tree import SITE, TREES, Settings, export_release
-from builder.export.variants import CACHE, cache_path
+from builder.export.variants import CACHE, cache_path, cached_variants
 from builder.release.objects import object_path
 from builder.release.store import current_release
 
@@ -63,7 +64,9 @@ def test_answers_and_variants_are_links_to_the_release_and_the_cache(published: 
         sha256 = answer.name.removesuffix(".json")
         assert answer.stat().st_ino == (release / object_path(sha256)).stat().st_ino
         variant = tree / "objects" / f"{answer.name}.gz"
-        assert variant.stat().st_ino == cache_path(exported / CACHE, sha256, "gzip", variants.GZIP_LEVEL).stat().st_ino
+        entry = cached_variants(exported / CACHE)[(sha256, f"gzip-{variants.GZIP_LEVEL}")]
+        assert variant.stat().st_ino == entry.stat().st_ino
+        assert entry.name == f"{sha256}.gzip-{variants.GZIP_LEVEL}.{sha256_hex(variant.read_bytes())}"
     assert answers and not (tree / "export.json").stat().st_nlink > 1  # rendered files are the tree's own
 
 
@@ -71,7 +74,7 @@ def test_a_second_export_compresses_nothing_and_a_bad_cached_variant_is_compress
     tree = (out / SITE).resolve()
     answer = sorted((tree / "objects").glob("*.json"))[0]
     sha256 = answer.name.removesuffix(".json")
-    cached = cache_path(out / CACHE, sha256, "br", 4)
+    cached = cached_variants(out / CACHE)[(sha256, "br-4")]
     assert brotli.decompress(cached.read_bytes()) == answer.read_bytes()
     cached.write_bytes(b"not brotli")
     (tree / "objects" / f"{answer.name}.br").unlink()  # the tree must be repaired from a good variant
@@ -90,7 +93,7 @@ def test_a_second_export_compresses_nothing_and_a_bad_cached_variant_is_compress
 
 
 def test_another_level_is_another_cache_entry_and_unused_entries_go(published: Path, out: Path):
-    stale = cache_path(out / CACHE, "0" * 64, "br", 4)
+    stale = cache_path(out / CACHE, "0" * 64, "br", 4, "1" * 64)
     stale.parent.mkdir(parents=True, exist_ok=True)
     stale.write_bytes(b"an answer no tree holds")
     answers = len(list((out / SITE / "objects").glob("*.json")))
@@ -103,6 +106,6 @@ def test_another_level_is_another_cache_entry_and_unused_entries_go(published: P
     trees = sorted(entry.name for entry in (out / TREES).iterdir())
     assert len(trees) == 2  # the brotli 4 tree and the brotli 3 one: another level, another tree
     assert not stale.exists()
-    kept = sorted(path.name.split(".", 1)[1] for path in (out / CACHE).rglob("*") if path.is_file())
+    kept = sorted(path.name.split(".")[1] for path in (out / CACHE).rglob("*") if path.is_file())
     assert kept == sorted(["br-3", "br-4", f"gzip-{variants.GZIP_LEVEL}"] * answers)
     assert "removed 0 older trees, 1 unused cached variants" in lines[-3]

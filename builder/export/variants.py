@@ -65,17 +65,31 @@ def decompresses_to(coding: str, data: bytes, body: bytes) -> bool:
         return False
 
 
-def cache_path(cache: Path, sha256: str, coding: str, level: int) -> Path:
-    return cache / sha256[:2] / f"{sha256}.{coding}-{level}"
+def cache_path(cache: Path, sha256: str, coding: str, level: int, variant: str) -> Path:
+    """A variant's cache file: the answer's sha256, coding and level, then the sha256 of the variant itself,
+    so that an entry is checked by hashing it (it was checked to decompress to its answer when written)."""
+    return cache / sha256[:2] / f"{sha256}.{coding}-{level}.{variant}"
+
+
+def cached_variants(cache: Path) -> dict[tuple[str, str], Path]:
+    """(answer sha256, "coding-level") → its cache file, for every entry the cache holds."""
+    found = {}
+    for folder in cache.iterdir() if cache.is_dir() else ():
+        for entry in folder.iterdir() if folder.is_dir() else ():
+            parts = entry.name.split(".")
+            if len(parts) == 3 and not entry.name.startswith("."):
+                found[(parts[0], parts[1])] = entry
+    return found
 
 
 @dataclass(frozen=True, slots=True)
 class Job:
-    """One answer to check and compress: where the release holds its bytes, and the codings and levels wanted."""
+    """One answer to check and compress: where the release holds its bytes, and per coding wanted its level
+    and the cache entry that may hold the variant already."""
 
     sha256: str
     source: Path
-    codings: tuple[tuple[str, int], ...]
+    codings: tuple[tuple[str, int, Path | None], ...]
     cache: Path
 
 
@@ -83,23 +97,27 @@ Variants = dict[str, tuple[str, Path]]  # extension → (sha256 of the variant, 
 
 
 def variants_of(job: Job) -> tuple[str, Variants, int]:
-    """(the answer's sha256, its verified variants, how many came from the cache); runs in a worker. The
+    """(the answer's sha256, its checked variants, how many came from the cache); runs in a worker. The
     answer's own bytes are checked against its name here too: the tree links the release's file."""
     body = job.source.read_bytes()
     if sha256_hex(body) != job.sha256:
         raise PublishError(f"{job.source}: its bytes are not the answer {job.sha256} (run `ras verify`)")
     found, cached = {}, 0
-    for coding, level in job.codings:
-        path = cache_path(job.cache, job.sha256, coding, level)
-        data = _read(path)
-        if data is not None and decompresses_to(coding, data, body):
+    for coding, level, entry in job.codings:
+        data = _read(entry) if entry is not None else None
+        if entry is not None and data is not None and sha256_hex(data) == entry.name.rsplit(".", 1)[1]:
+            found[EXTENSIONS[coding]] = (entry.name.rsplit(".", 1)[1], entry)
             cached += 1
-        else:
-            data = _compress(coding, body, level)
-            if not decompresses_to(coding, data, body):
-                raise PublishError(f"{job.sha256}: the {coding} variant does not decompress to the answer")
-            _keep(path, data)
-        found[EXTENSIONS[coding]] = (sha256_hex(data), path)
+            continue
+        if entry is not None:
+            entry.unlink(missing_ok=True)  # damaged: another is written under the name of its bytes
+        data = _compress(coding, body, level)
+        if not decompresses_to(coding, data, body):
+            raise PublishError(f"{job.sha256}: the {coding} variant does not decompress to the answer")
+        variant = sha256_hex(data)
+        path = cache_path(job.cache, job.sha256, coding, level, variant)
+        _keep(path, data)
+        found[EXTENSIONS[coding]] = (variant, path)
     return job.sha256, found, cached
 
 
@@ -131,7 +149,11 @@ def compress_all(
     """sha256 → its variants in the `wanted` codings, for every answer (`answers`: sha256 → the file holding it),
     on `workers` processes, largest first so that no big answer is left for the end."""
     codings = tuple((coding, levels()[coding]) for coding in wanted)
-    jobs = [Job(sha, answers[sha], codings, cache) for sha in sorted(answers, key=lambda s: (-sizes[s], s))]
+    held = cached_variants(cache)
+    jobs = [
+        Job(sha, answers[sha], tuple((c, n, held.get((sha, f"{c}-{n}"))) for c, n in codings), cache)
+        for sha in sorted(answers, key=lambda s: (-sizes[s], s))
+    ]
     total, done, reused, done_bytes = len(jobs), 0, 0, 0
     found: dict[str, Variants] = {}
     last = time.perf_counter()
