@@ -150,7 +150,7 @@ def _fill(prepared: Prepared, writer: StagingWriter, progress: Progress, workers
     """Content answers and data files, the manifest, then the answers that name the release, and the seal."""
     started = time.perf_counter()
     data = prepared.data
-    routes: dict[str, dict] = {}
+    routes: dict[str, tuple[int, str]] = {}  # request key → (status, sha256): a dict each only in routes.json
     with collector_paused():  # the answers and memos are acyclic: at 200 managers its passes were 40 % of rendering
         _put_answers(writer, data, False, routes, prepared.reuse, workers)
     writer.put(INDEX, canonical_json(data.index))
@@ -163,7 +163,9 @@ def _fill(prepared: Prepared, writer: StagingWriter, progress: Progress, workers
     identity = {"releaseId": release_id, "manifestSha256": sha256_hex(manifest)}
     with collector_paused():
         _put_answers(writer, data.with_identity(identity), True, routes, prepared.reuse)
-    writer.put(ROUTES, canonical_json(routes))
+    writer.put(
+        ROUTES, canonical_json({key: {"status": status, "sha256": sha} for key, (status, sha) in routes.items()})
+    )
     sealed = {path: sha256 for path, sha256 in sorted(writer.hashes.items()) if path not in content}
     writer.put(MANIFEST, manifest)
     writer.put(SEAL, canonical_json({**identity, "files": sealed}))  # last: a release with a seal is whole
@@ -176,7 +178,12 @@ def _fill(prepared: Prepared, writer: StagingWriter, progress: Progress, workers
 
 
 def _put_answers(
-    writer: StagingWriter, data: ReleaseData, sealed: bool, routes: dict[str, dict], reuse: Reuse, workers: int = 1
+    writer: StagingWriter,
+    data: ReleaseData,
+    sealed: bool,
+    routes: dict[str, tuple[int, str]],
+    reuse: Reuse,
+    workers: int = 1,
 ) -> None:
     """Write each answer as its content-addressed object; a request answered twice is a build error. The content
     answers are rendered on `workers` processes, the few that name the release here.
@@ -192,7 +199,7 @@ def _put_answers(
         for key, status, sha256 in share:
             if key in routes:
                 raise PublishError(f"two answers for one request: {key}")
-            routes[key] = {"status": status, "sha256": sha256}
+            routes[key] = (status, sha256)
 
 
 Request = tuple[Operation, dict[str, Any]]
