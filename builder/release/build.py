@@ -14,7 +14,7 @@ import multiprocessing
 import os
 import shutil
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
@@ -22,7 +22,7 @@ from typing import Any
 
 from builder.api.contract import OPERATIONS, Operation
 from builder.api.data import ReleaseData
-from builder.api.methods import artifact_sha256
+from builder.api.methods import artifact_sha256, view_tickers_of
 from builder.api.render import render
 from builder.canonical import canonical_json, sha256_hex
 from builder.errors import PublishError, SourceError, escaped
@@ -48,6 +48,7 @@ from builder.research.changes.actions import actions_line
 from builder.research.changes.listing import undecided_changes, undecided_lines
 from builder.research.coverage import common_problem, coverage_lines, quarter_coverage, unmapped_share
 from builder.research.previews.build import build_previews
+from builder.research.views import MODES
 from builder.sources.sec13f.cache import ParseCache
 from builder.sources.tree import collector_paused, read_sources
 
@@ -204,7 +205,8 @@ def _put_answers(
 
 Request = tuple[Operation, dict[str, Any]]
 Rendered = list[tuple[str, int, str]]  # (request key, status, sha256 of the answer)
-_SHARED: tuple[Any, ...] = ()  # what forked render workers read: (writer, data, requests, reuse, workers)
+_SHARED: tuple[Any, ...] = ()  # what forked render workers read: writer, data, requests, reuse, counter, run
+MEMO_PARAMS = ("from", "to", "version")  # a request's memos are those of its operation and these (the modes share them)
 
 
 def _render_requests(
@@ -227,16 +229,19 @@ def _render_requests(
 def _render_on_processes(
     writer: StagingWriter, data: ReleaseData, requests: list[Request], reuse: Reuse, workers: int
 ) -> list[Rendered]:
-    """Every `workers`-th request from k on, on forked processes (they share the parent's data, copy-on-write)
-    while this one renders its own share; what they wrote is merged into `writer`. Memos made while rendering
-    die with each worker. The objects are content-addressed, so the release is the same bytes on any count."""
+    """The requests in runs of consecutive ones (which share their memos: the same operation and version), each
+    run claimed by whichever process is free, on forked processes (they share the parent's data,
+    copy-on-write) and this one; what they wrote is merged into `writer`. Memos made while rendering die with
+    each worker. The objects are content-addressed, so the release is the same bytes on any count."""
     global _SHARED
-    _SHARED = (writer, data, requests, reuse, workers)
+    _warm(data)
+    context = multiprocessing.get_context("fork")
+    _SHARED = (writer, data, requests, reuse, context.Value("q", 0), _groups(requests))
     gc.freeze()  # no collector pass touches the shared heap's objects (each would copy their pages)
-    pool = multiprocessing.get_context("fork").Pool(workers - 1, initializer=die_with_parent)
+    pool = context.Pool(workers - 1, initializer=die_with_parent)
     try:
-        pending = [pool.apply_async(_render_share, (share,)) for share in range(1, workers)]
-        shares = [_render_requests(writer, data, requests, reuse, range(0, len(requests), workers))]
+        pending = [pool.apply_async(_render_share) for _ in range(1, workers)]
+        shares = [_render_requests(writer, data, requests, reuse, _claimed())]
         for result in pending:
             found, written = result.get()
             writer.merge(written)
@@ -252,11 +257,41 @@ def _render_on_processes(
     return shares
 
 
-def _render_share(share: int) -> tuple[Rendered, Share]:
-    """In a worker: render every `workers`-th request from `share` on; what it rendered and what it wrote."""
-    writer, data, requests, reuse, workers = _SHARED
+def _warm(data: ReleaseData) -> None:
+    """Compute before the fork what answers of every kind share (each version's hash and its views in every
+    mode), so that the workers inherit it instead of each computing it again."""
+    for version in data.versions:
+        artifact_sha256(data, version)
+        for mode in MODES:
+            view_tickers_of(data, version, [], mode)
+
+
+def _groups(requests: list[Request]) -> list[list[int]]:
+    """The requests grouped by what their memos are made of (operation, mode, versions), largest group first: a
+    group is rendered by one process, so no memo is computed twice, and the processes' shares even out."""
+    groups: dict[tuple, list[int]] = {}
+    for index, (operation, params) in enumerate(requests):
+        groups.setdefault((operation.id, *(str(params.get(name)) for name in MEMO_PARAMS)), []).append(index)
+    return sorted(groups.values(), key=lambda group: (-len(group), group[0]))
+
+
+def _claimed() -> Iterator[int]:
+    """The indices of the groups this process claims, one group at a time, until none is left."""
+    counter, groups = _SHARED[4], _SHARED[5]
+    while True:
+        with counter.get_lock():
+            claimed = counter.value
+            counter.value = claimed + 1
+        if claimed >= len(groups):
+            return
+        yield from groups[claimed]
+
+
+def _render_share() -> tuple[Rendered, Share]:
+    """In a worker: render the runs it claims; what it rendered and what it wrote."""
+    writer, data, requests, reuse = _SHARED[:4]
     writer.hashes, writer.sizes, writer.reused, writer.copied = {}, {}, 0, 0  # the parent's copy, emptied
-    found = _render_requests(writer, data, requests, reuse, range(share, len(requests), workers))
+    found = _render_requests(writer, data, requests, reuse, _claimed())
     return found, writer.share()
 
 
