@@ -1,9 +1,10 @@
 """Precompressed variants of an answer: gzip always, brotli when the `brotli` package is importable.
 
 Compression runs in a pool of processes, one per core by default, each reading its answers from the release
-itself. Every variant is kept in a cache beside the export trees, named by the answer's sha256, the coding
-and the level: the next export compresses only answers it has never seen (a new quarter's), and every variant
-taken from the cache is checked to decompress to its answer first.
+itself. Every variant is checked to decompress to its answer when it is made, and kept in a cache beside the
+export trees, named by the answer's sha256, the coding, the level and its own sha256: the next export
+compresses only answers it has never seen (a new quarter's), and takes a cached variant only if its bytes
+still hash to its name.
 """
 
 from __future__ import annotations
