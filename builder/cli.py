@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import errno
+import os
 from dataclasses import replace
 from datetime import date, datetime
 from pathlib import Path
@@ -101,6 +102,14 @@ MAX_UNMAPPED_OPTION = click.option(
 )
 
 
+WORKERS_OPTION = click.option(
+    "--workers",
+    type=click.IntRange(1, None),
+    default=None,
+    help="Processes rendering the answers; the release is the same bytes on any number.  [default: one per core]",
+)
+
+
 def _source(source: Path | None, fixture: bool) -> Path:
     """The source tree to build, named on the first line of the command's output."""
     chosen = resolve_source(source, fixture, Path.cwd())
@@ -134,6 +143,7 @@ PUBLISH_HELP = "\n\n".join(
     "real sources, none for the embedded fixture (fictional data).",
 )
 @REPLACE_REAL_OPTION
+@WORKERS_OPTION
 def publish_command(
     source: Path | None,
     fixture: bool,
@@ -142,12 +152,15 @@ def publish_command(
     max_unmapped: float,
     asked_gates: frozenset[str] | None,
     replace_real: bool,
+    workers: int | None,
 ) -> None:
     tree = _source(source, fixture)
     gates = publish_gates(asked_gates, source_is_fixture(tree))
     _progress(f"gates: {', '.join(sorted(gates)) or 'none'}")
     check = gate_check(releases, gates, _progress)
-    release_id = publish(tree, releases, _as_date(as_of), _progress, max_unmapped, check, replace_real)
+    release_id = publish(
+        tree, releases, _as_date(as_of), _progress, max_unmapped, check, replace_real, workers or os.cpu_count() or 1
+    )
     click.echo(release_id)
 
 
@@ -157,15 +170,16 @@ def publish_command(
 @RELEASES_OPTION
 @AS_OF_OPTION
 @MAX_UNMAPPED_OPTION
+@WORKERS_OPTION
 def build_command(
-    source: Path | None, fixture: bool, releases: Path, as_of: datetime | None, max_unmapped: float
+    source: Path | None, fixture: bool, releases: Path, as_of: datetime | None, max_unmapped: float, workers: int | None
 ) -> None:
     """Build and write a release without promoting it; prints its id."""
     tree = _source(source, fixture)
     with releases_lock(releases):
         tidy(releases, _progress)
         prepared = prepare_release(tree, releases, _as_date(as_of), _progress, max_unmapped)
-        release_id = write_release(prepared, releases, _progress)
+        release_id = write_release(prepared, releases, _progress, workers or os.cpu_count() or 1)
     click.echo(release_id)
 
 

@@ -13,8 +13,8 @@ from urllib.parse import parse_qsl, urlsplit
 from builder.api.contract import OPERATIONS, Operation
 from builder.api.params import resolve
 from builder.api.wire import ApiError
-from builder.canonical import sha256_hex
 from builder.export.config import SAFE_TARGET, Route
+from builder.release.objects import object_path
 from builder.release.store import LoadedRelease
 from builder.research.views import DEFAULT_MODE
 
@@ -22,7 +22,7 @@ from builder.research.views import DEFAULT_MODE
 @dataclass(frozen=True, slots=True)
 class Served:
     routes: list[Route]  # sorted by request target
-    bodies: dict[str, bytes]  # sha256 → answer bytes
+    sizes: dict[str, int]  # sha256 → bytes of the answer (its object file in the release)
     aliases: int  # targets that are another spelling of a canonical one
     left: int  # precomputed answers left to the app (not 200, or a target nginx cannot match exactly)
 
@@ -52,11 +52,15 @@ def mode_aliases(release: LoadedRelease) -> Iterator[tuple[str, str]]:
 
 
 def served_routes(release: LoadedRelease) -> Served:
-    """Every request target nginx may answer from a file, with the bytes it answers with."""
-    canonical = {
-        key: answer for key, answer in release.answers.items() if answer.status == 200 and SAFE_TARGET.match(key)
+    """Every request target nginx may answer from a file, with the sha256 of the answer (read from routes.json:
+    the bytes are read, and checked against it, by whoever copies them)."""
+    found = {key: release.answers.route(key) for key in release.answers}
+    targets = {
+        key: route.sha256
+        for key, route in found.items()
+        if route is not None and route.status == 200 and SAFE_TARGET.match(key)
     }
-    targets = {key: sha256_hex(answer.body) for key, answer in canonical.items()}
+    canonical = set(targets)
     aliases = {
         alias: targets[key] for alias, key in mode_aliases(release) if key in targets and SAFE_TARGET.match(alias)
     }
@@ -66,10 +70,9 @@ def served_routes(release: LoadedRelease) -> Served:
         folded[target.lower()] = folded.get(target.lower(), 0) + 1
     # nginx's map hash ignores case: targets equal but for case would collide there, so the app keeps them
     kept = {target: sha for target, sha in targets.items() if folded[target.lower()] == 1}
-    bodies = {sha256_hex(answer.body): answer.body for answer in canonical.values()}
     return Served(
         routes=[Route(target, sha) for target, sha in sorted(kept.items())],
-        bodies={sha: bodies[sha] for sha in sorted(set(kept.values()))},
+        sizes={sha: (release.directory / object_path(sha)).stat().st_size for sha in sorted(set(kept.values()))},
         aliases=sum(1 for target in kept if target in aliases),
         left=len(release.answers) - sum(1 for target in kept if target in canonical),
     )

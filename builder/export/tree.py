@@ -16,15 +16,14 @@ from __future__ import annotations
 
 import os
 import shutil
-from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 import click
 
 from builder.canonical import canonical_json, sha256_hex
-from builder.errors import PublishError, ReleaseError, at_path, escaped
+from builder.errors import PublishError, ReleaseError, escaped
 from builder.export.apidocs import api_docs_files
 from builder.export.config import (
     DEFAULT_LISTEN,
@@ -36,33 +35,37 @@ from builder.export.config import (
     render_redirects,
     render_routes_conf,
 )
+from builder.export.hosts import DEFAULT_HOST, HOSTS, OVERRIDE, Host, check_host, limit_problems, rule_problems
 from builder.export.routes import Served, served_routes
-from builder.export.variants import BROTLI_MISSING, compressed_variants, encodings
-from builder.export.verify import RECORD, SITE, damaged_files
-from builder.release.atomic import exclusive, fsync_directory, settle, staged
+from builder.export.variants import BROTLI_MISSING, CACHE, EXTENSIONS, compress_all, encodings, levels, prune_cache
+from builder.export.verify import OBJECTS, RECORD, SITE
+from builder.export.write import STAGING_PREFIX, TREES, Tree, write_atomically, write_tree
+from builder.release.atomic import exclusive, settle
+from builder.release.objects import object_path
 from builder.release.store import RELEASES_OPTION, current_release, load_release
 
 Progress = Callable[[str], None]
-TREES = ".releases"
 NGINX_CONF = "nginx.conf"
 ROUTES_CONF = "nginx-routes.conf"
 RUNTIME_DIRS = ("logs", "tmp")  # nginx creates tmp/* itself, but not their parent, and never logs/
 KEEP_TREES = 2  # the live tree and the one before it, which a running nginx answers from until its reload
-STAGING_PREFIX = ".staging-"
-WRITE_THREADS = 8  # each fsync waits on the disk, not the CPU: eight waits overlap (1,100 files: 6 s → 1.4 s)
 
 
 @dataclass(frozen=True, slots=True)
-class Tree:
-    """Phase one's result: every file of an export tree, in memory, before anything is written."""
+class Settings:
+    """How an export is made: for which host, on how many processes, and whether past the host's limits."""
 
-    release_id: str
-    name: str  # directory under .releases: release id and a digest of the files
-    files: dict[str, bytes]
+    host: Host = HOSTS[DEFAULT_HOST]
+    workers: int = 1
+    ignore_limits: bool = False
+
+    def codings(self) -> tuple[str, ...]:
+        return encodings() if self.host.variants else ()
 
 
-def plan_tree(releases: Path, upstream: Upstream, previous: Path | None, progress: Progress) -> Tree:
-    """Load and verify the promoted release and render every file of its export tree (phase one)."""
+def plan_tree(releases: Path, upstream: Upstream, out: Path, settings: Settings, progress: Progress) -> Tree:
+    """Load and verify the promoted release and render every file of its export tree (phase one): the host's
+    limits are checked before anything is compressed; variants come from OUT's cache or are compressed."""
     directory = current_release(releases)
     if directory is None:
         raise ReleaseError(f"no promoted release in {releases}; run `ras publish` first")
@@ -72,112 +75,71 @@ def plan_tree(releases: Path, upstream: Upstream, previous: Path | None, progres
         f"release {release.release_id}: {len(served.routes)} request targets ({served.aliases} aliases) answered "
         f"from files, {served.left} answers left to the app"
     )
-    if "br" not in encodings():
+    codings = settings.codings()
+    if settings.host.variants and "br" not in codings:
         progress(BROTLI_MISSING)
-    files = object_files(served, previous, progress)
-    files.update(api_docs_files())  # the browsable API reference, as `ras serve` answers it at /docs
+    files = dict(api_docs_files())  # the browsable API reference, as `ras serve` answers it at /docs
     files["_headers"] = render_headers(release.release_id, served.routes)
     files["_redirects"] = render_redirects(release.release_id, served.routes, upstream)
+    warning = check_host(settings.host, host_problems(settings.host, served, files, codings), settings.ignore_limits)
+    if warning:
+        progress(warning)
+    links = object_links(served, directory, out / CACHE, settings.workers, codings, progress)
     # The tree is named by what it holds, and its nginx maps name the tree: hash everything else first.
-    hashes = {path: sha256_hex(body) for path, body in sorted(files.items())}
+    hashes = {path: sha256_hex(body) for path, body in files.items()} | {p: sha for p, (sha, _) in links.items()}
     routes = [[route.request, route.sha256] for route in served.routes]
-    digest = sha256_hex(canonical_json({"files": hashes, "routes": routes, "encodings": list(encodings())}))
+    used = {coding: level for coding, level in levels().items() if coding in codings}
+    digest = sha256_hex(
+        canonical_json(
+            {"files": dict(sorted(hashes.items())), "routes": routes, "encodings": list(codings), "levels": used}
+        )
+    )
     name = f"{release.release_id}.{digest[:12]}"
-    files[ROUTES_CONF] = render_routes_conf(release.release_id, f"{TREES}/{name}", served.routes, encodings())
+    files[ROUTES_CONF] = render_routes_conf(release.release_id, f"{TREES}/{name}", served.routes, codings)
+    hashes[ROUTES_CONF] = sha256_hex(files[ROUTES_CONF])
     record = {
         "releaseId": release.release_id,
         "digest": digest,
         "routes": len(served.routes),
-        "encodings": list(encodings()),
-        "files": {path: sha256_hex(body) for path, body in sorted(files.items())},
+        "encodings": list(codings),
+        "files": dict(sorted(hashes.items())),
     }
     files[RECORD] = canonical_json(record)
-    return Tree(release.release_id, name, files)
+    return Tree(release.release_id, name, files, links)
 
 
-def object_files(served: Served, previous: Path | None, progress: Progress) -> dict[str, bytes]:
-    """objects/<sha256>.json for every answer served from a file, with its verified compressed variants."""
-    files: dict[str, bytes] = {}
-    for sha256, body in sorted(served.bodies.items()):
-        files[f"objects/{sha256}.json"] = body
-        variants = compressed_variants(sha256, body, previous)
-        files.update({f"objects/{sha256}.json{extension}": data for extension, data in variants.items()})
+def host_problems(host: Host, served: Served, files: dict[str, bytes], codings: Sequence[str]) -> list[str]:
+    """What of the planned tree breaks the host's limits. Variants are counted but not weighed: each is smaller
+    than its answer, and the answer is weighed; the two files written last are counted as empty."""
+    sizes = {path: len(body) for path, body in files.items()} | {ROUTES_CONF: 0, RECORD: 0}
+    targets: dict[str, list[str]] = {}
+    for route in served.routes:
+        targets.setdefault(f"{OBJECTS}{route.sha256}.json", []).append(route.request)
+    for sha256, size in served.sizes.items():
+        sizes[f"{OBJECTS}{sha256}.json"] = size
+        sizes.update({f"{OBJECTS}{sha256}.json{EXTENSIONS[coding]}": 0 for coding in codings})
+    return limit_problems(host, sizes, targets) + rule_problems(host, files["_redirects"], files["_headers"])
+
+
+def object_links(
+    served: Served, release: Path, cache: Path, workers: int, codings: Sequence[str], progress: Progress
+) -> dict[str, tuple[str, Path]]:
+    """objects/<sha256>.json for every answer served from a file and its compressed variants, each with the file
+    (of the release, of the cache) that holds its checked bytes."""
+    sources = {sha256: release / object_path(sha256) for sha256 in served.sizes}
+    compressed = compress_all(sources, served.sizes, codings, cache, workers, progress)
+    links: dict[str, tuple[str, Path]] = {}
+    for sha256, source in sorted(sources.items()):
+        links[f"{OBJECTS}{sha256}.json"] = (sha256, source)
+        links.update({f"{OBJECTS}{sha256}.json{ext}": variant for ext, variant in compressed[sha256].items()})
     sizes = {
-        ext: sum(len(body) for path, body in files.items() if path.endswith(ext)) for ext in (".json", ".gz", ".br")
+        ext: sum(path.stat().st_size for p, (_, path) in links.items() if p.endswith(ext)) for ext in (".gz", ".br")
     }
     progress(
-        f"objects: {len(served.bodies)} answers, {sizes['.json']} bytes; {len(files) - len(served.bodies)} compressed "
+        f"objects: {len(sources)} answers, {sum(served.sizes.values())} bytes; {len(links) - len(sources)} compressed "
         f"variants verified (gzip {sizes['.gz']} bytes, br {sizes['.br']} bytes)"
     )
-    return files
-
-
-def write_tree(out: Path, tree: Tree, progress: Progress) -> Path:
-    """Phase two: write a staging directory, fsync it, rename it into place. A tree of the same name is kept,
-    but only after every file of it is hashed again: a file whose bytes differ is rewritten, one too many
-    removed (the record is what was planned, never proof of what is on disk)."""
-    trees = out / TREES
-    target = trees / tree.name
-    if target.exists():
-        repaired = repair_tree(target, tree.files)
-        listed = f": {', '.join(repaired[:5])}{' …' if len(repaired) > 5 else ''}" if repaired else ""
-        progress(f"tree {tree.name} already written; every file hashed again, {len(repaired)} repaired{listed}")
-        return target
-    staging = trees / f"{STAGING_PREFIX}{tree.name}-{os.getpid()}"
-    with staged(staging) as place:
-        directories = sorted({staging, *((staging / path).parent for path in tree.files)})
-        for directory in directories:
-            directory.mkdir(parents=True, exist_ok=True)
-        with ThreadPoolExecutor(WRITE_THREADS) as pool:
-            list(
-                pool.map(lambda path: _write_file(staging / path, tree.files[path]), sorted(set(tree.files) - {RECORD}))
-            )
-        _write_file(staging / RECORD, tree.files[RECORD])  # last: a tree with its record is complete
-        for directory in reversed(directories):
-            fsync_directory(directory)
-        place(target)
-    progress(f"wrote {len(tree.files)} files ({sum(map(len, tree.files.values()))} bytes) to {TREES}/{tree.name}")
-    return target
-
-
-def repair_tree(target: Path, files: dict[str, bytes]) -> list[str]:
-    """Rewrite each file of `target` whose bytes are not `files`' (each in one rename: a server reading the
-    tree sees the old bytes or the new), remove those `files` lacks; the paths repaired."""
-    altered, extra = damaged_files(target, {path: sha256_hex(body) for path, body in files.items() if path != RECORD})
-    if sha256_hex(_read_bytes(target / RECORD)) != sha256_hex(files[RECORD]):
-        altered.append(RECORD)
-    for path in altered:
-        replace_file(target / path, files[path])
-    for path in extra:
-        (target / path).unlink()
-    return sorted([*altered, *extra])
-
-
-def _read_bytes(path: Path) -> bytes:
-    try:
-        return path.read_bytes()
-    except OSError:
-        return b""
-
-
-def _write_file(path: Path, body: bytes) -> None:
-    with at_path(path), open(path, "wb") as handle:
-        handle.write(body)
-        handle.flush()
-        os.fsync(handle.fileno())
-
-
-def replace_file(path: Path, body: bytes) -> None:
-    """Replace `path` with `body` in one rename, durable; the temporary file never stays."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_name(f".{path.name}-{os.getpid()}")
-    try:
-        _write_file(temporary, body)
-        os.replace(temporary, path)
-    except BaseException:
-        temporary.unlink(missing_ok=True)
-        raise
-    fsync_directory(path.parent)
+    return links
 
 
 def switch_site(out: Path, tree: Path) -> list[str]:
@@ -196,14 +158,6 @@ def switch_site(out: Path, tree: Path) -> list[str]:
         link.unlink(missing_ok=True)
         raise
     return settle(out, f"the switch of {SITE}")
-
-
-def write_atomically(path: Path, body: bytes) -> bool:
-    """Replace a file in one rename; False when it already holds these bytes."""
-    if path.is_file() and path.read_bytes() == body:
-        return False
-    replace_file(path, body)
-    return True
 
 
 def clean_staging(out: Path) -> list[str]:
@@ -226,14 +180,27 @@ def prune_trees(out: Path, live: Path) -> list[str]:
     return [entry.name for entry in doomed]
 
 
-def export_release(releases: Path, out: Path, listen: int, upstream_url: str, progress: Progress) -> str:
-    """Export the promoted release into OUT and switch OUT/site to it; returns the release id."""
+def kept_objects(out: Path) -> set[str]:
+    """The sha256 of every answer a tree under OUT holds: their cached variants stay (a rollback's export
+    compresses nothing), the others' go."""
+    return {
+        entry.name.split(".", 1)[0]
+        for tree in (out / TREES).iterdir()
+        if (tree / "objects").is_dir()
+        for entry in (tree / "objects").iterdir()
+    }
+
+
+def export_release(
+    releases: Path, out: Path, listen: int, upstream_url: str, progress: Progress, settings: Settings | None = None
+) -> str:
+    """Export the promoted release into OUT and switch OUT/site to it; returns the release id.
+    `settings`: by default for nginx, compressing on one process per core."""
     upstream = parse_upstream(upstream_url)
     with exclusive(out, "export"):
         for name in clean_staging(out):
             progress(f"removed {name} left by an interrupted export")
-        previous = (out / SITE).resolve() if (out / SITE).is_symlink() else None
-        tree = plan_tree(releases, upstream, previous, progress)
+        tree = plan_tree(releases, upstream, out, settings or Settings(workers=os.cpu_count() or 1), progress)
         target = write_tree(out, tree, progress)
         for name in RUNTIME_DIRS:
             (out / name).mkdir(exist_ok=True)
@@ -250,9 +217,10 @@ def export_release(releases: Path, out: Path, listen: int, upstream_url: str, pr
                     f"({exc.strerror}); the next export tries again",
                 ],
             )
+        dropped = prune_cache(out / CACHE, kept_objects(out))
     for line in warnings:
         progress(f"warning: {line}")
-    progress(f"{SITE} -> {TREES}/{tree.name}; removed {len(removed)} older trees")
+    progress(f"{SITE} -> {TREES}/{tree.name}; removed {len(removed)} older trees, {dropped} unused cached variants")
     progress(f"{NGINX_CONF} {'written' if changed else 'unchanged'}: 127.0.0.1:{listen}, upstream {upstream.url}")
     progress(f"start: nginx -p {out.resolve()} -c {NGINX_CONF}; after a re-export add -s reload")
     return tree.release_id
@@ -281,6 +249,25 @@ def export_release(releases: Path, out: Path, listen: int, upstream_url: str, pr
     show_default=True,
     help="Base URL of `ras serve`, which answers everything not precomputed.",
 )
-def export_command(releases: Path, out: Path, listen: int, upstream: str) -> None:
+@click.option(
+    "--host",
+    "host",
+    type=click.Choice(sorted(HOSTS)),
+    default=DEFAULT_HOST,
+    show_default=True,
+    help="Where the tree is served: its published limits are checked before anything is written, and Pages and "
+    "Netlify (which compress on their own) get no .br/.gz files.",
+)
+@click.option(OVERRIDE, "ignore_limits", is_flag=True, help="Write the tree even where it breaks the host's limits.")
+@click.option(
+    "--workers",
+    type=click.IntRange(1, None),
+    default=None,
+    help="Processes compressing the answers.  [default: one per core]",
+)
+def export_command(
+    releases: Path, out: Path, listen: int, upstream: str, host: str, ignore_limits: bool, workers: int | None
+) -> None:
     """Export the promoted release as a static tree with nginx and static-host configuration."""
-    click.echo(export_release(releases, out, listen, upstream, lambda message: click.echo(message, err=True)))
+    settings = Settings(HOSTS[host], workers or os.cpu_count() or 1, ignore_limits)
+    click.echo(export_release(releases, out, listen, upstream, lambda message: click.echo(message, err=True), settings))

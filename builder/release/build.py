@@ -9,10 +9,12 @@ a staging directory, which the next publish removes.
 
 from __future__ import annotations
 
+import gc
+import multiprocessing
 import os
 import shutil
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
@@ -20,7 +22,7 @@ from typing import Any
 
 from builder.api.contract import OPERATIONS, Operation
 from builder.api.data import ReleaseData
-from builder.api.methods import artifact_sha256
+from builder.api.methods import artifact_sha256, view_tickers_of
 from builder.api.render import render
 from builder.canonical import canonical_json, sha256_hex
 from builder.errors import PublishError, SourceError, escaped
@@ -30,7 +32,7 @@ from builder.release.atomic import fsync_directory, staged, sync_filesystem
 from builder.release.inputs import Reuse
 from builder.release.ledger import read_ledger, record_ledger
 from builder.release.objects import object_path
-from builder.release.staging import StagingWriter
+from builder.release.staging import Share, StagingWriter, die_with_parent
 from builder.release.store import (
     INDEX,
     LEDGER,
@@ -46,6 +48,7 @@ from builder.research.changes.actions import actions_line
 from builder.research.changes.listing import undecided_changes, undecided_lines
 from builder.research.coverage import common_problem, coverage_lines, quarter_coverage, unmapped_share
 from builder.research.previews.build import build_previews
+from builder.research.views import MODES
 from builder.sources.sec13f.cache import ParseCache
 from builder.sources.tree import collector_paused, read_sources
 
@@ -111,8 +114,9 @@ def prepare_release(
     return Prepared(data, ledger, previous, reuse)
 
 
-def write_release(prepared: Prepared, releases: Path, progress: Progress) -> str:
-    """Phase two: render every answer into a staging directory, seal it and rename it into place; its id.
+def write_release(prepared: Prepared, releases: Path, progress: Progress, workers: int = 1) -> str:
+    """Phase two: render every answer into a staging directory (on `workers` processes), seal it and rename it
+    into place; its id.
 
     A failure anywhere removes the staging directory (and the release, if this call renamed it into place):
     what stays is the promoted release as it was, the append-only ledger and caches that are only a saving.
@@ -120,7 +124,7 @@ def write_release(prepared: Prepared, releases: Path, progress: Progress) -> str
     staging = releases / f"{STAGING_PREFIX}{os.getpid()}"
     with staged(staging) as place:
         staging.mkdir()
-        release_id, writer = _fill(prepared, StagingWriter(staging, prepared.previous), progress)
+        release_id, writer = _fill(prepared, StagingWriter(staging, prepared.previous), progress, workers)
         started = time.perf_counter()
         sync_filesystem(staging)  # every file durable before the directory may become a release
         fsync_directory(staging)
@@ -143,13 +147,13 @@ def write_release(prepared: Prepared, releases: Path, progress: Progress) -> str
     return release_id
 
 
-def _fill(prepared: Prepared, writer: StagingWriter, progress: Progress) -> tuple[str, StagingWriter]:
+def _fill(prepared: Prepared, writer: StagingWriter, progress: Progress, workers: int) -> tuple[str, StagingWriter]:
     """Content answers and data files, the manifest, then the answers that name the release, and the seal."""
     started = time.perf_counter()
     data = prepared.data
-    routes: dict[str, dict] = {}
+    routes: dict[str, tuple[int, str]] = {}  # request key → (status, sha256): a dict each only in routes.json
     with collector_paused():  # the answers and memos are acyclic: at 200 managers its passes were 40 % of rendering
-        _put_answers(writer, data, False, routes, prepared.reuse)
+        _put_answers(writer, data, False, routes, prepared.reuse, workers)
     writer.put(INDEX, canonical_json(data.index))
     writer.put(LEDGER, canonical_json(prepared.ledger))
     for version, artifact in data.artifacts.items():
@@ -160,34 +164,135 @@ def _fill(prepared: Prepared, writer: StagingWriter, progress: Progress) -> tupl
     identity = {"releaseId": release_id, "manifestSha256": sha256_hex(manifest)}
     with collector_paused():
         _put_answers(writer, data.with_identity(identity), True, routes, prepared.reuse)
-    writer.put(ROUTES, canonical_json(routes))
+    writer.put(
+        ROUTES, canonical_json({key: {"status": status, "sha256": sha} for key, (status, sha) in routes.items()})
+    )
     sealed = {path: sha256 for path, sha256 in sorted(writer.hashes.items()) if path not in content}
     writer.put(MANIFEST, manifest)
     writer.put(SEAL, canonical_json({**identity, "files": sealed}))  # last: a release with a seal is whole
     taken = f", {writer.copied} of them taken unchanged from the promoted release" if writer.copied else ""
     progress(
-        f"rendered {len(routes)} answers{taken} into {len(writer.hashes)} files ({writer.size / 1e6:.1f} MB) "
+        f"rendered {len(routes)} answers{taken} on {workers} processes into {len(writer.hashes)} files ({writer.size / 1e6:.1f} MB) "
         f"in {seconds(started)}"
     )
     return release_id, writer
 
 
-def _put_answers(writer: StagingWriter, data: ReleaseData, sealed: bool, routes: dict[str, dict], reuse: Reuse) -> None:
-    """Write each answer as its content-addressed object; a request answered twice is a build error.
+def _put_answers(
+    writer: StagingWriter,
+    data: ReleaseData,
+    sealed: bool,
+    routes: dict[str, tuple[int, str]],
+    reuse: Reuse,
+    workers: int = 1,
+) -> None:
+    """Write each answer as its content-addressed object; a request answered twice is a build error. The content
+    answers are rendered on `workers` processes, the few that name the release here.
 
     An answer whose inputs are those behind the promoted release's answer is copied from it, not computed.
     """
-    for operation, params in precomputed(data, sealed):
+    requests = list(precomputed(data, sealed))
+    if workers > 1 and not sealed and len(requests) > 1:
+        shares = _render_on_processes(writer, data, requests, reuse, workers)
+    else:
+        shares = [_render_requests(writer, data, requests, reuse, range(len(requests)))]
+    for share in shares:
+        for key, status, sha256 in share:
+            if key in routes:
+                raise PublishError(f"two answers for one request: {key}")
+            routes[key] = (status, sha256)
+
+
+Request = tuple[Operation, dict[str, Any]]
+Rendered = list[tuple[str, int, str]]  # (request key, status, sha256 of the answer)
+_SHARED: tuple[Any, ...] = ()  # what forked render workers read: writer, data, requests, reuse, counter, run
+MEMO_PARAMS = ("from", "to", "version")  # a request's memos are those of its operation and these (the modes share them)
+
+
+def _render_requests(
+    writer: StagingWriter, data: ReleaseData, requests: list[Request], reuse: Reuse, indices: Iterable[int]
+) -> Rendered:
+    found = []
+    for index in indices:
+        operation, params = requests[index]
         key = operation.request_key(params)
-        if key in routes:
-            raise PublishError(f"two answers for one request: {key}")
         earlier = None if operation.inputs is None else reuse.answer(key, operation.inputs(data, params))
         if earlier is not None and writer.copy(object_path(earlier["sha256"]), earlier["sha256"]):
-            routes[key] = {"status": earlier["status"], "sha256": earlier["sha256"]}
+            found.append((key, earlier["status"], earlier["sha256"]))
             continue
         rendered = render(operation, data, params)
         sha256 = sha256_hex(rendered.body)
-        routes[key] = {"status": rendered.status, "sha256": writer.put(object_path(sha256), rendered.body, sha256)}
+        found.append((key, rendered.status, writer.put(object_path(sha256), rendered.body, sha256)))
+    return found
+
+
+def _render_on_processes(
+    writer: StagingWriter, data: ReleaseData, requests: list[Request], reuse: Reuse, workers: int
+) -> list[Rendered]:
+    """The requests in runs of consecutive ones (which share their memos: the same operation and version), each
+    run claimed by whichever process is free, on forked processes (they share the parent's data,
+    copy-on-write) and this one; what they wrote is merged into `writer`. Memos made while rendering die with
+    each worker. The objects are content-addressed, so the release is the same bytes on any count."""
+    global _SHARED
+    _warm(data)
+    context = multiprocessing.get_context("fork")
+    _SHARED = (writer, data, requests, reuse, context.Value("q", 0), _groups(requests))
+    gc.freeze()  # no collector pass touches the shared heap's objects (each would copy their pages)
+    pool = context.Pool(workers - 1, initializer=die_with_parent)
+    try:
+        pending = [pool.apply_async(_render_share) for _ in range(1, workers)]
+        shares = [_render_requests(writer, data, requests, reuse, _claimed())]
+        for result in pending:
+            found, written = result.get()
+            writer.merge(written)
+            shares.append(found)
+        pool.close()
+    except BaseException:
+        pool.terminate()
+        raise
+    finally:
+        pool.join()
+        _SHARED = ()
+        gc.unfreeze()
+    return shares
+
+
+def _warm(data: ReleaseData) -> None:
+    """Compute before the fork what answers of every kind share (each version's hash and its views in every
+    mode), so that the workers inherit it instead of each computing it again."""
+    for version in data.versions:
+        artifact_sha256(data, version)
+        for mode in MODES:
+            view_tickers_of(data, version, [], mode)
+
+
+def _groups(requests: list[Request]) -> list[list[int]]:
+    """The requests grouped by what their memos are made of (operation, mode, versions), largest group first: a
+    group is rendered by one process, so no memo is computed twice, and the processes' shares even out."""
+    groups: dict[tuple, list[int]] = {}
+    for index, (operation, params) in enumerate(requests):
+        groups.setdefault((operation.id, *(str(params.get(name)) for name in MEMO_PARAMS)), []).append(index)
+    return sorted(groups.values(), key=lambda group: (-len(group), group[0]))
+
+
+def _claimed() -> Iterator[int]:
+    """The indices of the groups this process claims, one group at a time, until none is left."""
+    counter, groups = _SHARED[4], _SHARED[5]
+    while True:
+        with counter.get_lock():
+            claimed = counter.value
+            counter.value = claimed + 1
+        if claimed >= len(groups):
+            return
+        yield from groups[claimed]
+
+
+def _render_share() -> tuple[Rendered, Share]:
+    """In a worker: render the runs it claims; what it rendered and what it wrote."""
+    writer, data, requests, reuse = _SHARED[:4]
+    writer.hashes, writer.sizes, writer.reused, writer.copied = {}, {}, 0, 0  # the parent's copy, emptied
+    found = _render_requests(writer, data, requests, reuse, _claimed())
+    return found, writer.share()
 
 
 def seconds(started: float) -> str:

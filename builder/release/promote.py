@@ -128,10 +128,12 @@ def publish(
     max_unmapped: float = DEFAULT_MAX_UNMAPPED,
     check: Callable[[str], None] | None = None,
     replace_real: bool = False,
+    workers: int = 1,
 ) -> str:
     """Build, write and promote; a failure anywhere leaves `current` on the previous complete release.
 
-    `check`, given the written release's id, may raise to keep it unpromoted (the review gate).
+    `check`, given the written release's id, may raise to keep it unpromoted (the review gate); `workers`:
+    processes rendering the answers (the release is the same bytes on any number).
     """
     with releases_lock(releases):
         tidy(releases, progress)
@@ -143,7 +145,8 @@ def publish(
         unchanged = _unchanged(tree, releases, as_of, checks, progress)
         if unchanged is not None:
             return unchanged
-        release_id = write_release(prepare_release(source, releases, as_of, progress, max_unmapped), releases, progress)
+        prepared = prepare_release(source, releases, as_of, progress, max_unmapped)
+        release_id = write_release(prepared, releases, progress, workers)
         if check is not None:
             check(release_id)
         started = time.perf_counter()

@@ -8,18 +8,31 @@ an in-place edit of a shared inode would damage every release holding it, rollba
 
 from __future__ import annotations
 
+import contextlib
+import ctypes
 import errno
 import fcntl
+import signal
 from pathlib import Path
+from typing import NamedTuple
 
 import orjson
 
 from builder.canonical import sha256_hex
+from builder.errors import PublishError
 from builder.release.store import MANIFEST, SEAL
 
+PR_SET_PDEATHSIG = 1  # linux/prctl.h: the signal a process gets when its parent dies
 FICLONE = 0x40049409  # linux/fs.h _IOW(0x94, 9, int): share the source's blocks, copy-on-write
 # Why a clone is refused: the filesystem has no reflinks (ext4, tmpfs), or source and target differ in device.
 _NO_CLONE = {errno.EOPNOTSUPP, errno.ENOTTY, errno.EXDEV, errno.EINVAL, errno.ENOSYS, errno.EPERM}
+
+
+class Share(NamedTuple):
+    hashes: dict[str, str]
+    sizes: dict[str, int]
+    reused: int
+    copied: int
 
 
 class StagingWriter:
@@ -29,7 +42,7 @@ class StagingWriter:
         self.reused = 0  # files cloned from the previous release
         self.copied = 0  # answers taken from the previous release instead of computed (see builder.release.inputs)
         self.clones = previous is not None  # until the filesystem says it has no reflinks
-        self.size = 0  # bytes of the release
+        self.sizes: dict[str, int] = {}  # every file written, path → bytes
         self._previous = previous
         self._before = _vouched(previous)
 
@@ -46,8 +59,27 @@ class StagingWriter:
         if not (self._before.get(path) == sha256 and self._clone(path, destination, sha256, source_checked)):
             _write(destination, body)
         self.hashes[path] = sha256
-        self.size += len(body)
+        self.sizes[path] = len(body)
         return sha256
+
+    @property
+    def size(self) -> int:
+        """Bytes of the release."""
+        return sum(self.sizes.values())
+
+    def share(self) -> Share:
+        """What this writer wrote, to be merged into the parent's (builder.release.build renders on processes)."""
+        return Share(self.hashes, self.sizes, self.reused, self.copied)
+
+    def merge(self, share: Share) -> None:
+        """Take in what a worker wrote into the same directory; a path two workers wrote holds the same bytes
+        (paths are content-addressed), so it is counted once."""
+        for path, sha256 in share.hashes.items():
+            if self.hashes.setdefault(path, sha256) != sha256:
+                raise PublishError(f"{path}: two workers wrote different bytes")
+            self.sizes[path] = share.sizes[path]
+        self.reused += share.reused
+        self.copied += share.copied
 
     def copy(self, path: str, sha256: str) -> bool:
         """Take `path` from the previous release if its manifest vouches for these bytes and they are intact."""
@@ -100,3 +132,10 @@ def _vouched(previous: Path | None) -> dict[str, str]:
         }
     except (OSError, orjson.JSONDecodeError, KeyError, TypeError):
         return {}
+
+
+def die_with_parent() -> None:
+    """In a forked worker: be killed with the process that forked it, so a killed publish leaves no writer
+    behind in its staging directory (Linux's PR_SET_PDEATHSIG; elsewhere nothing)."""
+    with contextlib.suppress(OSError, AttributeError):  # not Linux: nothing to ask
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)

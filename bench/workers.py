@@ -1,0 +1,71 @@
+"""Publish on every core: a cold `ras publish` of one synthetic tree with 1 and with N render workers, its phases,
+peak memory and release id (the same on any number of workers).
+
+Usage: `python -m bench.workers [--managers 500] [--quarters 10] [--positions 150] [--workers 1,2] [--work DIR]`.
+Each publish runs as its own process into an empty releases directory (no parse cache); peak RSS is wait4's
+ru_maxrss, the largest of the publish and the workers it forked (each worker's own, not their sum).
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+from pathlib import Path
+
+from bench import publish, report
+
+PHASES = ("read", "build", "render", "write", "promote")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--managers", type=int, default=500)
+    parser.add_argument("--quarters", type=int, default=10)
+    parser.add_argument("--positions", type=int, default=150)
+    parser.add_argument("--workers", default="1,2")
+    parser.add_argument("--work", type=Path, default=publish.WORK)
+    args = parser.parse_args(argv)
+    args.work.mkdir(parents=True, exist_ok=True)
+    source, _ = publish.tree_for(args.managers, args)
+    runs = {}
+    for workers in (int(part) for part in args.workers.split(",")):
+        releases = args.work / f"releases-workers-{source.name}-{workers}"
+        shutil.rmtree(releases, ignore_errors=True)
+        runs[workers] = publish.publish_once(releases, source, *publish.NO_GATES, "--workers", str(workers))
+        shutil.rmtree(releases, ignore_errors=True)
+    one = runs[min(runs)]
+    rows = [
+        [
+            workers,
+            f"{run['seconds']:.1f}",
+            f"{run['seconds'] / one['seconds']:.2f}",
+            *(f"{run['phases'].get(phase, 0):.1f}" for phase in PHASES),
+            f"{run['maxRssMb']:.0f}",
+            publish.release_of(run),
+        ]
+        for workers, run in sorted(runs.items())
+    ]
+    ids = {publish.release_of(run) for run in runs.values()}
+    best = min(runs.values(), key=lambda run: run["seconds"])
+    report.save(
+        "workers",
+        "Publish on every core: render workers",
+        ["workers", "cold publish s", "× 1 worker", *(f"{phase} s" for phase in PHASES), "peak RSS MB", "release id"],
+        rows,
+        [
+            report.target("the same release id on every number of workers", len(ids) == 1, ", ".join(sorted(ids))),
+            report.target(
+                f"{args.managers} managers publish cold in ≤ 40 s", best["seconds"] <= 40, f"{best['seconds']:.1f} s"
+            ),
+        ],
+        notes=[
+            f"tree {source.name}; each publish its own process, into an empty releases directory",
+            "render workers are forked after the build: reading and building still run on one core",
+        ],
+        raw={str(workers): {k: run[k] for k in ("seconds", "maxRssMb", "phases")} for workers, run in runs.items()},
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
