@@ -12,6 +12,7 @@ import orjson
 import pytest
 
 from bench import agent as agent_bench
+from builder.api import methods
 from builder.api.contract import BY_ID
 from builder.api.render import render
 from builder.canonical import canonical_json
@@ -64,17 +65,18 @@ def test_managers_name_their_filings_period_and_filing_dates(release):
         assert entry["filings"] == [{"accession": f["accession"], "filed": f["filed"]} for f in manager["filings"]]
 
 
-def test_freshness_counts_days_from_the_filing_deadline_and_is_stale_when_the_next_quarter_is_due(release):
+def test_freshness_is_the_deadline_the_next_quarter_end_and_its_deadline_as_dates_without_a_verdict(release):
     payload = data_of(release, f"{PACK}/latest")["agentPayload"]
-    deadline = date.fromisoformat(payload["freshness"]["filingDeadline"])
-    assert deadline == date.fromisoformat(payload["quarter"]) + timedelta(days=45)
-    days = (date.fromisoformat(payload["asOf"]) - deadline).days
+    quarter = date.fromisoformat(payload["quarter"])
+    assert quarter == date(2026, 9, 30)  # the fixture's latest quarter (fictional managers)
     assert payload["freshness"] == {
-        "filingDeadline": deadline.isoformat(),
-        "daysSinceDeadline": days,
-        "staleAfterDays": 92,
-        "stale": days > 92,
+        "filingDeadline": "2026-11-14",
+        "supersededAfter": "2026-12-31",
+        "nextFilingDeadline": "2027-02-14",
     }
+    assert date.fromisoformat(payload["freshness"]["filingDeadline"]) == quarter + timedelta(days=45)
+    policy = methods.validate_policy(release.data, {"managers": [], "mode": "any"})
+    assert policy["freshness"] == payload["freshness"] and "freshness" not in {c["id"] for c in policy["checks"]}
 
 
 def test_each_managers_trades_are_the_diffs_trades_ranked_by_shares_traded_at_the_later_price(release):
@@ -88,6 +90,8 @@ def test_each_managers_trades_are_the_diffs_trades_ranked_by_shares_traded_at_th
             (
                 {
                     "ticker": p["ticker"],
+                    "issuer": p["issuer"],
+                    "tickerAsOf": p["tickerAsOf"],
                     "kind": p["kind"],
                     "shareDelta": p["shareDelta"],
                     "tradedValue": round(
@@ -131,7 +135,8 @@ def test_a_price_move_does_not_rank_a_trade_above_a_larger_trade():
         "fromValue": 30_000,
         "toValue": 0,
     }
-    ranked = trades_by_manager([{**c, "managerId": "m"} for c in (small_trade_big_rally, big_trade, sold_out)])["m"]
+    named = {"managerId": "m", "issuer": "Fictional", "tickerAsOf": "quarter-end"}
+    ranked = trades_by_manager([{**c, **named} for c in (small_trade_big_rally, big_trade, sold_out)])["m"]
     assert [(t["ticker"], t["tradedValue"]) for t in ranked] == [
         ("TRADE", 50_000),
         ("GONE", -30_000),

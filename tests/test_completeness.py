@@ -138,7 +138,7 @@ def test_hidden_files_are_ignored_other_stray_files_still_refused(tmp_path: Path
     assert refused.exit_code == 1 and "sec13f/README" in refused.stderr
 
 
-def test_as_of_publishes_only_what_was_filed_by_then_and_judges_freshness_then(tmp_path: Path):
+def test_as_of_publishes_only_what_was_filed_by_then_and_dates_its_freshness(tmp_path: Path):
     source = berkshire_tree(tmp_path / "source")
     result = publish(source, tmp_path / "releases", "--as-of", "2019-08-14")
     assert result.exit_code == 0, result.output
@@ -150,7 +150,8 @@ def test_as_of_publishes_only_what_was_filed_by_then_and_judges_freshness_then(t
     latest = artifact(tmp_path / "releases", "multi-manager-2019-06-30-v2.0")
     assert latest["filingDeadline"] == "2019-08-14"
     data = load_release(current_release(tmp_path / "releases")).data
-    freshness = next(
-        c for c in validate_policy(data, {"managers": [], "mode": "any"})["checks"] if c["id"] == "freshness"
-    )
-    assert freshness["reason"] == "As of 2019-08-14, the data is 0 days past its filing deadline 2019-08-14."
+    assert validate_policy(data, {"managers": [], "mode": "any"})["freshness"] == {
+        "filingDeadline": "2019-08-14",
+        "supersededAfter": "2019-09-30",
+        "nextFilingDeadline": "2019-11-14",
+    }

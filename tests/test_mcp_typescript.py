@@ -116,3 +116,30 @@ def test_the_latest_pack_text_stands_on_its_own(report):
     assert (
         payload["managers"] and payload["nextCalls"] and payload["limits13F"] and payload["executionEnabled"] is False
     )
+
+
+def _text_of(report: dict[str, Any], tool: str) -> dict[str, Any]:
+    call = next(c for case, c in zip(report["cases"], report["calls"], strict=False) if case.tool == tool)
+    return orjson.loads(call["firstText"])
+
+
+def test_the_typescript_client_reads_names_per_manager_rankings_and_freshness_dates(report, release):
+    """What the client validated against each tool's output schema carries the issuer and tickerAsOf of every trade
+    and position, each manager's own trades, and freshness as dates (no stale flag)."""
+    latest, diff = _text_of(report, "get_latest_pack"), _text_of(report, "compare_versions")
+    explanation, policy = _text_of(report, "explain_position"), _text_of(report, "validate_policy")
+    securities = {e["ticker"]: e for m in release.data.latest["managers"] for e in m["positions"]}
+    trades = [t for m in latest["managers"] for t in m["trades"]] + [
+        t for m in diff["tradesByManager"] for t in m["trades"]
+    ]
+    assert trades and all(t["issuer"] and t["tickerAsOf"] in ("quarter-end", "current", "unmapped") for t in trades)
+    for trade in trades:
+        if trade["ticker"] in securities:
+            assert trade["issuer"] == securities[trade["ticker"]]["issuer"], trade
+    assert [m["managerId"] for m in diff["tradesByManager"]] and diff["tradingManagerCount"] >= 2
+    assert all(m["tradeCount"] >= len(m["trades"]) >= 1 for m in diff["tradesByManager"])
+    assert all(h["issuer"] and h["tickerAsOf"] for h in latest["headline"])
+    assert all(c["tickerAsOf"] for c in explanation["changes"])
+    dates = {"filingDeadline": "2026-11-14", "supersededAfter": "2026-12-31", "nextFilingDeadline": "2027-02-14"}
+    assert latest["freshness"] == policy["freshness"] == dates
+    assert "freshness" not in {c["id"] for c in policy["checks"]}

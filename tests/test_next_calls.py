@@ -119,10 +119,22 @@ def test_a_diff_proposes_explanations_only_of_what_the_latest_version_explains(r
     ]
     latest = brief(versions[-2], versions[-1])
     assert [c["tool"] for c in latest["nextCalls"]] == ["explain_position"] * 2
-    assert [c["arguments"]["ticker"] for c in latest["nextCalls"]] == [t["ticker"] for t in latest["largestTrades"][:2]]
-    # Across the release in overlap: GS, the second largest trade, left the overlap before the version before the
-    # latest, so explain_position (of the latest version) would not find it: it is not proposed.
+    # the largest trade of each of the first two managers (ranked by their largest trade), not one manager's two
+    first, second = latest["tradesByManager"][:2]
+    assert [c["arguments"]["ticker"] for c in latest["nextCalls"]] == [
+        first["trades"][0]["ticker"],
+        second["trades"][0]["ticker"],
+    ]
+    assert (first["managerId"], second["managerId"]) == ("tamarack", "larch")
+    # Across the release in overlap: GS, larch's largest trade, left the overlap before the version before the
+    # latest, so explain_position (of the latest version) would not find it: larch's next largest is proposed.
     across = brief(versions[0], versions[-1], "overlap")
-    assert [t["ticker"] for t in across["largestTrades"][:2]] == ["ISRG", "GS"]
+    first, second = across["tradesByManager"][:2]
+    assert (first["managerId"], first["trades"][0]["ticker"], second["managerId"], second["trades"][0]["ticker"]) == (
+        "quillwort",
+        "ISRG",
+        "larch",
+        "GS",
+    )
     assert "GS" not in methods.explained_tickers(release.data, [], "overlap")
-    assert [c["arguments"]["ticker"] for c in across["nextCalls"]] == ["ISRG", across["largestTrades"][2]["ticker"]]
+    assert [c["arguments"]["ticker"] for c in across["nextCalls"]] == ["ISRG", second["trades"][1]["ticker"]]

@@ -6,7 +6,7 @@ import copy
 from datetime import date, timedelta
 
 from builder.canonical import canonical_json
-from builder.research.methods.policy import CHECK_IDS, POLICY_CONFIG, STALE_AFTER_DAYS, evaluate_policy, policy_changes
+from builder.research.methods.policy import CHECK_IDS, POLICY_CONFIG, evaluate_policy, policy_changes
 from builder.research.views import census, select_view
 from tests.research_samples import make_artifact
 
@@ -57,20 +57,23 @@ def test_source_coverage_blocks_a_citation_of_a_filing_outside_the_managers_book
     assert _check(_policy(artifact), "source-coverage")["outcome"] == "block"
 
 
-def test_freshness_passes_within_the_stale_limit_and_says_how_many_days_old():
-    check = _check(_policy(as_of=FRESH), "freshness")
-    assert check["outcome"] == "pass" and "10 days past its filing deadline 2024-08-14" in check["reason"]
+def test_freshness_is_dates_a_reader_compares_with_its_own_clock_never_a_verdict():
+    # 2024-06-30: due 2024-08-14; the next quarter ends 2024-09-30, its filings due 2024-11-14
+    dates = {"filingDeadline": "2024-08-14", "supersededAfter": "2024-09-30", "nextFilingDeadline": "2024-11-14"}
+    for as_of in (date(2024, 8, 1), FRESH, DEADLINE + timedelta(days=400)):
+        result = _policy(as_of=as_of)
+        assert result["freshness"] == dates and "freshness" not in CHECK_IDS
+    assert "staleAfterDays" not in POLICY_CONFIG
 
 
-def test_freshness_warns_past_the_stale_limit():
-    stale = _check(_policy(as_of=DEADLINE + timedelta(days=STALE_AFTER_DAYS + 1)), "freshness")
-    limit = _check(_policy(as_of=DEADLINE + timedelta(days=STALE_AFTER_DAYS)), "freshness")
-    assert (stale["outcome"], limit["outcome"]) == ("warn", "pass")
-
-
-def test_freshness_passes_before_the_deadline_and_notes_amendments_may_follow():
-    check = _check(_policy(as_of=date(2024, 8, 1)), "freshness")
-    assert check["outcome"] == "pass" and "13 days away" in check["reason"]
+def test_the_freshness_dates_roll_over_the_year_end():
+    artifact = make_artifact()
+    artifact["quarter"] = "2019-12-31"
+    assert _policy(artifact)["freshness"] == {
+        "filingDeadline": "2020-02-14",
+        "supersededAfter": "2020-03-31",
+        "nextFilingDeadline": "2020-05-15",
+    }
 
 
 def test_fixture_data_warns_only_for_the_fixture():
@@ -131,12 +134,9 @@ def test_a_research_only_signal_has_warnings_but_no_blocking_reasons():
 
 def test_policy_changes_lists_only_checks_whose_outcome_moved():
     older = _policy(make_artifact(fixture=True))
-    newer = _policy(make_artifact(fixture=False), as_of=DEADLINE + timedelta(days=STALE_AFTER_DAYS + 5))
+    newer = _policy(make_artifact(fixture=False), as_of=DEADLINE + timedelta(days=400))
     changes = policy_changes(older, newer)
-    assert [(c["id"], c["from"], c["to"]) for c in changes] == [
-        ("freshness", "pass", "warn"),
-        ("fixture-data", "warn", "pass"),
-    ]
+    assert [(c["id"], c["from"], c["to"]) for c in changes] == [("fixture-data", "warn", "pass")]
     assert policy_changes(older, copy.deepcopy(older)) == []
 
 

@@ -62,10 +62,13 @@ async def test_an_overlap_diff_lists_the_overlaps_trades_and_counts_only_those(p
             brief = (await session.call_tool("compare_versions", arguments)).structured_content
     trades = [p for p in overlap["positions"] if is_trade(p["kind"])]
     assert brief["tradeCount"] == len(trades) == 33
-    assert {(t["managerId"], t["ticker"]) for t in brief["largestTrades"]} <= {
-        (p["managerId"], p["ticker"]) for p in trades
-    }
-    assert [call["arguments"]["ticker"] for call in brief["nextCalls"]] == ["BAC", "KO"]
+    listed = {(m["managerId"], t["ticker"]) for m in brief["tradesByManager"] for t in m["trades"]}
+    assert listed <= {(p["managerId"], p["ticker"]) for p in trades}
+    # two managers: each its own five largest trades, whatever the other's size
+    assert [(m["managerId"], len(m["trades"])) for m in brief["tradesByManager"]] == [("larch", 5), ("osprey", 5)]
+    # each manager's largest trade explained: larch's BAC, then osprey's MA (not larch's second, KO)
+    assert [m["trades"][0]["ticker"] for m in brief["tradesByManager"]] == ["BAC", "MA"]
+    assert [call["arguments"]["ticker"] for call in brief["nextCalls"]] == ["BAC", "MA"]
     assert all(call["arguments"]["mode"] == "overlap" for call in brief["nextCalls"])
 
 

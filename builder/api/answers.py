@@ -28,7 +28,7 @@ from builder.api.shapes import (
     PreviewLatestPack,
     VersionCatalog,
 )
-from builder.research.agent import AgentManager, Freshness, NextCall
+from builder.research.agent import AgentManager, NextCall
 from builder.research.methods.audit import (
     AuditEvent,
     ContentHash,
@@ -46,7 +46,8 @@ from builder.research.methods.explain import (
     TickerOverlap,
 )
 from builder.research.methods.policy import Outcome, PolicyResult, Signal
-from builder.research.schema import Change
+from builder.research.quarters import Freshness
+from builder.research.schema import Change, TickerAsOf
 from builder.research.versions import PACK_ID
 from builder.research.views import Mode
 from builder.typed import KEY, UNPROMISED, Count, Date, picked
@@ -158,6 +159,7 @@ class PolicyAnswer(TypedDict):
 
     versionId: str
     asOf: Date
+    freshness: Freshness
     signal: Literal["research-only", "no-signal"]
     checks: list[CheckListing]
     blockingReasonCount: int
@@ -203,6 +205,7 @@ class ChangeBrief(TypedDict):
 
     managerId: Annotated[str, KEY]
     managerName: str
+    tickerAsOf: TickerAsOf
     held: Annotated[bool, KEY]
     shares: NotRequired[Count]
     value: NotRequired[Count]
@@ -416,6 +419,7 @@ def policy(data: PolicyResult, arguments: Arguments) -> PolicyAnswer:
     return {
         "versionId": data["versionId"],
         "asOf": data["asOf"],
+        "freshness": data["freshness"],
         "signal": data["signal"],
         "checks": [picked(CheckListing, check) for check in data["checks"]],
         "blockingReasonCount": len(data["blockingReasons"]),

@@ -320,7 +320,7 @@ OPERATIONS: tuple[Operation, ...] = (
         handler=methods.compare_versions,
         payload="VersionDiff",
         tool="compare_versions",
-        when="Call to see what changed between two quarters: tickers in and out of the view, the largest "
+        when="Call to see what changed between two quarters: tickers in and out of the view, each manager's largest "
         "trades by traded value, source and policy changes; never why. from is earlier than to.",
         compact=diffs.diff,
         answer=diffs.DiffAnswer,
@@ -434,8 +434,8 @@ OPERATIONS: tuple[Operation, ...] = (
         handler=methods.validate_policy,
         payload="PolicyResult",
         tool="validate_policy",
-        when="Call before relying on a view: each research policy check (freshness, sources, fixture data, "
-        "concentration, empty view): pass, warn or block.",
+        when="Call before relying on a view: each research policy check (sources, fixture data, "
+        "concentration, empty view): pass, warn or block; freshness as dates.",
         compact=answers.policy,
         answer=answers.PolicyAnswer,
         feature="policy",

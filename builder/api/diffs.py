@@ -3,15 +3,18 @@ depend on the versions the server holds (explain_position explains the latest ve
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from typing import Annotated, TypedDict
 
 from builder.api.answers import LISTED, Arguments, ViewBrief, call, view_arguments
-from builder.research.agent import NextCall, is_trade, traded_value
+from builder.research.agent import NextCall, Trade, in_turn, is_trade, trades_by_manager
 from builder.research.diff import PositionChange, VersionDiff
 from builder.research.methods.policy import PolicyChange
+from builder.research.schema import TickerAsOf
 from builder.research.versions import PACK_ID
 from builder.typed import UNPROMISED, Count, Date, picked
+
+EACH = 3  # a listed manager's trades at the least
 
 
 class TickerMoves(TypedDict):
@@ -22,21 +25,23 @@ class TickerMoves(TypedDict):
     unchanged: Count
 
 
-class TradeBrief(TypedDict):
+class ManagerTrades(TypedDict):
+    """One manager's largest trades, by traded value, and how many it made: each manager ranked on its own."""
+
     managerId: str
-    ticker: str
-    kind: str
-    shareDelta: int | None  # a trade's is never None
-    tradedValue: int
+    tradeCount: Count
+    trades: list[Trade]
 
 
 class NotTrade(TypedDict):
     managerId: str
     ticker: str
+    issuer: str
+    tickerAsOf: TickerAsOf
     kind: str
 
 
-# `from` is a keyword: the functional form. compare_versions' compact answer: the largest trades first, the rest
+# `from` is a keyword: the functional form. compare_versions' compact answer: each manager's largest trades, the rest
 # counted; the view as its mode and manager count.
 DiffAnswer = TypedDict(
     "DiffAnswer",
@@ -48,7 +53,8 @@ DiffAnswer = TypedDict(
         "view": Annotated[ViewBrief, UNPROMISED],
         "tickers": TickerMoves,
         "tradeCount": Count,
-        "largestTrades": list[TradeBrief],
+        "tradingManagerCount": Count,
+        "tradesByManager": list[ManagerTrades],
         "notTradeCount": Count,
         "notTrades": list[NotTrade],
         "amendments": list[str],
@@ -58,24 +64,18 @@ DiffAnswer = TypedDict(
 )
 
 
-def _largest_trades(positions: Iterable[PositionChange]) -> list[TradeBrief]:
-    trades: list[TradeBrief] = [
-        {
-            "managerId": p["managerId"],
-            "ticker": p["ticker"],
-            "kind": p["kind"],
-            "shareDelta": p["shareDelta"],
-            "tradedValue": traded_value(p),
-        }
-        for p in positions
-        if is_trade(p["kind"])
-    ]
-    return sorted(trades, key=lambda t: (-abs(t["tradedValue"]), t["ticker"], t["managerId"]))
+def _by_manager(positions: Sequence[PositionChange]) -> list[ManagerTrades]:
+    """Each trading manager's largest trades: the managers with the largest trade first (at most LISTED of them),
+    each with as many of its own trades as LISTED shares out among them, never fewer than EACH."""
+    found = trades_by_manager(positions)
+    ranked = sorted(found, key=lambda m: (-abs(found[m][0]["tradedValue"]), m))[:LISTED]
+    each = max(EACH, LISTED // len(ranked)) if ranked else EACH
+    return [{"managerId": m, "tradeCount": len(found[m]), "trades": found[m][:each]} for m in ranked]
 
 
 def diff(data: VersionDiff, arguments: Arguments, versions: Sequence[str] = ()) -> DiffAnswer:
     """`versions`: the served 13f-copycat version ids, oldest first (which tickers the next calls may explain)."""
-    trades = _largest_trades(data["positions"])
+    trades = _by_manager(data["positions"])
     others = [p for p in data["positions"] if not is_trade(p["kind"])]
     tickers = data["tickers"]
     pack = arguments.get("packId", PACK_ID)
@@ -92,8 +92,9 @@ def diff(data: VersionDiff, arguments: Arguments, versions: Sequence[str] = ()) 
             "left": tickers["left"][:LISTED],
             "unchanged": tickers["unchanged"],
         },
-        "tradeCount": len(trades),
-        "largestTrades": trades[:LISTED],
+        "tradeCount": sum(1 for p in data["positions"] if is_trade(p["kind"])),
+        "tradingManagerCount": len({p["managerId"] for p in data["positions"] if is_trade(p["kind"])}),
+        "tradesByManager": trades,
         "notTrades": [picked(NotTrade, p) for p in others[:LISTED]],
         "notTradeCount": len(others),
         "amendments": sorted({a for s in data["sources"] for a in s["amendments"]})[:LISTED],
@@ -103,15 +104,17 @@ def diff(data: VersionDiff, arguments: Arguments, versions: Sequence[str] = ()) 
 
 
 def _diff_calls(
-    data: VersionDiff, pack: str, view: Arguments, trades: list[TradeBrief], versions: Sequence[str]
+    data: VersionDiff, pack: str, view: Arguments, trades: list[ManagerTrades], versions: Sequence[str]
 ) -> list[NextCall]:
-    """explain_position of the largest trades when they are explainable (it explains the latest version: a ticker
-    in its view, or one that left it since the version before); else the diff from `to` up to the latest."""
+    """explain_position of the first listed managers' largest trades when they are explainable (it explains the
+    latest version: a ticker in its view, or one that left it since the version before); else the diff from `to` up
+    to the latest."""
     if not versions or data["to"] != versions[-1]:
         since = {"packId": pack, "from": data["to"], "to": versions[-1], **view} if versions else None
         return [call("compare_versions", since, "what changed since, up to the latest version")] if since else []
     left = set() if data["from"] == versions[-2] else set(data["tickers"]["left"])
-    explained = list(dict.fromkeys(t["ticker"] for t in trades if t["ticker"] not in left))[:2]
+    explainable = [[t["ticker"] for t in m["trades"] if t["ticker"] not in left] for m in trades]
+    explained = list(dict.fromkeys(in_turn(explainable)))[:2]
     return [
         call("explain_position", {"packId": pack, "ticker": t, **view}, f"who traded {t}, with the filing rows")
         for t in explained

@@ -12,19 +12,21 @@ the canonical bytes are within BUDGET_BYTES, whatever the names and texts hold.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from datetime import date
 from typing import Annotated, Any, Literal, NotRequired, TypedDict, TypeVar
 
 from builder.canonical import canonical_json
 from builder.research.changes import BOUGHT, SOLD
 from builder.research.diff import VersionDiff
 from builder.research.methods.ethos import EthosComparison
-from builder.research.methods.policy import STALE_AFTER_DAYS, PolicyResult, Signal
-from builder.research.schema import ChangeKind, PackArtifact
+from builder.research.methods.policy import PolicyResult, Signal
+from builder.research.quarters import Freshness, freshness
+from builder.research.schema import ChangeKind, PackArtifact, TickerAsOf
 from builder.research.views import Mode, View, ViewPosition, ViewTicker
 from builder.typed import KEY, Count, Date, Fraction, Keywords
 
-BUDGET_BYTES = 9216  # an agent's first read, under the 10 KB a tool's text may take, at any number of managers
+BUDGET_BYTES = (
+    10112  # an agent's first read, 128 bytes under the 10 KB a tool's text may take, at any number of managers
+)
 MANAGERS = 8  # managers listed (largest books first) with their trades; view.managerCount counts all
 TRADES = 3  # largest trades listed per manager; tradeCount counts all
 HEADLINE = 5  # holdings by value
@@ -47,18 +49,18 @@ LIMITS_13F = (
 )
 RESEARCH_ONLY = "Research only: no broker, no account, no orders. executionEnabled is always false."
 GLOSSARY = {
-    "researchOnly": "Evidence from public filings, not advice: there is no brokerage, account or order access and "
-    "executionEnabled is always false.",
+    "researchOnly": "Evidence from public filings, not advice: no broker, account or orders; executionEnabled is "
+    "always false.",
     "new": "A trade: opened a position not held a quarter earlier.",
-    "added": "A trade: bought more shares of a position held a quarter earlier.",
+    "added": "A trade: bought more of a position held before.",
     "reduced": "A trade: sold part of a position.",
     "exited": "A trade: sold the whole position.",
     "unchanged": "Held the same shares: no trade.",
-    "converted": "The position ended or changed through a corporate action (merger, exchange): not a trade.",
-    "undecided": "The filings cannot tell a trade from an unrecorded corporate action: not counted as bought or sold.",
+    "converted": "Ended or changed through a corporate action (merger, exchange): not a trade.",
+    "undecided": "The filings cannot tell a trade from an unrecorded corporate action: neither bought nor sold.",
     "unknown": "No filing a quarter earlier to compare with: no change is claimed.",
-    "tradedValue": "Shares traded times the later quarter's price (value over shares as filed; the earlier price "
-    "for an exit): ranks trades without the price moves that change market value.",
+    "tradedValue": "Shares traded times the later quarter's price (the earlier one for an exit): ranks trades without "
+    "the price moves in market value.",
     "signal": "research-only when no policy check blocks; no-signal when one does (stay in cash).",
     "ethos": "A scoring methodology over filing data, 0-100 per ticker; list_ethos defines each.",
 }
@@ -70,13 +72,6 @@ TRIMMABLE = (
     ("policy", "warnings"),
     ("policy", "blockingReasons"),
 )
-
-
-class Freshness(TypedDict):  # KEY: what get_latest_pack's compact answer promises of it
-    filingDeadline: Date
-    daysSinceDeadline: Annotated[int, KEY]
-    staleAfterDays: Count
-    stale: Annotated[bool, KEY]
 
 
 class AgentView(TypedDict):
@@ -92,6 +87,8 @@ class FilingDate(TypedDict):
 
 class Trade(TypedDict):
     ticker: str
+    issuer: str
+    tickerAsOf: TickerAsOf
     kind: Literal["added", "exited", "new", "reduced"]
     shareDelta: int
     tradedValue: int
@@ -121,6 +118,7 @@ class TopHolder(TypedDict):
 class AgentHolding(TypedDict):
     ticker: str
     issuer: str
+    tickerAsOf: TickerAsOf
     value: Count
     weight: Fraction
     holderCount: Count
@@ -129,6 +127,8 @@ class AgentHolding(TypedDict):
 
 class Leader(TypedDict):
     ticker: str
+    issuer: str
+    tickerAsOf: TickerAsOf
     score: Annotated[float, Keywords(minimum=0, maximum=100)]
 
 
@@ -221,14 +221,14 @@ def agent_payload(
         "quarter": artifact["quarter"],
         "previousVersionId": previous,
         "asOf": as_of,
-        "freshness": freshness(artifact, as_of),
+        "freshness": freshness(artifact["quarter"]),
         "view": {"mode": view["mode"], "managerCount": len(view["managers"]), "tickerCount": view["tickerCount"]},
         "tradeCount": sum(len(listed) for listed in trades.values()),
         "managers": manager_entries(artifact, view["managers"], trades),
         "notTrades": dict(sorted(_counts(c["kind"] for c in changes if not is_trade(c["kind"])).items())),
         "undecided": undecided,
         "headline": headline(view, artifact),
-        "ethosLeaders": ethos_leaders(scores),
+        "ethosLeaders": ethos_leaders(scores, view),
         "policy": policy_status(policy),
         "glossary": GLOSSARY,
         "limits13F": list(LIMITS_13F),
@@ -254,6 +254,8 @@ def trades_by_manager(changes: Sequence[Mapping[str, Any]]) -> dict[str, list[Tr
         if is_trade(change["kind"]):
             trade: Trade = {
                 "ticker": change["ticker"],
+                "issuer": change["issuer"],
+                "tickerAsOf": change["tickerAsOf"],
                 "kind": change["kind"],
                 "shareDelta": change["shareDelta"],
                 "tradedValue": traded_value(change),
@@ -262,6 +264,12 @@ def trades_by_manager(changes: Sequence[Mapping[str, Any]]) -> dict[str, list[Tr
     for listed in found.values():
         listed.sort(key=lambda trade: (-abs(trade["tradedValue"]), trade["ticker"]))
     return found
+
+
+def in_turn(lists: Sequence[Sequence[Any]]) -> list[Any]:
+    """Each list's first item, then each one's second, and so on: every list has its turn."""
+    longest = max((len(items) for items in lists), default=0)
+    return [items[i] for i in range(longest) for items in lists if i < len(items)]
 
 
 def manager_entries(
@@ -284,18 +292,6 @@ def manager_entries(
     ]
 
 
-def freshness(artifact: PackArtifact, as_of: str) -> Freshness:
-    """Days since the quarter's filing deadline; stale once the next quarter's filings are due."""
-    deadline = date.fromisoformat(artifact["filingDeadline"])
-    days = (date.fromisoformat(as_of) - deadline).days
-    return {
-        "filingDeadline": deadline.isoformat(),
-        "daysSinceDeadline": days,
-        "staleAfterDays": STALE_AFTER_DAYS,
-        "stale": days > STALE_AFTER_DAYS,
-    }
-
-
 def headline(view: View, artifact: PackArtifact) -> list[AgentHolding]:
     """The view's largest holdings by value: weight in the view, holder count and the largest holders."""
     total = sum(row["value"] for row in view["tickers"])
@@ -304,6 +300,7 @@ def headline(view: View, artifact: PackArtifact) -> list[AgentHolding]:
         {
             "ticker": row["ticker"],
             "issuer": row["issuer"],
+            "tickerAsOf": row["tickerAsOf"],
             "value": row["value"],
             "weight": round(row["value"] / total, WEIGHT_DIGITS) if total else 0.0,
             "holderCount": row["holderCount"],
@@ -321,12 +318,21 @@ def _largest_holders(row: ViewTicker) -> list[ViewPosition]:
     return sorted(held, key=lambda p: (-p["value"], p["managerId"]))[:TOP_HOLDERS]
 
 
-def ethos_leaders(scores: EthosComparison) -> dict[str, list[Leader]]:
-    """Per ethos, its highest-scoring tickers of the view."""
+def ethos_leaders(scores: EthosComparison, view: View) -> dict[str, list[Leader]]:
+    """Per ethos, its highest-scoring tickers of the view, each named as the view names it."""
+    rows = {row["ticker"]: row for row in view["tickers"]}
     leaders: dict[str, list[Leader]] = {}
     for ethos_id in scores["ethosIds"]:
         ranked = sorted(scores["scores"], key=lambda entry: (-entry["scores"][ethos_id], entry["ticker"]))
-        leaders[ethos_id] = [{"ticker": e["ticker"], "score": e["scores"][ethos_id]} for e in ranked[:LEADERS]]
+        leaders[ethos_id] = [
+            {
+                "ticker": e["ticker"],
+                "issuer": rows[e["ticker"]]["issuer"],
+                "tickerAsOf": rows[e["ticker"]]["tickerAsOf"],
+                "score": e["scores"][ethos_id],
+            }
+            for e in ranked[:LEADERS]
+        ]
     return leaders
 
 
@@ -353,14 +359,12 @@ def view_arguments(view: Mapping[str, Any], every: int) -> dict[str, Any]:
 def next_calls(
     artifact: PackArtifact, view: View, previous: str | None, trades: dict[str, list[Trade]]
 ) -> list[NextCall]:
-    """The calls that take an agent deeper, with their exact arguments: the largest trades' tickers explained,
+    """The calls that take an agent deeper, with their exact arguments: the largest trades' tickers explained (the
+    largest of each manager in turn, so a second manager's is not hidden by the first's),
     the diff from the previous version, the policy checks. A subset of more than NEXT_CALL_MANAGERS managers
     is not repeated in every call: `repeatManagers` asks the agent to pass this call's managers again."""
-    largest = sorted(
-        (t for listed in trades.values() for t in listed),
-        key=lambda trade: (-abs(trade["tradedValue"]), trade["ticker"]),
-    )
-    tickers = list(dict.fromkeys(trade["ticker"] for trade in largest))[:2]
+    ranked = sorted(trades.values(), key=lambda listed: (-abs(listed[0]["tradedValue"]), listed[0]["ticker"]))
+    tickers = list(dict.fromkeys(trade["ticker"] for trade in in_turn(ranked)))[:2]
     pack_id, view_args = artifact["packId"], view_arguments(view, len(artifact["managers"]))
     repeat = len(view_args.get("managers", ())) > NEXT_CALL_MANAGERS
     if repeat:

@@ -15,7 +15,7 @@ from builder.research.changes import book_changes as classify
 from builder.research.changes.carry import Lot
 from builder.research.changes.side import Side
 from builder.research.methods.policy import PolicyChange
-from builder.research.schema import Candidate, Cause, CitedAction
+from builder.research.schema import Candidate, Cause, CitedAction, TickerAsOf
 from builder.research.views import Mode, ViewRef, entries, manager_ids, view_tickers
 from builder.typed import Count, Date
 
@@ -26,6 +26,8 @@ ShareChange = Literal["new", "added", "reduced", "unchanged", "exited", "convert
 class PositionChange(TypedDict):
     managerId: str
     ticker: str
+    issuer: str
+    tickerAsOf: TickerAsOf
     mapped: bool  # False: no ticker in securities.csv, `ticker` is the CUSIP (an unmapped-cusip warning)
     kind: ShareChange
     fromShares: Count
@@ -181,32 +183,29 @@ def _own(manager_id: str, before: dict, after: dict) -> list[PositionChange]:
         found.append(
             _entry(
                 manager_id,
-                entry["ticker"],
+                entry,
                 record,
                 from_shares,
                 entry["shares"] if held else 0,
                 from_value,
                 entry["value"] if held else 0,
-                entry["mapped"],
             )
         )
     return sorted(found, key=lambda e: e["ticker"])
 
 
 def _entry(
-    manager_id: str,
-    ticker: str,
-    record: dict,
-    from_shares: int,
-    to_shares: int,
-    from_value: int,
-    to_value: int,
-    mapped: bool,
+    manager_id: str, named: dict, record: dict, from_shares: int, to_shares: int, from_value: int, to_value: int
 ) -> PositionChange:
+    """`named`: the version's entry that names the position (ticker, issuer, tickerAsOf, mapped)."""
     return {
         "managerId": manager_id,
-        "ticker": ticker,
-        "mapped": mapped,  # False: no ticker in securities.csv, `ticker` is the CUSIP (an unmapped-cusip warning)
+        "ticker": named["ticker"],
+        "issuer": named["issuer"],
+        "tickerAsOf": named["tickerAsOf"],
+        "mapped": named[
+            "mapped"
+        ],  # False: no ticker in securities.csv, `ticker` is the CUSIP (an unmapped-cusip warning)
         "kind": record["kind"],
         "fromShares": from_shares,
         "toShares": to_shares,
@@ -230,35 +229,38 @@ def _carried(
     old = {p["ticker"]: p for p in before["positions"]}
     new = {p["ticker"]: p for p in after["positions"]}
     found: list[PositionChange] = []
-    mapped = {e["ticker"]: e["mapped"] for m in (before, after) for _, e in entries(m)}
+    named = {e["ticker"]: e for m in (before, after) for _, e in entries(m)}
     for ticker, record in changes.held.items():
         position = new[ticker]
         found.append(
             _entry(
                 manager_id,
-                ticker,
+                position,
                 record,
                 old[ticker]["shares"] if ticker in old else 0,
                 position["shares"],
                 old[ticker]["value"] if ticker in old else 0,
                 position["value"],
-                position["mapped"],
             )
         )
     for ended in changes.ended:
         found.append(
             _entry(
                 manager_id,
-                ended.key,
+                named.get(ended.key) or _unnamed(ended.key),
                 ended.change,
                 old[ended.key]["shares"] if ended.key in old else 0,
                 0,
                 old[ended.key]["value"] if ended.key in old else 0,
                 0,
-                mapped.get(ended.key, True),
             )
         )
     return sorted(found, key=lambda e: e["ticker"])
+
+
+def _unnamed(key: str) -> dict:
+    """A key neither version names (a position carried through corporate actions only): the key, no issuer known."""
+    return {"ticker": key, "issuer": "", "tickerAsOf": "current", "mapped": True}
 
 
 def _side(manager: dict, artifact: dict) -> Side:

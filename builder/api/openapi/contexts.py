@@ -23,6 +23,11 @@ WARNING_TEXT = "The warning in words."
 RANK_CHANGE_RULE = "How the rank change is counted."
 CONTENT_HASH = "sha256 of the canonical artifact bytes: recomputable by a client."
 PROVENANCE = "Every source file of the release."
+FRESHNESS = (
+    "How recent the quarter's data is, as dates only: its filing deadline, the date after which a newer quarter may "
+    "supersede it, and the next filing deadline. No stale flag: the bytes are precomputed and cannot know the day "
+    "they are read."
+)
 CANONICAL_VIEW = "The canonical view: managers sorted, mode."
 
 # Fields only the preview artifacts' long lists have (transactions, source reports, rankings).
@@ -217,8 +222,11 @@ IN_CONTEXT: dict[str, str] = {
     "security (an unmapped CUSIP among them).",
     "PositionExplanation.policy.signal": "no-signal when any check blocks: stay in cash.",
     "AgentHolding.topHolders.weight": "Of the manager's 13F book.",
-    "AgentPayload.freshness": "Days since the quarter's filing deadline (negative before it); stale past "
-    "staleAfterDays, when the next quarter's filings are due.",
+    "AgentPayload.freshness": FRESHNESS,
+    "PolicyResult.freshness": FRESHNESS,
+    "PositionChange.issuer": "The issuer's name as the version that names the position gives it.",
+    "DiffAnswer.tradesByManager": "Each trading manager's own largest trades (by traded value): the managers with the "
+    "largest trade first, so a small manager is ranked on its own and never hidden by a large one.",
     "AgentPayload.managers": "The selected managers, largest books first (view.managerCount counts all).",
     "AgentPayload.managers.trades.kind": "The trade: new, added, reduced or exited.",
     "AgentPayload.managers.trades.shareDelta": "Shares traded: positive bought, negative sold.",

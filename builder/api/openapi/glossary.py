@@ -22,8 +22,10 @@ FIELDS: dict[str, str] = {
     "caveatCount": "How many caveats there are (the list may be cut to fit the payload's budget).",
     "nextCalls": "The calls to make next, with their exact arguments.",
     "filingDeadline": "The quarter's 13F filing deadline: quarter end + 45 days (17 CFR 240.13f-1).",
-    "daysSinceDeadline": "Days from the filing deadline to the as-of date (negative before the deadline).",
-    "stale": "True once the next quarter's filings are due: more than staleAfterDays past the deadline.",
+    "supersededAfter": "The next quarter end: after it a newer quarter's 13F may be filed and this version "
+    "superseded. A date, not a verdict: compare it with your own clock (precomputed bytes cannot know today).",
+    "nextFilingDeadline": "The next quarter's 13F filing deadline: by then every manager's next filing is due and a "
+    "newer version expected.",
     "period": "The period of report: the quarter end the filing covers.",
     "filed": "The date the filing was filed with the SEC.",
     "tool": "The MCP tool to call; the REST operation with that x-tool-name takes the same arguments.",
@@ -125,7 +127,7 @@ FIELDS: dict[str, str] = {
     "identity": "The artifact's identity: pack, version, quarter.",
     "inEveryTopSet": "Tickers in the top set of every selected ethos.",
     "info": "The document's title, version and description.",
-    "issuer": "The issuer's name as filed.",
+    "issuer": "The issuer's name: securities.csv's, else as filed. It travels with every ticker.",
     "kind": "The kind of change (the trade, on one share basis): new, added, reduced, unchanged, exited; converted "
     "(ended through a corporate action), undecided (not counted as bought or sold), unknown.",
     "kinds": "How many managers made each kind of change.",
@@ -241,7 +243,6 @@ FIELDS: dict[str, str] = {
     "sourceRecords": "The filings' rows behind the position.",
     "sources": "Source files or rows the data comes from.",
     "sourcesQuarter": "The quarter of the rows cited.",
-    "staleAfterDays": "Days past the filing deadline after which data is stale.",
     "stance": "The stance the signal implies (e.g. stay in cash).",
     "statements": "Evidence statements, each citing source rows.",
     "status": "The status.",
@@ -250,7 +251,10 @@ FIELDS: dict[str, str] = {
     "summary": "A one-line summary.",
     "tableEntryTotal": "Row count the summary page states.",
     "tableValueTotal": "Value total the summary page states.",
-    "tickerAsOf": "quarter-end when securities.csv dates the ticker to the quarter end; current when it is today's ticker; unmapped.",
+    "tickerAsOf": "Which ticker this is, on every entry that names a ticker: quarter-end when securities.csv dates the "
+    "ticker to the quarter end (the ticker valid then); current when it is the CUSIP's ticker today, which at the "
+    "quarter end may have been another (and may then have named another company): trust the issuer name and CUSIP; "
+    "unmapped when securities.csv has no ticker and `ticker` is the CUSIP.",
     "text": "The text.",
     "ticker": "Ticker (or the CUSIP of an unmapped security).",
     "tickerCount": "How many tickers the view holds.",

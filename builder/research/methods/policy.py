@@ -11,14 +11,11 @@ from datetime import date
 from typing import Annotated, Any, Literal, TypedDict
 
 from builder.research.caveats import for_managers
-from builder.research.quarters import FILING_DEADLINE_DAYS
+from builder.research.quarters import FILING_DEADLINE_DAYS, Freshness, freshness
 from builder.research.schema import ArtifactWarning
 from builder.research.views import entries
 from builder.typed import KEY, Count, Date, Fraction, Keywords
 
-# A quarter after the filing deadline the next quarter's 13F is due (deadline + 3 months), so data older than
-# that is superseded, not merely late.
-STALE_AFTER_DAYS = 92
 # IRC §851(b)(3): a regulated investment company may not put more than 25% of its assets in one issuer;
 # a view past that is a single-stock bet, not a cross-section of managers' ideas.
 TOP_TICKER_MAX_SHARE = 0.25
@@ -124,22 +121,6 @@ def _source_coverage(subject: Subject) -> tuple[Outcome, str]:
     return Outcome.PASS, f"All {subject.entry_count()} manager positions in the view cite their 13F source rows."
 
 
-def _days(count: int) -> str:
-    return f"{count} day" if count == 1 else f"{count} days"
-
-
-def _freshness(subject: Subject) -> tuple[Outcome, str]:
-    artifact, as_of = subject.artifact, subject.as_of
-    deadline = date.fromisoformat(artifact["filingDeadline"])
-    days = (as_of - deadline).days
-    if days < 0:
-        return Outcome.PASS, f"As of {as_of}, the filing deadline {deadline} is {_days(-days)} away; more may be filed."
-    message = f"As of {as_of}, the data is {_days(days)} past its filing deadline {deadline}"
-    if days > STALE_AFTER_DAYS:
-        return Outcome.WARN, f"{message}; past {STALE_AFTER_DAYS} days a newer quarter's filings are due."
-    return Outcome.PASS, f"{message}."
-
-
 def _fixture_data(subject: Subject) -> tuple[Outcome, str]:
     artifact = subject.artifact
     if artifact["fixture"]:
@@ -217,12 +198,6 @@ CHECKS: tuple[tuple[str, str, str, _Check], ...] = (
         _source_coverage,
     ),
     (
-        "freshness",
-        "Data freshness from the filing deadline",
-        f"days = asOf - (quarter end + {FILING_DEADLINE_DAYS} days); warn if days > {STALE_AFTER_DAYS}; else pass",
-        _freshness,
-    ),
-    (
         "fixture-data",
         "Fixture data",
         "warn if the artifact is built from the fictional fixture; else pass",
@@ -293,6 +268,7 @@ PolicyChange = TypedDict(
 class PolicyResult(TypedDict):
     versionId: str
     asOf: Date
+    freshness: Freshness
     checks: list[CheckResult]
     blockingReasons: list[str]
     warnings: list[str]
@@ -309,7 +285,6 @@ class CheckRule(TypedDict):
 class PolicyConfig(TypedDict):
     executionEnabled: Literal[False]
     filingDeadlineDays: Count
-    staleAfterDays: Count
     topTickerMaxShare: Fraction
     topFiveMaxShare: Fraction
     scopeWarningsCoveredElsewhere: list[str]
@@ -322,7 +297,6 @@ class PolicyConfig(TypedDict):
 POLICY_CONFIG: PolicyConfig = {
     "executionEnabled": False,
     "filingDeadlineDays": FILING_DEADLINE_DAYS,
-    "staleAfterDays": STALE_AFTER_DAYS,
     "topTickerMaxShare": TOP_TICKER_MAX_SHARE,
     "topFiveMaxShare": TOP_FIVE_MAX_SHARE,
     "scopeWarningsCoveredElsewhere": list(OWN_CHECK_WARNINGS),
@@ -348,6 +322,7 @@ def evaluate_policy(
     return {
         "versionId": artifact["versionId"],
         "asOf": as_of.isoformat(),
+        "freshness": freshness(artifact["quarter"]),
         "checks": checks,
         "blockingReasons": blocking,
         "warnings": [c["reason"] for c in checks if c["outcome"] == Outcome.WARN],
