@@ -159,6 +159,7 @@ def test_an_exited_only_ticker_scores_zero_with_undefined_features_null():
     view = select_view(artifact, ["alpha"], "any")
     exit_row = {
         "ticker": "XOM",
+        "tickerAsOf": "current",
         "cusip": "30231G102",
         "issuer": "XOM INC",
         "holders": [],
@@ -175,6 +176,7 @@ def test_an_exited_only_ticker_scores_zero_with_undefined_features_null():
     assert set(xom["scores"].values()) == {0.0}
     assert xom["features"]["meanWeight"] is None and xom["features"]["heldShareOfWindow"] is None
     assert xom["features"]["netShareChange"] == -1.0
+    assert (xom["issuer"], xom["tickerAsOf"]) == ("XOM INC", "current")  # the name travels with the ticker
 
 
 def test_requested_ids_come_back_deduplicated_in_canonical_order():

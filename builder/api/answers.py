@@ -133,6 +133,8 @@ class EthosListAnswer(TypedDict):
 
 class ScoreListing(TypedDict):
     ticker: str
+    issuer: str
+    tickerAsOf: TickerAsOf
     scores: dict[EthosId, Score]
 
 
@@ -400,7 +402,7 @@ def ethos_comparison(data: EthosComparison, arguments: Arguments) -> ComparisonA
         "topSets": data["topSets"],
         "overlap": data["overlap"],
         "scoreCount": len(ranked),
-        "scores": [{"ticker": e["ticker"], "scores": e["scores"]} for e in ranked[:LISTED]],
+        "scores": [picked(ScoreListing, e) for e in ranked[:LISTED]],
         "nextCalls": [
             call(
                 "explain_position", {"packId": PACK_ID, "ticker": t, **_get_view(body)}, f"why {t} is in every top set"

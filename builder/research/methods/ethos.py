@@ -10,6 +10,7 @@ from itertools import combinations
 from typing import Annotated, Any, Literal, TypedDict
 
 from builder.research.errors import NotInView, UnknownEthos
+from builder.research.schema import TickerAsOf
 from builder.research.views import Mode, View, ViewPosition, ViewTicker
 from builder.typed import KEY, TYPE_LIST, Count, Date, Fraction, Keywords
 
@@ -279,6 +280,8 @@ class ScoreBasis(TypedDict):
 
 class TickerScores(TypedDict):
     ticker: str
+    issuer: str
+    tickerAsOf: TickerAsOf
     scores: dict[EthosId, Score]
     features: dict[FeatureName, FeatureValue]
 
@@ -455,6 +458,8 @@ def score_view(view: View, artifact: dict, history: Sequence[dict], ethos_ids: S
         "scores": [
             {
                 "ticker": r["ticker"],
+                "issuer": r["issuer"],
+                "tickerAsOf": r["tickerAsOf"],
                 "scores": {e: scores[e][i] for e in ids},
                 "features": {n: features[n][i] for n in names},
             }

@@ -306,7 +306,7 @@ def _source_records(
 
 def _ethos(ticker: str, scores: EthosComparison, index: _Index) -> tuple[TickerEthos, TickerOverlap]:
     ids = list(scores.get("ethosIds", []))
-    entry = index.scores.get(ticker, TickerScores(ticker=ticker, scores={}, features={}))
+    entry = index.scores.get(ticker)
     top_sets = scores.get("topSets", {})
     ranks = {e: top_sets[e].index(ticker) + 1 if ticker in top_sets.get(e, []) else None for e in ids}
     overlap: TickerOverlap = {
@@ -314,6 +314,8 @@ def _ethos(ticker: str, scores: EthosComparison, index: _Index) -> tuple[TickerE
         "topSets": [e for e in ids if ranks[e] is not None],
         "ranks": ranks,
     }
+    if entry is None:  # scored in no ethos (a ticker that left the view)
+        return {"ethosIds": ids, "scores": {}, "features": {}}, overlap
     return {"ethosIds": ids, "scores": entry["scores"], "features": entry["features"]}, overlap
 
 
