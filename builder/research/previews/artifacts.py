@@ -20,6 +20,7 @@ from builder.research.previews.shapes import (
     Freshness,
     MomentumDefinition,
     Outcome,
+    PersonHead,
     SocialHead,
     Totals,
 )
@@ -112,12 +113,7 @@ class Spelling(TypedDict):
     districts: list[str]
 
 
-class PersonArtifact(TypedDict):
-    pack: str
-    label: Literal["data preview"]
-    person: str
-    asOf: Date
-    fixture: bool
+class PersonArtifact(PersonHead):
     totals: Totals
     concentration: Concentration
     freshness: Freshness

@@ -25,14 +25,12 @@ from builder.research.previews.disclosures import (
     LATE_DISCLOSURE_DAYS,
     Distinct,
     amount_categories,
-    amount_range,
     before_trade_warnings,
     copy_warnings,
     days_to_disclose,
     disclosure_dates,
     disclosure_sources,
     distinct_trades,
-    trade_flags,
     trade_json,
 )
 from builder.research.previews.pack import (
@@ -51,6 +49,7 @@ from builder.sources.congress.instrument import INSTRUMENT_RULE, Instrument
 from builder.sources.congress.people import IDENTITY_RULE, People, Person
 from builder.sources.congress.rows import CongressFile, CongressTrade, TradeType
 from builder.sources.previews import CongressSource, RuleSettings
+from builder.typed import picked
 
 PACK_ID: Final = "congress-trades"
 PAYLOAD_BYTES = 8_500  # the agent payload's budget before its version and next calls are added (10 KB served)
@@ -401,21 +400,7 @@ def _cluster_brief(cluster: Cluster) -> ClusterBrief:
 
 def _trade_brief(trade: CongressTrade, people: People) -> TradeBrief:
     """A cluster's trade in the payload: enough to see what it is in and when it was known, without the artifact."""
-    return {
-        "member": trade.member,
-        "person": people.of(trade).name,
-        "chamber": trade.chamber,
-        "assetDescription": trade.asset_description,
-        "instrument": trade.instrument.value,
-        "instrumentRule": trade.instrument_rule,
-        "transactionDate": trade.traded.isoformat(),
-        "disclosureDate": trade.disclosed.isoformat(),
-        "daysToDisclose": days_to_disclose(trade),
-        "amount": amount_range(trade),
-        "owner": trade.owner,
-        "ptrLink": trade.ptr_link or None,
-        "flags": trade_flags(trade),
-    }
+    return picked(TradeBrief, trade_json(trade, people.of(trade).name))
 
 
 def _methodology(inputs: CongressInput, day: date, as_of: date) -> CongressMethodology:

@@ -147,12 +147,17 @@ class HoldingBrief(TypedDict):
     weight: float
 
 
-class PersonPayload(TypedDict):
+class PersonHead(TypedDict):
+    """What a person tracker's artifact and payload both open with: the pack and the person, as of when."""
+
     pack: str
     label: Literal["data preview"]
     person: str
     asOf: Date
     fixture: bool
+
+
+class PersonPayload(PersonHead):
     answer: str
     totals: Totals
     concentration: Concentration
