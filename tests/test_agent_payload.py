@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import shutil
 from collections import Counter
 from datetime import date, timedelta
@@ -19,13 +20,13 @@ from builder.canonical import canonical_json
 from builder.release.assemble import assemble
 from builder.research.agent import BUDGET_BYTES, LIMITS_13F, fit, size, traded_value, trades_by_manager
 from builder.research.changes import BOUGHT, CHANGE_KINDS, SOLD
-from builder.research.previews.pack import SNAKE
 from builder.research.views import MODES
 from builder.sources.tree import read_sources
 from tests.berkshire import berkshire_tree, series
 
 PACK = "/api/v1/packs/13f-copycat"
 PREVIEWS = ("congress-trades", "jane-roe-tracker", "wsb-social-momentum")
+SNAKE = re.compile(r"[a-z][a-z0-9]*(?:_[a-z0-9]+)+")  # a field name in snake_case
 
 
 def data_of(release, key: str) -> dict[str, Any]:

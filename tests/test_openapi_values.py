@@ -109,8 +109,35 @@ def test_every_component_and_every_property_is_described(document):
     assert undescribed(document) == []
 
 
-def test_shared_schema_constants_take_no_field_s_description():
-    from builder.api.openapi.schemas import STRING
+def places(node: Any, path: tuple[str, ...]) -> set[tuple[str, ...]]:
+    """Every property's place in a schema: its component, then the property names down to it."""
+    if isinstance(node, list):
+        return set().union(*(places(item, path) for item in node))
+    if not isinstance(node, dict):
+        return set()
+    found = set()
+    for name, schema in (node.get("properties") or {}).items():
+        found |= {(*path, name)} | places(schema, (*path, name))
+    for key, value in node.items():
+        if key != "properties":
+            found |= places(value, path)
+    return found
+
+
+def test_every_description_key_names_a_place_the_document_has():
+    from builder.api.openapi.contexts import IN_CONTEXT, PREVIEW_FIELDS
+    from builder.api.openapi.glossary import FIELDS
+
+    schemas = openapi_document()["components"]["schemas"]
+    found = set().union(*(places(schema, (name,)) for name, schema in schemas.items()))
+    by_name = {place[-1] for place in found if ".".join(place) not in IN_CONTEXT}
+    assert [key for key in IN_CONTEXT if tuple(key.split(".")) not in found] == []
+    assert [name for name in FIELDS if name not in by_name] == []
+    assert [name for name in PREVIEW_FIELDS if name not in by_name - FIELDS.keys()] == []
+
+
+def test_describing_the_document_leaves_the_types_keywords_as_declared():
+    from builder.typed import Count, Date
 
     openapi_document()
-    assert STRING == {"type": "string"}
+    assert [Count.__metadata__[0].keywords, Date.__metadata__[0].keywords] == [{"minimum": 0}, {"format": "date"}]

@@ -96,9 +96,9 @@ def test_movers_are_ranked_by_mention_ratio_and_ticker_words_are_excluded():
         row(6, "SOFI", 10, 1),
     )
     ranked = rankings(parse(latest).snapshots[0], inputs(latest))
-    assert [(r["ticker"], r["mention_ratio"]) for r in ranked["movers"]] == [("NVDA", 3.0), ("AMD", 2.0)]
+    assert [(r["ticker"], r["mentionRatio"]) for r in ranked["movers"]] == [("NVDA", 3.0), ("AMD", 2.0)]
     assert [r["ticker"] for r in ranked["faders"]] == ["TSLA"]
-    assert [(r["ticker"], r["rank_change"]) for r in ranked["new_entrants"]] == [("GME", None)]
+    assert [(r["ticker"], r["rankChange"]) for r in ranked["newEntrants"]] == [("GME", None)]
     assert "ON" not in {r["ticker"] for rows in ranked.values() for r in rows} and "ON" in EXCLUDED_TICKER_WORDS
 
 

@@ -6,7 +6,7 @@ did not precompute. Parameters arrive validated and canonical (see builder.api.p
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from builder.api import methods
 from builder.api.data import ReleaseData
@@ -22,13 +22,15 @@ from builder.api.shapes import (
     PackLinks,
     PackSummary,
     PlannedPack,
+    PreviewAgentPayload,
     PreviewLatestPack,
     PreviewVersionReference,
     VersionCatalog,
 )
 from builder.api.wire import API_PREFIX, CONTRACT_VERSION, ApiError, ErrorCode
-from builder.research.agent import LIMITS_13F, RESEARCH_ONLY, AgentPayload, agent_payload
+from builder.research.agent import LIMITS_13F, RESEARCH_ONLY, AgentPayload, NextCall, agent_payload
 from builder.research.methods.ethos import ETHOS_IDS
+from builder.research.previews.artifacts import PreviewArtifact
 from builder.research.versions import PACK_ID
 from builder.research.views import DEFAULT_MODE, MODES, Mode, View
 from builder.typed import picked
@@ -112,22 +114,25 @@ def get_latest_pack(data: ReleaseData, params: dict[str, Any]) -> CopycatLatestP
     }
 
 
-def _latest_preview(data: ReleaseData, preview: dict) -> PreviewLatestPack:
+def _latest_preview(data: ReleaseData, preview: dict[str, Any]) -> PreviewLatestPack:
     """A preview's latest: its own caveats once (they carry its fixture and research-only lines), next calls."""
     caveats = list(dict.fromkeys(preview["caveats"]))
     payload = {key: value for key, value in preview["agentPayload"].items() if key != "limitations"}
-    next_calls = [{"tool": tool, "arguments": {"packId": preview["id"]}, "why": why} for tool, why in PREVIEW_NEXT]
+    next_calls: list[NextCall] = [
+        {"tool": tool, "arguments": {"packId": preview["id"]}, "why": why} for tool, why in PREVIEW_NEXT
+    ]
+    served = {**payload, "caveats": caveats, "versionId": preview["version"], "nextCalls": next_calls}
     return {
         "pack": _pack_summary(data, preview["id"]),
         "versionId": preview["version"],
         "artifact": _lists_cut(preview["artifact"]),
-        "agentPayload": {**payload, "caveats": caveats, "versionId": preview["version"], "nextCalls": next_calls},
+        "agentPayload": cast(PreviewAgentPayload, served),  # the built payload (PreviewPayload), served
         "caveats": caveats,
         "limitations": caveats,
     }
 
 
-def _lists_cut(artifact: dict[str, Any]) -> dict[str, Any]:
+def _lists_cut(artifact: PreviewArtifact) -> PreviewArtifact:
     """A preview artifact with each list longer than PREVIEW_LISTED (at its top or in a table at its top, such
     as signals.demo) cut to its first items, and `listsCut` saying which, how many listed of how many."""
     cut: dict[str, dict[str, int]] = {}
@@ -141,7 +146,7 @@ def _lists_cut(artifact: dict[str, Any]) -> dict[str, Any]:
         return value
 
     trimmed = {key: shortened(value, key, 0) for key, value in artifact.items()}
-    return {**trimmed, "listsCut": cut} if cut else artifact
+    return cast(PreviewArtifact, {**trimmed, "listsCut": cut}) if cut else artifact
 
 
 def _pack_summary(data: ReleaseData, pack_id: str) -> PackSummary:

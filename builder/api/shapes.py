@@ -1,4 +1,5 @@
-"""The wire shapes of the release operations, each declared once: health, the pack catalog, a pack's versions.
+"""The wire shapes of the release operations, each declared once: health, the pack catalog, a pack's versions,
+the latest answers and audit exports (a preview's agent payload as served: with its version and next calls).
 
 The handlers return these types, and the OpenAPI components (builder.api.openapi.schemas) and the MCP
 output schemas (builder.api.answers, server.mcp_server.tools) are generated from them by builder.typed. A field's
@@ -7,10 +8,10 @@ description is the glossary's (builder.api.openapi.glossary, contexts), by its c
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal, TypedDict
+from typing import Annotated, Literal, TypedDict
 
 from builder.api.wire import ContractVersion
-from builder.research.agent import AgentPayload
+from builder.research.agent import AgentPayload, NextCall
 from builder.research.methods.audit import (
     AuditEvent,
     ContentHash,
@@ -18,6 +19,8 @@ from builder.research.methods.audit import (
     ReleaseIdentity,
     SourceFileRecord,
 )
+from builder.research.previews.artifacts import ARTIFACTS, PreviewArtifact, PreviewMethodology
+from builder.research.previews.shapes import CongressPayload, PersonPayload, SocialPayload
 from builder.research.schema import PackArtifact
 from builder.research.views import Mode, View
 from builder.typed import KEY, Count, Date, Keywords, Sha256
@@ -112,16 +115,26 @@ class VersionCatalog(TypedDict):
     versions: list[CopycatVersionReference | PreviewVersionReference]
 
 
-# The preview packs' payloads, declared with their research (builder.research.previews): their components are
-# written there; here they are named, so that the latest and audit answers refer to them.
-PreviewArtifact = Annotated[dict[str, Any], Keywords()]
-PreviewAgentPayload = Annotated[dict[str, Any], Keywords()]
-PreviewMethodology = Annotated[dict[str, Any], Keywords()]
-PREVIEW_REFS = {
-    PreviewArtifact: "PreviewArtifact",
-    PreviewAgentPayload: "PreviewAgentPayload",
-    PreviewMethodology: "PreviewMethodology",
-}
+class ServedPayload(TypedDict):
+    """What a preview's agent payload gains where it is served: its version and the calls to make next."""
+
+    versionId: str
+    nextCalls: list[NextCall]
+
+
+class PersonAgentPayload(PersonPayload, ServedPayload):
+    pass
+
+
+class CongressAgentPayload(CongressPayload, ServedPayload):
+    pass
+
+
+class SocialAgentPayload(SocialPayload, ServedPayload):
+    pass
+
+
+PreviewAgentPayload = PersonAgentPayload | CongressAgentPayload | SocialAgentPayload
 
 
 class PackSummary(TypedDict):
@@ -198,4 +211,11 @@ COMPONENTS = {
     "AuditExport": CopycatAuditExport | PreviewAuditExport,
     "CopycatAuditExport": CopycatAuditExport,
     "PreviewAuditExport": PreviewAuditExport,
+    **ARTIFACTS,  # the preview packs' artifacts and methodologies (builder.research.previews.artifacts)
+    "PersonAgentPayload": PersonAgentPayload,
+    "CongressAgentPayload": CongressAgentPayload,
+    "SocialAgentPayload": SocialAgentPayload,
+    "PreviewArtifact": PreviewArtifact,
+    "PreviewAgentPayload": PreviewAgentPayload,
+    "PreviewMethodology": PreviewMethodology,
 }

@@ -12,11 +12,11 @@ the canonical bytes are within BUDGET_BYTES, whatever the names and texts hold.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Annotated, Any, Literal, NotRequired, TypedDict, TypeVar
+from typing import Annotated, Any, Literal, NotRequired, TypedDict, TypeGuard, TypeVar
 
 from builder.canonical import canonical_json
 from builder.research.changes import BOUGHT, SOLD
-from builder.research.diff import VersionDiff
+from builder.research.diff import PositionChange, VersionDiff
 from builder.research.methods.ethos import EthosComparison
 from builder.research.methods.policy import PolicyResult, Signal
 from builder.research.quarters import Freshness, freshness
@@ -85,11 +85,14 @@ class FilingDate(TypedDict):
     filed: Date
 
 
+TradeKind = Literal["added", "exited", "new", "reduced"]
+
+
 class Trade(TypedDict):
     ticker: str
     issuer: str
     tickerAsOf: TickerAsOf
-    kind: Literal["added", "exited", "new", "reduced"]
+    kind: TradeKind
     shareDelta: int
     tradedValue: int
 
@@ -177,18 +180,18 @@ SHAPES = {"AgentPayload": AgentPayload, "AgentHolding": AgentHolding, "AgentPoli
 Payload = TypeVar("Payload", bound=Mapping[str, Any])
 
 
-def is_trade(kind: str) -> bool:
+def is_trade(kind: str) -> TypeGuard[TradeKind]:
     """The one trade test: only a new, added, reduced or exited position was bought or sold."""
     return kind in BOUGHT or kind in SOLD
 
 
-def traded_value(change: Mapping[str, Any]) -> int:
+def traded_value(change: PositionChange) -> int:
     """A diff's position change valued at the later quarter's price: shares traded × value / shares as filed.
 
     A position that ended has no later price: the earlier quarter's price per share (carried through
     corporate actions when the change says how) stands in.
     """
-    delta: int = change["shareDelta"]
+    delta = change["shareDelta"] or 0  # None only for an undecided change, never a trade
     value: int = change["toValue"] if change["toShares"] else change["fromValue"]
     shares: int = change["toShares"] or change.get("carriedShares") or change["fromShares"]
     return round(delta * value / shares) if shares else 0
@@ -247,17 +250,17 @@ def _counts(kinds: Any) -> dict[str, int]:
     return counted
 
 
-def trades_by_manager(changes: Sequence[Mapping[str, Any]]) -> dict[str, list[Trade]]:
+def trades_by_manager(changes: Sequence[PositionChange]) -> dict[str, list[Trade]]:
     """Each manager's trades, largest traded value first (ties by ticker)."""
     found: dict[str, list[Trade]] = {}
     for change in changes:
-        if is_trade(change["kind"]):
+        if is_trade(kind := change["kind"]) and (delta := change["shareDelta"]) is not None:
             trade: Trade = {
                 "ticker": change["ticker"],
                 "issuer": change["issuer"],
                 "tickerAsOf": change["tickerAsOf"],
-                "kind": change["kind"],
-                "shareDelta": change["shareDelta"],
+                "kind": kind,
+                "shareDelta": delta,
                 "tradedValue": traded_value(change),
             }
             found.setdefault(change["managerId"], []).append(trade)
@@ -346,7 +349,7 @@ def policy_status(policy: PolicyResult) -> AgentPolicy:
     }
 
 
-def view_arguments(view: Mapping[str, Any], every: int) -> dict[str, Any]:
+def view_arguments(view: View, every: int) -> dict[str, Any]:
     """The view as tool arguments: the managers when a subset of `every` is selected, the mode unless `any`."""
     arguments: dict[str, Any] = {}
     if len(view["managers"]) < every:

@@ -29,6 +29,12 @@ FRESHNESS = (
     "they are read."
 )
 CANONICAL_VIEW = "The canonical view: managers sorted, mode."
+INSTRUMENT_RULE = "How each trade's instrument (stock, option, bond, other) is decided."
+DUPLICATE_RULE = "When a row is a copy of a trade another configured file holds."
+LISTS_CUT = (
+    "Only in a latest answer: the artifact's lists cut to their first items (by list, as a dotted path), with how "
+    "many are listed and how many there are; export_audit_trail returns the artifact whole."
+)
 
 # Fields only the preview artifacts' long lists have (transactions, source reports, rankings).
 PREVIEW_FIELDS: dict[str, str] = {
@@ -95,9 +101,31 @@ IN_CONTEXT: dict[str, str] = {
     "ArtifactActionEvidence.origin": "Whose books: sec13f-datasets (every 13F filer, from the SEC's Form 13F data "
     "sets) or pack-filings (the pack's own managers).",
     "ArtifactActionEvidence.sources": "The data-set files behind the evidence; empty for the pack's own filings.",
-    "CongressArtifact.sources.duplicatesDropped": "The file's rows dropped as copies of a trade another file holds.",
-    "PersonArtifact.sources.duplicatesDropped": "The file's rows dropped as copies of a trade another file holds.",
-    "SocialArtifact.sources.duplicatesDropped": "The file's rows dropped as copies of a trade another file holds.",
+    "PreviewSourceFile.duplicatesDropped": "The file's rows dropped as copies of a trade another file holds.",
+    "PreviewSourceFile.issues.row": "The row's number in its file.",
+    "PreviewSourceFile.issues.outcome": "kept (repaired, or with the field left empty) or excluded.",
+    "PreviewTrade.person": "The member after the identity rules: one person, one name, however the rows spell it.",
+    "PreviewTrade.row": "The row's number in its source file.",
+    "CongressArtifact.duplicatesDropped": "Rows dropped because another configured file holds the same trade; per-file "
+    "counts and the files holding the counted rows are in sources.",
+    "PersonArtifact.duplicatesDropped": "The person's rows dropped because another configured file holds the same trade.",
+    "CongressArtifact.people": "Members filed under more than one spelling, each spelling with its rows: what the "
+    "identity rule merged.",
+    "CongressArtifact.windowOptions": "Option trades disclosed within the widest window: listed, never part of a "
+    "cluster.",
+    "CongressMethodology.memberAliases": "Configured spellings of one member that no rule merges, each group led by "
+    "the name shown.",
+    "PersonArtifact.options": "The person's option trades (calls, puts): listed, never part of a stock position.",
+    "PersonArtifact.untracked": "Transactions not estimated: no readable ticker, bonds and other instruments, "
+    "exchanges.",
+    "PersonArtifact.spellings": "Each spelling of the person's name in the counted rows, with its rows, chambers and "
+    "districts.",
+    "PersonArtifact.totals": "Dollar estimate with its bounds; high is null when a range is open-ended.",
+    "PersonArtifact.holdings.exercisedShares": "Shares option exercises delivered since the position was last sold "
+    "out (the estimate stays in dollars).",
+    **{f"{kind}Methodology.instrument": INSTRUMENT_RULE for kind in ("Person", "Congress")},
+    **{f"{kind}Methodology.duplicates": DUPLICATE_RULE for kind in ("Person", "Congress")},
+    **{f"{kind}Artifact.listsCut": LISTS_CUT for kind in ("Person", "Congress", "Social")},
     "ArtifactFiling.rows": "Rows of the filing's information table.",
     "SocialArtifact.snapshots.rows": "Rankings in the snapshot.",
     "ArtifactManager.id": MANAGER_ID,
@@ -164,17 +192,13 @@ IN_CONTEXT: dict[str, str] = {
     "CongressArtifact.outcome": "The preview's outcome: a strict signal, a demo signal or no signal.",
     "PolicyResult.checks.outcome": "pass, warn or block.",
     "ArtifactPosition.sources": ROWS_CITED,
-    "ArtifactExit.sources": "The previous quarter's information-table rows of the position.",
+    "ArtifactEnded.sources": "The previous quarter's information-table rows of the position.",
     "ArtifactOtherHolding.sources": ROWS_CITED,
     "HeldChange.sources": ROWS_CITED,
-    "ExitedChange.sources": "The previous quarter's information-table rows of the position.",
+    "EndedChange.sources": "The previous quarter's information-table rows of the position.",
     "VersionDiff.sources": "Each selected manager's filings in the two versions, amendments named.",
-    "CongressArtifact.sources": PREVIEW_SOURCES,
-    "PersonArtifact.sources": PREVIEW_SOURCES,
-    "SocialArtifact.sources": PREVIEW_SOURCES,
-    "CongressMethodology.sources": "The source files the pack reads.",
-    "PersonMethodology.sources": "The source files the pack reads.",
-    "SocialMethodology.sources": "The source files the pack reads.",
+    **{f"{kind}Artifact.sources": PREVIEW_SOURCES for kind in ("Person", "Congress", "Social")},
+    **{f"{kind}Methodology.sources": "The source files the pack reads." for kind in ("Person", "Congress", "Social")},
     "PositionChange.shareDelta": "toShares minus fromShares.",
     "ViewPosition.shareDelta": "Shares traded against the previous quarter (the artifact's change); null when unknown.",
     "EthosScoring.normalisation.rule": "The normalisation as an equation, with its rule for ties.",
@@ -269,6 +293,9 @@ COMPONENTS: dict[str, str] = {
     "PreviewArtifact": "A preview pack's artifact.",
     "PreviewAuditExport": "A preview pack's audit export.",
     "PreviewMethodology": "A preview pack's methodology.",
+    "PreviewTrade": "A disclosed transaction as read from its source row.",
+    "PreviewSourceFile": "One source file read: its rows, what was kept and excluded, and each malformed row with its "
+    "reason.",
     "EvidenceStatement": "A short statement citing the source rows it rests on.",
     "VersionCatalog": "The versions of a pack.",
     "VersionDiff": "What changed between two versions over one view; never why.",

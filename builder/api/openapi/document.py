@@ -12,7 +12,6 @@ from typing import Any
 from builder.api.contract import OPERATIONS, RESEARCH_REQUEST, VIEW_REQUEST, Operation, Param
 from builder.api.data import ReleaseData
 from builder.api.openapi.glossary import describe
-from builder.api.openapi.previews import preview_schemas
 from builder.api.openapi.schemas import (
     OPENAPI_VERSION,
     Schema,
@@ -207,13 +206,13 @@ def envelope_name(operation: Operation) -> str:
 
 def component_schemas() -> dict[str, Schema]:
     """Every schema the document names; two modules defining one name is a programming error."""
-    parts = [envelope_schemas(), artifact_schemas(), typed_schemas(), preview_schemas(), _envelopes(), _errors()]
+    parts = [envelope_schemas(), artifact_schemas(), typed_schemas(), _envelopes(), _errors()]
     schemas: dict[str, Schema] = {}
     for part in parts:
         clash = schemas.keys() & part.keys()
         assert not clash, f"component schemas defined twice: {sorted(clash)}"
         schemas.update(part)
-    # Unshared first: the builders share constant dicts (STRING, DATE…) that must not take one field's text.
+    # Unshared first: a schema may share an object between two places, which must not take one field's text.
     return describe(unshared(dict(sorted(schemas.items()))))
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Mapping, Sequence
-from typing import Annotated, Any, Final, Literal, TypedDict
+from typing import Annotated, Final, Literal, TypedDict
 
 from builder.canonical import canonical_json, sha256_hex
 from builder.research.methods.ethos import EthosDefinition, EthosId, EthosScoring
@@ -108,7 +108,7 @@ def audit_record(
     *,
     artifact_sha256: str,
     release: Mapping[str, str],
-    provenance: Sequence[Mapping[str, Any]],
+    provenance: Sequence[SourceFileRecord],
     view: View,
     ethos: list[EthosDefinition],
     policy: PolicyResult,

@@ -9,7 +9,7 @@ from typing import Annotated, Any, Literal, TypedDict, cast
 from builder.research.errors import NotInView
 from builder.research.methods.ethos import EthosComparison, EthosId, FeatureName, FeatureValue, Score, TickerScores
 from builder.research.methods.policy import PolicyResult, Signal
-from builder.research.schema import ArtifactFiling, ArtifactWarning, Ended, Position
+from builder.research.schema import ArtifactFiling, ArtifactWarning, Change, Ended, Position
 from builder.research.views import View, ViewRef, ViewTicker
 from builder.research.views import entries as manager_entries
 from builder.typed import TYPE_LIST, Count, Date, Keywords, picked
@@ -190,7 +190,7 @@ def _changes(ticker: str, artifact: dict, index: _Index) -> list[Explained]:
     return cast(list[Explained], changes)
 
 
-def _citations(change: Mapping[str, Any], index: _Index) -> list[Citation]:
+def _citations(change: Explained, index: _Index) -> list[Citation]:
     """Held: the rows the position came from. Ended: this quarter's filings of the manager, row null, then the
     previous quarter's rows it ended."""
     rows: list[Citation] = [
@@ -205,7 +205,7 @@ def _citations(change: Mapping[str, Any], index: _Index) -> list[Citation]:
     return filed + rows
 
 
-def _held_text(change: Mapping[str, Any], artifact: dict) -> str:
+def _held_text(change: HeldChange, artifact: dict) -> str:
     worth = f"worth ${change['value']:,}, {change['weight']:.2%} of its 13F book"
     record, name, shares, ticker = change["change"], change["managerName"], change["shares"], change["ticker"]
     kind, delta, carried = record["kind"], record["shareDelta"], record["carriedShares"]
@@ -221,7 +221,7 @@ def _held_text(change: Mapping[str, Any], artifact: dict) -> str:
         )
     if kind == "new":
         return f"{name} opened a position of {shares:,} shares, {worth}."
-    if kind in ("added", "reduced"):
+    if kind in ("added", "reduced") and delta is not None:
         verb = "bought" if kind == "added" else "sold"
         basis = (
             f"{record['previousShares']:,} at {artifact['previousQuarter']} became {carried:,} by {actions}; "
@@ -234,7 +234,7 @@ def _held_text(change: Mapping[str, Any], artifact: dict) -> str:
     return f"{name} held {shares:,} shares, unchanged, {worth}."
 
 
-def _ended_text(change: Mapping[str, Any], artifact: dict) -> str:
+def _ended_text(change: EndedChange, artifact: dict) -> str:
     record, name, ticker = change["change"], change["managerName"], change["ticker"]
     previous, kind = record["previousShares"], record["kind"]
     if kind == "converted":
@@ -255,15 +255,15 @@ def _ended_text(change: Mapping[str, Any], artifact: dict) -> str:
     )
 
 
-def _actions(record: dict) -> str:
+def _actions(record: Change) -> str:
     return "; ".join(action["text"] for action in record["corporateActions"])
 
 
-def _candidates(record: dict) -> str:
+def _candidates(record: Change) -> str:
     return "; ".join(candidate["text"] for candidate in record["candidates"])
 
 
-def _before(record: dict) -> str:
+def _before(record: Change) -> str:
     previous = record["previousShares"]
     return "none" if not previous else f"{previous:,}"
 

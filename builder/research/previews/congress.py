@@ -8,21 +8,29 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import date, timedelta
-from typing import Literal
+from typing import Final, Literal, TypedDict
 
 from builder.canonical import canonical_json
 from builder.records import ScopeWarning
+from builder.research.previews.artifacts import (
+    ClusterRecord,
+    CongressArtifact,
+    CongressMethodology,
+    MergedPerson,
+    PreviewTrade,
+    SignalDay,
+)
 from builder.research.previews.disclosures import (
     DUPLICATE_RULE,
     LATE_DISCLOSURE_DAYS,
     Distinct,
+    amount_categories,
     before_trade_warnings,
     copy_warnings,
     days_to_disclose,
+    disclosure_dates,
     disclosure_sources,
-    disclosure_summary,
     distinct_trades,
-    trade_flags,
     trade_json,
 )
 from builder.research.previews.pack import (
@@ -34,14 +42,16 @@ from builder.research.previews.pack import (
     preview_pack,
     warning_briefs,
 )
-from builder.research.previews.shapes import ClusterBrief, CongressAgentPayload, TradeBrief
+from builder.research.previews.shapes import ClusterBrief, CongressPayload, TradeBrief
 from builder.research.previews.shapes import ClusterRule as ClusterRuleShape
+from builder.research.previews.shapes import Outcome as OutcomeName
 from builder.sources.congress.instrument import INSTRUMENT_RULE, Instrument
 from builder.sources.congress.people import IDENTITY_RULE, People, Person
-from builder.sources.congress.rows import AMOUNT_BRACKETS, CongressFile, CongressTrade, TradeType
+from builder.sources.congress.rows import CongressFile, CongressTrade, TradeType
 from builder.sources.previews import CongressSource, RuleSettings
+from builder.typed import picked
 
-PACK_ID = "congress-trades"
+PACK_ID: Final = "congress-trades"
 PAYLOAD_BYTES = 8_500  # the agent payload's budget before its version and next calls are added (10 KB served)
 CAVEATS = (
     "Disclosure lag: members report trades up to 45 days after them, some much later; a trade counts here "
@@ -155,12 +165,12 @@ def clusters_on(
 
 def signal_history(
     trades: Iterable[CongressTrade], rule: ClusterRule, day: date, people: People | None = None
-) -> list[dict]:
+) -> list[SignalDay]:
     """Every disclosure day up to `day` on which the rule found a cluster, with its tickers."""
     ordered = sorted((t for t in trades if t.disclosed <= day and eligible(t, rule)), key=lambda t: t.disclosed)
     people = people or People(ordered)
     keys = [trade.disclosed for trade in ordered]
-    history = []
+    history: list[SignalDay] = []
     for current in sorted(set(keys)):
         start = current - timedelta(days=rule.window_days - 1)
         window = ordered[bisect_left(keys, start) : bisect_right(keys, current)]
@@ -185,11 +195,11 @@ def build_congress(inputs: CongressInput, *, as_of: date) -> PreviewPack:
         "strict" if outcome is Outcome.STRICT_SIGNAL else "demo" if outcome is Outcome.DEMO_SIGNAL else None
     )
     stance, answer = _stance(outcome), _answer(outcome, demo, strict)
-    summary = {"outcome": outcome.value, "stance": stance, "answer": answer, "produced_by": produced_by}
+    verdict: Verdict = {"outcome": outcome.value, "stance": stance, "answer": answer, "producedBy": produced_by}
     caveats, warnings = _notes(inputs, visible, distinct, outcome)
-    artifact = _artifact(inputs, _Seen(visible, distinct, people), day, summary, (demo, strict))
+    artifact = _artifact(inputs, _Seen(visible, distinct, people), day, verdict, (demo, strict), caveats)
     warning_count, listed = warning_briefs(warnings)
-    payload: CongressAgentPayload = {
+    payload: CongressPayload = {
         "pack": "congress-trades",
         "label": "data preview",
         "asOf": day.isoformat(),
@@ -211,10 +221,11 @@ def build_congress(inputs: CongressInput, *, as_of: date) -> PreviewPack:
         ],
         "strictTickers": [c.ticker for c in strict],
         "demoTickers": [c.ticker for c in demo],
-        "latestDisclosureDate": artifact["disclosure"]["latest_disclosure_date"],
+        "latestDisclosureDate": artifact["disclosure"]["latestDisclosureDate"],
         "warningCount": warning_count,
         "warnings": listed,
         "caveats": caveats,
+        "executionEnabled": False,
     }
     _fit(payload)
     return preview_pack(
@@ -224,7 +235,6 @@ def build_congress(inputs: CongressInput, *, as_of: date) -> PreviewPack:
         as_of=day,
         artifact=artifact,
         agent_payload=payload,
-        caveats=caveats,
         warnings=warnings,
         methodology=_methodology(inputs, day, as_of),
     )
@@ -238,23 +248,40 @@ class _Seen:
     distinct: Distinct
     people: People
 
-    def json(self, trade: CongressTrade) -> dict:
+    def json(self, trade: CongressTrade) -> PreviewTrade:
         return trade_json(trade, self.people.of(trade).name)
 
 
+class Verdict(TypedDict):
+    """What the pack answers, in its artifact and its payload alike."""
+
+    outcome: OutcomeName
+    stance: str
+    answer: str
+    producedBy: Literal["strict", "demo"] | None
+
+
 def _artifact(
-    inputs: CongressInput, seen: _Seen, day: date, summary: dict, found: tuple[Sequence[Cluster], Sequence[Cluster]]
-) -> dict:
+    inputs: CongressInput,
+    seen: _Seen,
+    day: date,
+    verdict: Verdict,
+    found: tuple[Sequence[Cluster], Sequence[Cluster]],
+    caveats: list[str],
+) -> CongressArtifact:
     widest = max(inputs.demo.window_days, inputs.strict.window_days)
     recent = [t for t in seen.trades if t.disclosed > day - timedelta(days=widest)]
     return {
         "pack": PACK_ID,
         "label": "data preview",
-        "as_of": day.isoformat(),
+        "asOf": day.isoformat(),
         "fixture": inputs.fixture,
         "description": "Several members of Congress buying one ticker's stock within a window, counted by disclosure "
         "date; demo and strict thresholds side by side; may answer stay in cash.",
-        **summary,
+        "outcome": verdict["outcome"],
+        "stance": verdict["stance"],
+        "answer": verdict["answer"],
+        "producedBy": verdict["producedBy"],
         "rules": {"demo": inputs.demo.as_json(), "strict": inputs.strict.as_json()},
         "signals": {
             "demo": [_cluster_json(c, seen) for c in found[0]],
@@ -264,16 +291,17 @@ def _artifact(
             "demo": signal_history(seen.trades, inputs.demo, day, seen.people),
             "strict": signal_history(seen.trades, inputs.strict, day, seen.people),
         },
-        "window_trades": [seen.json(t) for t in recent if eligible(t, inputs.demo) or eligible(t, inputs.strict)],
-        "window_options": [seen.json(t) for t in recent if t.instrument is Instrument.OPTION],
+        "windowTrades": [seen.json(t) for t in recent if eligible(t, inputs.demo) or eligible(t, inputs.strict)],
+        "windowOptions": [seen.json(t) for t in recent if t.instrument is Instrument.OPTION],
         "people": [_person_json(person) for person in seen.people.merged()],
-        "duplicates_dropped": sum(len(copies.rows) for copies in seen.distinct.copies),
-        "disclosure": _dates_json(disclosure_summary(seen.trades)),
+        "duplicatesDropped": sum(len(copies.rows) for copies in seen.distinct.copies),
+        "disclosure": disclosure_dates(seen.trades),
         "sources": disclosure_sources(inputs.files, seen.distinct),
+        "caveats": caveats,
     }
 
 
-def _person_json(person: Person) -> dict:
+def _person_json(person: Person) -> MergedPerson:
     chamber, state, _, _ = person.key
     return {
         "person": person.name,
@@ -331,16 +359,16 @@ def _answer(outcome: Outcome, demo: Sequence[Cluster], strict: Sequence[Cluster]
     return "No signal: no ticker qualifies under the demo or the strict thresholds. Stay in cash."
 
 
-def _cluster_json(cluster: Cluster, seen: _Seen) -> dict:
+def _cluster_json(cluster: Cluster, seen: _Seen) -> ClusterRecord:
     return {
         **_cluster_brief(cluster),
-        "window_start": cluster.window_start.isoformat(),
-        "window_end": cluster.window_end.isoformat(),
+        "windowStart": cluster.window_start.isoformat(),
+        "windowEnd": cluster.window_end.isoformat(),
         "trades": [seen.json(t) for t in cluster.trades],
     }
 
 
-def _fit(payload: CongressAgentPayload) -> None:
+def _fit(payload: CongressPayload) -> None:
     """Cut the payload's listed trades, oldest disclosure first from the cluster listing most, then its last
     clusters, until it fits PAYLOAD_BYTES; the counts beside each list keep the whole (the artifact lists all)."""
     while len(canonical_json(payload)) > PAYLOAD_BYTES:
@@ -372,43 +400,25 @@ def _cluster_brief(cluster: Cluster) -> ClusterBrief:
 
 def _trade_brief(trade: CongressTrade, people: People) -> TradeBrief:
     """A cluster's trade in the payload: enough to see what it is in and when it was known, without the artifact."""
-    return {
-        "member": trade.member,
-        "person": people.of(trade).name,
-        "chamber": trade.chamber,
-        "assetDescription": trade.asset_description,
-        "instrument": trade.instrument.value,
-        "instrumentRule": trade.instrument_rule,
-        "transactionDate": trade.traded.isoformat(),
-        "disclosureDate": trade.disclosed.isoformat(),
-        "daysToDisclose": days_to_disclose(trade),
-        "amount": {"low": trade.amount.low, "high": trade.amount.high, "text": trade.amount.text},
-        "owner": trade.owner,
-        "ptrLink": trade.ptr_link or None,
-        "flags": trade_flags(trade),
-    }
+    return picked(TradeBrief, trade_json(trade, people.of(trade).name))
 
 
-def _dates_json(summary: dict) -> dict:
-    return {key: value.isoformat() if isinstance(value, date) else value for key, value in summary.items()}
-
-
-def _methodology(inputs: CongressInput, day: date, as_of: date) -> dict:
+def _methodology(inputs: CongressInput, day: date, as_of: date) -> CongressMethodology:
     return {
         "cluster": "a ticker is a cluster on day D when at least min_members distinct members (persons, see "
         "member_identity) have an eligible purchase of it disclosed in [D - window_days + 1, D]",
-        "counted_by": "disclosure date: a trade counts only from the day it was disclosed (no look-ahead)",
+        "countedBy": "disclosure date: a trade counts only from the day it was disclosed (no look-ahead)",
         "eligible": "type purchase of the ticker's stock (instrument stock: not an option, not a bond), a readable "
         "ticker, range lower bound >= min_amount",
         "headline": "strict when it finds a cluster; else demo, labelled relaxed; else no signal (stay in cash)",
         "rules": {"demo": inputs.demo.as_json(), "strict": inputs.strict.as_json()},
-        "member_identity": f"{IDENTITY_RULE}; merged spellings are listed in artifact.people",
-        "member_aliases": [list(group) for group in inputs.aliases],
+        "memberIdentity": f"{IDENTITY_RULE}; merged spellings are listed in artifact.people",
+        "memberAliases": [list(group) for group in inputs.aliases],
         "instrument": INSTRUMENT_RULE,
         "duplicates": DUPLICATE_RULE,
-        "late_disclosure_days": LATE_DISCLOSURE_DAYS,
-        "amount_categories": [{"low": low, "high": high} for low, high in sorted(AMOUNT_BRACKETS.items())],
-        "evaluation_date": day.isoformat(),
-        "release_as_of": as_of.isoformat(),
+        "lateDisclosureDays": LATE_DISCLOSURE_DAYS,
+        "amountCategories": amount_categories(),
+        "evaluationDate": day.isoformat(),
+        "releaseAsOf": as_of.isoformat(),
         "sources": sorted(f.source for f in inputs.files),
     }

@@ -18,9 +18,11 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 
 from builder.records import ScopeWarning
+from builder.research.previews.artifacts import AmountBounds, PreviewSourceFile, PreviewTrade
 from builder.research.previews.pack import source_entries
+from builder.research.previews.shapes import AmountRange, DisclosureDates
 from builder.sources.congress.instrument import RULE_STRENGTH, STRONG
-from builder.sources.congress.rows import CongressFile, CongressTrade
+from builder.sources.congress.rows import AMOUNT_BRACKETS, CongressFile, CongressTrade
 
 DUPLICATE_RULE = (
     "a row is a copy when an earlier configured file holds a row of the same line, matched on what two scrapers' "
@@ -124,7 +126,7 @@ def trade_flags(trade: CongressTrade) -> list[str]:
     return flags + ([] if trade.ptr_link else ["no-report-link"])
 
 
-def trade_json(trade: CongressTrade, person: str) -> dict:
+def trade_json(trade: CongressTrade, person: str) -> PreviewTrade:
     """A trade as published: as filed, plus who it is (`person`), its instrument and why, and its flags."""
     return {
         "member": trade.member,
@@ -132,36 +134,47 @@ def trade_json(trade: CongressTrade, person: str) -> dict:
         "chamber": trade.chamber,
         "district": trade.district,
         "ticker": trade.ticker,
-        "asset_description": trade.asset_description,
-        "asset_type": trade.asset_type,
+        "assetDescription": trade.asset_description,
+        "assetType": trade.asset_type,
         "instrument": trade.instrument.value,
-        "instrument_rule": trade.instrument_rule,
+        "instrumentRule": trade.instrument_rule,
         "shares": trade.shares,
         "type": trade.trade_type.value,
         "owner": trade.owner,
-        "transaction_date": trade.traded.isoformat(),
-        "disclosure_date": trade.disclosed.isoformat(),
-        "days_to_disclose": days_to_disclose(trade),
-        "amount": {"low": trade.amount.low, "high": trade.amount.high, "text": trade.amount.text},
-        "ptr_link": trade.ptr_link or None,
+        "transactionDate": trade.traded.isoformat(),
+        "disclosureDate": trade.disclosed.isoformat(),
+        "daysToDisclose": days_to_disclose(trade),
+        "amount": amount_range(trade),
+        "ptrLink": trade.ptr_link or None,
         "source": trade.source,
         "row": trade.row,
         "flags": trade_flags(trade),
     }
 
 
-def disclosure_summary(trades: Sequence[CongressTrade]) -> dict:
+def amount_range(trade: CongressTrade) -> AmountRange:
+    return {"low": trade.amount.low, "high": trade.amount.high, "text": trade.amount.text}
+
+
+def amount_categories() -> list[AmountBounds]:
+    """The statutory amount ranges a disclosure can name, as a methodology lists them."""
+    return [{"low": low, "high": high} for low, high in sorted(AMOUNT_BRACKETS.items())]
+
+
+def disclosure_dates(trades: Sequence[CongressTrade]) -> DisclosureDates:
     """Days to disclose over `trades`: dates and days derived only from trades dated on or before disclosure."""
     dated = [trade for trade in trades if possible(trade)]
     days = [days_to_disclose(trade) for trade in dated]
+    traded = max((t.traded for t in dated), default=None)
+    disclosed = max((t.disclosed for t in trades), default=None)
     return {
         "trades": len(trades),
-        "latest_transaction_date": max((t.traded for t in dated), default=None),
-        "latest_disclosure_date": max((t.disclosed for t in trades), default=None),
-        "median_days_to_disclose": float(statistics.median(days)) if days else None,
-        "max_days_to_disclose": max(days, default=None),
-        "late_disclosures": sum(day > LATE_DISCLOSURE_DAYS for day in days),
-        "disclosed_before_trade": len(trades) - len(dated),
+        "latestTransactionDate": traded.isoformat() if traded else None,
+        "latestDisclosureDate": disclosed.isoformat() if disclosed else None,
+        "medianDaysToDisclose": float(statistics.median(days)) if days else None,
+        "maxDaysToDisclose": max(days, default=None),
+        "lateDisclosures": sum(day > LATE_DISCLOSURE_DAYS for day in days),
+        "disclosedBeforeTrade": len(trades) - len(dated),
     }
 
 
@@ -212,7 +225,7 @@ def copy_warnings(distinct: Distinct) -> list[ScopeWarning]:
     ]
 
 
-def disclosure_sources(files: Sequence[CongressFile], distinct: Distinct) -> list[dict]:
+def disclosure_sources(files: Sequence[CongressFile], distinct: Distinct) -> list[PreviewSourceFile]:
     """source_entries plus, per file, trades by instrument and by the rule that decided it, trades without a
     report link, and rows dropped as copies (with the files holding the counted rows)."""
     by_path = {file.source: file for file in files}
@@ -220,17 +233,12 @@ def disclosure_sources(files: Sequence[CongressFile], distinct: Distinct) -> lis
     for entry in entries:
         trades = by_path[entry["path"]].trades
         copies = [c for c in distinct.copies if c.source == entry["path"]]
-        entry.update(
-            {
-                "instruments": dict(sorted(Counter(t.instrument.value for t in trades).items())),
-                "instrument_rules": dict(
-                    sorted(Counter(f"{t.instrument.value}: {t.instrument_rule}" for t in trades).items())
-                ),
-                "without_report_link": sum(not t.ptr_link for t in trades),
-                "duplicates_dropped": sum(len(c.rows) for c in copies),
-                "duplicates_of": [{"path": c.of, "rows": len(c.rows)} for c in copies],
-            }
-        )
+        entry["instruments"] = dict(sorted(Counter(t.instrument.value for t in trades).items()))
+        rules = Counter(f"{t.instrument.value}: {t.instrument_rule}" for t in trades)
+        entry["instrumentRules"] = dict(sorted(rules.items()))
+        entry["withoutReportLink"] = sum(not t.ptr_link for t in trades)
+        entry["duplicatesDropped"] = sum(len(c.rows) for c in copies)
+        entry["duplicatesOf"] = [{"path": c.of, "rows": len(c.rows)} for c in copies]
     return entries
 
 

@@ -5,17 +5,17 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar, cast
 
 from builder.records import ScopeWarning
-from builder.research.previews.shapes import PreviewWarning
+from builder.research.previews.artifacts import PreviewArtifact, PreviewMethodology, PreviewSourceFile, RowIssueRecord
+from builder.research.previews.shapes import PreviewPayload, PreviewWarning
 from builder.sources.congress.rows import RowIssue, RowOutcome
 
 FLOAT_PLACES = 6  # payload floats are rounded so equal inputs give equal bytes
-SNAKE = re.compile(r"[a-z][a-z0-9]*(?:_[a-z0-9]+)+")  # a field name in snake_case
 LISTED_ISSUES = 50  # malformed rows listed per file in an artifact; the counts always cover all
 FIXTURE_CAVEAT = (
     "Fictional fixture data: every person, member and count here is invented (the tickers are real); "
@@ -24,6 +24,7 @@ FIXTURE_CAVEAT = (
 RESEARCH_ONLY = "Research only: no execution, no recommendation; executionEnabled is always false."
 PAYLOAD_WARNINGS = 6  # scope warnings listed in an agent payload; warningCount covers all (health lists every one)
 WARNING_CHARS = 300  # a listed warning's message is cut past this many characters (health has it whole)
+Payload = TypeVar("Payload")
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,11 +34,11 @@ class PreviewPack:
     title: str
     version: str  # f"{id}-{as_of.isoformat()}-v1.0"
     as_of: date
-    artifact: dict  # JSON-ready: the pack's full generated artifact
-    agent_payload: dict  # compact agent-ready summary, caveats included
+    artifact: PreviewArtifact  # JSON-ready: the pack's full generated artifact
+    agent_payload: PreviewPayload  # compact agent-ready summary, caveats included
     caveats: tuple[str, ...]  # stay attached to every response
     warnings: tuple[ScopeWarning, ...]
-    methodology: dict  # definitions, thresholds, exclusion lists: what an auditor needs to recompute it
+    methodology: PreviewMethodology  # definitions, thresholds, exclusion lists: what an auditor needs to recompute it
 
 
 class SourceRows(Protocol):
@@ -57,23 +58,21 @@ def preview_pack(
     label: str,
     title: str,
     as_of: date,
-    artifact: dict,
-    agent_payload: Mapping[str, Any],
-    caveats: Iterable[str],
+    artifact: PreviewArtifact,
+    agent_payload: PreviewPayload,
     warnings: Iterable[ScopeWarning],
-    methodology: dict,
+    methodology: PreviewMethodology,
 ) -> PreviewPack:
-    """A PreviewPack with its caveats attached to artifact and payload, every float rounded and finite."""
-    attached = tuple(caveats)
+    """A PreviewPack, every float rounded and finite; its caveats are the artifact's (and the payload's)."""
     return PreviewPack(
         id=pack_id,
         label=label,
         title=title,
         version=f"{pack_id}-{as_of.isoformat()}-v1.0",
         as_of=as_of,
-        artifact=json_ready({**artifact, "caveats": list(attached)}),
-        agent_payload=json_ready({**agent_payload, "caveats": list(attached), "execution_enabled": False}),
-        caveats=attached,
+        artifact=json_ready(artifact),
+        agent_payload=json_ready(agent_payload),
+        caveats=tuple(artifact["caveats"]),
         warnings=ordered(warnings),
         methodology=json_ready(methodology),
     )
@@ -98,28 +97,20 @@ def _cut(message: str) -> str:
     return message if len(message) <= WARNING_CHARS else message[: WARNING_CHARS - 1].rstrip() + "…"
 
 
-def camel(key: str) -> str:
-    """A snake_case field name in the camelCase of every other payload (days_to_disclose → daysToDisclose).
-
-    Only names made of lower-case words and underscores change: tickers, dates and hyphenated codes
-    used as keys (rank_24h_ago-unreadable) stay as they are.
-    """
-    if not SNAKE.fullmatch(key):
-        return key
-    head, *rest = key.split("_")
-    return head + "".join(word[:1].upper() + word[1:] for word in rest)
+def json_ready(value: Payload) -> Payload:
+    """`value` with floats rounded to FLOAT_PLACES and tuples as lists; ValueError for NaN or infinity."""
+    return cast(Payload, _rounded(value))
 
 
-def json_ready(value: Any) -> Any:
-    """`value` with camelCase field names and floats rounded to FLOAT_PLACES; ValueError for NaN or infinity."""
+def _rounded(value: Any) -> Any:
     if isinstance(value, float):
         if not math.isfinite(value):
             raise ValueError(f"non-finite number {value!r} in a preview payload")
         return round(value, FLOAT_PLACES)
     if isinstance(value, dict):
-        return {camel(str(key)): json_ready(item) for key, item in value.items()}
+        return {key: _rounded(item) for key, item in value.items()}
     if isinstance(value, (list, tuple)):
-        return [json_ready(item) for item in value]
+        return [_rounded(item) for item in value]
     return value
 
 
@@ -133,9 +124,9 @@ def evaluation_date(configured: date | None, as_of: date) -> date:
     return as_of if configured is None else min(configured, as_of)
 
 
-def source_entries(files: Iterable[SourceRows]) -> list[dict]:
+def source_entries(files: Iterable[SourceRows]) -> list[PreviewSourceFile]:
     """Per file: rows read and malformed rows (kept, excluded, by reason), the first LISTED_ISSUES listed."""
-    entries = []
+    entries: list[PreviewSourceFile] = []
     for file in sorted(files, key=lambda f: f.source):
         rows_with_issues = {issue.row for issue in file.issues}
         excluded = {issue.row for issue in file.issues if issue.outcome is RowOutcome.EXCLUDED}
@@ -153,7 +144,7 @@ def source_entries(files: Iterable[SourceRows]) -> list[dict]:
     return entries
 
 
-def issue_json(issue: RowIssue) -> dict:
+def issue_json(issue: RowIssue) -> RowIssueRecord:
     return {"row": issue.row, "code": issue.code, "message": issue.message, "outcome": issue.outcome.value}
 
 

@@ -7,14 +7,22 @@ from dataclasses import dataclass, field
 from datetime import date
 
 from builder.records import ScopeWarning
+from builder.research.previews.artifacts import (
+    EstimatedHolding,
+    PersonArtifact,
+    PersonMethodology,
+    PreviewTrade,
+    Spelling,
+)
 from builder.research.previews.disclosures import (
     DUPLICATE_RULE,
     LATE_DISCLOSURE_DAYS,
     Distinct,
+    amount_categories,
     before_trade_warnings,
     copy_warnings,
+    disclosure_dates,
     disclosure_sources,
-    disclosure_summary,
     distinct_trades,
     possible,
     trade_json,
@@ -29,10 +37,10 @@ from builder.research.previews.pack import (
     slug,
     warning_briefs,
 )
-from builder.research.previews.shapes import Concentration, Freshness, PersonAgentPayload, Totals
+from builder.research.previews.shapes import Concentration, Freshness, PersonPayload, Totals
 from builder.sources.congress.instrument import INSTRUMENT_RULE, Instrument
 from builder.sources.congress.people import IDENTITY_RULE
-from builder.sources.congress.rows import AMOUNT_BRACKETS, CongressTrade, TradeType
+from builder.sources.congress.rows import CongressTrade, TradeType
 from builder.sources.previews import PersonSource
 
 TOP_HOLDINGS = 10  # the agent payload's top holdings; the artifact lists every one
@@ -192,48 +200,45 @@ def build_person(inputs: PersonSource, *, as_of: date) -> PreviewPack:
     distinct = distinct_trades(inputs.files)
     trades = person_trades(inputs, day, distinct)
     estimate = estimate_holdings(trades)
-    holdings = _holdings_json(estimate.held)
-    summary = {
+    caveats, warnings = _notes(inputs, trades, estimate, distinct)
+
+    def listed(found: Iterable[CongressTrade]) -> list[PreviewTrade]:
+        return [trade_json(t, inputs.name) for t in found]
+
+    mine = [t for copies in distinct.copies for t in copies.trades if t.member_key in inputs.keys]
+    artifact: PersonArtifact = {
         "pack": pack_id,
         "label": "data preview",
         "person": inputs.name,
-        "as_of": day.isoformat(),
+        "asOf": day.isoformat(),
         "fixture": inputs.fixture,
         "totals": _totals(estimate.held),
         "concentration": concentration(estimate.held),
         "freshness": _freshness(trades, day),
-    }
-
-    def listed(found: Iterable[CongressTrade]) -> list[dict]:
-        return [trade_json(t, inputs.name) for t in found]
-
-    mine = [t for copies in distinct.copies for t in copies.trades if t.member_key in inputs.keys]
-    artifact = {
-        **summary,
         "description": f"Estimated holdings of {inputs.name} from disclosed transactions, with "
         "concentration and freshness; estimates keep their low/high bounds.",
-        "holdings": holdings,
+        "holdings": _holdings_json(estimate.held),
         "closed": list(estimate.closed),
-        "unmatched_sales": listed(estimate.unmatched_sales),
+        "unmatchedSales": listed(estimate.unmatched_sales),
         "options": listed(estimate.options),
         "untracked": listed(estimate.untracked),
         "transactions": listed(trades),
         "spellings": _spellings(trades),
-        "duplicates_dropped": sum(t.disclosed <= day for t in mine),
+        "duplicatesDropped": sum(t.disclosed <= day for t in mine),
         "sources": disclosure_sources(inputs.files, distinct),
+        "caveats": caveats,
     }
-    caveats, warnings = _notes(inputs, trades, estimate, distinct)
     warning_count, briefs = warning_briefs(warnings)
-    payload: PersonAgentPayload = {
+    payload: PersonPayload = {
         "pack": pack_id,
         "label": "data preview",
         "person": inputs.name,
         "asOf": day.isoformat(),
         "fixture": inputs.fixture,
         "answer": _answer(inputs.name, trades, estimate),
-        "totals": _totals(estimate.held),
-        "concentration": concentration(estimate.held),
-        "freshness": _freshness(trades, day),
+        "totals": artifact["totals"],
+        "concentration": artifact["concentration"],
+        "freshness": artifact["freshness"],
         "topHoldings": [
             {"ticker": h.ticker, "estimate": h.estimate, "low": h.low, "high": h.high, "weight": weight}
             for h, weight in zip(estimate.held[:TOP_HOLDINGS], _weights(estimate.held), strict=False)
@@ -241,6 +246,7 @@ def build_person(inputs: PersonSource, *, as_of: date) -> PreviewPack:
         "warningCount": warning_count,
         "warnings": briefs,
         "caveats": caveats,
+        "executionEnabled": False,
     }
     return preview_pack(
         pack_id=pack_id,
@@ -249,41 +255,37 @@ def build_person(inputs: PersonSource, *, as_of: date) -> PreviewPack:
         as_of=day,
         artifact=artifact,
         agent_payload=payload,
-        caveats=caveats,
         warnings=warnings,
         methodology=_methodology(inputs, day, as_of),
     )
 
 
-def _holdings_json(held: Sequence[Holding]) -> list[dict]:
+def _holdings_json(held: Sequence[Holding]) -> list[EstimatedHolding]:
+    """Each holding with its first and last transaction dates, from trades dated no later than their disclosure
+    (null when none is)."""
     total = sum(p.estimate for p in held)
-    return [
-        {
-            "ticker": p.ticker,
-            "asset_description": p.description,
-            "estimate": p.estimate,
-            "low": p.low,
-            "high": p.high,
-            "weight": p.estimate / total,
-            "transactions": len(p.trades),
-            "exercised_shares": p.exercised_shares,
-            **_dates(p.trades),
-            "last_disclosure_date": max(t.disclosed for t in p.trades).isoformat(),
-        }
-        for p in held
-    ]
+    holdings: list[EstimatedHolding] = []
+    for p in held:
+        dated = sorted(t.traded for t in p.trades if possible(t))
+        holdings.append(
+            {
+                "ticker": p.ticker,
+                "assetDescription": p.description,
+                "estimate": p.estimate,
+                "low": p.low,
+                "high": p.high,
+                "weight": p.estimate / total,
+                "transactions": len(p.trades),
+                "exercisedShares": p.exercised_shares,
+                "firstTransactionDate": dated[0].isoformat() if dated else None,
+                "lastTransactionDate": dated[-1].isoformat() if dated else None,
+                "lastDisclosureDate": max(t.disclosed for t in p.trades).isoformat(),
+            }
+        )
+    return holdings
 
 
-def _dates(trades: Sequence[CongressTrade]) -> dict:
-    """First and last transaction dates, from trades dated no later than their disclosure (null when none is)."""
-    dated = sorted(t.traded for t in trades if possible(t))
-    return {
-        "first_transaction_date": dated[0].isoformat() if dated else None,
-        "last_transaction_date": dated[-1].isoformat() if dated else None,
-    }
-
-
-def _spellings(trades: Sequence[CongressTrade]) -> list[dict]:
+def _spellings(trades: Sequence[CongressTrade]) -> list[Spelling]:
     """Each spelling of the person's name in the counted rows, with its rows, chambers and districts."""
     found: dict[str, list[CongressTrade]] = {}
     for trade in trades:
@@ -309,18 +311,8 @@ def _totals(held: Sequence[Holding]) -> Totals:
 
 
 def _freshness(trades: Sequence[CongressTrade], day: date) -> Freshness:
-    summary = disclosure_summary(trades)
-    latest, traded = summary["latest_disclosure_date"], summary["latest_transaction_date"]
-    return {
-        "trades": summary["trades"],
-        "latestTransactionDate": traded.isoformat() if traded else None,
-        "latestDisclosureDate": latest.isoformat() if latest else None,
-        "medianDaysToDisclose": summary["median_days_to_disclose"],
-        "maxDaysToDisclose": summary["max_days_to_disclose"],
-        "lateDisclosures": summary["late_disclosures"],
-        "disclosedBeforeTrade": summary["disclosed_before_trade"],
-        "daysSinceLatestDisclosure": (day - latest).days if latest else None,
-    }
+    latest = max((t.disclosed for t in trades), default=None)
+    return {**disclosure_dates(trades), "daysSinceLatestDisclosure": (day - latest).days if latest else None}
 
 
 def _notes(
@@ -364,11 +356,11 @@ def _notes(
     return caveats, warnings
 
 
-def _methodology(inputs: PersonSource, day: date, as_of: date) -> dict:
+def _methodology(inputs: PersonSource, day: date, as_of: date) -> PersonMethodology:
     return {
         "person": inputs.name,
-        "names_matched": sorted({inputs.name, *inputs.aliases}),
-        "name_matching": f"a row is the person's when its name equals a configured spelling's by the identity rule "
+        "namesMatched": sorted({inputs.name, *inputs.aliases}),
+        "nameMatching": f"a row is the person's when its name equals a configured spelling's by the identity rule "
         f"({IDENTITY_RULE}), in any chamber or district; the spellings found are in "
         "artifact.spellings",
         "counted": "transactions disclosed on or before the evaluation date, each once across the files, replayed "
@@ -377,16 +369,16 @@ def _methodology(inputs: PersonSource, day: date, as_of: date) -> dict:
         "unspecified sale: - midpoint, low - high, high - low, never below 0; an open-ended range "
         "counts its lower bound and leaves high unbounded (null); an option exercise is a stock trade "
         "and adds the shares it delivered (exercised_shares, reset by a full sale)",
-        "not_estimated": "options (listed as options: they change no stock position); rows without a ticker, bonds, "
+        "notEstimated": "options (listed as options: they change no stock position); rows without a ticker, bonds, "
         "other instruments and exchanges (listed as untracked); sales of positions without an "
         "earlier disclosed purchase (listed as unmatched_sales)",
         "instrument": INSTRUMENT_RULE,
         "duplicates": DUPLICATE_RULE,
         "concentration": f"weights = estimate / total estimate; hhi = sum of squared weights; effective positions "
         f"= 1 / hhi; top{CONCENTRATION_TOP}_weight = sum of the {CONCENTRATION_TOP} largest weights",
-        "late_disclosure_days": LATE_DISCLOSURE_DAYS,
-        "amount_categories": [{"low": low, "high": high} for low, high in sorted(AMOUNT_BRACKETS.items())],
-        "evaluation_date": day.isoformat(),
-        "release_as_of": as_of.isoformat(),
+        "lateDisclosureDays": LATE_DISCLOSURE_DAYS,
+        "amountCategories": amount_categories(),
+        "evaluationDate": day.isoformat(),
+        "releaseAsOf": as_of.isoformat(),
         "sources": sorted(f.source for f in inputs.files),
     }

@@ -1,8 +1,8 @@
 """The preview packs' agent payloads as wire shapes: declared once, their OpenAPI schemas generated from them.
 
 Field names are the wire's (camelCase); the builders in `congress`, `person` and `social` return these types,
-and builder.api.openapi.previews turns them into components with builder.typed. The payload's `executionEnabled`,
-`versionId` and `nextCalls` are added where the answer is served (builder.api.handlers).
+and builder.api.openapi.schemas turns them into components with builder.typed. The payload's `versionId` and
+`nextCalls` are added where the answer is served (builder.api.shapes.PersonAgentPayload and its siblings).
 """
 
 from __future__ import annotations
@@ -82,7 +82,7 @@ class ClusterDefinition(TypedDict):
     strict: ClusterRule
 
 
-class CongressAgentPayload(TypedDict):
+class CongressPayload(TypedDict):
     pack: Literal["congress-trades"]
     label: Literal["data preview"]
     asOf: Date
@@ -100,6 +100,7 @@ class CongressAgentPayload(TypedDict):
     warningCount: Count
     warnings: list[PreviewWarning]
     caveats: list[str]
+    executionEnabled: Literal[False]
 
 
 class Totals(TypedDict):
@@ -121,7 +122,10 @@ class Concentration(TypedDict):
     top: list[Weight]
 
 
-class Freshness(TypedDict):
+class DisclosureDates(TypedDict):
+    """Days to disclose over the counted trades: dates and days derived only from trades dated on or before their
+    disclosure (null when there are none)."""
+
     trades: Count
     latestTransactionDate: Date | None
     latestDisclosureDate: Date | None
@@ -129,6 +133,9 @@ class Freshness(TypedDict):
     maxDaysToDisclose: int | None
     lateDisclosures: Count
     disclosedBeforeTrade: Count
+
+
+class Freshness(DisclosureDates):
     daysSinceLatestDisclosure: int | None
 
 
@@ -140,12 +147,17 @@ class HoldingBrief(TypedDict):
     weight: float
 
 
-class PersonAgentPayload(TypedDict):
+class PersonHead(TypedDict):
+    """What a person tracker's artifact and payload both open with: the pack and the person, as of when."""
+
     pack: str
     label: Literal["data preview"]
     person: str
     asOf: Date
     fixture: bool
+
+
+class PersonPayload(PersonHead):
     answer: str
     totals: Totals
     concentration: Concentration
@@ -154,6 +166,7 @@ class PersonAgentPayload(TypedDict):
     warningCount: Count
     warnings: list[PreviewWarning]
     caveats: list[str]
+    executionEnabled: Literal[False]
 
 
 class MomentumBrief(TypedDict):
@@ -178,7 +191,9 @@ class MomentumDefinition(TypedDict):
     forum: str
 
 
-class SocialAgentPayload(TypedDict):
+class SocialHead(TypedDict):
+    """What a social pack's artifact and payload both open with: the pack, its forum, its signal, its snapshot."""
+
     pack: str
     label: Literal["research preview"]
     forum: str
@@ -186,6 +201,9 @@ class SocialAgentPayload(TypedDict):
     fixture: bool
     signal: Literal["attention momentum", "no momentum signal"]
     snapshotTime: str | None
+
+
+class SocialPayload(SocialHead):
     snapshotAgeDays: int | None
     definition: MomentumDefinition
     topMovers: list[MomentumBrief]
@@ -193,10 +211,7 @@ class SocialAgentPayload(TypedDict):
     warningCount: Count
     warnings: list[PreviewWarning]
     caveats: list[str]
+    executionEnabled: Literal[False]
 
 
-AGENT_PAYLOADS = {
-    "PersonAgentPayload": PersonAgentPayload,
-    "CongressAgentPayload": CongressAgentPayload,
-    "SocialAgentPayload": SocialAgentPayload,
-}
+PreviewPayload = PersonPayload | CongressPayload | SocialPayload

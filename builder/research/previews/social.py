@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from datetime import date
 
 from builder.records import ScopeWarning
+from builder.research.previews.artifacts import ExcludedSeen, Momentum, SocialArtifact
 from builder.research.previews.pack import (
     RESEARCH_ONLY,
     PreviewPack,
@@ -18,9 +19,10 @@ from builder.research.previews.pack import (
     source_entries,
     warning_briefs,
 )
-from builder.research.previews.shapes import MomentumBrief, MomentumDefinition, SocialAgentPayload
+from builder.research.previews.shapes import MomentumBrief, MomentumDefinition, SocialPayload
 from builder.sources.previews import SocialSource
 from builder.sources.social import Mention, Snapshot, SocialFile
+from builder.typed import picked
 
 # Tickers that are also everyday English or forum words: ApeWisdom counts the upper-case word, so most of
 # these "mentions" are not about the company. Published in every artifact; packs.toml can add more.
@@ -84,24 +86,32 @@ def forum_snapshots(inputs: SocialInput, day: date) -> list[Snapshot]:
     return sorted(found, key=lambda snapshot: snapshot.taken)
 
 
-def momentum(mention: Mention, min_baseline: int) -> dict:
-    """Mentions now against 24 h ago (ratio only above the baseline floor) and the rank change."""
+def momentum(mention: Mention, min_baseline: int) -> Momentum:
+    """Mentions now against 24 h ago (ratio only above the baseline floor) and the rank change; its path through
+    the snapshots is added once the rankings are known (_add_paths)."""
     before = mention.mentions_24h_ago
     return {
         "ticker": mention.ticker,
         "name": mention.name,
         "rank": mention.rank,
-        "rank_24h_ago": mention.rank_24h_ago,
-        "rank_change": None if mention.rank_24h_ago is None else mention.rank_24h_ago - mention.rank,
+        "rank24hAgo": mention.rank_24h_ago,
+        "rankChange": None if mention.rank_24h_ago is None else mention.rank_24h_ago - mention.rank,
         "mentions": mention.mentions,
-        "mentions_24h_ago": before,
-        "mention_change": None if before is None else mention.mentions - before,
-        "mention_ratio": mention.mentions / before if before is not None and before >= min_baseline else None,
+        "mentions24hAgo": before,
+        "mentionChange": None if before is None else mention.mentions - before,
+        "mentionRatio": mention.mentions / before if before is not None and before >= min_baseline else None,
         "upvotes": mention.upvotes,
+        "path": [],
     }
 
 
-def rankings(latest: Snapshot, inputs: SocialInput) -> dict[str, list[dict]]:
+def _ratio(row: Momentum) -> float:
+    """The mention ratio of a rated row."""
+    assert row["mentionRatio"] is not None and row["mentionChange"] is not None
+    return row["mentionRatio"]
+
+
+def rankings(latest: Snapshot, inputs: SocialInput) -> dict[str, list[Momentum]]:
     """Movers (ratio > 1), faders (ratio < 1), new entrants (no baseline) and leaders, exclusions applied."""
     excluded = set(inputs.excluded)
     rows = [
@@ -109,18 +119,16 @@ def rankings(latest: Snapshot, inputs: SocialInput) -> dict[str, list[dict]]:
         for m in latest.mentions
         if m.ticker not in excluded and m.mentions >= inputs.min_mentions
     ]
-    rated = [r for r in rows if r["mention_ratio"] is not None]
+    rated = [r for r in rows if r["mentionRatio"] is not None]
     return {
         "movers": sorted(
-            (r for r in rated if r["mention_ratio"] > 1),
-            key=lambda r: (-r["mention_ratio"], -r["mention_change"], r["ticker"]),
+            (r for r in rated if _ratio(r) > 1), key=lambda r: (-_ratio(r), -(r["mentionChange"] or 0), r["ticker"])
         )[: inputs.top],
         "faders": sorted(
-            (r for r in rated if r["mention_ratio"] < 1),
-            key=lambda r: (r["mention_ratio"], r["mention_change"], r["ticker"]),
+            (r for r in rated if _ratio(r) < 1), key=lambda r: (_ratio(r), r["mentionChange"] or 0, r["ticker"])
         )[: inputs.top],
-        "new_entrants": sorted(
-            (r for r in rows if r["mention_ratio"] is None), key=lambda r: (-r["mentions"], r["ticker"])
+        "newEntrants": sorted(
+            (r for r in rows if r["mentionRatio"] is None), key=lambda r: (-r["mentions"], r["ticker"])
         )[: inputs.top],
         "leaders": sorted(rows, key=lambda r: (-r["mentions"], r["ticker"]))[: inputs.top],
     }
@@ -131,14 +139,12 @@ def build_social(inputs: SocialInput, *, as_of: date) -> PreviewPack:
     day = evaluation_date(inputs.as_of, as_of)
     snapshots = forum_snapshots(inputs, day)
     ranked = (
-        rankings(snapshots[-1], inputs)
-        if snapshots
-        else {"movers": [], "faders": [], "new_entrants": [], "leaders": []}
+        rankings(snapshots[-1], inputs) if snapshots else {"movers": [], "faders": [], "newEntrants": [], "leaders": []}
     )
     _add_paths(ranked, snapshots)
     caveats, warnings = _notes(inputs, snapshots, day)
     warning_count, listed = warning_briefs(warnings)
-    payload: SocialAgentPayload = {
+    payload: SocialPayload = {
         "pack": pack_id(inputs),
         "label": "research preview",
         "forum": inputs.forum,
@@ -149,20 +155,30 @@ def build_social(inputs: SocialInput, *, as_of: date) -> PreviewPack:
         "snapshotAgeDays": (day - snapshots[-1].taken.date()).days if snapshots else None,
         "definition": _definition(inputs),
         "topMovers": [_brief(r) for r in ranked["movers"]],
-        "newEntrants": [_brief(r) for r in ranked["new_entrants"][:5]],
+        "newEntrants": [_brief(r) for r in ranked["newEntrants"][:5]],
         "warningCount": warning_count,
         "warnings": listed,
         "caveats": caveats,
+        "executionEnabled": False,
     }
-    head = ("pack", "label", "forum", "asOf", "fixture", "signal", "snapshotTime")  # the artifact's too
-    artifact = {
-        **{key: value for key, value in payload.items() if key in head},
+    artifact: SocialArtifact = {
+        "pack": payload["pack"],
+        "label": "research preview",
+        "forum": inputs.forum,
+        "asOf": payload["asOf"],
+        "fixture": inputs.fixture,
+        "signal": payload["signal"],
+        "snapshotTime": payload["snapshotTime"],
         "description": f"Attention momentum on {inputs.forum}: mentions now against 24 hours ago and "
         "rank changes, ticker-words excluded; attention, not conviction.",
-        **ranked,
-        "excluded_seen": _excluded_seen(snapshots[-1] if snapshots else None, inputs.excluded),
+        "movers": ranked["movers"],
+        "faders": ranked["faders"],
+        "newEntrants": ranked["newEntrants"],
+        "leaders": ranked["leaders"],
+        "excludedSeen": _excluded_seen(snapshots[-1] if snapshots else None, inputs.excluded),
         "snapshots": [{"time": _time(s), "rows": len(s.mentions)} for s in snapshots],
         "sources": source_entries(inputs.files),
+        "caveats": caveats,
     }
     return preview_pack(
         pack_id=pack_id(inputs),
@@ -171,18 +187,17 @@ def build_social(inputs: SocialInput, *, as_of: date) -> PreviewPack:
         as_of=day,
         artifact=artifact,
         agent_payload=payload,
-        caveats=caveats,
         warnings=warnings,
         methodology={
             **_definition(inputs),
-            "evaluation_date": day.isoformat(),
-            "release_as_of": as_of.isoformat(),
+            "evaluationDate": day.isoformat(),
+            "releaseAsOf": as_of.isoformat(),
             "sources": sorted(f.source for f in inputs.files),
         },
     )
 
 
-def _add_paths(ranked: dict[str, list[dict]], snapshots: Sequence[Snapshot]) -> None:
+def _add_paths(ranked: dict[str, list[Momentum]], snapshots: Sequence[Snapshot]) -> None:
     """Each listed ticker's rank and mentions in every snapshot (null when unlisted): its volatility."""
     by_time = [(_time(s), {m.ticker: m for m in s.mentions}) for s in snapshots]
     for rows in ranked.values():
@@ -194,24 +209,16 @@ def _add_paths(ranked: dict[str, list[dict]], snapshots: Sequence[Snapshot]) -> 
             ]
 
 
-def _excluded_seen(latest: Snapshot | None, excluded: Sequence[str]) -> list[dict]:
+def _excluded_seen(latest: Snapshot | None, excluded: Sequence[str]) -> list[ExcludedSeen]:
     """Excluded ticker-words present in the latest snapshot, with their mentions: what the list removed."""
     words = set(excluded)
     listed = latest.mentions if latest else ()
-    seen = [{"ticker": m.ticker, "mentions": m.mentions} for m in listed if m.ticker in words]
+    seen: list[ExcludedSeen] = [{"ticker": m.ticker, "mentions": m.mentions} for m in listed if m.ticker in words]
     return sorted(seen, key=lambda entry: (-entry["mentions"], entry["ticker"]))
 
 
-def _brief(row: dict) -> MomentumBrief:
-    return {
-        "ticker": row["ticker"],
-        "name": row["name"],
-        "mentions": row["mentions"],
-        "mentions24hAgo": row["mentions_24h_ago"],
-        "mentionRatio": row["mention_ratio"],
-        "rank": row["rank"],
-        "rankChange": row["rank_change"],
-    }
+def _brief(row: Momentum) -> MomentumBrief:
+    return picked(MomentumBrief, row)
 
 
 def _definition(inputs: SocialInput) -> MomentumDefinition:
