@@ -41,7 +41,8 @@ class NotTrade(TypedDict):
     kind: str
 
 
-# `from` is a keyword: the functional form. compare_versions' compact answer: each manager's largest trades, the rest
+# `from` is a keyword: the functional form. compare_versions' compact answer: each trading manager's own largest trades
+# (by traded value, the manager with the largest first: a small manager is never hidden by a large one), the rest
 # counted; the view as its mode and manager count.
 DiffAnswer = TypedDict(
     "DiffAnswer",

@@ -9,32 +9,58 @@ from __future__ import annotations
 from builder.research.agent import BUDGET_BYTES as AGENT_BUDGET_BYTES
 from builder.research.versions import PACK_ID as PACK_ID_VALUE
 
-MANAGER_ID = "The manager's id in this pack."
-PACK_ID = "The pack id."
-PACK_STATUS = "available (its routes answer) or planned (they answer 404)."
-CHECK_ID = "The policy check's id (new checks may be published)."
-ROWS_CITED = "The information-table rows (accession number and row) the position comes from."
-SELECTED = "The selected manager ids, sorted."
-PREVIEW_SOURCES = "Each source file read: its rows, how many were kept, excluded and malformed, and why."
-PACK_FEATURES = "What the pack answers: views, diff, explain, ethos, policy (none for a preview)."
-FEATURE_VALUES = "The ticker's raw feature values by feature name (null when undefined)."
-WARNING_CODE = "The warning's stable code (e.g. fixture-data, unmapped-cusip; new codes may appear)."
-WARNING_TEXT = "The warning in words."
-RANK_CHANGE_RULE = "How the rank change is counted."
-CONTENT_HASH = "sha256 of the canonical artifact bytes: recomputable by a client."
-PROVENANCE = "Every source file of the release."
-FRESHNESS = (
-    "How recent the quarter's data is, as dates only: its filing deadline, the date after which a newer quarter may "
-    "supersede it, and the next filing deadline. No stale flag: the bytes are precomputed and cannot know the day "
-    "they are read."
-)
-CANONICAL_VIEW = "The canonical view: managers sorted, mode."
-INSTRUMENT_RULE = "How each trade's instrument (stock, option, bond, other) is decided."
-DUPLICATE_RULE = "When a row is a copy of a trade another configured file holds."
-LISTS_CUT = (
-    "Only in a latest answer: the artifact's lists cut to their first items (by list, as a dotted path), with how "
-    "many are listed and how many there are; export_audit_trail returns the artifact whole."
-)
+# One text for the places that share a meaning (the same field in several shapes): text → the places, by space.
+SHARED: dict[str, str] = {
+    "The manager's id in this pack.": "ArtifactManager.id AgentPayload.managers.id CopycatLatestPack.managers.id",
+    "The pack id.": "AvailablePack.id PlannedPack.id PackSummary.id Health.packs.id",
+    "available (its routes answer) or planned (they answer 404).": (
+        "AvailablePack.status PlannedPack.status PackSummary.status"
+    ),
+    "The policy check's id (new checks may be published).": (
+        "PolicyChange.id PolicyConfig.checks.id PolicyResult.checks.id"
+    ),
+    "The information-table rows (accession number and row) the position comes from.": (
+        "ArtifactPosition.sources ArtifactOtherHolding.sources HeldChange.sources"
+    ),
+    "The selected manager ids, sorted.": (
+        "View.managers VersionDiff.view.managers PositionExplanation.view.managers EthosComparison.basis.managers "
+        "CopycatAuditExport.methodology.view.managers"
+    ),
+    "Each source file read: its rows, how many were kept, excluded and malformed, and why.": (
+        "PersonArtifact.sources CongressArtifact.sources SocialArtifact.sources"
+    ),
+    "What the pack answers: views, diff, explain, ethos, policy (none for a preview).": (
+        "AvailablePack.features PlannedPack.features"
+    ),
+    "The ticker's raw feature values by feature name (null when undefined).": (
+        "EthosComparison.scores.features PositionExplanation.ethos.features"
+    ),
+    "The warning's stable code (e.g. fixture-data, unmapped-cusip; new codes may appear).": (
+        "ArtifactWarning.code Health.warnings.code"
+    ),
+    "The warning in words.": "ArtifactWarning.message Health.warnings.message",
+    "How the rank change is counted.": "SocialAgentPayload.definition.rankChange SocialMethodology.rankChange",
+    "sha256 of the canonical artifact bytes: recomputable by a client.": (
+        "CopycatAuditExport.contentHash PreviewAuditExport.contentHash"
+    ),
+    "Every source file of the release.": "CopycatAuditExport.provenance PreviewAuditExport.provenance",
+    (
+        "How recent the quarter's data is, as dates only: its filing deadline, the date after which a newer quarter "
+        "may supersede it, and the next filing deadline. No stale flag: the bytes are precomputed and cannot know the "
+        "day they are read."
+    ): "AgentPayload.freshness PolicyResult.freshness",
+    "The canonical view: managers sorted, mode.": "VersionDiff.view PositionExplanation.view",
+    "How each trade's instrument (stock, option, bond, other) is decided.": (
+        "PersonMethodology.instrument CongressMethodology.instrument"
+    ),
+    "When a row is a copy of a trade another configured file holds.": (
+        "PersonMethodology.duplicates CongressMethodology.duplicates"
+    ),
+    (
+        "Only in a latest answer: the artifact's lists cut to their first items (by list, as a dotted path), with how "
+        "many are listed and how many there are; export_audit_trail returns the artifact whole."
+    ): "PersonArtifact.listsCut CongressArtifact.listsCut SocialArtifact.listsCut",
+}
 
 # Fields only the preview artifacts' long lists have (transactions, source reports, rankings).
 PREVIEW_FIELDS: dict[str, str] = {
@@ -80,6 +106,7 @@ PREVIEW_FIELDS: dict[str, str] = {
     "snapshotAgeDays": "Days from the latest snapshot to the as-of date; over 2 the snapshot is stale (warned).",
 }
 IN_CONTEXT: dict[str, str] = {
+    **{place: text for text, places in SHARED.items() for place in places.split()},
     "PackArtifact.corporateActions": "The corporate-action records in effect since the previous quarter end, the "
     "operator's and those the holders' evidence derived; every manager's change applies them alike.",
     "ArtifactCorporateAction.kind": "What the corporate action does: split, merger, cash-merger, spin-off or exchange.",
@@ -123,26 +150,13 @@ IN_CONTEXT: dict[str, str] = {
     "PersonArtifact.totals": "Dollar estimate with its bounds; high is null when a range is open-ended.",
     "PersonArtifact.holdings.exercisedShares": "Shares option exercises delivered since the position was last sold "
     "out (the estimate stays in dollars).",
-    **{f"{kind}Methodology.instrument": INSTRUMENT_RULE for kind in ("Person", "Congress")},
-    **{f"{kind}Methodology.duplicates": DUPLICATE_RULE for kind in ("Person", "Congress")},
-    **{f"{kind}Artifact.listsCut": LISTS_CUT for kind in ("Person", "Congress", "Social")},
     "ArtifactFiling.rows": "Rows of the filing's information table.",
     "SocialArtifact.snapshots.rows": "Rankings in the snapshot.",
-    "ArtifactManager.id": MANAGER_ID,
-    "AgentPayload.managers.id": MANAGER_ID,
-    "CopycatLatestPack.managers.id": MANAGER_ID,
-    "AvailablePack.id": PACK_ID,
-    "PlannedPack.id": PACK_ID,
-    "PackSummary.id": PACK_ID,
-    "Health.packs.id": PACK_ID,
     "Health.status": "degraded while fixture or scope warnings exist.",
     "VersionCatalog.versions": "Newest first.",
     "CopycatVersionReference.artifactSha256": "sha256 of the canonical PackArtifact bytes.",
     "EthosDefinition.id": "The ethos id (new ethos may be published).",
     "CopycatAuditExport.methodology.ethos.id": "The ethos id.",
-    "PolicyChange.id": CHECK_ID,
-    "PolicyConfig.checks.id": CHECK_ID,
-    "PolicyResult.checks.id": CHECK_ID,
     "ArtifactManager.name": "The manager's name, as packs.toml gives it.",
     "AgentPayload.managers.name": "The manager's name.",
     "CopycatLatestPack.managers.name": "The manager's name.",
@@ -151,9 +165,6 @@ IN_CONTEXT: dict[str, str] = {
     "EthosScoring.features.name": "The feature's name.",
     "PolicyConfig.checks.name": "The check's name in words.",
     "PolicyResult.checks.name": "The check's name in words.",
-    "AvailablePack.status": PACK_STATUS,
-    "PlannedPack.status": PACK_STATUS,
-    "PackSummary.status": PACK_STATUS,
     "Health.packs.status": "available: only available packs are listed.",
     "VersionDiff.from": "The earlier version id.",
     "VersionDiff.to": "The later version id.",
@@ -163,19 +174,10 @@ IN_CONTEXT: dict[str, str] = {
     "AvailablePack.links.versions": "Path of the pack's version-catalog route.",
     "CopycatVersionReference.latest": "True for the current latest version.",
     "PreviewVersionReference.latest": "True for the current latest version.",
-    "AvailablePack.features": PACK_FEATURES,
-    "PlannedPack.features": PACK_FEATURES,
-    "EthosComparison.scores.features": FEATURE_VALUES,
-    "PositionExplanation.ethos.features": FEATURE_VALUES,
     "EthosScoring.features": "The features the score combines, each with its formula and denominator.",
     "PackArtifact.managers": "Every manager's book for the quarter.",
     "CopycatLatestPack.managers": "Every manager of the pack: id, name, CIK, whether it is fictional.",
     "ViewTicker.managers": "Each selected manager's position in the ticker, or its exit.",
-    "View.managers": SELECTED,
-    "VersionDiff.view.managers": SELECTED,
-    "PositionExplanation.view.managers": SELECTED,
-    "EthosComparison.basis.managers": SELECTED,
-    "CopycatAuditExport.methodology.view.managers": SELECTED,
     "CopycatAuditExport.methodology.policy": "The policy configuration: its checks and thresholds.",
     "CopycatAuditExport.policy": "The policy result of the view.",
     "PositionExplanation.policy": "The view's policy result in brief.",
@@ -191,13 +193,9 @@ IN_CONTEXT: dict[str, str] = {
     "CongressAgentPayload.outcome": "The preview's outcome: a strict signal, a demo signal or no signal.",
     "CongressArtifact.outcome": "The preview's outcome: a strict signal, a demo signal or no signal.",
     "PolicyResult.checks.outcome": "pass, warn or block.",
-    "ArtifactPosition.sources": ROWS_CITED,
     "ArtifactEnded.sources": "The previous quarter's information-table rows of the position.",
-    "ArtifactOtherHolding.sources": ROWS_CITED,
-    "HeldChange.sources": ROWS_CITED,
     "EndedChange.sources": "The previous quarter's information-table rows of the position.",
     "VersionDiff.sources": "Each selected manager's filings in the two versions, amendments named.",
-    **{f"{kind}Artifact.sources": PREVIEW_SOURCES for kind in ("Person", "Congress", "Social")},
     **{f"{kind}Methodology.sources": "The source files the pack reads." for kind in ("Person", "Congress", "Social")},
     "PositionChange.shareDelta": "toShares minus fromShares.",
     "ViewPosition.shareDelta": "Shares traded against the previous quarter (the artifact's change); null when unknown.",
@@ -208,10 +206,6 @@ IN_CONTEXT: dict[str, str] = {
     "EthosComparison.basis.persistenceWindow": "The quarters of the persistence window, newest first.",
     "EthosComparison.overlap.tickers": "Tickers in every selected ethos's top set.",
     "PolicyResult.signal": "no-signal when any check blocks: stay in cash.",
-    "ArtifactWarning.code": WARNING_CODE,
-    "Health.warnings.code": WARNING_CODE,
-    "ArtifactWarning.message": WARNING_TEXT,
-    "Health.warnings.message": WARNING_TEXT,
     "ArtifactFiling.source": "The filing's files in the source tree.",
     "ArtifactWarning.source": "The source the warning is about.",
     "Health.warnings.pack": "The pack the warning belongs to.",
@@ -223,8 +217,6 @@ IN_CONTEXT: dict[str, str] = {
     "CongressMethodology.headline": "How the headline signal is chosen.",
     "SocialAgentPayload.definition.newEntrants": "What a new entrant is.",
     "SocialMethodology.newEntrants": "What a new entrant is.",
-    "SocialAgentPayload.definition.rankChange": RANK_CHANGE_RULE,
-    "SocialMethodology.rankChange": RANK_CHANGE_RULE,
     "PersonMethodology.estimate": "How an estimate is made from a disclosed range.",
     "PersonMethodology.concentration": "How concentration is measured.",
     "SocialAgentPayload.topMovers": "The tickers whose mentions rose most, in brief.",
@@ -233,8 +225,6 @@ IN_CONTEXT: dict[str, str] = {
     "AgentPayload.managers.trades": "The manager's largest trades, largest traded value first.",
     "AgentPayload.managers.filings": "The manager's filings behind this version, with their filing dates.",
     "AgentPayload.caveats": "The pack's own caveats (its warnings), each once.",
-    "VersionDiff.view": CANONICAL_VIEW,
-    "PositionExplanation.view": CANONICAL_VIEW,
     "VersionDiff.warnings": "Warnings about the pack and the view's managers that appeared since `from` (in `to` or a "
     "version between) and those `to` no longer has.",
     "PositionChange.mapped": "false: securities.csv has no ticker for it; `ticker` is its CUSIP.",
@@ -246,11 +236,7 @@ IN_CONTEXT: dict[str, str] = {
     "security (an unmapped CUSIP among them).",
     "PositionExplanation.policy.signal": "no-signal when any check blocks: stay in cash.",
     "AgentHolding.topHolders.weight": "Of the manager's 13F book.",
-    "AgentPayload.freshness": FRESHNESS,
-    "PolicyResult.freshness": FRESHNESS,
     "PositionChange.issuer": "The issuer's name as the version that names the position gives it.",
-    "DiffAnswer.tradesByManager": "Each trading manager's own largest trades (by traded value): the managers with the "
-    "largest trade first, so a small manager is ranked on its own and never hidden by a large one.",
     "AgentPayload.managers": "The selected managers, largest books first (view.managerCount counts all).",
     "AgentPayload.managers.trades.kind": "The trade: new, added, reduced or exited.",
     "AgentPayload.managers.trades.shareDelta": "Shares traded: positive bought, negative sold.",
@@ -258,10 +244,6 @@ IN_CONTEXT: dict[str, str] = {
     "for an exit), in dollars: what ranks the trades.",
     "AgentPayload.notTrades": "Changes that are not trades, counted by kind.",
     "CopycatLatestPack.manifestEntry": "The release-manifest entry vouching for the artifact's bytes.",
-    "CopycatAuditExport.contentHash": CONTENT_HASH,
-    "PreviewAuditExport.contentHash": CONTENT_HASH,
-    "CopycatAuditExport.provenance": PROVENANCE,
-    "PreviewAuditExport.provenance": PROVENANCE,
     "PreviewAuditExport.policy": "Preview packs have no policy recalculation.",
     "ApiMeta.capability": "The operation id that answered, or 'router'.",
     "NextCall.arguments": "The exact arguments of the call (REST: its parameters or body).",
