@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import Any, TypeVar
 
-from builder.research.methods.ethos import holdings
+from builder.research.methods.ethos import Holdings, holdings
 from builder.research.schema import PackArtifact
 
 T = TypeVar("T")
@@ -33,7 +33,7 @@ class ReleaseData:
     _packs: dict[str, dict] = field(default_factory=dict)
     _memo: OrderedDict[Hashable, Any] = field(default_factory=OrderedDict)
     _large: OrderedDict[Hashable, Any] = field(default_factory=OrderedDict)
-    _held: dict[str, dict] = field(default_factory=dict)  # version → its holdings (research.methods.ethos)
+    _held: dict[str, Holdings] = field(default_factory=dict)  # version → its holdings (research.methods.ethos)
 
     def __post_init__(self) -> None:
         self._packs.update({pack["id"]: pack for pack in self.index["packs"]})
@@ -58,11 +58,11 @@ class ReleaseData:
     def as_of(self) -> date:
         return date.fromisoformat(self.index["asOf"])
 
-    def history(self, version: str) -> list[dict]:
+    def history(self, version: str) -> list[Holdings]:
         """What the holding streaks read of each 13f-copycat version older than `version`, oldest first."""
         return [self.holdings(v) for v in self.versions[: self.versions.index(version)]]
 
-    def holdings(self, version: str, read: Callable[[str], PackArtifact] | None = None) -> dict:
+    def holdings(self, version: str, read: Callable[[str], PackArtifact] | None = None) -> Holdings:
         """A version's holdings (research.methods.ethos.holdings), kept for the release's life; `read` gives the
         artifact where it should not be kept whole (ras serve, for every version but the latest)."""
         found = self._held.get(version)

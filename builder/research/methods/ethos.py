@@ -7,7 +7,7 @@ from bisect import bisect_right
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from itertools import combinations
-from typing import Annotated, Any, Literal, TypedDict
+from typing import Annotated, Literal, TypedDict
 
 from builder.research.errors import NotInView, UnknownEthos
 from builder.research.schema import Change, PackArtifact, Position, TickerAsOf
@@ -363,7 +363,24 @@ def canonical_ethos_ids(ethos_ids: Sequence[str]) -> list[str]:
     return [e for e in ETHOS_IDS if e in set(ethos_ids)] or list(ETHOS_IDS)
 
 
-def holdings(artifact: PackArtifact) -> dict[str, Any]:
+class HeldTicker(TypedDict):
+    ticker: str
+
+
+class HeldBook(TypedDict):
+    id: str
+    positions: list[HeldTicker]
+
+
+class Holdings(TypedDict):
+    """What the holding streaks read of an older version: its PackArtifact's quarters and held tickers."""
+
+    quarter: str
+    previousQuarter: str
+    managers: list[HeldBook]
+
+
+def holdings(artifact: PackArtifact) -> Holdings:
     """What the holding streaks read of a version older than the scored one: its quarter ends and each manager's
     held tickers (a few kilobytes of a megabytes artifact), in the artifact's own shape."""
     return {
@@ -376,7 +393,7 @@ def holdings(artifact: PackArtifact) -> dict[str, Any]:
     }
 
 
-def _context(view: View, artifact: PackArtifact, history: Sequence[dict]) -> _Context:
+def _context(view: View, artifact: PackArtifact, history: Sequence[Holdings]) -> _Context:
     """Lookups for the view's features, over the selected managers only (the only ones a feature reads)."""
     selected = set(view["managers"])
     chosen = [m for m in artifact["managers"] if m["id"] in selected]
@@ -394,7 +411,7 @@ def _context(view: View, artifact: PackArtifact, history: Sequence[dict]) -> _Co
     return _Context(tuple(view["managers"]), positions, changes, books, _streaks(chain, selected), quarters)
 
 
-def _streaks(chain: Sequence[dict], selected: set[str]) -> dict[str, dict[str, int]]:
+def _streaks(chain: Sequence[Holdings], selected: set[str]) -> dict[str, dict[str, int]]:
     """For each manager and ticker, how many of the older versions in `chain` (newest first) in a row hold it."""
     streaks: dict[str, dict[str, int]] = {manager_id: {} for manager_id in selected}
     for depth, older in enumerate(chain):
@@ -438,7 +455,7 @@ def _overlap(ids: Sequence[str], top_sets: dict[str, list[str]]) -> Overlap:
 
 
 def score_view(
-    view: View, artifact: PackArtifact, history: Sequence[dict], ethos_ids: Sequence[str]
+    view: View, artifact: PackArtifact, history: Sequence[Holdings], ethos_ids: Sequence[str]
 ) -> EthosComparison:
     """Per-ticker 0–100 scores of the chosen ethos over `view`, their top sets and cross-ethos overlap."""
     ids = canonical_ethos_ids(ethos_ids)
