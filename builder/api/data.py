@@ -11,9 +11,9 @@ from collections import OrderedDict
 from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass, field
 from datetime import date
-from typing import Any, TypeVar, cast
+from typing import Any, TypeVar
 
-from builder.research.methods.ethos import holdings
+from builder.research.methods.ethos import Holdings, holdings
 from builder.research.schema import PackArtifact
 
 T = TypeVar("T")
@@ -26,13 +26,14 @@ class ReleaseData:
     """Everything handlers read. `identity` (release id, manifest sha256) exists only once sealed."""
 
     index: Mapping[str, Any]
-    artifacts: Mapping[str, dict]  # 13f-copycat artifacts by version id
+    # 13f-copycat artifacts by version id: built to the schema, and validated by the publish (export_audit_trail)
+    artifacts: Mapping[str, PackArtifact]
     identity: Mapping[str, str] | None = None
     openapi: dict[str, Any] | None = None  # the OpenAPI document the release step generated for this release
     _packs: dict[str, dict] = field(default_factory=dict)
     _memo: OrderedDict[Hashable, Any] = field(default_factory=OrderedDict)
     _large: OrderedDict[Hashable, Any] = field(default_factory=OrderedDict)
-    _held: dict[str, dict] = field(default_factory=dict)  # version → its holdings (research.methods.ethos)
+    _held: dict[str, Holdings] = field(default_factory=dict)  # version → its holdings (research.methods.ethos)
 
     def __post_init__(self) -> None:
         self._packs.update({pack["id"]: pack for pack in self.index["packs"]})
@@ -57,11 +58,11 @@ class ReleaseData:
     def as_of(self) -> date:
         return date.fromisoformat(self.index["asOf"])
 
-    def history(self, version: str) -> list[dict]:
+    def history(self, version: str) -> list[Holdings]:
         """What the holding streaks read of each 13f-copycat version older than `version`, oldest first."""
         return [self.holdings(v) for v in self.versions[: self.versions.index(version)]]
 
-    def holdings(self, version: str, read: Callable[[str], Mapping[str, Any]] | None = None) -> dict:
+    def holdings(self, version: str, read: Callable[[str], PackArtifact] | None = None) -> Holdings:
         """A version's holdings (research.methods.ethos.holdings), kept for the release's life; `read` gives the
         artifact where it should not be kept whole (ras serve, for every version but the latest)."""
         found = self._held.get(version)
@@ -86,7 +87,7 @@ class ReleaseData:
 
     @property
     def latest(self) -> PackArtifact:
-        return cast(PackArtifact, self.artifacts[self.versions[-1]])  # schema-valid: the release validated it
+        return self.artifacts[self.versions[-1]]
 
     def preview(self, pack_id: str) -> dict | None:
         preview: dict | None = self.index["previews"].get(pack_id)

@@ -12,6 +12,7 @@ from builder.api.openapi.document import openapi_document
 from builder.records import Sources
 from builder.research.artifact import build_artifacts
 from builder.research.caveats import SCOPE, identity, sortable
+from builder.research.schema import PackArtifact
 from builder.research.versions import PACK_ID, assign_versions
 
 COPYCAT_ENTRY = {
@@ -72,9 +73,14 @@ def assemble(
     return replace(data, openapi=openapi_document(data)), new_ledger  # the document enumerates this release's ids
 
 
-def _catalog(artifacts: list[dict], previews: Mapping[str, dict]) -> list[dict]:
+def _catalog(artifacts: list[PackArtifact], previews: Mapping[str, dict]) -> list[dict]:
     latest = artifacts[-1]
-    copycat = {**COPYCAT_ENTRY, "status": "available", "latestVersion": latest["versionId"], "asOf": latest["quarter"]}
+    copycat: dict[str, Any] = {
+        **COPYCAT_ENTRY,
+        "status": "available",
+        "latestVersion": latest["versionId"],
+        "asOf": latest["quarter"],
+    }
     entries = [copycat]
     for pack_id in sorted(previews):
         preview = previews[pack_id]
@@ -110,14 +116,14 @@ def _preview_entry(pack: Any) -> dict:
     }
 
 
-def _warnings(artifacts: list[dict], previews: Mapping[str, dict]) -> list[dict]:
+def _warnings(artifacts: list[PackArtifact], previews: Mapping[str, dict]) -> list[Mapping[str, Any]]:
     """The scope warnings of what is published, each once and each naming its pack and what it is about (manager,
     quarter, accession, CUSIP), as views see them: health stays degraded while any exists.
 
     Only the published versions' warnings count: a confidential omission in a quarter outside the window is
     not this release's problem. A warning two versions carry alike (the fixture label) is listed once.
     """
-    found = {identity(w): w for a in artifacts for w in a["warnings"]}
+    found: dict[tuple[Any, ...], Mapping[str, Any]] = {identity(w): w for a in artifacts for w in a["warnings"]}
     for pack_id, preview in previews.items():
         scoped = ({**dict.fromkeys(SCOPE), **w, "pack": pack_id} for w in preview["warnings"])
         found.update((identity(w), w) for w in scoped)

@@ -48,6 +48,7 @@ from builder.research.changes.actions import actions_line
 from builder.research.changes.listing import undecided_changes, undecided_lines
 from builder.research.coverage import common_problem, coverage_lines, quarter_coverage, unmapped_share
 from builder.research.previews.build import build_previews
+from builder.research.schema import PackArtifact
 from builder.research.views import MODES
 from builder.sources.sec13f.cache import ParseCache
 from builder.sources.tree import collector_paused, read_sources
@@ -322,7 +323,7 @@ def _refuse_reused_ids(previous: Path | None, data: ReleaseData) -> None:
             raise PublishError(f"version {version} is published with other content; refusing to re-use its id")
 
 
-def check_unmapped(artifacts: Mapping[str, dict], limit: float, progress: Callable[[str], None]) -> None:
+def check_unmapped(artifacts: Mapping[str, PackArtifact], limit: float, progress: Callable[[str], None]) -> None:
     """Report the unmapped CUSIPs; refuse the publish when their share of a version passes `limit`."""
     cusips, worst, where = unmapped_share(artifacts)
     if not cusips:

@@ -21,6 +21,7 @@ import orjson
 
 from builder.canonical import sha256_hex
 from builder.errors import ReleaseError
+from builder.research.schema import PackArtifact
 
 # Verified bodies kept in memory. The fixture's whole answer set (~8 MB) fits; at 500 managers the bound keeps
 # a worker within 2× the fixture's resident memory (bench.memory). A body over a quarter of it is never kept
@@ -147,23 +148,24 @@ class Answers(Mapping[str, Answer]):
         return len(self._routes)
 
 
-class Artifacts(Mapping[str, dict]):
-    """13f-copycat artifacts by version, each read, verified and parsed when first used, then kept."""
+class Artifacts(Mapping[str, PackArtifact]):
+    """13f-copycat artifacts by version, each read, verified and parsed when first used, then kept (each is a
+    PackArtifact: its bytes match the sha256 the manifest vouches for, and the publish validated it)."""
 
     def __init__(self, reader: ReleaseReader, paths: dict[str, str]) -> None:
         self._reader = reader
         self._paths = paths  # version → its file in the release
-        self._loaded: dict[str, dict] = {}
+        self._loaded: dict[str, PackArtifact] = {}
 
-    def __getitem__(self, version: str) -> dict:
+    def __getitem__(self, version: str) -> PackArtifact:
         artifact = self._loaded.get(version)
         if artifact is None:
             artifact = self._loaded[version] = _kept(self._reader.read(self._paths[version]))
         return artifact
 
-    def read(self, version: str) -> dict:
+    def read(self, version: str) -> PackArtifact:
         """A version's artifact read, verified and parsed, and not kept (for what is derived from it once)."""
-        parsed: dict = orjson.loads(self._reader.read(self._paths[version]))
+        parsed: PackArtifact = orjson.loads(self._reader.read(self._paths[version]))
         return parsed
 
     def __contains__(self, version: object) -> bool:
@@ -176,7 +178,7 @@ class Artifacts(Mapping[str, dict]):
         return len(self._paths)
 
 
-def _kept(body: bytes) -> dict:
+def _kept(body: bytes) -> PackArtifact:
     """An artifact parsed for the rest of the process: its million objects are acyclic JSON and never freed
     while the release is served, so the cyclic collector neither runs while they are made (at 500 managers
     it doubled the load of the seven older artifacts that a first compareEthos of a subset reads) nor scans

@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 from datetime import date
+from typing import cast
 
 from builder.records import Amendment, CorporateAction, Filing, ManagerConfig, Security, Sources
 from builder.research.caveats import ManagerQuarter, version_warnings
@@ -16,13 +17,14 @@ from builder.research.coverage import quarter_coverage
 from builder.research.evidence import Evidence, decide, pack_witnesses
 from builder.research.holdings import Holding, QuarterBook, QuarterBooks
 from builder.research.quarters import filing_deadline, previous_quarter
+from builder.research.schema import PackArtifact
 from builder.research.versions import PACK_ID
 
 ARTIFACT_SCHEMA = "pack-artifact/2.0"
 WEIGHT_DIGITS = 6  # weights are fractions of the book; 6 places resolve 1 dollar in a $1m book
 
 
-def build_artifacts(sources: Sources, earlier: Callable[[list], dict | None] | None = None) -> list[dict]:
+def build_artifacts(sources: Sources, earlier: Callable[[list], dict | None] | None = None) -> list[PackArtifact]:
     """The PackArtifact of each quarter of the window every manager filed, oldest first, without version ids.
 
     `earlier(inputs)` may return the artifact an earlier build made from the same `artifact_inputs` (with the
@@ -47,7 +49,9 @@ def build_artifacts(sources: Sources, earlier: Callable[[list], dict | None] | N
             evidence = quarter_evidence(sources, books, quarter)
             found = build_artifact(quarter, sources, books, book_of, evidence)
         artifacts.append(found)
-    return artifacts
+    # build_artifact writes the PackArtifact's fields as a plain dict (the writer is not typed yet), and `earlier`
+    # gives one a promoted release published; the publish validates each against the schema (export_audit_trail).
+    return cast(list[PackArtifact], artifacts)
 
 
 def quarter_evidence(sources: Sources, books: QuarterBooks, quarter: date) -> Evidence:

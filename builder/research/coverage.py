@@ -17,6 +17,7 @@ from datetime import date, timedelta
 
 from builder.records import ManagerConfig, SourceProblem, Sources
 from builder.research.quarters import filing_deadline, is_quarter_end, previous_quarter
+from builder.research.schema import PackArtifact
 
 # 17 CFR 240.0-3: a deadline on a weekend or holiday moves to the next business day; three days covers a
 # Saturday deadline before a Monday holiday, so a quarter is due only once that can no longer happen.
@@ -152,7 +153,7 @@ def _span(quarters: Sequence[date]) -> str:
     return f"{quarters[0].isoformat()} … {quarters[-1].isoformat()}"
 
 
-def unmapped_in(artifact: dict) -> tuple[set[str], float]:
+def unmapped_in(artifact: PackArtifact) -> tuple[set[str], float]:
     """The CUSIPs of one version that securities.csv does not map, wherever they surface (positions, positions no
     longer held, option and PRN rows), and the share of the version's reported value (positions and option and PRN
     rows, the latter at the value filed) they hold."""
@@ -164,7 +165,7 @@ def unmapped_in(artifact: dict) -> tuple[set[str], float]:
     return {h["cusip"] for h in (*unmapped, *ended)}, share
 
 
-def unmapped_share(artifacts: Mapping[str, dict]) -> tuple[set[str], float, str]:
+def unmapped_share(artifacts: Mapping[str, PackArtifact]) -> tuple[set[str], float, str]:
     """Unmapped CUSIPs of every version, and the largest share of a version's long book value they hold."""
     cusips: set[str] = set()
     worst, where = 0.0, ""

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from datetime import date
 from decimal import Decimal
 from fractions import Fraction
-from typing import Literal, TypedDict
+from typing import Literal, TypedDict, cast
 
 from builder.records import ActionKind, CorporateAction
 from builder.research.caveats import for_managers, warning_changes
@@ -15,8 +15,18 @@ from builder.research.changes import book_changes as classify
 from builder.research.changes.carry import Lot
 from builder.research.changes.side import Side
 from builder.research.methods.policy import PolicyChange
-from builder.research.schema import Candidate, Cause, CitedAction, TickerAsOf
-from builder.research.views import Mode, ViewRef, entries, manager_ids, view_tickers
+from builder.research.schema import (
+    ArtifactManager,
+    Candidate,
+    Cause,
+    CitedAction,
+    ConvertedChange,
+    PackArtifact,
+    TickerAsOf,
+    TradeChange,
+    UndecidedChange,
+)
+from builder.research.views import Mode, ViewRef, entries, held_amounts, manager_ids, view_tickers
 from builder.typed import Count, Date
 
 # A diff lists moves, corporate actions and undecided changes; never an unknown one (no filing to compare).
@@ -62,6 +72,18 @@ class BookChanges(TypedDict):
     warnings: WarningChanges
 
 
+KnownChange = TradeChange | ConvertedChange | UndecidedChange  # a change a diff entry can be: never 'unknown'
+
+
+class Named(TypedDict):
+    """What names a position in a diff entry: the part of an artifact's position or ended entry it reads."""
+
+    ticker: str
+    issuer: str
+    tickerAsOf: TickerAsOf
+    mapped: bool
+
+
 # `from` is a keyword: the functional form. What changed between two versions over one view; never why.
 VersionDiff = TypedDict(
     "VersionDiff",
@@ -82,14 +104,14 @@ SHAPES = {"VersionDiff": VersionDiff, "PositionChange": PositionChange, "PolicyC
 
 
 def diff_versions(
-    older: dict,
-    newer: dict,
+    older: PackArtifact,
+    newer: PackArtifact,
     managers: Sequence[str],
     mode: Mode,
     *,
     book: BookChanges | None = None,
     tickers: tuple[set[str], set[str]] | None = None,
-    between: Sequence[dict] = (),
+    between: Sequence[PackArtifact] = (),
     policy: Sequence[PolicyChange] = (),
 ) -> VersionDiff:
     """Tickers that entered or left the view, the position changes of the view's tickers (in it on either side) per
@@ -126,7 +148,9 @@ def diff_versions(
     }
 
 
-def versions_changes(older: dict, newer: dict, managers: Sequence[str], between: Sequence[dict]) -> BookChanges:
+def versions_changes(
+    older: PackArtifact, newer: PackArtifact, managers: Sequence[str], between: Sequence[PackArtifact]
+) -> BookChanges:
     """The selected managers' position, source and warning changes between two versions: the same in every mode."""
     selected = sorted(managers or manager_ids(newer))
     later = [w for artifact in between for w in artifact["warnings"]]
@@ -141,7 +165,7 @@ def versions_changes(older: dict, newer: dict, managers: Sequence[str], between:
 
 
 def _position_changes(
-    older: dict, newer: dict, managers: Sequence[str], between: Sequence[dict]
+    older: PackArtifact, newer: PackArtifact, managers: Sequence[str], between: Sequence[PackArtifact]
 ) -> list[PositionChange]:
     """Each selected manager's changes of shares. Consecutive versions: the newer artifact's own changes. Further
     apart: the older book carried through every corporate action the versions between cite, the later filing
@@ -170,7 +194,7 @@ def _moved(change: PositionChange) -> bool:
     )
 
 
-def _own(manager_id: str, before: dict, after: dict) -> list[PositionChange]:
+def _own(manager_id: str, before: ArtifactManager, after: ArtifactManager) -> list[PositionChange]:
     """The newer artifact's changes of one manager, as diff entries (sorted by ticker)."""
     old = {p["ticker"]: p for p in before["positions"]}
     found: list[PositionChange] = []
@@ -180,22 +204,13 @@ def _own(manager_id: str, before: dict, after: dict) -> list[PositionChange]:
             continue
         from_shares = old[entry["ticker"]]["shares"] if entry["ticker"] in old else 0
         from_value = old[entry["ticker"]]["value"] if entry["ticker"] in old else 0
-        found.append(
-            _entry(
-                manager_id,
-                entry,
-                record,
-                from_shares,
-                entry["shares"] if held else 0,
-                from_value,
-                entry["value"] if held else 0,
-            )
-        )
+        to_shares, to_value, _ = held_amounts(entry, held)
+        found.append(_entry(manager_id, entry, record, from_shares, to_shares, from_value, to_value))
     return sorted(found, key=lambda e: e["ticker"])
 
 
 def _entry(
-    manager_id: str, named: dict, record: dict, from_shares: int, to_shares: int, from_value: int, to_value: int
+    manager_id: str, named: Named, record: KnownChange, from_shares: int, to_shares: int, from_value: int, to_value: int
 ) -> PositionChange:
     """`named`: the version's entry that names the position (ticker, issuer, tickerAsOf, mapped)."""
     return {
@@ -220,23 +235,30 @@ def _entry(
 
 
 def _carried(
-    manager_id: str, before: dict, after: dict, older: dict, newer: dict, between: Sequence[dict]
+    manager_id: str,
+    before: ArtifactManager,
+    after: ArtifactManager,
+    older: PackArtifact,
+    newer: PackArtifact,
+    between: Sequence[ArtifactManager],
 ) -> list[PositionChange]:
     """One manager's changes across several quarters; `between`: the manager's part of each version between."""
     earlier, later = _side(before, older), _side(after, newer)
-    flagged = _flagged(between)
+    # changes.classify (not typed yet) takes and gives plain dicts: the candidates are Candidate records, and its
+    # changes Change records, never 'unknown' (that needs an earlier side missing, and `earlier` is always given).
+    flagged = cast(dict[str, list[dict]], _flagged(between))
     changes = classify(earlier, later, _legs(between), rules=lambda *_: flagged)
     old = {p["ticker"]: p for p in before["positions"]}
     new = {p["ticker"]: p for p in after["positions"]}
     found: list[PositionChange] = []
-    named = {e["ticker"]: e for m in (before, after) for _, e in entries(m)}
+    named: dict[str, Named] = {e["ticker"]: e for m in (before, after) for _, e in entries(m)}
     for ticker, record in changes.held.items():
         position = new[ticker]
         found.append(
             _entry(
                 manager_id,
                 position,
-                record,
+                cast(KnownChange, record),
                 old[ticker]["shares"] if ticker in old else 0,
                 position["shares"],
                 old[ticker]["value"] if ticker in old else 0,
@@ -248,7 +270,7 @@ def _carried(
             _entry(
                 manager_id,
                 named.get(ended.key) or _unnamed(ended.key),
-                ended.change,
+                cast(KnownChange, ended.change),
                 old[ended.key]["shares"] if ended.key in old else 0,
                 0,
                 old[ended.key]["value"] if ended.key in old else 0,
@@ -258,12 +280,12 @@ def _carried(
     return sorted(found, key=lambda e: e["ticker"])
 
 
-def _unnamed(key: str) -> dict:
+def _unnamed(key: str) -> Named:
     """A key neither version names (a position carried through corporate actions only): the key, no issuer known."""
     return {"ticker": key, "issuer": "", "tickerAsOf": "current", "mapped": True}
 
 
-def _side(manager: dict, artifact: dict) -> Side:
+def _side(manager: ArtifactManager, artifact: PackArtifact) -> Side:
     """A version's book of one manager at the key level (each position one lot under its first CUSIP)."""
     lots = {
         p["cusip"]: Lot(p["cusip"], p["shares"], p["value"], len(p["sources"]), p["issuer"])
@@ -281,7 +303,7 @@ class _Keys(dict):
         return cusip
 
 
-def _legs(between: Sequence[dict]) -> list[CorporateAction]:
+def _legs(between: Sequence[ArtifactManager]) -> list[CorporateAction]:
     """The corporate actions the versions between cite for the manager, as records again, in effect order."""
     legs: dict[tuple[str, str], CorporateAction] = {}
     for manager in between:
@@ -291,7 +313,7 @@ def _legs(between: Sequence[dict]) -> list[CorporateAction]:
     return sorted(legs.values(), key=lambda leg: (leg.effective, leg.record))
 
 
-def _leg(action: dict, cik: str) -> CorporateAction:
+def _leg(action: CitedAction, cik: str) -> CorporateAction:
     new, _, old = (action["ratio"] or "1:1").partition(":")
     cash = Decimal(action["cashPerShare"]) if action["cashPerShare"] is not None else None
     shares = action["receivedShares"]
@@ -310,9 +332,9 @@ def _leg(action: dict, cik: str) -> CorporateAction:
     )
 
 
-def _flagged(between: Sequence[dict]) -> dict[str, list[dict]]:
+def _flagged(between: Sequence[ArtifactManager]) -> dict[str, list[Candidate]]:
     """CUSIP → the candidates of every change a version between left undecided for the manager."""
-    flagged: dict[str, list[dict]] = {}
+    flagged: dict[str, list[Candidate]] = {}
     for manager in between:
         for _, entry in entries(manager):
             if entry["change"]["kind"] == "undecided":
@@ -320,7 +342,7 @@ def _flagged(between: Sequence[dict]) -> dict[str, list[dict]]:
     return flagged
 
 
-def _source_changes(older: dict, newer: dict, managers: Sequence[str]) -> list[SourceChange]:
+def _source_changes(older: PackArtifact, newer: PackArtifact, managers: Sequence[str]) -> list[SourceChange]:
     by_id_old = {m["id"]: m for m in older["managers"]}
     by_id_new = {m["id"]: m for m in newer["managers"]}
     changes: list[SourceChange] = []

@@ -8,12 +8,13 @@ from datetime import date
 from typing import Final
 
 from builder.canonical import canonical_json, sha256_hex
+from builder.research.schema import PackArtifact
 
 PACK_ID: Final = "13f-copycat"  # the contract's pack id: routes, artifacts, warnings and the release's files name it
 MAJOR = 2  # the PackArtifact schema's major version (pack-artifact/2.0: changes carried through corporate actions)
 
 
-def content_digest(artifact: dict) -> str:
+def content_digest(artifact: PackArtifact) -> str:
     """sha256 of the artifact's canonical bytes with its id blanked: what an id must always name."""
     return sha256_hex(canonical_json({**artifact, "versionId": ""}))
 
@@ -22,7 +23,7 @@ def version_id(quarter: str, minor: int) -> str:
     return f"multi-manager-{quarter}-v{MAJOR}.{minor}"
 
 
-def assign_versions(artifacts: Sequence[dict], ledger: Iterable[dict]) -> tuple[list[dict], list[dict]]:
+def assign_versions(artifacts: Sequence[PackArtifact], ledger: Iterable[dict]) -> tuple[list[PackArtifact], list[dict]]:
     """Give each artifact its id: the published id of the same content, else the quarter's next minor.
 
     `ledger` lists every version ever published ({versionId, quarter, contentSha256}); a restatement or
@@ -30,7 +31,7 @@ def assign_versions(artifacts: Sequence[dict], ledger: Iterable[dict]) -> tuple[
     Returns the artifacts with ids and the ledger extended by the new versions.
     """
     entries = {entry["versionId"]: entry for entry in ledger}
-    assigned = []
+    assigned: list[PackArtifact] = []
     for artifact in artifacts:
         digest = content_digest(artifact)
         same = [e for e in entries.values() if e["quarter"] == artifact["quarter"]]
@@ -46,7 +47,7 @@ def _minor(identifier: str) -> int:
     return int(identifier.rsplit(".", 1)[1])
 
 
-def version_as_of(artifact: dict) -> date:
+def version_as_of(artifact: PackArtifact) -> date:
     """A version's own as-of: the day its newest filing was filed, the first day a point-in-time release has it.
 
     An older version in a diff is judged at this date, not at the release's: its freshness is what it was

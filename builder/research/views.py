@@ -4,11 +4,20 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import Literal, TypedDict, get_args
+from typing import Literal, TypedDict, cast, get_args
 
 from builder.research.caveats import for_managers
 from builder.research.changes import BOUGHT, SOLD
-from builder.research.schema import ArtifactWarning, Cause, ChangeKind, TickerAsOf
+from builder.research.schema import (
+    ArtifactManager,
+    ArtifactWarning,
+    Cause,
+    ChangeKind,
+    Ended,
+    PackArtifact,
+    Position,
+    TickerAsOf,
+)
 from builder.typed import Count, Fraction
 
 Mode = Literal["any", "overlap", "exclusive", "disagreement"]
@@ -58,11 +67,13 @@ class View(TypedDict):
 SHAPES = {"View": View, "ViewTicker": ViewTicker, "ViewPosition": ViewPosition}
 
 
-def manager_ids(artifact: dict) -> list[str]:
+def manager_ids(artifact: PackArtifact) -> list[str]:
     return [m["id"] for m in artifact["managers"]]
 
 
-def select_view(artifact: dict, managers: Sequence[str], mode: Mode, rows: list[ViewTicker] | None = None) -> View:
+def select_view(
+    artifact: PackArtifact, managers: Sequence[str], mode: Mode, rows: list[ViewTicker] | None = None
+) -> View:
     """The tickers of `mode` among the selected managers (canonical: sorted, all managers when empty), and the
     version's warnings about the pack and those managers (nothing about the managers left out).
 
@@ -80,7 +91,7 @@ def select_view(artifact: dict, managers: Sequence[str], mode: Mode, rows: list[
     }
 
 
-def ticker_rows(artifact: dict, managers: Sequence[str]) -> list[ViewTicker]:
+def ticker_rows(artifact: PackArtifact, managers: Sequence[str]) -> list[ViewTicker]:
     """Every ticker the selected managers hold or no longer hold, with each one's position: a view before its mode."""
     return _ticker_rows(artifact, sorted(managers or manager_ids(artifact)))
 
@@ -110,7 +121,7 @@ class Census:
         return {"managers": self.managers, "mode": mode, "tickerCount": len(rows), "tickers": rows}
 
 
-def census(artifact: dict, managers: Sequence[str]) -> Census:
+def census(artifact: PackArtifact, managers: Sequence[str]) -> Census:
     selected = sorted(set(managers or manager_ids(artifact)))
     chosen = set(selected)
     holders: dict[str, int] = {}
@@ -123,7 +134,7 @@ def census(artifact: dict, managers: Sequence[str]) -> Census:
         for held, entry in entries(manager):
             ticker, kind = entry["ticker"], entry["change"]["kind"]
             holders[ticker] = holders.get(ticker, 0) + held
-            values[ticker] = values.get(ticker, 0) + entry.get("value", 0)
+            values[ticker] = values.get(ticker, 0) + held_amounts(entry, held)[1]
             if kind in BOUGHT:
                 bought.add(ticker)
             elif kind in SOLD:
@@ -131,7 +142,7 @@ def census(artifact: dict, managers: Sequence[str]) -> Census:
     return Census(selected, holders, values, bought, sold)
 
 
-def entries(manager: dict) -> Iterator[tuple[bool, dict]]:
+def entries(manager: ArtifactManager) -> Iterator[tuple[bool, Position | Ended]]:
     """A manager's positions (held) and then its ended entries (no longer held), each with whether it is held."""
     for position in manager["positions"]:
         yield True, position
@@ -139,13 +150,22 @@ def entries(manager: dict) -> Iterator[tuple[bool, dict]]:
         yield False, ended
 
 
-def view_tickers(artifact: dict, managers: Sequence[str], mode: str) -> set[str]:
+def held_amounts(entry: Position | Ended, held: bool) -> tuple[int, int, float]:
+    """The shares, value and weight of an entry `entries` yields: its own when held, none when ended."""
+    if not held:
+        return 0, 0, 0.0
+    position = cast(Position, entry)  # entries() pairs held=True with the manager's positions only
+    return position["shares"], position["value"], position["weight"]
+
+
+def view_tickers(artifact: PackArtifact, managers: Sequence[str], mode: str) -> set[str]:
     """The tickers of `select_view(artifact, managers, mode)`, counted without building its rows (for diffs)."""
     return census(artifact, managers).tickers(mode)
 
 
-def _ticker_rows(artifact: dict, selected: Sequence[str]) -> list[ViewTicker]:
-    found: dict[str, tuple[dict, list[ViewPosition]]] = {}  # ticker → its first entry, every selected position
+def _ticker_rows(artifact: PackArtifact, selected: Sequence[str]) -> list[ViewTicker]:
+    # ticker → its first entry, every selected position
+    found: dict[str, tuple[Position | Ended, list[ViewPosition]]] = {}
     chosen = set(selected)
     for manager in artifact["managers"]:
         if manager["id"] not in chosen:
@@ -158,7 +178,7 @@ def _ticker_rows(artifact: dict, selected: Sequence[str]) -> list[ViewTicker]:
     return [_row(*found[ticker]) for ticker in sorted(found)]
 
 
-def _row(entry: dict, positions: list[ViewPosition]) -> ViewTicker:
+def _row(entry: Position | Ended, positions: list[ViewPosition]) -> ViewTicker:
     holders = [p["managerId"] for p in positions if p["held"]]
     return {
         "ticker": entry["ticker"],
@@ -174,13 +194,14 @@ def _row(entry: dict, positions: list[ViewPosition]) -> ViewTicker:
     }
 
 
-def _manager_position(manager_id: str, entry: dict, held: bool) -> ViewPosition:
+def _manager_position(manager_id: str, entry: Position | Ended, held: bool) -> ViewPosition:
+    shares, value, weight = held_amounts(entry, held)
     return {
         "managerId": manager_id,
         "held": held,
-        "shares": entry.get("shares", 0),
-        "value": entry.get("value", 0),
-        "weight": entry.get("weight", 0.0),
+        "shares": shares,
+        "value": value,
+        "weight": weight,
         "change": entry["change"]["kind"],
         "cause": entry["change"]["cause"],
         "shareDelta": entry["change"]["shareDelta"],

@@ -14,6 +14,7 @@ from builder.research.caveats import about, identity, sortable
 from builder.research.changes.actions import action_listing
 from builder.research.changes.listing import undecided_changes
 from builder.research.coverage import unmapped_in
+from builder.research.schema import PackArtifact
 from builder.research.versions import content_digest
 from builder.research.views import MODES, manager_ids, view_tickers
 from builder.review.trades import kind_counts, ranked_trades, value_bridges
@@ -37,7 +38,7 @@ class Side:
 
     release_id: str
     index: dict
-    artifacts: dict[str, dict]
+    artifacts: dict[str, PackArtifact]  # as published: the publish validated each against its schema
 
 
 def read_side(directory: Path) -> Side:
@@ -57,14 +58,14 @@ def review(candidate: Side, against: Side | None, releases_option: str = "") -> 
     """Everything `ras review` shows, as plain data (the text and the HTML page render this); `releases_option` is
     what the next command needs to name the releases directory (" --releases DIR", or "" for the default)."""
     before = against.artifacts if against else {}
-    latest, previous = _latest(candidate), _previous(candidate)
+    latest, previous, latest_against = _latest(candidate), _previous(candidate), _latest(against)
     result = {
         "candidate": candidate.release_id,
         "against": against.release_id if against else None,
         "asOf": {"candidate": candidate.index["asOf"], "against": against.index["asOf"] if against else None},
         "latest": {
             "candidate": latest["versionId"] if latest else None,
-            "against": (_latest(against) or {}).get("versionId"),
+            "against": latest_against["versionId"] if latest_against else None,
         },
         "versions": _versions(candidate.artifacts, before),
         "coverage": _coverage(candidate, against),
@@ -82,7 +83,7 @@ def review(candidate: Side, against: Side | None, releases_option: str = "") -> 
     return result
 
 
-def _versions(after: dict[str, dict], before: dict[str, dict]) -> dict:
+def _versions(after: dict[str, PackArtifact], before: dict[str, PackArtifact]) -> dict:
     quarters_before = {a["quarter"]: v for v, a in before.items()}
     added, restated = [], []
     for version, artifact in after.items():
@@ -138,7 +139,7 @@ def _warnings(after: dict, before: dict | None) -> dict:
     }
 
 
-def _latest(side: Side | None) -> dict | None:
+def _latest(side: Side | None) -> PackArtifact | None:
     if side is None or not side.artifacts:
         return None
     return side.artifacts[side.index["copycat"]["versions"][-1]]
@@ -150,7 +151,7 @@ def _unmapped_share(side: Side) -> float:
     return round(unmapped_in(latest)[1], 6) if latest else 0.0
 
 
-def _previous(side: Side) -> dict | None:
+def _previous(side: Side) -> PackArtifact | None:
     """The version before the latest one (what the latest quarter's trades are measured against), if published."""
     versions = side.index["copycat"]["versions"]
     return side.artifacts[versions[-2]] if len(versions) > 1 else None

@@ -11,13 +11,14 @@ from collections import Counter
 
 from builder.research.changes import CHANGE_KINDS
 from builder.research.diff import PositionChange, versions_changes
+from builder.research.schema import PackArtifact
 from builder.research.views import entries, manager_ids
 
 TRADES = ("new", "added", "reduced", "exited")  # the kinds that are bought or sold, in the order they are read
 PER_KIND = 5  # trades listed per kind: the quarter's story, short enough to read before promoting
 
 
-def ranked_trades(previous: dict | None, latest: dict) -> list[dict]:
+def ranked_trades(previous: PackArtifact | None, latest: PackArtifact) -> list[dict]:
     """The largest trades of the latest version per kind (new, added, reduced, exited), each ranked by the shares
     it traded valued at the later quarter's price (the earlier one for an exit): never by the change of market value."""
     moves = _moves(previous, latest)
@@ -28,7 +29,7 @@ def ranked_trades(previous: dict | None, latest: dict) -> list[dict]:
     return ranked
 
 
-def value_bridges(previous: dict | None, latest: dict) -> list[dict]:
+def value_bridges(previous: PackArtifact | None, latest: PackArtifact) -> list[dict]:
     """Per manager: book value before and after, and the change split into the trades' effect, the undecided changes'
     (not split: no record says what was traded) and the rest, the price effect on shares held through the quarter."""
     if previous is None:
@@ -55,13 +56,15 @@ def value_bridges(previous: dict | None, latest: dict) -> list[dict]:
     return bridges
 
 
-def kind_counts(latest: dict) -> list[dict]:
+def kind_counts(latest: PackArtifact) -> list[dict]:
     """How many positions (and positions no longer held) of the latest version each change kind has, all managers."""
-    counted = Counter(entry["change"]["kind"] for manager in latest["managers"] for _, entry in entries(manager))
+    counted: Counter[str] = Counter(
+        entry["change"]["kind"] for manager in latest["managers"] for _, entry in entries(manager)
+    )
     return [{"kind": kind, "count": counted.get(kind, 0)} for kind in CHANGE_KINDS]
 
 
-def _moves(previous: dict | None, latest: dict) -> list[PositionChange]:
+def _moves(previous: PackArtifact | None, latest: PackArtifact) -> list[PositionChange]:
     if previous is None:
         return []
     return versions_changes(previous, latest, manager_ids(latest), (latest,))["positions"]

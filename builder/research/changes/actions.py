@@ -7,6 +7,7 @@ from collections.abc import Iterable
 from datetime import date
 
 from builder.records import CorporateAction
+from builder.research.schema import ActionRecord, PackArtifact
 
 
 def action_fields(leg: CorporateAction) -> dict:
@@ -47,7 +48,7 @@ def _record(leg: CorporateAction) -> dict:
     }
 
 
-def actions_line(artifacts: Iterable[dict]) -> str:
+def actions_line(artifacts: Iterable[PackArtifact]) -> str:
     """One progress line: the corporate-action records the versions apply, how many the holders' evidence decided
     (and from whose books), how many are the operator's."""
     listing = action_listing(artifacts)
@@ -62,7 +63,7 @@ def actions_line(artifacts: Iterable[dict]) -> str:
     )
 
 
-def action_listing(artifacts: Iterable[dict], promoted: Iterable[dict] = ()) -> dict:
+def action_listing(artifacts: Iterable[PackArtifact], promoted: Iterable[PackArtifact] = ()) -> dict:
     """Every corporate-action record the versions apply, derived and hand ones side by side, oldest first, each
     marked `new` when the promoted versions do not apply it: what an operator reviews before promoting."""
     seen = {_key(r) for artifact in promoted for r in artifact["corporateActions"]}
@@ -108,5 +109,5 @@ def action_lines(listing: dict) -> list[str]:
     return lines
 
 
-def _key(record: dict) -> tuple:
+def _key(record: ActionRecord) -> tuple[str, str | None, str | None, str]:
     return record["record"], record["cusip"], record["newCusip"], record["effective"]

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from builder.research.schema import PackArtifact
 from builder.research.views import entries
 
 LISTED = 50  # undecided changes printed in full on a terminal; the count (and the review page) give the rest
 
 
-def undecided_changes(artifacts: Iterable[dict]) -> list[dict]:
+def undecided_changes(artifacts: Iterable[PackArtifact]) -> list[dict]:
     """Every undecided change of the versions, oldest first: where it is, what it may be, and the
     corporate_actions.csv line of its best candidate (None when no record can settle it: a confidential omission)."""
     found = []

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import copy
 from bisect import bisect_right
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from itertools import combinations
-from typing import Annotated, Any, Literal, TypedDict
+from typing import Annotated, Literal, TypedDict
 
 from builder.research.errors import NotInView, UnknownEthos
-from builder.research.schema import TickerAsOf
+from builder.research.schema import Change, PackArtifact, Position, TickerAsOf
 from builder.research.views import Mode, View, ViewPosition, ViewTicker
 from builder.typed import KEY, TYPE_LIST, Count, Date, Fraction, Keywords
 
@@ -26,7 +26,8 @@ class _Context:
     """What features read beyond the view row: the artifact's entries, books and the holding history."""
 
     selected: tuple[str, ...]
-    entries: dict[tuple[str, str], dict]  # (managerId, ticker) → the artifact's position or exit
+    positions: dict[tuple[str, str], Position]  # (managerId, ticker) → the artifact's position
+    changes: dict[tuple[str, str], Change]  # (managerId, ticker) → the change of its position or exit
     books: dict[str, int]  # managerId → bookValue (dollars)
     streaks: dict[str, dict[str, int]]  # managerId → ticker → contiguous older quarters (newest first) holding it
     quarters: tuple[str, ...]  # the quarters of the persistence window, newest first
@@ -48,7 +49,7 @@ def _round(value: float, digits: int) -> float:
 
 
 def _weights(row: ViewTicker, ctx: _Context) -> list[float]:
-    return [_ratio(ctx.entries[(m, row["ticker"])]["value"], ctx.books[m]) for m in row["holders"]]
+    return [_ratio(ctx.positions[(m, row["ticker"])]["value"], ctx.books[m]) for m in row["holders"]]
 
 
 def _mean_weight(row: ViewTicker, ctx: _Context) -> float | None:
@@ -57,7 +58,7 @@ def _mean_weight(row: ViewTicker, ctx: _Context) -> float | None:
 
 
 def _net_share_change(row: ViewTicker, ctx: _Context) -> float | None:
-    changes = [ctx.entries[(p["managerId"], row["ticker"])]["change"] for p in row["managers"]]
+    changes = [ctx.changes[(p["managerId"], row["ticker"])] for p in row["managers"]]
     known = [c for c in changes if c["shareDelta"] is not None]  # undecided and unknown changes are left out
     if not known:
         return None
@@ -362,7 +363,24 @@ def canonical_ethos_ids(ethos_ids: Sequence[str]) -> list[str]:
     return [e for e in ETHOS_IDS if e in set(ethos_ids)] or list(ETHOS_IDS)
 
 
-def holdings(artifact: Mapping[str, Any]) -> dict[str, Any]:
+class HeldTicker(TypedDict):
+    ticker: str
+
+
+class HeldBook(TypedDict):
+    id: str
+    positions: list[HeldTicker]
+
+
+class Holdings(TypedDict):
+    """What the holding streaks read of an older version: its PackArtifact's quarters and held tickers."""
+
+    quarter: str
+    previousQuarter: str
+    managers: list[HeldBook]
+
+
+def holdings(artifact: PackArtifact) -> Holdings:
     """What the holding streaks read of a version older than the scored one: its quarter ends and each manager's
     held tickers (a few kilobytes of a megabytes artifact), in the artifact's own shape."""
     return {
@@ -375,11 +393,12 @@ def holdings(artifact: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
-def _context(view: View, artifact: dict, history: Sequence[dict]) -> _Context:
+def _context(view: View, artifact: PackArtifact, history: Sequence[Holdings]) -> _Context:
     """Lookups for the view's features, over the selected managers only (the only ones a feature reads)."""
     selected = set(view["managers"])
     chosen = [m for m in artifact["managers"] if m["id"] in selected]
-    entries = {(m["id"], e["ticker"]): e for m in chosen for e in (*m["positions"], *m["ended"])}
+    positions = {(m["id"], p["ticker"]): p for m in chosen for p in m["positions"]}
+    changes = {(m["id"], e["ticker"]): e["change"] for m in chosen for e in (*m["positions"], *m["ended"])}
     chain, expected = [], artifact["previousQuarter"]
     older_first = sorted((h for h in history if h["quarter"] < artifact["quarter"]), key=lambda h: h["quarter"])
     for older in reversed(older_first):
@@ -389,10 +408,10 @@ def _context(view: View, artifact: dict, history: Sequence[dict]) -> _Context:
         expected = older["previousQuarter"]
     books = {m["id"]: m["bookValue"] for m in chosen}
     quarters = (artifact["quarter"], *(h["quarter"] for h in chain))
-    return _Context(tuple(view["managers"]), entries, books, _streaks(chain, selected), quarters)
+    return _Context(tuple(view["managers"]), positions, changes, books, _streaks(chain, selected), quarters)
 
 
-def _streaks(chain: Sequence[dict], selected: set[str]) -> dict[str, dict[str, int]]:
+def _streaks(chain: Sequence[Holdings], selected: set[str]) -> dict[str, dict[str, int]]:
     """For each manager and ticker, how many of the older versions in `chain` (newest first) in a row hold it."""
     streaks: dict[str, dict[str, int]] = {manager_id: {} for manager_id in selected}
     for depth, older in enumerate(chain):
@@ -435,7 +454,9 @@ def _overlap(ids: Sequence[str], top_sets: dict[str, list[str]]) -> Overlap:
     return {"tickers": sorted(common), "pairwise": pairwise}
 
 
-def score_view(view: View, artifact: dict, history: Sequence[dict], ethos_ids: Sequence[str]) -> EthosComparison:
+def score_view(
+    view: View, artifact: PackArtifact, history: Sequence[Holdings], ethos_ids: Sequence[str]
+) -> EthosComparison:
     """Per-ticker 0–100 scores of the chosen ethos over `view`, their top sets and cross-ethos overlap."""
     ids = canonical_ethos_ids(ethos_ids)
     definitions = {d["id"]: d for d in _DEFINITIONS if d["id"] in ids}

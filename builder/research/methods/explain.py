@@ -9,7 +9,15 @@ from typing import Annotated, Any, Literal, TypedDict, cast
 from builder.research.errors import NotInView
 from builder.research.methods.ethos import EthosComparison, EthosId, FeatureName, FeatureValue, Score, TickerScores
 from builder.research.methods.policy import PolicyResult, Signal
-from builder.research.schema import ArtifactFiling, ArtifactWarning, Change, Ended, Position
+from builder.research.schema import (
+    ArtifactFiling,
+    ArtifactManager,
+    ArtifactWarning,
+    Change,
+    Ended,
+    PackArtifact,
+    Position,
+)
 from builder.research.views import View, ViewRef, ViewTicker
 from builder.research.views import entries as manager_entries
 from builder.typed import TYPE_LIST, Count, Date, Keywords, picked
@@ -142,26 +150,32 @@ class _Index:
 
     rows: dict[str, ViewTicker]  # ticker → view row
     left: dict[str, ViewTicker]  # ticker → the row of a ticker that left the view this quarter
-    entries: dict[str, list[tuple[dict, dict]]]  # ticker → (manager, position or ended entry, held), artifact order
-    managers: dict[str, dict]  # manager id → the artifact's manager
+    # ticker → (manager, its position or ended entry, held), in artifact order
+    entries: dict[str, list[tuple[ArtifactManager, Position | Ended, bool]]]
+    managers: dict[str, ArtifactManager]  # manager id → the artifact's manager
     order: dict[str, int]  # manager id → its place in the artifact
     scores: dict[str, TickerScores]  # ticker → its scores entry
 
     @classmethod
     def of(
-        cls, view: View, artifact: dict, scores: EthosComparison, every: Sequence[ViewTicker], gone: Collection[str]
+        cls,
+        view: View,
+        artifact: PackArtifact,
+        scores: EthosComparison,
+        every: Sequence[ViewTicker],
+        gone: Collection[str],
     ) -> _Index:
         rows: dict[str, ViewTicker] = {}
         for row in view["tickers"]:
             rows.setdefault(row["ticker"], row)
         left = {row["ticker"]: row for row in every if row["ticker"] in gone and row["ticker"] not in rows}
         selected = set(view["managers"])
-        entries: dict[str, list[tuple[dict, dict]]] = {}
+        entries: dict[str, list[tuple[ArtifactManager, Position | Ended, bool]]] = {}
         for manager in artifact["managers"]:
             if manager["id"] in selected:
                 for held, entry in manager_entries(manager):
-                    entries.setdefault(entry["ticker"], []).append((manager, {**entry, "held": held}))
-        managers: dict[str, dict] = {}
+                    entries.setdefault(entry["ticker"], []).append((manager, entry, held))
+        managers: dict[str, ArtifactManager] = {}
         for manager in artifact["managers"]:
             managers.setdefault(manager["id"], manager)
         order = {manager_id: place for place, manager_id in enumerate(managers)}
@@ -181,12 +195,20 @@ def _row(ticker: str, view: View, index: _Index) -> ViewTicker:
     )
 
 
-def _changes(ticker: str, artifact: dict, index: _Index) -> list[Explained]:
+def _changes(ticker: str, artifact: PackArtifact, index: _Index) -> list[Explained]:
     """The artifact's own position or ended entry of `ticker` for each selected manager that has one."""
     changes = []
-    for manager, entry in index.entries.get(ticker, ()):
-        quarter = artifact["quarter"] if entry["held"] else artifact["previousQuarter"]
-        changes.append({"managerId": manager["id"], "managerName": manager["name"], "sourcesQuarter": quarter, **entry})
+    for manager, entry, held in index.entries.get(ticker, ()):
+        quarter = artifact["quarter"] if held else artifact["previousQuarter"]
+        changes.append(
+            {
+                "managerId": manager["id"],
+                "managerName": manager["name"],
+                "sourcesQuarter": quarter,
+                **entry,
+                "held": held,
+            }
+        )
     return cast(list[Explained], changes)
 
 
@@ -205,7 +227,7 @@ def _citations(change: Explained, index: _Index) -> list[Citation]:
     return filed + rows
 
 
-def _held_text(change: HeldChange, artifact: dict) -> str:
+def _held_text(change: HeldChange, artifact: PackArtifact) -> str:
     worth = f"worth ${change['value']:,}, {change['weight']:.2%} of its 13F book"
     record, name, shares, ticker = change["change"], change["managerName"], change["shares"], change["ticker"]
     kind, delta, carried = record["kind"], record["shareDelta"], record["carriedShares"]
@@ -234,7 +256,7 @@ def _held_text(change: HeldChange, artifact: dict) -> str:
     return f"{name} held {shares:,} shares, unchanged, {worth}."
 
 
-def _ended_text(change: EndedChange, artifact: dict) -> str:
+def _ended_text(change: EndedChange, artifact: PackArtifact) -> str:
     record, name, ticker = change["change"], change["managerName"], change["ticker"]
     previous, kind = record["previousShares"], record["kind"]
     if kind == "converted":
@@ -268,13 +290,13 @@ def _before(record: Change) -> str:
     return "none" if not previous else f"{previous:,}"
 
 
-def _statement(change: Explained, artifact: dict, index: _Index) -> EvidenceStatement:
+def _statement(change: Explained, artifact: PackArtifact, index: _Index) -> EvidenceStatement:
     text = _held_text(change, artifact) if change["held"] else _ended_text(change, artifact)
     return {"text": text, "citations": _citations(change, index)}
 
 
 def _summary_statement(
-    row: ViewTicker, view: View, changes: Sequence[Explained], artifact: dict, index: _Index
+    row: ViewTicker, view: View, changes: Sequence[Explained], artifact: PackArtifact, index: _Index
 ) -> EvidenceStatement:
     undecided = sum(1 for change in changes if change["change"]["kind"] == "undecided")
     moved = sum(1 for change in changes if change["change"]["corporateActions"])
@@ -320,7 +342,7 @@ def _ethos(ticker: str, scores: EthosComparison, index: _Index) -> tuple[TickerE
 
 
 def _limitations(
-    row: ViewTicker, changes: Sequence[Explained], artifact: dict, policy: PolicyResult | None, left: bool
+    row: ViewTicker, changes: Sequence[Explained], artifact: PackArtifact, policy: PolicyResult | None, left: bool
 ) -> list[str]:
     notes = [
         f"Positions are as of the quarter end {artifact['quarter']}; 13F filings are due 45 days later, "
@@ -358,7 +380,7 @@ def _warnings(view: View, changes: Sequence[Explained]) -> list[ArtifactWarning]
 
 
 def explain_position(
-    ticker: str, view: View, artifact: dict, scores: EthosComparison, policy: PolicyResult | None = None
+    ticker: str, view: View, artifact: PackArtifact, scores: EthosComparison, policy: PolicyResult | None = None
 ) -> PositionExplanation:
     """Why `ticker` is in `view`: changes, short cited statements, scores, overlap, sources, limitations."""
     return explainer(view, artifact, scores, policy)(ticker)
@@ -366,13 +388,13 @@ def explain_position(
 
 def explainer(
     view: View,
-    artifact: dict,
+    artifact: PackArtifact,
     scores: EthosComparison,
     policy: PolicyResult | None = None,
     *,
     rows: Sequence[ViewTicker] = (),
     left: Collection[str] = (),
-    earlier: dict | None = None,
+    earlier: PackArtifact | None = None,
 ) -> Callable[[str], PositionExplanation]:
     """explain_position over one view for any ticker, its lookups built once (the same answers, in linear time).
 
@@ -380,7 +402,7 @@ def explainer(
     row among `rows` (ticker_rows of the view's managers): the changes that ended it, with the rows they ended.
     """
     index = _Index.of(view, artifact, scores, rows, left)
-    before = {m["id"]: m["filings"] for m in (earlier or {"managers": []})["managers"]}
+    before = {m["id"]: m["filings"] for m in (earlier["managers"] if earlier else [])}
 
     def explain(ticker: str) -> PositionExplanation:
         row = _row(ticker, view, index)

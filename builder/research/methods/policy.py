@@ -12,7 +12,7 @@ from typing import Annotated, Any, Literal, TypedDict
 
 from builder.research.caveats import for_managers
 from builder.research.quarters import FILING_DEADLINE_DAYS, Freshness, freshness
-from builder.research.schema import ArtifactWarning
+from builder.research.schema import ArtifactWarning, PackArtifact
 from builder.research.views import entries
 from builder.typed import KEY, Count, Date, Fraction, Keywords
 
@@ -52,7 +52,7 @@ class BookFacts:
     unmapped_other: list[tuple[str, str]]  # (manager, CUSIP) of option and PRN rows without a ticker
 
 
-def book_facts(artifact: dict) -> BookFacts:
+def book_facts(artifact: PackArtifact) -> BookFacts:
     counts: dict[str, Counter[str]] = {}
     uncited, stray, unmapped = [], [], []
     other = [(m["id"], h["cusip"]) for m in artifact["managers"] for h in m["otherHoldings"] if not h["mapped"]]
@@ -77,7 +77,7 @@ class Subject:
     """What the checks judge: a view of an artifact, as of a date, and the facts of the artifact's books."""
 
     view: Mapping[str, Any]  # a View, or a census's summary of one (the fields the checks read)
-    artifact: dict
+    artifact: PackArtifact
     as_of: date
     facts: BookFacts
 
@@ -307,7 +307,7 @@ POLICY_CONFIG: PolicyConfig = {
 
 
 def evaluate_policy(
-    view: Mapping[str, Any], artifact: dict, *, as_of: date, facts: BookFacts | None = None
+    view: Mapping[str, Any], artifact: PackArtifact, *, as_of: date, facts: BookFacts | None = None
 ) -> PolicyResult:
     """Every check over `view` as of `as_of` (never the clock); any block makes the signal 'no-signal'.
 
