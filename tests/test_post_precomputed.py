@@ -114,6 +114,7 @@ def test_a_prepared_release_answers_a_never_asked_subset_without_reading_an_olde
     data, operation = release.data, next(op for op in POSTS if op.id == "compareEthos")
     kept = release.data.artifacts._loaded  # type: ignore[attr-defined]  # the artifacts parsed and kept
     assert list(kept) == [data.versions[-1]]  # the latest only; the older ones left their holdings
+    assert ("book-facts", data.versions[-1]) in data._memo  # what every validatePolicy reads of the whole book
     body = {"managerIds": [data.latest["managers"][0]["id"]], "mode": "any"}
     answer = render(operation, data, resolve_body(operation, data, body))
     assert answer.status == 200 and list(kept) == [data.versions[-1]]

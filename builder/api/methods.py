@@ -27,7 +27,14 @@ from builder.research.methods.ethos import (
     select_tickers,
 )
 from builder.research.methods.explain import PositionExplanation, explainer
-from builder.research.methods.policy import PolicyChange, PolicyResult, book_facts, evaluate_policy, policy_changes
+from builder.research.methods.policy import (
+    BookFacts,
+    PolicyChange,
+    PolicyResult,
+    book_facts,
+    evaluate_policy,
+    policy_changes,
+)
 from builder.research.schema import validate_artifact
 from builder.research.versions import PACK_ID, version_as_of
 from builder.research.views import DEFAULT_MODE, Census, Mode, View, ViewTicker, census, select_view, ticker_rows
@@ -66,10 +73,15 @@ def policy_of(data: ReleaseData, version: str, managers: Sequence[str], mode: Mo
             view = view_of(data, version, managers, mode)
         else:
             view = census_of(data, version, managers).summary_view(mode)
-        facts = data.memo(("book-facts", version), lambda: book_facts(data.artifacts[version]))
+        facts = facts_of(data, version)
         return evaluate_policy(view, data.artifacts[version], as_of=policy_as_of(data, version), facts=facts)
 
     return data.memo(("policy", version, tuple(managers), mode), compute)
+
+
+def facts_of(data: ReleaseData, version: str) -> BookFacts:
+    """What the policy checks read of a version's whole book, whatever the view: once per version."""
+    return data.memo(("book-facts", version), lambda: book_facts(data.artifacts[version]))
 
 
 def policy_as_of(data: ReleaseData, version: str) -> date:

@@ -25,6 +25,7 @@ import orjson
 
 from builder.api.contract import BY_ID
 from builder.api.data import ReleaseData
+from builder.api.methods import facts_of
 from builder.errors import ReleaseError
 from builder.release.objects import CACHE_BYTES, Answers, Artifacts, ReleaseReader
 from builder.research.versions import PACK_ID
@@ -155,13 +156,13 @@ def file_problem(directory: Path, path: str, sha256: str) -> str:
 
 
 def prepare(release: LoadedRelease) -> None:
-    """Read now what a first POST would wait for: the latest artifact whole (every POST reads it) and the holdings
-    of every older version (a compareEthos reads their streaks), those without keeping the artifacts. ReleaseError
-    when one is damaged."""
+    """Read now what a first POST would wait for: the latest artifact whole (every POST reads it), the policy's facts
+    of its whole book (every validatePolicy reads them) and the holdings of every older version (a compareEthos reads
+    their streaks), those without keeping the artifacts. ReleaseError when one is damaged."""
     data = release.data
     if not data.versions:
         return
-    data.latest  # noqa: B018  # read, verified, parsed and kept
+    facts_of(data, data.versions[-1])  # the latest artifact read, verified, parsed and kept, and its book's facts
     artifacts = data.artifacts
     read = artifacts.read if isinstance(artifacts, Artifacts) else artifacts.__getitem__
     for version in data.versions[:-1]:
