@@ -13,7 +13,7 @@ from builder.sources.tables.corporate_actions import COLUMNS, cusip_check_digit,
 from tests.factories import filing, sources
 
 Q1, Q2 = date(2025, 3, 31), date(2025, 6, 30)
-CIK = "0000000001"
+CIK, OTHER = "0000000001", "0000000002"
 HEADER = ",".join(COLUMNS)
 # Real CUSIPs (their check digits hold) keyed in the books by CUSIP, as unmapped securities are.
 TSLA, META, NFLX, T, DTV, KO = "88160R101", "30303M102", "64110L106", "00206R102", "25490A309", "191216100"
@@ -34,6 +34,13 @@ def changes(
         {e["ticker"]: e["change"] for e in manager["ended"]},
         artifact,
     )
+
+
+def latest_of_two(alpha: tuple[dict, dict], beta: tuple[dict, dict]) -> dict:
+    """The Q2 artifact of alpha (CIK) and beta (OTHER), each manager's books at Q1 and Q2 as {key: (shares, price)}."""
+    books = ((CIK, alpha), (OTHER, beta))
+    filings = [filing(cik, q, book) for cik, pair in books for q, book in zip((Q1, Q2), pair, strict=True)]
+    return assign_versions(build_artifacts(sources(filings, [("alpha", CIK), ("beta", OTHER)])), [])[0][-1]
 
 
 def summary(change: dict) -> tuple:
@@ -190,14 +197,9 @@ def test_a_split_another_holders_steady_book_refutes_is_no_candidate_and_the_cha
     # Manager alpha's book alone reads like a 2:1 split with a purchase beside it (2,948,285 → 7,346,968 while the
     # price fell from $60 to $28); beta held 500,017 shares at both ends at the same prices: no split happened,
     # and a 2:1 record would invent beta a sale of 500,017 shares.
-    other = "0000000002"
-    filings = [
-        filing(CIK, Q1, {TSLA: (2_948_285, 60)}),
-        filing(CIK, Q2, {TSLA: (7_346_968, 28)}),
-        filing(other, Q1, {TSLA: (500_017, 60)}),
-        filing(other, Q2, {TSLA: (500_017, 28)}),
-    ]
-    artifact = assign_versions(build_artifacts(sources(filings, [("alpha", CIK), ("beta", other)])), [])[0][-1]
+    artifact = latest_of_two(
+        ({TSLA: (2_948_285, 60)}, {TSLA: (7_346_968, 28)}), ({TSLA: (500_017, 60)}, {TSLA: (500_017, 28)})
+    )
     alpha, beta = ({p["ticker"]: p["change"] for p in m["positions"]} for m in artifact["managers"])
     assert summary(alpha[TSLA]) == ("added", 2_948_285, 4_398_683, "trade")
     assert summary(beta[TSLA]) == ("unchanged", 500_017, 0, "none")
@@ -222,14 +224,7 @@ def test_a_hand_record_overrides_the_evidence_in_its_own_quarter_only():
 def test_no_merger_line_is_suggested_for_a_security_another_manager_still_files():
     # alpha's DTV ended and T began at 1.892 to the share for the same value: a merger, one book would say; but beta
     # still files DTV at the later quarter end, so DTV was not merged away, and the line would invent beta a sale
-    other = "0000000002"
-    filings = [
-        filing(CIK, Q1, {DTV: (31_353_468, 85)}),
-        filing(CIK, Q2, {T: (59_320_756, 45)}),
-        filing(other, Q1, {DTV: (500_017, 85)}),
-        filing(other, Q2, {DTV: (500_017, 85)}),
-    ]
-    artifact = assign_versions(build_artifacts(sources(filings, [("alpha", CIK), ("beta", other)])), [])[0][-1]
+    artifact = latest_of_two(({DTV: (31_353_468, 85)}, {T: (59_320_756, 45)}), ({DTV: (500_017, 85)},) * 2)
     alpha = artifact["managers"][0]
     (candidate,) = next(e for e in alpha["ended"] if e["ticker"] == DTV)["change"]["candidates"]
     assert candidate["rule"] == "same-value" and "a stock merger at 1.892:1" in candidate["text"]

@@ -9,6 +9,7 @@ every old class the same ratios, that pairing is the event; with none, or two, t
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import replace
 from fractions import Fraction
@@ -34,7 +35,7 @@ def paired_classes(
             for leg in contested[old]:
                 claims.setdefault(leg.new_cusip, []).append(leg)
         news = sorted(claims)
-        if _count(claims) > MAX_PAIRINGS:
+        if math.prod(len(legs) for legs in claims.values()) > MAX_PAIRINGS:
             continue
         even = [legs for legs in product(*(claims[new] for new in news)) if _even(olds, legs)]
         if len(even) == 1:
@@ -54,13 +55,6 @@ def _groups(contested: dict[str, list[CorporateAction]]) -> list[set[str]]:
             olds, news = olds | group[0], news | group[1]
         groups.append((olds, news))
     return [olds for olds, _ in groups]
-
-
-def _count(claims: dict[str, list[CorporateAction]]) -> int:
-    count = 1
-    for legs in claims.values():
-        count *= len(legs)
-    return count
 
 
 def _even(olds: list[str], legs: tuple[CorporateAction, ...]) -> bool:
