@@ -20,6 +20,7 @@ from builder.canonical import canonical_json
 from builder.release.assemble import assemble
 from builder.research.agent import BUDGET_BYTES, LIMITS_13F, fit, size, traded_value, trades_by_manager
 from builder.research.changes import BOUGHT, CHANGE_KINDS, SOLD
+from builder.research.diff import position_changes
 from builder.research.views import MODES
 from builder.sources.tree import read_sources
 from tests.berkshire import berkshire_tree, series
@@ -85,7 +86,7 @@ def test_each_managers_trades_are_the_diffs_trades_ranked_by_shares_traded_at_th
     diff = data_of(release, f"{PACK}/versions/diff?from={older}&to={newer}")
     payload = data_of(release, f"{PACK}/latest")["agentPayload"]
     for entry in payload["managers"]:
-        moves = [p for p in diff["positions"] if p["managerId"] == entry["id"] and p["kind"] in BOUGHT | SOLD]
+        moves = [p for p in position_changes(diff) if p["managerId"] == entry["id"] and p["kind"] in BOUGHT | SOLD]
         assert entry["tradeCount"] == len(moves) and len(entry["trades"]) == min(3, len(moves))
         expected = sorted(
             (
@@ -243,7 +244,7 @@ def test_a_preview_payload_keeps_its_own_caveats_once_and_no_13f_line(release, p
 
 def berkshire_payload(root: Path, last_quarter: str) -> tuple[dict, dict]:
     """Berkshire's real 13F series up to `last_quarter` with the public record of its corporate actions: the agent
-    payload of its latest version, and the diff from the version before."""
+    payload of its latest version, and the diff from the version before (as served)."""
     later = sorted({path.name[:10] for path in series().iterdir() if path.name[:10] > last_quarter})
     tree = berkshire_tree(root, without=later, versions=2)
     shutil.copy(Path(__file__).with_name("berkshire_corporate_actions.csv"), tree / "corporate_actions.csv")
@@ -263,7 +264,7 @@ def test_on_berkshires_real_filings_the_split_apple_sale_is_the_largest_trade_no
     (berkshire,) = payload["managers"]
     assert berkshire["trades"][0]["ticker"] == "AAPL"
     assert (berkshire["trades"][0]["kind"], berkshire["trades"][0]["shareDelta"]) == ("reduced", -36_326_710)
-    assert berkshire["tradeCount"] == sum(p["kind"] in BOUGHT | SOLD for p in diff["positions"])
+    assert berkshire["tradeCount"] == sum(p["kind"] in BOUGHT | SOLD for p in position_changes(diff))
 
 
 def test_on_berkshires_real_filings_a_merger_is_never_listed_as_a_trade(tmp_path):
@@ -271,11 +272,17 @@ def test_on_berkshires_real_filings_a_merger_is_never_listed_as_a_trade(tmp_path
     # confidentially omitted 2015-Q2 filing (undecided). None is a trade; each is counted or named as what it is.
     payload, diff = berkshire_payload(tmp_path, "2015-09-30")
     (berkshire,) = payload["managers"]
-    not_trades = {p["ticker"]: p["kind"] for p in diff["positions"] if p["kind"] not in BOUGHT | SOLD}
+    changes = position_changes(diff)
+    not_trades = {p["ticker"]: p["kind"] for p in changes if p["kind"] not in BOUGHT | SOLD}
     assert {not_trades.get(t) for t in ("DTV", "KRFT")} == {"converted"} and not_trades["PSX"] == "undecided"
     assert not {"DTV", "KRFT", "T", "KHC", "PSX"} & {t["ticker"] for t in berkshire["trades"]}
     assert payload["notTrades"] == dict(sorted(Counter(not_trades.values()).items()))
     assert {"managerId": "berkshire", "ticker": "PSX"} in payload["undecided"]
     # Viacom was sold out that quarter: no longer in the view, still one of the quarter's trades
-    trades = [p for p in diff["positions"] if p["kind"] in BOUGHT | SOLD]
+    trades = [p for p in changes if p["kind"] in BOUGHT | SOLD]
     assert ("VIAB", "exited") in {(p["ticker"], p["kind"]) for p in trades} and berkshire["tradeCount"] == len(trades)
+    # the served diff counts them by kind, and details the mergers and the undecided change (no trade says all of it)
+    (counted,) = diff["managers"]
+    assert {kind: n for kind, n in counted["counts"].items() if n} == dict(Counter(p["kind"] for p in changes))
+    detailed = {d["ticker"]: d["cause"] for d in diff["changeDetails"]}
+    assert {detailed[t] for t in ("DTV", "KRFT")} == {"corporate-action"} and detailed["PSX"] == "undecided"

@@ -20,6 +20,7 @@ import orjson
 import pytest
 from mcp import ClientSession, stdio_client
 
+from builder.research.diff import position_changes
 from server.app import create_app
 from tests.berkshire import series
 from tests.conftest import realdata
@@ -166,6 +167,9 @@ async def test_seven_questions_on_berkshire_in_ten_calls_and_twenty_kilobytes(
     assert bought == {"GOLD": "new", "LSXMK": "added"}
     assert [t["ticker"] for t in manager["trades"][:4]] == ["JPM", "WFC", "DAL", "LUV"]
     assert {"AAL", "DAL", "LUV", "UAL", "GS"} <= set(quarter["tickers"]["left"])
+    listed = [*quarter["tickers"]["entered"], *quarter["tickers"]["left"]]  # the tickers that left, named
+    assert quarter["issuers"] == {t: securities.name(t, june, march) for t in listed}
+    assert quarter["issuers"]["DAL"] == "DELTA AIR LINES INC"
 
     # 3. Why did the Delta position change? It ended: the March rows it ended, cited, and no June row.
     delta = securities.cusips("DAL")
@@ -191,6 +195,7 @@ async def test_seven_questions_on_berkshire_in_ten_calls_and_twenty_kilobytes(
     assert [t["ticker"] for t in over_year["trades"][:3]] == ["WFC", "DAL", "GS"]
     assert {"AAL", "DAL", "GS", "LUV", "UAL", "TRV"} <= set(year["tickers"]["left"])
     assert {"GOLD", "KR", "BIIB"} <= set(year["tickers"]["entered"])
+    assert (year["issuers"]["GOLD"], year["issuers"]["TRV"]) == ("BARRICK GOLD CORP", "TRAVELERS COS INC/THE")
 
     # 2 and 5. Which ethos ranks what, and where do they agree or disagree?
     by_value = sorted(
@@ -227,17 +232,22 @@ async def test_seven_questions_on_berkshire_in_ten_calls_and_twenty_kilobytes(
 async def test_the_rest_diff_names_every_position_change_as_securities_csv_does(
     aiohttp_client, berkshire_published: Path, securities: Securities
 ):
-    """Over REST on loopback: every position change of Berkshire's latest quarter carries its issuer and says its
-    ticker is today's (securities.csv gives no dates)."""
+    """Over REST on loopback: every position change of Berkshire's latest quarter, and every ticker that entered or
+    left the view, carries its issuer and says its ticker is today's (securities.csv gives no dates)."""
     rest = await aiohttp_client(create_app(berkshire_published))
     query = f"from={_version(MARCH_2020)}&to={_version(JUNE_2020)}"
     response = await rest.get(f"/api/v1/packs/{PACK}/versions/diff?{query}")
     assert response.status == 200
-    positions = orjson.loads(await response.read())["data"]["positions"]
+    diff = orjson.loads(await response.read())["data"]
+    positions = position_changes(diff)
     assert len(positions) == 22
     june, march = filing(JUNE_2020), filing(MARCH_2020)
     for change in positions:
         assert (change["issuer"], change["tickerAsOf"]) == (securities.name(change["ticker"], june, march), "current")
+    named = {*diff["tickers"]["entered"], *diff["tickers"]["left"], *(p["ticker"] for p in positions)}
+    assert named == set(diff["securities"]) and {"DAL", "GS"} <= set(diff["tickers"]["left"])
+    for ticker, name in diff["securities"].items():
+        assert name == {"issuer": securities.name(ticker, june, march), "tickerAsOf": "current", "mapped": True}
     latest = orjson.loads(await (await rest.get(f"/api/v1/packs/{PACK}/latest")).read())["data"]["agentPayload"]
     leaders = [leader for listed in latest["ethosLeaders"].values() for leader in listed]
     assert leaders and all(leader["issuer"] == securities.name(leader["ticker"], june) for leader in leaders)

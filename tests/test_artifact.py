@@ -4,7 +4,7 @@ from datetime import date
 
 from builder.records import Amendment
 from builder.research.artifact import build_artifacts
-from builder.research.diff import diff_versions
+from builder.research.diff import diff_versions, position_changes
 from builder.research.versions import assign_versions, content_digest
 from builder.research.views import select_view
 from tests.factories import filing, sources
@@ -133,13 +133,25 @@ def test_diff_names_tickers_that_entered_and_left_and_each_position_change_in_th
     older, newer = artifacts_of(filings)
     diff = diff_versions(older, newer, [], "any")
     assert diff["tickers"] == {"entered": [], "left": ["88160R101"], "unchanged": 3}
-    changes = {(c["managerId"], c["ticker"]): (c["kind"], c["shareDelta"]) for c in diff["positions"]}
+    changes = {(c["managerId"], c["ticker"]): (c["kind"], c["shareDelta"]) for c in position_changes(diff)}
     assert changes == {
         ("alpha", "AAPL"): ("exited", -150),
         ("beta", "MSFT"): ("added", 5),
         ("gamma", "88160R101"): ("exited", -7),
     }
     assert diff["from"] == older["versionId"] and diff["to"] == newer["versionId"]
+    # the ticker that left is named once, as an unmapped CUSIP; plain trades need no detail beyond their columns
+    assert diff["securities"]["88160R101"] == {"issuer": "88160R101 CORP", "tickerAsOf": "unmapped", "mapped": False}
+    gamma = diff["managers"][2]
+    assert (gamma["managerId"], gamma["counts"]["exited"], diff["changeDetails"]) == ("gamma", 1, [])
+    assert gamma["changes"] == {
+        "tickers": ["88160R101"],
+        "kinds": ["exited"],
+        "fromShares": [7],
+        "toShares": [0],
+        "fromValues": [770],
+        "toValues": [0],
+    }
 
 
 def test_same_content_keeps_its_id_and_changed_content_gets_the_next_minor():

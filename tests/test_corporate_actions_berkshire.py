@@ -22,6 +22,7 @@ from builder.api import handlers, methods
 from builder.api.data import ReleaseData
 from builder.release.assemble import assemble
 from builder.research.changes import BOUGHT, SOLD
+from builder.research.diff import position_changes
 from builder.sources.tree import read_sources
 from tests.berkshire import berkshire_tree
 
@@ -213,7 +214,7 @@ def test_the_diff_counts_only_trades_as_bought_or_sold(recorded: ReleaseData):
         for q in ("2015-06-30", "2015-09-30")
     )
     diff = methods.compare_versions(recorded, {"packId": "13f-copycat", "from": older, "to": newer})
-    moves = {c["ticker"]: c for c in diff["positions"]}
+    moves = {c["ticker"]: c for c in position_changes(diff)}
     assert {t: (moves[t]["kind"], moves[t]["shareDelta"]) for t in ("T", "KHC", "DTV", "KRFT", "PSX")} == {
         "T": ("unchanged", 0),
         "KHC": ("unchanged", 0),
@@ -231,13 +232,20 @@ def test_a_diff_across_quarters_carries_every_split_between_them(recorded: Relea
         for q in ("2020-03-31", "2020-09-30")
     )
     diff = methods.compare_versions(recorded, {"packId": "13f-copycat", "from": older, "to": newer})
-    aapl = next(c for c in diff["positions"] if c["ticker"] == "AAPL")
+    aapl = next(c for c in position_changes(diff) if c["ticker"] == "AAPL")
     # 245,155,566 at 2020-03-31, unchanged at 2020-06-30, ×4 on 2020-08-31, 944,295,554 at 2020-09-30
     assert (aapl["kind"], aapl["fromShares"], aapl["carriedShares"], aapl["shareDelta"]) == (
         "reduced",
         245_155_566,
         980_622_264,
         -36_326_710,
+    )
+    # a trade on a share basis carried through a split: the columns cannot say it all, its detail does
+    (detail,) = (d for d in diff["changeDetails"] if d["ticker"] == "AAPL")
+    assert (detail["cause"], detail["carriedShares"], [a["kind"] for a in detail["corporateActions"]]) == (
+        "trade-and-corporate-action",
+        980_622_264,
+        ["split"],
     )
 
 

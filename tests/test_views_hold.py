@@ -12,6 +12,7 @@ from mcp import ClientSession, stdio_client
 
 from builder.api import methods
 from builder.research.agent import is_trade
+from builder.research.diff import position_changes
 from server.app import create_app
 from tests.test_mcp_stdio import ROUND_TRIP_SECONDS, child
 
@@ -29,12 +30,12 @@ def test_every_precomputed_diff_lists_only_changes_of_its_views_tickers_and_mana
     narrower = 0
     for key in diffs:
         data = orjson.loads(release.answers[key].body)["data"]
-        mode = data["view"]["mode"]
+        mode, changes = data["view"]["mode"], position_changes(data)
         shown = view_tickers(release, data["from"], [], mode) | view_tickers(release, data["to"], [], mode)
-        assert {p["ticker"] for p in data["positions"]} <= shown, key
-        assert {p["managerId"] for p in data["positions"]} <= set(data["view"]["managers"]), key
+        assert {p["ticker"] for p in changes} <= shown, key
+        assert {p["managerId"] for p in changes} <= set(data["view"]["managers"]), key
         any_mode = orjson.loads(release.answers[key.split("&mode=")[0]].body)["data"]
-        narrower += len(data["positions"]) < len(any_mode["positions"])
+        narrower += len(changes) < len(position_changes(any_mode))
     assert narrower >= len(diffs) // 4  # the modes other than any do leave changes out
 
 
@@ -49,9 +50,10 @@ async def test_an_overlap_diff_lists_the_overlaps_trades_and_counts_only_those(p
     every = orjson.loads(await (await rest.get(f"{PACK}/versions/diff?{query}")).read())["data"]
     overlap = orjson.loads(await (await rest.get(f"{PACK}/versions/diff?{query}&mode=overlap")).read())["data"]
     shown = view_tickers(release, older, PAIR, "overlap") | view_tickers(release, newer, PAIR, "overlap")
-    left_out = {(p["managerId"], p["ticker"]) for p in every["positions"] if p["ticker"] not in shown}
+    every_change, overlap_changes = position_changes(every), position_changes(overlap)
+    left_out = {(p["managerId"], p["ticker"]) for p in every_change if p["ticker"] not in shown}
     assert ("larch", "WFC") in left_out and ("osprey", "ADBE") in left_out  # held by one of the two only
-    assert [p for p in every["positions"] if p["ticker"] in shown] == overlap["positions"]
+    assert [p for p in every_change if p["ticker"] in shown] == overlap_changes
     arguments = {"packId": "13f-copycat", "from": older, "to": newer, "managers": PAIR, "mode": "overlap"}
     with anyio.fail_after(ROUND_TRIP_SECONDS):
         async with (
@@ -60,7 +62,7 @@ async def test_an_overlap_diff_lists_the_overlaps_trades_and_counts_only_those(p
         ):
             await session.initialize()
             brief = (await session.call_tool("compare_versions", arguments)).structured_content
-    trades = [p for p in overlap["positions"] if is_trade(p["kind"])]
+    trades = [p for p in overlap_changes if is_trade(p["kind"])]
     assert brief["tradeCount"] == len(trades) == 33
     listed = {(m["managerId"], t["ticker"]) for m in brief["tradesByManager"] for t in m["trades"]}
     assert listed <= {(p["managerId"], p["ticker"]) for p in trades}
@@ -79,4 +81,4 @@ def test_the_agent_payload_counts_the_trades_of_the_view_it_describes(release):
         older, newer = release.data.versions[-2:]
         diff_key = f"{PACK}/versions/diff?from={older}&to={newer}" + ("" if mode == "any" else f"&mode={mode}")
         diff = orjson.loads(release.answers[diff_key].body)["data"]
-        assert payload["tradeCount"] == sum(is_trade(p["kind"]) for p in diff["positions"]), mode
+        assert payload["tradeCount"] == sum(is_trade(p["kind"]) for p in position_changes(diff)), mode

@@ -8,7 +8,7 @@ from typing import Annotated, TypedDict
 
 from builder.api.answers import LISTED, Arguments, ViewBrief, call, view_arguments
 from builder.research.agent import NextCall, Trade, in_turn, is_trade, trades_by_manager
-from builder.research.diff import PositionChange, VersionDiff
+from builder.research.diff import PositionChange, VersionDiff, position_changes
 from builder.research.methods.policy import PolicyChange
 from builder.research.schema import TickerAsOf
 from builder.research.versions import PACK_ID
@@ -43,7 +43,8 @@ class NotTrade(TypedDict):
 
 # `from` is a keyword: the functional form. compare_versions' compact answer: each trading manager's own largest trades
 # (by traded value, the manager with the largest first: a small manager is never hidden by a large one), the rest
-# counted; the view as its mode and manager count.
+# counted; the view as its mode and manager count; the issuer of each entered and left ticker it lists (the REST answer's
+# securities say which ticker each is: its issuer alone keeps the seven questions of an agent within 20 KB of text).
 DiffAnswer = TypedDict(
     "DiffAnswer",
     {
@@ -53,6 +54,7 @@ DiffAnswer = TypedDict(
         "toQuarter": Date,
         "view": Annotated[ViewBrief, UNPROMISED],
         "tickers": TickerMoves,
+        "issuers": dict[str, str],
         "tradeCount": Count,
         "tradingManagerCount": Count,
         "tradesByManager": list[ManagerTrades],
@@ -76,9 +78,11 @@ def _by_manager(positions: Sequence[PositionChange]) -> list[ManagerTrades]:
 
 def diff(data: VersionDiff, arguments: Arguments, versions: Sequence[str] = ()) -> DiffAnswer:
     """`versions`: the served 13f-copycat version ids, oldest first (which tickers the next calls may explain)."""
-    trades = _by_manager(data["positions"])
-    others = [p for p in data["positions"] if not is_trade(p["kind"])]
+    changes = position_changes(data)
+    trades = _by_manager(changes)
+    others = [p for p in changes if not is_trade(p["kind"])]
     tickers = data["tickers"]
+    listed = [*tickers["entered"][:LISTED], *tickers["left"][:LISTED]]
     pack = arguments.get("packId", PACK_ID)
     return {
         "from": data["from"],
@@ -93,12 +97,13 @@ def diff(data: VersionDiff, arguments: Arguments, versions: Sequence[str] = ()) 
             "left": tickers["left"][:LISTED],
             "unchanged": tickers["unchanged"],
         },
-        "tradeCount": sum(1 for p in data["positions"] if is_trade(p["kind"])),
-        "tradingManagerCount": len({p["managerId"] for p in data["positions"] if is_trade(p["kind"])}),
+        "issuers": {ticker: data["securities"][ticker]["issuer"] for ticker in listed},
+        "tradeCount": sum(1 for p in changes if is_trade(p["kind"])),
+        "tradingManagerCount": len({p["managerId"] for p in changes if is_trade(p["kind"])}),
         "tradesByManager": trades,
         "notTrades": [picked(NotTrade, p) for p in others[:LISTED]],
         "notTradeCount": len(others),
-        "amendments": sorted({a for s in data["sources"] for a in s["amendments"]})[:LISTED],
+        "amendments": sorted({a for m in data["managers"] for a in m["amendments"]})[:LISTED],
         "policyChanges": data["policy"][:LISTED],
         "nextCalls": _diff_calls(data, pack, view_arguments(arguments), trades, versions),
     }

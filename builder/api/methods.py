@@ -107,8 +107,8 @@ def diff_of(
     book = data.memo(
         ("book", older, newer, tuple(managers)), lambda: versions_changes(before, after, managers, between), large=True
     )
-    tickers = (view_tickers_of(data, older, managers, mode), view_tickers_of(data, newer, managers, mode))
-    return diff_versions(before, after, managers, mode, book=book, tickers=tickers, policy=policy)
+    censuses = (census_of(data, older, managers), census_of(data, newer, managers))
+    return diff_versions(before, after, managers, mode, book=book, censuses=censuses, policy=policy)
 
 
 def diff_inputs(data: ReleaseData, params: dict[str, Any]) -> list:

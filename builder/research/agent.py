@@ -16,7 +16,7 @@ from typing import Annotated, Any, Literal, NotRequired, TypedDict, TypeGuard, T
 
 from builder.canonical import canonical_json
 from builder.research.changes import BOUGHT, SOLD
-from builder.research.diff import PositionChange, VersionDiff
+from builder.research.diff import PositionChange, VersionDiff, position_changes
 from builder.research.methods.ethos import EthosComparison
 from builder.research.methods.policy import PolicyResult, Signal
 from builder.research.quarters import Freshness, freshness
@@ -211,7 +211,7 @@ def agent_payload(
     """The bounded payload of `view` of `artifact`; `diff` is against the `previous` version (None for the first)."""
     # The view's tickers, and those that left it: a position sold out by every selected manager is a trade too.
     tickers = {row["ticker"] for row in view["tickers"]} | set(diff["tickers"]["left"] if diff else ())
-    changes = [c for c in (diff["positions"] if diff else ()) if c["ticker"] in tickers]
+    changes = [c for c in (position_changes(diff) if diff else ()) if c["ticker"] in tickers]
     trades = trades_by_manager(changes)
     caveats = list(dict.fromkeys(w["message"] for w in view["warnings"]))  # the pack's and the selected managers' only
     undecided: list[Undecided] = [

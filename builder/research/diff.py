@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections import Counter
+from collections.abc import Mapping, Sequence
 from datetime import date
 from decimal import Decimal
 from fractions import Fraction
-from typing import Literal, TypedDict, cast
+from itertools import groupby
+from operator import itemgetter
+from typing import Literal, TypedDict, cast, get_args
 
 from builder.records import ActionKind, CorporateAction
 from builder.research.caveats import for_managers, warning_changes
 from builder.research.caveats.scope import WarningChanges
+from builder.research.changes import BOUGHT, SOLD
 from builder.research.changes import book_changes as classify
 from builder.research.changes.carry import Lot
 from builder.research.changes.side import Side
@@ -26,11 +30,16 @@ from builder.research.schema import (
     TradeChange,
     UndecidedChange,
 )
-from builder.research.views import Mode, ViewRef, entries, held_amounts, manager_ids, view_tickers
+from builder.research.views import Census, Mode, ViewRef, census, entries, held_amounts, manager_ids
 from builder.typed import Count, Date
 
 # A diff lists moves, corporate actions and undecided changes; never an unknown one (no filing to compare).
 ShareChange = Literal["new", "added", "reduced", "unchanged", "exited", "converted", "undecided"]
+TRADES = BOUGHT | SOLD  # the kinds a plain trade can be
+# ChangeColumns' lists, and a PositionChange's manager and the fields each one lists
+COLUMNS = ("tickers", "kinds", "fromShares", "toShares", "fromValues", "toValues")
+ROW = itemgetter("managerId", "ticker", "kind", "fromShares", "toShares", "fromValue", "toValue")
+Row = tuple[str, str, ShareChange, int, int, int, int]
 
 
 class PositionChange(TypedDict):
@@ -65,11 +74,14 @@ class SourceChange(TypedDict):
 
 
 class BookChanges(TypedDict):
-    """What a diff says of the managers' books: the same in every mode."""
+    """What a diff says of the managers' books: the same in every mode (each mode's diff keeps its tickers' part)."""
 
     positions: list[PositionChange]
     sources: list[SourceChange]
     warnings: WarningChanges
+    rows: list[Row]  # each position change as a manager's columns list it, in the order of `positions`
+    details: list[ChangeDetail]  # of the position changes that are not plain trades
+    named: dict[str, Named]  # each changed ticker as its change names it
 
 
 KnownChange = TradeChange | ConvertedChange | UndecidedChange  # a change a diff entry can be: never 'unknown'
@@ -84,6 +96,57 @@ class Named(TypedDict):
     mapped: bool
 
 
+class SecurityName(TypedDict):
+    """How a diff names a ticker, once for all its entries."""
+
+    issuer: str
+    tickerAsOf: TickerAsOf
+    mapped: bool  # False: no ticker in securities.csv, the ticker is the CUSIP (an unmapped-cusip warning)
+
+
+class KindCounts(TypedDict):
+    new: Count
+    added: Count
+    reduced: Count
+    unchanged: Count
+    exited: Count
+    converted: Count
+    undecided: Count
+
+
+class ChangeColumns(TypedDict):
+    """A manager's changes as columns of one length: the i-th item of each list is its i-th change (by ticker)."""
+
+    tickers: list[str]
+    kinds: list[ShareChange]
+    fromShares: list[Count]
+    toShares: list[Count]
+    fromValues: list[Count]
+    toValues: list[Count]
+
+
+class ManagerChanges(TypedDict):
+    managerId: str
+    counts: KindCounts
+    fromAccessions: list[str]
+    toAccessions: list[str]
+    amendments: list[str]
+    changes: ChangeColumns
+
+
+class ChangeDetail(TypedDict):
+    """The rest of a change that is not a plain trade (a plain one: cause trade, carried shares = fromShares,
+    shareDelta = toShares - fromShares, no corporate action or candidate)."""
+
+    managerId: str
+    ticker: str
+    carriedShares: Count | None
+    shareDelta: int | None
+    cause: Cause
+    corporateActions: list[CitedAction]
+    candidates: list[Candidate]
+
+
 # `from` is a keyword: the functional form. What changed between two versions over one view; never why.
 VersionDiff = TypedDict(
     "VersionDiff",
@@ -94,13 +157,20 @@ VersionDiff = TypedDict(
         "toQuarter": Date,
         "view": ViewRef,
         "tickers": TickerChanges,
-        "positions": list[PositionChange],
-        "sources": list[SourceChange],
+        "securities": dict[str, SecurityName],
+        "managers": list[ManagerChanges],
+        "changeDetails": list[ChangeDetail],
         "warnings": WarningChanges,
         "policy": list[PolicyChange],
     },
 )
-SHAPES = {"VersionDiff": VersionDiff, "PositionChange": PositionChange, "PolicyChange": PolicyChange}
+SHAPES = {
+    "VersionDiff": VersionDiff,
+    "ManagerChanges": ManagerChanges,
+    "ChangeDetail": ChangeDetail,
+    "SecurityName": SecurityName,
+    "PolicyChange": PolicyChange,
+}
 
 
 def diff_versions(
@@ -110,42 +180,134 @@ def diff_versions(
     mode: Mode,
     *,
     book: BookChanges | None = None,
-    tickers: tuple[set[str], set[str]] | None = None,
+    censuses: tuple[Census, Census] | None = None,
     between: Sequence[PackArtifact] = (),
     policy: Sequence[PolicyChange] = (),
 ) -> VersionDiff:
     """Tickers that entered or left the view, the position changes of the view's tickers (in it on either side) per
-    manager, source changes, and the warnings about the view's managers that appeared (in `newer` or a version
-    between) or disappeared.
+    manager, as columns, with the full record of each that is not a plain trade, source changes, and the warnings
+    about the view's managers that appeared (in `newer` or a version between) or disappeared. Every ticker it names
+    is named once, in `securities`: as `newer` names it, else as `older` did.
 
     `between`: the versions after `older` up to `newer` (newer included), whose corporate actions and undecided
     changes a diff across several quarters carries. A caller diffing one pair in every mode passes what does not
-    depend on the mode, computed once: `book` = versions_changes(…) and `tickers` = each side's view_tickers.
+    depend on the mode, computed once: `book` = versions_changes(…) and `censuses` = each side's census.
     `policy`: the checks whose outcome changed (methods.policy.policy_changes).
     """
     selected = sorted(managers or manager_ids(newer))
-    before_tickers, after_tickers = tickers or (
-        view_tickers(older, managers, mode),
-        view_tickers(newer, managers, mode),
-    )
+    before, after = censuses or (census(older, managers), census(newer, managers))
+    before_tickers, after_tickers = before.tickers(mode), after.tickers(mode)
     book = book or versions_changes(older, newer, managers, between or (newer,))
     shown = before_tickers | after_tickers
+    rows = [row for row in book["rows"] if row[1] in shown]
+    entered, left = sorted(after_tickers - before_tickers), sorted(before_tickers - after_tickers)
+    named = sorted({*entered, *left, *map(itemgetter(1), rows)})
     return {
         "from": older["versionId"],
         "to": newer["versionId"],
         "fromQuarter": older["quarter"],
         "toQuarter": newer["quarter"],
         "view": {"managers": selected, "mode": mode},
-        "tickers": {
-            "entered": sorted(after_tickers - before_tickers),
-            "left": sorted(before_tickers - after_tickers),
-            "unchanged": len(after_tickers & before_tickers),
-        },
-        "positions": [change for change in book["positions"] if change["ticker"] in shown],
-        "sources": book["sources"],
+        "tickers": {"entered": entered, "left": left, "unchanged": len(after_tickers & before_tickers)},
+        "securities": _securities(named, after.names, before.names, book["named"]),
+        "managers": _managers(book["sources"], rows),
+        "changeDetails": [detail for detail in book["details"] if detail["ticker"] in shown],
         "warnings": book["warnings"],
         "policy": list(policy),
     }
+
+
+def position_changes(diff: VersionDiff) -> list[PositionChange]:
+    """The diff's changes as PositionChange records, in its order (by manager, then ticker): each manager's columns
+    named by `securities`, completed by its change detail where it has one, else as a plain trade."""
+    names, found = diff["securities"], []
+    details = {(d["managerId"], d["ticker"]): d for d in diff["changeDetails"]}
+    for manager in diff["managers"]:
+        manager_id, c = manager["managerId"], manager["changes"]
+        rows = zip(
+            c["tickers"], c["kinds"], c["fromShares"], c["toShares"], c["fromValues"], c["toValues"], strict=True
+        )
+        for ticker, kind, from_shares, to_shares, from_value, to_value in rows:
+            name = names[ticker]
+            detail = details.get((manager_id, ticker)) or _plain_detail(manager_id, ticker, from_shares, to_shares)
+            found.append(
+                cast(
+                    PositionChange,
+                    {
+                        "managerId": manager_id,
+                        "ticker": ticker,
+                        **name,
+                        "kind": kind,
+                        "fromShares": from_shares,
+                        "toShares": to_shares,
+                        "fromValue": from_value,
+                        "toValue": to_value,
+                        **detail,
+                    },
+                )
+            )
+    return found
+
+
+def _detail(change: PositionChange) -> ChangeDetail:
+    return {
+        "managerId": change["managerId"],
+        "ticker": change["ticker"],
+        "carriedShares": change["carriedShares"],
+        "shareDelta": change["shareDelta"],
+        "cause": change["cause"],
+        "corporateActions": change["corporateActions"],
+        "candidates": change["candidates"],
+    }
+
+
+def _plain_detail(manager_id: str, ticker: str, from_shares: int, to_shares: int) -> ChangeDetail:
+    return {
+        "managerId": manager_id,
+        "ticker": ticker,
+        "carriedShares": from_shares,
+        "shareDelta": to_shares - from_shares,
+        "cause": "trade",
+        "corporateActions": [],
+        "candidates": [],
+    }
+
+
+def _plain(change: PositionChange) -> bool:
+    """A trade the columns say all of: what `_plain_detail` gives back is the rest of it."""
+    return (
+        change["kind"] in TRADES
+        and change["cause"] == "trade"
+        and change["carriedShares"] == change["fromShares"]
+        and change["shareDelta"] == change["toShares"] - change["fromShares"]
+        and not change["corporateActions"]
+        and not change["candidates"]
+    )
+
+
+def _managers(sources: Sequence[SourceChange], rows: Sequence[Row]) -> list[ManagerChanges]:
+    """Each selected manager's entry: its filings on both sides, its changes counted by kind and as columns (`rows`:
+    by manager, as versions_changes lists them)."""
+    by_manager = {manager: list(own) for manager, own in groupby(rows, key=itemgetter(0))}
+    found: list[ManagerChanges] = []
+    for source in sources:
+        own = by_manager.get(source["managerId"], [])
+        lists = [list(column) for column in zip(*own, strict=True)][1:] if own else [[] for _ in COLUMNS]
+        columns = cast(ChangeColumns, dict(zip(COLUMNS, lists, strict=True)))
+        kinds = Counter(columns["kinds"])
+        counts = cast(KindCounts, {kind: kinds[kind] for kind in get_args(ShareChange)})
+        found.append({**source, "counts": counts, "changes": columns})
+    return found
+
+
+def _securities(tickers: Sequence[str], *names: Mapping[str, Named]) -> dict[str, SecurityName]:
+    """Each of `tickers` named by the first of `names` that names it (the later version, the earlier one, then the
+    changes: a key carried through corporate actions that neither version names)."""
+    found: dict[str, SecurityName] = {}
+    for ticker in tickers:
+        named = next(known[ticker] for known in names if ticker in known)
+        found[ticker] = {"issuer": named["issuer"], "tickerAsOf": named["tickerAsOf"], "mapped": named["mapped"]}
+    return found
 
 
 def versions_changes(
@@ -157,10 +319,14 @@ def versions_changes(
     warnings = warning_changes(
         *(for_managers(found, selected) for found in (older["warnings"], later, newer["warnings"]))
     )
+    positions = _position_changes(older, newer, selected, between)
     return {
-        "positions": _position_changes(older, newer, selected, between),
+        "positions": positions,
         "sources": _source_changes(older, newer, selected),
         "warnings": warnings,
+        "rows": cast(list[Row], list(map(ROW, positions))),
+        "details": [_detail(change) for change in positions if not _plain(change)],
+        "named": {change["ticker"]: change for change in positions},
     }
 
 

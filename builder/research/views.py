@@ -106,6 +106,7 @@ class Census:
     values: dict[str, int]
     bought: set[str]
     sold: set[str]
+    names: dict[str, Position | Ended]  # each ticker's entry that names it: a held one when any manager holds it
 
     def tickers(self, mode: str) -> set[str]:
         if mode == "disagreement":
@@ -128,18 +129,21 @@ def census(artifact: PackArtifact, managers: Sequence[str]) -> Census:
     values: dict[str, int] = {}
     bought: set[str] = set()
     sold: set[str] = set()
+    names: dict[str, Position | Ended] = {}
     for manager in artifact["managers"]:
         if manager["id"] not in chosen:
             continue
         for held, entry in entries(manager):
             ticker, kind = entry["ticker"], entry["change"]["kind"]
+            if (held and not holders.get(ticker)) or ticker not in names:  # the first holder's, else the first ender's
+                names[ticker] = entry
             holders[ticker] = holders.get(ticker, 0) + held
             values[ticker] = values.get(ticker, 0) + held_amounts(entry, held)[1]
             if kind in BOUGHT:
                 bought.add(ticker)
             elif kind in SOLD:
                 sold.add(ticker)
-    return Census(selected, holders, values, bought, sold)
+    return Census(selected, holders, values, bought, sold, names)
 
 
 def entries(manager: ArtifactManager) -> Iterator[tuple[bool, Position | Ended]]:

@@ -6,8 +6,13 @@ the longest key first, then the plain name in glossary.FIELDS, so each field's t
 
 from __future__ import annotations
 
+from typing import get_args
+
 from builder.research.agent import BUDGET_BYTES as AGENT_BUDGET_BYTES
+from builder.research.diff import ShareChange
 from builder.research.versions import PACK_ID as PACK_ID_VALUE
+
+SHARE_CHANGES = get_args(ShareChange)
 
 # One text for the places that share a meaning (the same field in several shapes): text → the places, by space.
 SHARED: dict[str, str] = {
@@ -184,8 +189,25 @@ IN_CONTEXT: dict[str, str] = {
     "VersionDiff.policy": "The policy checks whose outcome differs between the two versions.",
     "PersonArtifact.concentration.positions": "How many estimated holdings there are.",
     "PersonAgentPayload.concentration.positions": "How many estimated holdings there are.",
-    "VersionDiff.positions": "Each selected manager's position changes between the two versions, of the view's "
-    "tickers only (those in the view in either version).",
+    "VersionDiff.managers": "Each selected manager: its filings in both versions and its changes between them, of "
+    "the view's tickers only (those in the view in either version), counted by kind and listed as columns.",
+    "VersionDiff.securities": "Each ticker the diff names (its changes', those that entered or left the view), named "
+    "once: as the later version names it, else as the earlier one did.",
+    "VersionDiff.changeDetails": "The rest of each change that is not a plain trade (a corporate action, an undecided "
+    "change, a trade on a share basis carried through a corporate action), by managerId and ticker. Every change not "
+    "listed here is a trade: cause trade, carriedShares = fromShares, shareDelta = toShares - fromShares.",
+    "ManagerChanges.counts": "The manager's changes counted by kind.",
+    **{f"ManagerChanges.counts.{kind}": f"How many of the manager's changes are {kind}." for kind in SHARE_CHANGES},
+    "ManagerChanges.changes": "The manager's changes by ticker, as columns of one length: the i-th item of each list "
+    "is the i-th change.",
+    "ManagerChanges.changes.tickers": "Each change's ticker (or CUSIP, when unmapped), named in securities.",
+    "ManagerChanges.changes.kinds": "Each change's kind, the trade measured against the older book carried through "
+    "the corporate actions between the versions: new, added, reduced, unchanged, exited; converted (ended through a "
+    "corporate action, not sold); undecided (not counted as bought or sold).",
+    "ManagerChanges.changes.fromShares": "Each change's shares in the earlier version (0 when not held).",
+    "ManagerChanges.changes.toShares": "Each change's shares in the later version (0 when not held).",
+    "ManagerChanges.changes.fromValues": "Each change's dollar value in the earlier version (0 when not held).",
+    "ManagerChanges.changes.toValues": "Each change's dollar value in the later version (0 when not held).",
     "PolicyConfig.signal": "How the signal follows from the checks.",
     "CongressAgentPayload.signal": "The clusters behind the headline signal.",
     "SocialAgentPayload.signal": "attention momentum, or no momentum signal.",
@@ -195,9 +217,8 @@ IN_CONTEXT: dict[str, str] = {
     "PolicyResult.checks.outcome": "pass, warn or block.",
     "ArtifactEnded.sources": "The previous quarter's information-table rows of the position.",
     "EndedChange.sources": "The previous quarter's information-table rows of the position.",
-    "VersionDiff.sources": "Each selected manager's filings in the two versions, amendments named.",
     **{f"{kind}Methodology.sources": "The source files the pack reads." for kind in ("Person", "Congress", "Social")},
-    "PositionChange.shareDelta": "toShares minus fromShares.",
+    "ChangeDetail.shareDelta": "Shares traded: toShares minus carriedShares; null when undecided.",
     "ViewPosition.shareDelta": "Shares traded against the previous quarter (the artifact's change); null when unknown.",
     "EthosScoring.normalisation.rule": "The normalisation as an equation, with its rule for ties.",
     "PolicyConfig.checks.rule": "The check's rule, as computed.",
@@ -227,16 +248,13 @@ IN_CONTEXT: dict[str, str] = {
     "AgentPayload.caveats": "The pack's own caveats (its warnings), each once.",
     "VersionDiff.warnings": "Warnings about the pack and the view's managers that appeared since `from` (in `to` or a "
     "version between) and those `to` no longer has.",
-    "PositionChange.mapped": "false: securities.csv has no ticker for it; `ticker` is its CUSIP.",
-    "PositionChange.kind": "The trade, measured against the older book carried through the corporate actions between "
-    "the versions: new, added, reduced, unchanged, exited; converted (ended through a corporate action, not sold); "
-    "undecided (not counted as bought or sold).",
+    "SecurityName.mapped": "false: securities.csv has no ticker for it; the ticker is its CUSIP.",
     "EvidenceStatement.citations.row": "null for a position no longer held (no row this quarter).",
     "PositionExplanation.warnings": "The view's warnings about the pack, the explained managers' filings and this "
     "security (an unmapped CUSIP among them).",
     "PositionExplanation.policy.signal": "no-signal when any check blocks: stay in cash.",
     "AgentHolding.topHolders.weight": "Of the manager's 13F book.",
-    "PositionChange.issuer": "The issuer's name as the version that names the position gives it.",
+    "SecurityName.issuer": "The issuer's name as the version that names the ticker gives it.",
     "AgentPayload.managers": "The selected managers, largest books first (view.managerCount counts all).",
     "AgentPayload.managers.trades.kind": "The trade: new, added, reduced or exited.",
     "AgentPayload.managers.trades.shareDelta": "Shares traded: positive bought, negative sold.",
@@ -269,7 +287,10 @@ COMPONENTS: dict[str, str] = {
     "PlannedPack": "Announced, not served: its routes answer 404.",
     "PolicyConfig": "The policy checks and their thresholds.",
     "PolicyResult": "Policy checks over a view; executionEnabled is always false.",
-    "PositionChange": "One manager's change in one ticker between two versions.",
+    "ManagerChanges": "One selected manager's filings and changes between the two versions.",
+    "ChangeDetail": "The rest of one manager's change in one ticker that is not a plain trade: cause, carried shares, "
+    "share delta, corporate actions, candidates.",
+    "SecurityName": "How the diff names a ticker: the issuer, which ticker it is (tickerAsOf), whether it is mapped.",
     "PositionExplanation": "One ticker of the view explained.",
     "PreviewAgentPayload": "A preview pack's agent payload.",
     "PreviewArtifact": "A preview pack's artifact.",
