@@ -110,6 +110,8 @@ class AgentManager(TypedDict):  # KEY: what get_latest_pack's compact answer pro
 class Undecided(TypedDict):
     managerId: str
     ticker: str
+    issuer: str
+    tickerAsOf: TickerAsOf
 
 
 class TopHolder(TypedDict):
@@ -215,7 +217,9 @@ def agent_payload(
     trades = trades_by_manager(changes)
     caveats = list(dict.fromkeys(w["message"] for w in view["warnings"]))  # the pack's and the selected managers' only
     undecided: list[Undecided] = [
-        {"managerId": c["managerId"], "ticker": c["ticker"]} for c in changes if c["kind"] == "undecided"
+        {"managerId": c["managerId"], "ticker": c["ticker"], "issuer": c["issuer"], "tickerAsOf": c["tickerAsOf"]}
+        for c in changes
+        if c["kind"] == "undecided"
     ]
     payload: AgentPayload = {
         "pack": artifact["packId"],
