@@ -220,11 +220,13 @@ IN_CONTEXT: dict[str, str] = {
     "PersonMethodology.estimate": "How an estimate is made from a disclosed range.",
     "PersonMethodology.concentration": "How concentration is measured.",
     "SocialAgentPayload.topMovers": "The tickers whose mentions rose most, in brief.",
-    "AgentPayload.tradeCount": "Trades of the selected managers in the view's tickers this quarter.",
+    "AgentPayload.tradeCount": "Trades of the selected managers in the view's tickers this quarter, measured against "
+    "the previous version (0 in a pack's first version, whose caveats say so).",
     "AgentPayload.managers.tradeCount": "The manager's trades in the view's tickers this quarter.",
     "AgentPayload.managers.trades": "The manager's largest trades, largest traded value first.",
     "AgentPayload.managers.filings": "The manager's filings behind this version, with their filing dates.",
-    "AgentPayload.caveats": "The pack's own caveats (its warnings), each once.",
+    "AgentPayload.caveats": "The pack's own caveats (its warnings), each once; in a pack's first version, first, that "
+    "no trade or undecided change is listed (there is no version before to measure them against).",
     "VersionDiff.warnings": "Warnings about the pack and the view's managers that appeared since `from` (in `to` or a "
     "version between) and those `to` no longer has.",
     "PositionChange.mapped": "false: securities.csv has no ticker for it; `ticker` is its CUSIP.",
