@@ -46,6 +46,7 @@ BACKLOG = 1024  # connections the kernel queues before a worker accepts them
 # one go, so 32 connections opened at once (wrk -c32) all landed in one worker; one at a time, each idle
 # worker takes its turn (measured: 32 of 32 in one worker in 3 bursts of 10; then 13-19 splits).
 ACCEPT_BATCH = 1
+SWEEP_SHARE = 0.1  # late request heads are swept every tenth of the header timeout: cut within 1.1 times it
 FILES_PER_CONNECTION = 1
 FILES_SPARE = 256  # the release's files, logs and the loop's own descriptors beside the connections
 M_TRIM_THRESHOLD, M_MMAP_THRESHOLD = -1, -3  # glibc's mallopt parameter numbers (malloc.h)
@@ -117,49 +118,42 @@ def bind(host: str, port: int) -> socket.socket:
 
 class GuardedHandler(EnvelopeRequestHandler):
     """A connection that must send each request head within the header timeout, and that the server may close
-    while it idles to make room for a new one."""
+    while it idles to make room for a new one. The head's start is stamped here; the server's sweep cuts the late
+    ones (one timer per worker, not one per request)."""
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         super().connection_made(transport)
-        self._head_timer: asyncio.TimerHandle | None = None
-        self._arm_head_timer()
+        self.head_since: float | None = self._loop.time()
         self._manager.make_room(self)  # type: ignore[union-attr]
 
     def data_received(self, data: bytes) -> None:
-        if self._head_timer is None and self.waiting():  # the first bytes of the next request: its head is timed
-            self._arm_head_timer()
+        if self.head_since is None and self.waiting():  # the first bytes of the next request: its head is timed
+            self.head_since = self._loop.time()
         heads = self._request_count
         super().data_received(data)
-        if self._request_count > heads and self._head_timer is not None:  # a whole head arrived
-            self._head_timer.cancel()
-            self._head_timer = None
-
-    def connection_lost(self, exc: BaseException | None) -> None:
-        if self._head_timer is not None:
-            self._head_timer.cancel()
-        super().connection_lost(exc)
+        if self._request_count > heads:  # a whole head arrived
+            self.head_since = None
 
     def waiting(self) -> bool:
         """Open, and no request being answered or queued: idle, just opened, or its request head not yet whole."""
         return not self._force_close and not self._request_in_progress and not self._messages
 
-    def _arm_head_timer(self) -> None:
-        guard: Guard = self._manager.guard  # type: ignore[union-attr]
-        self._head_timer = self._loop.call_later(guard.header_timeout, self._head_timed_out)
-
-    def _head_timed_out(self) -> None:
-        self._head_timer = None
-        if self.waiting():  # no whole head in time
-            self.force_close()
+    def late(self, deadline: float) -> bool:
+        """A request head begun at or before `deadline` and still not whole."""
+        return self.head_since is not None and self.head_since <= deadline and self.waiting()
 
 
 class GuardedServer(EnvelopeServer):
-    """The connections of one worker, bounded: past the bound the oldest idle connection is closed."""
+    """The connections of one worker, bounded: past the bound the oldest idle connection is closed; a sweep every
+    SWEEP_SHARE of the header timeout closes those whose request head is late."""
 
     handler_class = GuardedHandler
     guard = Guard()
+    _sweep: asyncio.TimerHandle | None = None
 
     def make_room(self, newcomer: GuardedHandler) -> None:
+        if self._sweep is None:
+            self._sweep_late_heads()
         if len(self._connections) <= self.guard.max_connections:
             return
         oldest = next(
@@ -167,6 +161,19 @@ class GuardedServer(EnvelopeServer):
             newcomer,
         )  # every other one is being answered: the newcomer is the one turned away
         oldest.force_close()
+
+    def _sweep_late_heads(self) -> None:
+        timeout = self.guard.header_timeout
+        late = self._loop.time() - timeout
+        for connection in list(self._connections):
+            if isinstance(connection, GuardedHandler) and connection.late(late):
+                connection.force_close()
+        self._sweep = self._loop.call_later(timeout * SWEEP_SHARE, self._sweep_late_heads)
+
+    async def shutdown(self, timeout: float | None = None) -> None:
+        if self._sweep is not None:
+            self._sweep.cancel()
+        await super().shutdown(timeout)
 
 
 class GuardedRunner(EnvelopeRunner):

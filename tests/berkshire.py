@@ -14,6 +14,8 @@ from pathlib import Path
 from tests.conftest import realdata
 
 CIK = "1067983"
+DUQUESNE_CIK = "1536411"
+DUQUESNE_QUARTER = "2019-06-30"  # the one quarter of Duquesne Family Office's in ../shared/realdata
 FIRST_VALUE = "<value>1157325</value>"  # the first row of the 2020-06-30 table, in thousands
 PACKS = """[copycat]
 versions = {versions}
@@ -51,3 +53,24 @@ def restate(root: Path, thousands: int) -> None:
     (root / "sec13f" / CIK / original.name).write_text(
         text.replace(FIRST_VALUE, f"<value>{1157325 + thousands}</value>")
     )
+
+
+def duquesne_manager(allow_missing: Iterable[str] = ()) -> str:
+    """packs.toml's [[copycat.managers]] entry of Duquesne Family Office, allowed to miss `allow_missing`."""
+    listed = ", ".join(f'"{quarter}"' for quarter in allow_missing)
+    allowed = f"allow_missing = [{listed}]\n" if listed else ""
+    return f"""
+[[copycat.managers]]
+id = "duquesne"
+name = "Duquesne Family Office LLC"
+cik = "{DUQUESNE_CIK}"
+{allowed}"""
+
+
+def add_duquesne(root: Path) -> Path:
+    """Duquesne's real 13F-HR for 2019-06-30 (its primary document and information table) copied into root/."""
+    folder = root / "sec13f" / DUQUESNE_CIK
+    folder.mkdir()
+    for path in realdata("sec13f", "filings").glob(f"duquesne_family_office_{DUQUESNE_QUARTER}_*.xml"):
+        shutil.copy(path, folder / path.name)
+    return root

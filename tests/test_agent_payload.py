@@ -277,7 +277,9 @@ def test_on_berkshires_real_filings_a_merger_is_never_listed_as_a_trade(tmp_path
     assert {not_trades.get(t) for t in ("DTV", "KRFT")} == {"converted"} and not_trades["PSX"] == "undecided"
     assert not {"DTV", "KRFT", "T", "KHC", "PSX"} & {t["ticker"] for t in berkshire["trades"]}
     assert payload["notTrades"] == dict(sorted(Counter(not_trades.values()).items()))
-    assert {"managerId": "berkshire", "ticker": "PSX"} in payload["undecided"]
+    assert {"managerId": "berkshire", "ticker": "PSX", "issuer": "PHILLIPS 66", "tickerAsOf": "current"} in payload[
+        "undecided"
+    ]
     # Viacom was sold out that quarter: no longer in the view, still one of the quarter's trades
     trades = [p for p in changes if p["kind"] in BOUGHT | SOLD]
     assert ("VIAB", "exited") in {(p["ticker"], p["kind"]) for p in trades} and berkshire["tradeCount"] == len(trades)

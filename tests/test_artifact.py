@@ -141,7 +141,7 @@ def test_diff_names_tickers_that_entered_and_left_and_each_position_change_in_th
     }
     assert diff["from"] == older["versionId"] and diff["to"] == newer["versionId"]
     # the ticker that left is named once, as an unmapped CUSIP; plain trades need no detail beyond their columns
-    assert diff["securities"]["88160R101"] == {"issuer": "88160R101 CORP", "tickerAsOf": "unmapped", "mapped": False}
+    assert diff["names"]["88160R101"] == {"issuer": "88160R101 CORP", "tickerAsOf": "unmapped", "mapped": False}
     gamma = diff["managers"][2]
     assert (gamma["managerId"], gamma["counts"]["exited"], diff["changeDetails"]) == ("gamma", 1, [])
     assert gamma["changes"] == {

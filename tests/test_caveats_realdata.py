@@ -25,19 +25,14 @@ from builder.fetch.edgar import listed_rows
 from builder.records import FILED_FROM_SIGNATURE
 from builder.release.assemble import assemble
 from builder.release.build import check_unmapped
+from builder.research.agent import FIRST_VERSION
 from builder.research.coverage import unmapped_in
 from builder.sources.sec13f.filing_dates import FILE_NAME as DATES_FILE
 from builder.sources.sec13f.filings import read_filing_tree
 from builder.sources.tree import read_sources
-from tests.berkshire import berkshire_tree, series
+from tests.berkshire import add_duquesne, berkshire_tree, duquesne_manager, series
 from tests.conftest import realdata
 
-DUQUESNE = """
-[[copycat.managers]]
-id = "duquesne"
-name = "Duquesne Family Office LLC"
-cik = "1536411"
-"""
 OMITTED = "0000950123-14-012218"  # Berkshire's 13F-HR for 2014-09-30: isConfidentialOmitted true
 HEADERLESS = "0000950123-16-015025"  # Berkshire's 13F-HR for 2015-12-31: signed 2016-02-12, filed 2016-02-16
 HALLIBURTON = "406216101"  # Scion's 2025-09-30 table holds a Halliburton call and no Halliburton shares
@@ -62,20 +57,16 @@ def two_managers(tmp_path_factory: pytest.TempPathFactory) -> ReleaseData:
         tmp_path_factory.mktemp("two") / "source",
         without=only("2019-03-31", "2019-06-30"),
         versions=1,
-        manager=DUQUESNE,
+        manager=duquesne_manager(),
     )
-    folder = root / "sec13f" / "1536411"
-    folder.mkdir()
-    for path in realdata("sec13f", "filings").glob("duquesne_family_office_2019-06-30_*.xml"):
-        shutil.copy(path, folder / path.name)
-    return data_of(root)
+    return data_of(add_duquesne(root))
 
 
 def test_a_one_manager_view_carries_no_other_managers_warning(two_managers: ReleaseData):
     duquesne = [w for w in two_managers.latest["warnings"] if w["manager"] == "duquesne"]
     assert {w["code"] for w in duquesne} == {"summary-mismatch", "filing-date-estimated"}  # cover total off by 4
     alone = get_latest_pack(two_managers, {"packId": "13f-copycat", "managers": ["berkshire"], "mode": "any"})
-    assert alone["view"]["warnings"] == [] and alone["agentPayload"]["caveats"] == []
+    assert alone["view"]["warnings"] == [] and alone["agentPayload"]["caveats"] == [FIRST_VERSION]  # no Duquesne's
     theirs = get_latest_pack(two_managers, {"packId": "13f-copycat", "managers": ["duquesne"], "mode": "any"})
     assert theirs["view"]["warnings"] == duquesne
     assert all(w["quarter"] == "2019-06-30" and w["accession"] for w in duquesne)

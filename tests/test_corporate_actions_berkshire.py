@@ -275,7 +275,9 @@ def test_the_agent_payload_ranks_only_trades(recorded: ReleaseData):
     payload = handlers.get_latest_pack(as_latest(recorded, "2015-09-30"), {"packId": "13f-copycat"})["agentPayload"]
     listed = {trade["ticker"] for manager in payload["managers"] for trade in manager["trades"]}
     assert not listed & {"KHC", "T", "DTV", "KRFT", "LILA", "LILAK", "PSX"}
-    assert {"managerId": "berkshire", "ticker": "PSX"} in payload["undecided"]
+    assert {"managerId": "berkshire", "ticker": "PSX", "issuer": "PHILLIPS 66", "tickerAsOf": "current"} in payload[
+        "undecided"
+    ]
     apple = handlers.get_latest_pack(as_latest(recorded, "2020-09-30"), {"packId": "13f-copycat"})["agentPayload"]
     trades = [
         {"ticker": t["ticker"], "kind": t["kind"], "shareDelta": t["shareDelta"]}

@@ -84,5 +84,5 @@ def test_every_ticker_the_diff_names_is_named_once_entered_and_left_ones_too(ser
     for diff in diffs:
         named = {t for m in diff["managers"] for t in m["changes"]["tickers"]}
         named |= {*diff["tickers"]["entered"], *diff["tickers"]["left"]}
-        assert set(diff["securities"]) == named
-        assert all(name["issuer"] for name in diff["securities"].values())
+        assert set(diff["names"]) == named
+        assert all(name["issuer"] for name in diff["names"].values())

@@ -37,7 +37,7 @@ from builder.research.methods.audit import (
     ReleaseIdentity,
     SourceFileRecord,
 )
-from builder.research.methods.ethos import EthosComparison, EthosId, EthosList, FeatureName, Overlap, Score
+from builder.research.methods.ethos import EthosComparison, EthosId, EthosList, FeatureName, Overlap, Score, TickerName
 from builder.research.methods.explain import (
     EvidenceStatement,
     Explained,
@@ -139,12 +139,14 @@ class ScoreListing(TypedDict):
 
 
 class ComparisonAnswer(TypedDict):
-    """compare_ethos' compact answer: the highest total scores first, their count; the basis with a manager count."""
+    """compare_ethos' compact answer: the highest total scores first, their count; the basis with a manager count;
+    the tickers of the top sets and overlap named once in `names`."""
 
     ethosIds: list[EthosId]
     basis: dict[str, Any]
     topSets: dict[EthosId, list[str]]
     overlap: Overlap
+    names: dict[str, TickerName]
     scoreCount: int
     scores: list[ScoreListing]
     nextCalls: list[NextCall]
@@ -401,6 +403,7 @@ def ethos_comparison(data: EthosComparison, arguments: Arguments) -> ComparisonA
         },
         "topSets": data["topSets"],
         "overlap": data["overlap"],
+        "names": data["names"],
         "scoreCount": len(ranked),
         "scores": [picked(ScoreListing, e) for e in ranked[:LISTED]],
         "nextCalls": [

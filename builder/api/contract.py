@@ -202,8 +202,7 @@ OPERATIONS: tuple[Operation, ...] = (
         handler=handlers.get_health,
         payload="Health",
         tool="get_health",
-        when="Call when answers look stale or a call fails with release_unavailable: is a release served, as of "
-        "when, with which fixture and scope warnings.",
+        when="Call if answers look stale or fail with release_unavailable: the served release, as-of date, warnings.",
         compact=answers.health,
         answer=answers.HealthAnswer,
         sealed=True,
@@ -233,7 +232,7 @@ OPERATIONS: tuple[Operation, ...] = (
         handler=handlers.list_packs,
         payload="PackCatalog",
         tool="list_packs",
-        when="Call first: the packs (13f-copycat and data previews), what each answers, their latest versions.",
+        when="Call first: the packs (13f-copycat, data previews), what each answers, latest versions.",
         compact=answers.packs,
         answer=answers.PacksAnswer,
         precompute=_default_only,
@@ -256,9 +255,9 @@ OPERATIONS: tuple[Operation, ...] = (
         handler=handlers.get_latest_pack,
         payload="LatestPack",
         tool="get_latest_pack",
-        when="Call to read a pack. 13f-copycat: managers and their filings, each one's largest trades of "
-        "the latest quarter, headline holdings, ethos leaders, policy signal, freshness, what a 13F cannot say. A "
-        "preview: its signal and caveats. managers and mode select a view.",
+        when="Call to read a pack. 13f-copycat: managers, filings, each one's largest trades this quarter, top "
+        "holdings, ethos leaders, policy signal, freshness dates, 13F limits; managers and mode select a view. "
+        "Previews: signal, caveats.",
         compact=answers.latest,
         answer=answers.LatestAnswer,
         view=True,
@@ -277,7 +276,7 @@ OPERATIONS: tuple[Operation, ...] = (
         handler=handlers.list_pack_versions,
         payload="VersionCatalog",
         tool="list_pack_versions",
-        when="Call for the version ids compare_versions takes (one per quarter, newest first).",
+        when="Call for the version ids compare_versions takes, newest first.",
         compact=answers.versions,
         answer=answers.VersionsAnswer,
         precompute=_available_packs,
@@ -321,7 +320,7 @@ OPERATIONS: tuple[Operation, ...] = (
         payload="VersionDiff",
         tool="compare_versions",
         when="Call to see what changed between two quarters: tickers in and out of the view, each manager's largest "
-        "trades by traded value, source and policy changes; never why. from is earlier than to.",
+        "trades by traded value, source and policy changes; never why.",
         compact=diffs.diff,
         answer=diffs.DiffAnswer,
         feature="diff",
@@ -366,8 +365,8 @@ OPERATIONS: tuple[Operation, ...] = (
         handler=methods.explain_position,
         payload="PositionExplanation",
         tool="explain_position",
-        when="Call to check one ticker of the view in the latest quarter: each manager's trade and "
-        "position with its filing rows, evidence, ethos scores, policy.",
+        when="Call to explain a ticker of the latest quarter, held or just ended: each manager's trade, position "
+        "and filing rows, evidence, ethos scores, policy.",
         compact=answers.explanation,
         answer=answers.ExplanationAnswer,
         feature="explain",
@@ -385,7 +384,7 @@ OPERATIONS: tuple[Operation, ...] = (
         handler=methods.list_ethos,
         payload="EthosList",
         tool="list_ethos",
-        when="Call to learn how each ethos (a scoring methodology over filing data) scores tickers.",
+        when="Call to learn how each ethos (a scoring method over filing data) scores tickers.",
         compact=answers.ethos_list,
         answer=answers.EthosListAnswer,
         precompute=_default_only,
@@ -410,7 +409,7 @@ OPERATIONS: tuple[Operation, ...] = (
         handler=methods.compare_ethos,
         payload="EthosComparison",
         tool="compare_ethos",
-        when="Call to rank the view's tickers under each ethos and see where they agree (tickers in every top set).",
+        when="Call to score the view's tickers under each ethos: rankings, top sets, where they agree.",
         compact=answers.ethos_comparison,
         answer=answers.ComparisonAnswer,
         feature="ethos",
@@ -434,8 +433,8 @@ OPERATIONS: tuple[Operation, ...] = (
         handler=methods.validate_policy,
         payload="PolicyResult",
         tool="validate_policy",
-        when="Call before relying on a view: each research policy check (sources, fixture data, "
-        "concentration, empty view): pass, warn or block; freshness as dates.",
+        when="Call before relying on a view: each policy check (sources, fixture, concentration, empty view): "
+        "pass, warn or block; freshness dates.",
         compact=answers.policy,
         answer=answers.PolicyAnswer,
         feature="policy",
@@ -461,8 +460,7 @@ OPERATIONS: tuple[Operation, ...] = (
         handler=methods.export_audit_trail,
         payload="AuditExport",
         tool="export_audit_trail",
-        when="Call to verify provenance: the artifact's sha256, every source file's sha256, the "
-        "methodology, the audit events.",
+        when="Call to verify provenance: sha256 of the artifact and every source file, methodology, audit events.",
         compact=answers.audit,
         answer=answers.AuditAnswer,
         view=True,

@@ -9,6 +9,7 @@ from typing import Annotated, TypedDict
 from builder.api.answers import LISTED, Arguments, ViewBrief, call, view_arguments
 from builder.research.agent import NextCall, Trade, in_turn, is_trade, trades_by_manager
 from builder.research.diff import PositionChange, VersionDiff, position_changes
+from builder.research.methods.ethos import TickerName
 from builder.research.methods.policy import PolicyChange
 from builder.research.schema import TickerAsOf
 from builder.research.versions import PACK_ID
@@ -43,8 +44,8 @@ class NotTrade(TypedDict):
 
 # `from` is a keyword: the functional form. compare_versions' compact answer: each trading manager's own largest trades
 # (by traded value, the manager with the largest first: a small manager is never hidden by a large one), the rest
-# counted; the view as its mode and manager count; the issuer of each entered and left ticker it lists (the REST answer's
-# securities say which ticker each is: its issuer alone keeps the seven questions of an agent within 20 KB of text).
+# counted; the view as its mode and manager count; each entered and left ticker it lists named once, as compare_ethos
+# names its tickers.
 DiffAnswer = TypedDict(
     "DiffAnswer",
     {
@@ -54,7 +55,7 @@ DiffAnswer = TypedDict(
         "toQuarter": Date,
         "view": Annotated[ViewBrief, UNPROMISED],
         "tickers": TickerMoves,
-        "issuers": dict[str, str],
+        "names": dict[str, TickerName],
         "tradeCount": Count,
         "tradingManagerCount": Count,
         "tradesByManager": list[ManagerTrades],
@@ -97,7 +98,7 @@ def diff(data: VersionDiff, arguments: Arguments, versions: Sequence[str] = ()) 
             "left": tickers["left"][:LISTED],
             "unchanged": tickers["unchanged"],
         },
-        "issuers": {ticker: data["securities"][ticker]["issuer"] for ticker in listed},
+        "names": {ticker: picked(TickerName, data["names"][ticker]) for ticker in listed},
         "tradeCount": sum(1 for p in changes if is_trade(p["kind"])),
         "tradingManagerCount": len({p["managerId"] for p in changes if is_trade(p["kind"])}),
         "tradesByManager": trades,

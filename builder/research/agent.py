@@ -48,6 +48,11 @@ LIMITS_13F = (
     "A 13F says nothing about why a manager traded, at what price, or when within the quarter.",
 )
 RESEARCH_ONLY = "Research only: no broker, no account, no orders. executionEnabled is always false."
+# The first version has no version before it to diff: say so rather than let an empty trade list read as no trades.
+FIRST_VERSION = (
+    "No earlier version is published, so this one lists no trades and no undecided changes (both are measured "
+    "against the version before); explain_position gives each position's change against the previous quarter's 13F."
+)
 GLOSSARY = {
     "researchOnly": "Evidence from public filings, not advice: no broker, account or orders; executionEnabled is "
     "always false.",
@@ -110,6 +115,8 @@ class AgentManager(TypedDict):  # KEY: what get_latest_pack's compact answer pro
 class Undecided(TypedDict):
     managerId: str
     ticker: str
+    issuer: str
+    tickerAsOf: TickerAsOf
 
 
 class TopHolder(TypedDict):
@@ -214,8 +221,12 @@ def agent_payload(
     changes = [c for c in (position_changes(diff) if diff else ()) if c["ticker"] in tickers]
     trades = trades_by_manager(changes)
     caveats = list(dict.fromkeys(w["message"] for w in view["warnings"]))  # the pack's and the selected managers' only
+    if previous is None:
+        caveats.insert(0, FIRST_VERSION)
     undecided: list[Undecided] = [
-        {"managerId": c["managerId"], "ticker": c["ticker"]} for c in changes if c["kind"] == "undecided"
+        {"managerId": c["managerId"], "ticker": c["ticker"], "issuer": c["issuer"], "tickerAsOf": c["tickerAsOf"]}
+        for c in changes
+        if c["kind"] == "undecided"
     ]
     payload: AgentPayload = {
         "pack": artifact["packId"],

@@ -157,7 +157,7 @@ VersionDiff = TypedDict(
         "toQuarter": Date,
         "view": ViewRef,
         "tickers": TickerChanges,
-        "securities": dict[str, SecurityName],
+        "names": dict[str, SecurityName],
         "managers": list[ManagerChanges],
         "changeDetails": list[ChangeDetail],
         "warnings": WarningChanges,
@@ -187,7 +187,7 @@ def diff_versions(
     """Tickers that entered or left the view, the position changes of the view's tickers (in it on either side) per
     manager, as columns, with the full record of each that is not a plain trade, source changes, and the warnings
     about the view's managers that appeared (in `newer` or a version between) or disappeared. Every ticker it names
-    is named once, in `securities`: as `newer` names it, else as `older` did.
+    is named once, in `names`: as `newer` names it, else as `older` did.
 
     `between`: the versions after `older` up to `newer` (newer included), whose corporate actions and undecided
     changes a diff across several quarters carries. A caller diffing one pair in every mode passes what does not
@@ -209,7 +209,7 @@ def diff_versions(
         "toQuarter": newer["quarter"],
         "view": {"managers": selected, "mode": mode},
         "tickers": {"entered": entered, "left": left, "unchanged": len(after_tickers & before_tickers)},
-        "securities": _securities(named, after.names, before.names, book["named"]),
+        "names": _names(named, after.names, before.names, book["named"]),
         "managers": _managers(book["sources"], rows),
         "changeDetails": [detail for detail in book["details"] if detail["ticker"] in shown],
         "warnings": book["warnings"],
@@ -219,8 +219,8 @@ def diff_versions(
 
 def position_changes(diff: VersionDiff) -> list[PositionChange]:
     """The diff's changes as PositionChange records, in its order (by manager, then ticker): each manager's columns
-    named by `securities`, completed by its change detail where it has one, else as a plain trade."""
-    names, found = diff["securities"], []
+    named by `names`, completed by its change detail where it has one, else as a plain trade."""
+    names, found = diff["names"], []
     details = {(d["managerId"], d["ticker"]): d for d in diff["changeDetails"]}
     for manager in diff["managers"]:
         manager_id, c = manager["managerId"], manager["changes"]
@@ -300,7 +300,7 @@ def _managers(sources: Sequence[SourceChange], rows: Sequence[Row]) -> list[Mana
     return found
 
 
-def _securities(tickers: Sequence[str], *names: Mapping[str, Named]) -> dict[str, SecurityName]:
+def _names(tickers: Sequence[str], *names: Mapping[str, Named]) -> dict[str, SecurityName]:
     """Each of `tickers` named by the first of `names` that names it (the later version, the earlier one, then the
     changes: a key carried through corporate actions that neither version names)."""
     found: dict[str, SecurityName] = {}

@@ -33,12 +33,15 @@ from server.watch import Serving
 # Every tool only reads the promoted release: same arguments, same answer until the next promotion.
 # (MCP: destructive and idempotent hints mean something only when a tool is not read-only.)
 ANNOTATIONS = ToolAnnotations(read_only_hint=True, open_world_hint=False)
-RETURNS = "Returns compact JSON with nextCalls, linking the full answer of {route} as resources; an error is isError with the REST error envelope."
+RETURNS = "Brief JSON with nextCalls; links the full {route} answer; error: isError + REST envelope."
 ARGUMENT_DESCRIPTIONS = {  # the document's text speaks of a query string; a tool takes an array
-    "managers": "Manager ids (get_latest_pack lists them); default: all.",
-    "managerIds": "Manager ids (get_latest_pack lists them); empty or omitted: all.",
-    "mode": "any (default): held by a selected manager; overlap: by 2 or more; exclusive: by exactly 1; "
-    "disagreement: bought by one and sold by another.",
+    "packId": "A pack id from list_packs.",
+    "managers": "Manager ids from get_latest_pack (POST tools: managerIds); default all.",
+    "managerIds": "Manager ids from get_latest_pack (GET tools: managers); empty or omitted: all.",
+    "mode": "any (default): held by a selected manager; overlap: by 2+; exclusive: by 1; disagreement: one bought, "
+    "one sold.",
+    "ticker": "Ticker (or an unmapped security's CUSIP); case-insensitive.",
+    "tickers": "Tickers of the view to score; omitted: all.",
     "from": "The earlier version id (list_pack_versions lists them).",
     "to": "The later version id.",
 }

@@ -191,7 +191,7 @@ IN_CONTEXT: dict[str, str] = {
     "PersonAgentPayload.concentration.positions": "How many estimated holdings there are.",
     "VersionDiff.managers": "Each selected manager: its filings in both versions and its changes between them, of "
     "the view's tickers only (those in the view in either version), counted by kind and listed as columns.",
-    "VersionDiff.securities": "Each ticker the diff names (its changes', those that entered or left the view), named "
+    "VersionDiff.names": "Each ticker the diff names (its changes', those that entered or left the view), named "
     "once: as the later version names it, else as the earlier one did.",
     "VersionDiff.changeDetails": "The rest of each change that is not a plain trade (a corporate action, an undecided "
     "change, a trade on a share basis carried through a corporate action), by managerId and ticker. Every change not "
@@ -200,7 +200,7 @@ IN_CONTEXT: dict[str, str] = {
     **{f"ManagerChanges.counts.{kind}": f"How many of the manager's changes are {kind}." for kind in SHARE_CHANGES},
     "ManagerChanges.changes": "The manager's changes by ticker, as columns of one length: the i-th item of each list "
     "is the i-th change.",
-    "ManagerChanges.changes.tickers": "Each change's ticker (or CUSIP, when unmapped), named in securities.",
+    "ManagerChanges.changes.tickers": "Each change's ticker (or CUSIP, when unmapped), named in names.",
     "ManagerChanges.changes.kinds": "Each change's kind, the trade measured against the older book carried through "
     "the corporate actions between the versions: new, added, reduced, unchanged, exited; converted (ended through a "
     "corporate action, not sold); undecided (not counted as bought or sold).",
@@ -241,11 +241,13 @@ IN_CONTEXT: dict[str, str] = {
     "PersonMethodology.estimate": "How an estimate is made from a disclosed range.",
     "PersonMethodology.concentration": "How concentration is measured.",
     "SocialAgentPayload.topMovers": "The tickers whose mentions rose most, in brief.",
-    "AgentPayload.tradeCount": "Trades of the selected managers in the view's tickers this quarter.",
+    "AgentPayload.tradeCount": "Trades of the selected managers in the view's tickers this quarter, measured against "
+    "the previous version (0 in a pack's first version, whose caveats say so).",
     "AgentPayload.managers.tradeCount": "The manager's trades in the view's tickers this quarter.",
     "AgentPayload.managers.trades": "The manager's largest trades, largest traded value first.",
     "AgentPayload.managers.filings": "The manager's filings behind this version, with their filing dates.",
-    "AgentPayload.caveats": "The pack's own caveats (its warnings), each once.",
+    "AgentPayload.caveats": "The pack's own caveats (its warnings), each once; in a pack's first version, first, that "
+    "no trade or undecided change is listed (there is no version before to measure them against).",
     "VersionDiff.warnings": "Warnings about the pack and the view's managers that appeared since `from` (in `to` or a "
     "version between) and those `to` no longer has.",
     "SecurityName.mapped": "false: securities.csv has no ticker for it; the ticker is its CUSIP.",

@@ -254,6 +254,7 @@ FIELDS: dict[str, str] = {
     "topSet": "How the top set is chosen.",
     "topSetSize": "Tickers in the top set.",
     "topSets": "Per ethos, its top-set tickers.",
+    "names": "Each ticker the top sets list (the overlap's too), named once: its issuer and tickerAsOf.",
     "topTickerMaxShare": "Largest share of the view's value one ticker may have without a warning.",
     "tradeCount": "Trades in the cluster.",
     "trades": "Trades.",

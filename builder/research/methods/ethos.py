@@ -299,12 +299,18 @@ class Overlap(TypedDict):
     pairwise: list[Agreement]
 
 
+class TickerName(TypedDict):
+    issuer: str
+    tickerAsOf: TickerAsOf
+
+
 class EthosComparison(TypedDict):
     ethosIds: Annotated[list[EthosId], Keywords(minItems=1)]
     basis: ScoreBasis
     scores: list[TickerScores]
     topSets: dict[EthosId, list[str]]
     overlap: Overlap
+    names: dict[str, TickerName]
 
 
 SHAPES = {  # listEthos and compareEthos, the OpenAPI components generated from them (builder.typed)
@@ -488,7 +494,14 @@ def score_view(
         ],
         "topSets": top_sets,
         "overlap": _overlap(ids, top_sets),
+        "names": _names(top_sets, rows),
     }
+
+
+def _names(top_sets: dict[str, list[str]], rows: Sequence[ViewTicker]) -> dict[str, TickerName]:
+    """Each ticker the top sets list (and so the overlap), named: the sets stay lists of tickers, named once here."""
+    listed = {ticker for tickers in top_sets.values() for ticker in tickers}
+    return {r["ticker"]: {"issuer": r["issuer"], "tickerAsOf": r["tickerAsOf"]} for r in rows if r["ticker"] in listed}
 
 
 def select_tickers(result: EthosComparison, tickers: Sequence[str]) -> EthosComparison:
