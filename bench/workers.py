@@ -1,5 +1,6 @@
-"""Publish on every core: a cold `ras publish` of one synthetic tree with 1 and with N render workers, its phases,
-peak memory and release id (the same on any number of workers).
+"""Publish on every core: a cold `ras publish` of one synthetic tree with 1 and with N workers (reading the 13F
+files, building the quarters, rendering the answers), its phases, peak memory and release id (the same on any
+number of workers).
 
 Usage: `python -m bench.workers [--managers 500] [--quarters 10] [--positions 150] [--workers 1,2] [--work DIR]`.
 Each publish runs as its own process into an empty releases directory (no parse cache); peak RSS is wait4's
@@ -49,7 +50,7 @@ def main(argv: list[str] | None = None) -> int:
     best = min(runs.values(), key=lambda run: run["seconds"])
     report.save(
         "workers",
-        "Publish on every core: render workers",
+        "Publish on every core: workers reading, building and rendering",
         ["workers", "cold publish s", "× 1 worker", *(f"{phase} s" for phase in PHASES), "peak RSS MB", "release id"],
         rows,
         [
@@ -60,7 +61,7 @@ def main(argv: list[str] | None = None) -> int:
         ],
         notes=[
             f"tree {source.name}; each publish its own process, into an empty releases directory",
-            "render workers are forked after the build: reading and building still run on one core",
+            "workers are forked in each phase: a manager's 13F folder, a quarter, a group of answers at a time",
         ],
         raw={str(workers): {k: run[k] for k in ("seconds", "maxRssMb", "phases")} for workers, run in runs.items()},
     )

@@ -106,7 +106,8 @@ WORKERS_OPTION = click.option(
     "--workers",
     type=click.IntRange(1, None),
     default=None,
-    help="Processes rendering the answers; the release is the same bytes on any number.  [default: one per core]",
+    help="Processes reading the 13F files, building the quarters and rendering the answers; the release is the same "
+    "bytes on any number.  [default: one per core]",
 )
 
 
@@ -178,8 +179,9 @@ def build_command(
     tree = _source(source, fixture)
     with releases_lock(releases):
         tidy(releases, _progress)
-        prepared = prepare_release(tree, releases, _as_date(as_of), _progress, max_unmapped)
-        release_id = write_release(prepared, releases, _progress, workers or os.cpu_count() or 1)
+        processes = workers or os.cpu_count() or 1
+        prepared = prepare_release(tree, releases, _as_date(as_of), _progress, max_unmapped, processes)
+        release_id = write_release(prepared, releases, _progress, processes)
     click.echo(release_id)
 
 

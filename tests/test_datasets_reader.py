@@ -7,6 +7,7 @@ import shutil
 import zipfile
 from datetime import date
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -15,7 +16,8 @@ from bench import datasets_set
 from builder.cli import main
 from builder.records import HoldingRow
 from builder.release.build import DATASETS_CACHE
-from builder.sources.datasets import members
+from builder.sources import tree
+from builder.sources.datasets import members, reader
 from builder.sources.datasets.reader import read_witnesses
 from builder.sources.files import DEFAULT_LIMITS
 from builder.sources.sec13f.parsed import Envelope, parse_file
@@ -293,13 +295,15 @@ def test_a_publish_with_a_cut_data_set_says_one_error_naming_it_and_promotes_not
     assert not (tmp_path / "releases" / "current").exists()
 
 
-def test_a_publish_reads_the_data_sets_once_and_a_half_written_cache_entry_is_removed(tmp_path: Path):
+def test_a_publish_reads_the_data_sets_once_and_a_half_written_cache_entry_is_removed(tmp_path: Path, monkeypatch):
     root, releases = tmp_path / "source", tmp_path / "releases"
     shutil.copytree(fixture_source(), root)
     berkshire_set()[0].write(root / "sec13f-datasets" / "2020q1_form13f.zip")
+    hashed, spawned = counted(monkeypatch, reader, "_source_file"), counted(monkeypatch, tree, "get_context")
     first = CliRunner().invoke(main, ["publish", "--source", str(root), "--releases", str(releases)])
     assert first.exit_code == 0, first.output
     assert "0 from cache" in first.output
+    assert (hashed, spawned) == ([1], [1])  # the zip hashed once, its entry written by a process of its own
     (entry,) = (releases / DATASETS_CACHE).glob("*/*/*.parquet")
     left = entry.parent / ".entry-half"
     left.write_bytes(b"PAR1")
@@ -308,6 +312,19 @@ def test_a_publish_reads_the_data_sets_once_and_a_half_written_cache_entry_is_re
     second = CliRunner().invoke(main, ["publish", "--source", str(root), "--releases", str(releases)])
     assert second.exit_code == 0, second.output
     assert "1 from cache" in second.output and not left.exists()
+    assert (hashed, spawned) == ([2], [1])  # hashed once more, and no process started: the entry is there
+
+
+def counted(monkeypatch: pytest.MonkeyPatch, module: Any, name: str) -> list[int]:
+    """Count the calls of `module.name` from here on (in this process: a spawned one imports its own)."""
+    calls, original = [0], getattr(module, name)
+
+    def counting(*args: Any, **kwargs: Any) -> Any:
+        calls[0] += 1
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(module, name, counting)
+    return calls
 
 
 def test_the_real_submission_and_coverpage_tables_read_whole(tmp_path: Path):

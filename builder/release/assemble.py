@@ -9,6 +9,7 @@ from typing import Any
 from builder.api.contract import COPYCAT_FEATURES
 from builder.api.data import ReleaseData
 from builder.api.openapi.document import openapi_document
+from builder.cores import forked_map
 from builder.records import Sources
 from builder.research.artifact import build_artifacts
 from builder.research.caveats import SCOPE, identity, sortable
@@ -47,12 +48,15 @@ def assemble(
     ledger: Iterable[dict],
     previews: Iterable[Any] = (),
     earlier: Callable[[list], dict | None] | None = None,
+    workers: int = 1,
 ) -> tuple[ReleaseData, list[dict]]:
     """The release data of `sources`; `ledger` lists versions already published. Returns the new ledger too.
 
-    `earlier`: artifacts an earlier build made from the same inputs (see research.artifact.build_artifacts).
+    `earlier`: artifacts an earlier build made from the same inputs (see research.artifact.build_artifacts); the
+    others are built on `workers` processes, a quarter each at a time (the same artifacts on any number).
     """
-    artifacts, new_ledger = assign_versions(build_artifacts(sources, earlier), ledger)
+    built = build_artifacts(sources, earlier, lambda task, quarters: forked_map(task, quarters, workers))
+    artifacts, new_ledger = assign_versions(built, ledger)
     preview_entries = {p.id: _preview_entry(p) for p in previews}
     index = {
         "asOf": sources.as_of.isoformat(),

@@ -9,12 +9,10 @@ a staging directory, which the next publish removes.
 
 from __future__ import annotations
 
-import gc
-import multiprocessing
 import os
 import shutil
 import time
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
@@ -25,6 +23,7 @@ from builder.api.data import ReleaseData
 from builder.api.methods import artifact_sha256, view_tickers_of
 from builder.api.render import render
 from builder.canonical import canonical_json, sha256_hex
+from builder.cores import forked_map
 from builder.errors import PublishError, SourceError, escaped
 from builder.records import Sources
 from builder.release.assemble import assemble, warning_lines
@@ -32,7 +31,7 @@ from builder.release.atomic import fsync_directory, staged, sync_filesystem
 from builder.release.inputs import Reuse
 from builder.release.ledger import read_ledger, record_ledger
 from builder.release.objects import object_path
-from builder.release.staging import Share, StagingWriter, die_with_parent
+from builder.release.staging import Share, StagingWriter
 from builder.release.store import (
     INDEX,
     LEDGER,
@@ -82,12 +81,20 @@ class Prepared:
 
 
 def prepare_release(
-    source: Path, releases: Path, as_of: date | None, progress: Progress, max_unmapped: float = DEFAULT_MAX_UNMAPPED
+    source: Path,
+    releases: Path,
+    as_of: date | None,
+    progress: Progress,
+    max_unmapped: float = DEFAULT_MAX_UNMAPPED,
+    workers: int = 1,
 ) -> Prepared:
-    """Phase one: read and validate the sources and assemble the release data, all in memory."""
+    """Phase one: read and validate the sources and assemble the release data, all in memory, the 13F files read
+    and the artifacts built on `workers` processes."""
     progress(f"reading sources from {escaped(source.name or source)}")
     started = time.perf_counter()
-    sources, reports = read_sources(source, as_of, ParseCache(releases / PARSE_CACHE), releases / DATASETS_CACHE)
+    sources, reports = read_sources(
+        source, as_of, ParseCache(releases / PARSE_CACHE), releases / DATASETS_CACHE, workers
+    )
     for line in reports:
         progress(line)
     progress(f"read sources in {seconds(started)}")
@@ -97,7 +104,7 @@ def prepare_release(
     reuse = Reuse(releases, previous)
     previews = build_previews(sources.previews, as_of=sources.as_of)
     with collector_paused():
-        data, ledger = assemble(sources, read_ledger(releases), previews, reuse.artifact)
+        data, ledger = assemble(sources, read_ledger(releases), previews, reuse.artifact, workers)
     _refuse_reused_ids(previous, data)
     for line in warning_lines(data.index["warnings"]):
         progress(line)
@@ -206,7 +213,6 @@ def _put_answers(
 
 Request = tuple[Operation, dict[str, Any]]
 Rendered = list[tuple[str, int, str]]  # (request key, status, sha256 of the answer)
-_SHARED: tuple[Any, ...] = ()  # what forked render workers read: writer, data, requests, reuse, counter, run
 MEMO_PARAMS = ("from", "to", "version")  # a request's memos are those of its operation and these (the modes share them)
 
 
@@ -230,31 +236,21 @@ def _render_requests(
 def _render_on_processes(
     writer: StagingWriter, data: ReleaseData, requests: list[Request], reuse: Reuse, workers: int
 ) -> list[Rendered]:
-    """The requests in runs of consecutive ones (which share their memos: the same operation and version), each
-    run claimed by whichever process is free, on forked processes (they share the parent's data,
-    copy-on-write) and this one; what they wrote is merged into `writer`. Memos made while rendering die with
-    each worker. The objects are content-addressed, so the release is the same bytes on any count."""
-    global _SHARED
+    """The requests in groups that share their memos (the same operation and version), each group rendered by
+    whichever process is free (builder.cores: forked, they share the parent's data copy-on-write) into a writer of
+    its own on the same directory, merged into `writer` after. Memos made while rendering die with each worker.
+    The objects are content-addressed, so the release is the same bytes on any count."""
     _warm(data)
-    context = multiprocessing.get_context("fork")
-    _SHARED = (writer, data, requests, reuse, context.Value("q", 0), _groups(requests))
-    gc.freeze()  # no collector pass touches the shared heap's objects (each would copy their pages)
-    pool = context.Pool(workers - 1, initializer=die_with_parent)
-    try:
-        pending = [pool.apply_async(_render_share) for _ in range(1, workers)]
-        shares = [_render_requests(writer, data, requests, reuse, _claimed())]
-        for result in pending:
-            found, written = result.get()
-            writer.merge(written)
-            shares.append(found)
-        pool.close()
-    except BaseException:
-        pool.terminate()
-        raise
-    finally:
-        pool.join()
-        _SHARED = ()
-        gc.unfreeze()
+
+    def rendered(group: list[int]) -> tuple[Rendered, Share]:
+        branch = writer.branch()
+        return _render_requests(branch, data, requests, reuse, group), branch.share()
+
+    groups = _groups(requests)
+    shares = []
+    for found, written in forked_map(rendered, groups, workers):
+        writer.merge(written)
+        shares.append(found)
     return shares
 
 
@@ -274,26 +270,6 @@ def _groups(requests: list[Request]) -> list[list[int]]:
     for index, (operation, params) in enumerate(requests):
         groups.setdefault((operation.id, *(str(params.get(name)) for name in MEMO_PARAMS)), []).append(index)
     return sorted(groups.values(), key=lambda group: (-len(group), group[0]))
-
-
-def _claimed() -> Iterator[int]:
-    """The indices of the groups this process claims, one group at a time, until none is left."""
-    counter, groups = _SHARED[4], _SHARED[5]
-    while True:
-        with counter.get_lock():
-            claimed = counter.value
-            counter.value = claimed + 1
-        if claimed >= len(groups):
-            return
-        yield from groups[claimed]
-
-
-def _render_share() -> tuple[Rendered, Share]:
-    """In a worker: render the runs it claims; what it rendered and what it wrote."""
-    writer, data, requests, reuse = _SHARED[:4]
-    writer.hashes, writer.sizes, writer.reused, writer.copied = {}, {}, 0, 0  # the parent's copy, emptied
-    found = _render_requests(writer, data, requests, reuse, _claimed())
-    return found, writer.share()
 
 
 def seconds(started: float) -> str:

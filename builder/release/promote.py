@@ -133,7 +133,7 @@ def publish(
     """Build, write and promote; a failure anywhere leaves `current` on the previous complete release.
 
     `check`, given the written release's id, may raise to keep it unpromoted (the review gate); `workers`:
-    processes rendering the answers (the release is the same bytes on any number).
+    processes reading, building and rendering (the release is the same bytes on any number).
     """
     with releases_lock(releases):
         tidy(releases, progress)
@@ -145,7 +145,7 @@ def publish(
         unchanged = _unchanged(tree, releases, as_of, checks, progress)
         if unchanged is not None:
             return unchanged
-        prepared = prepare_release(source, releases, as_of, progress, max_unmapped)
+        prepared = prepare_release(source, releases, as_of, progress, max_unmapped, workers)
         release_id = write_release(prepared, releases, progress, workers)
         if check is not None:
             check(release_id)

@@ -8,11 +8,9 @@ an in-place edit of a shared inode would damage every release holding it, rollba
 
 from __future__ import annotations
 
-import contextlib
-import ctypes
+import copy
 import errno
 import fcntl
-import signal
 from pathlib import Path
 from typing import NamedTuple
 
@@ -22,7 +20,6 @@ from builder.canonical import sha256_hex
 from builder.errors import PublishError
 from builder.release.store import MANIFEST, SEAL
 
-PR_SET_PDEATHSIG = 1  # linux/prctl.h: the signal a process gets when its parent dies
 FICLONE = 0x40049409  # linux/fs.h _IOW(0x94, 9, int): share the source's blocks, copy-on-write
 # Why a clone is refused: the filesystem has no reflinks (ext4, tmpfs), or source and target differ in device.
 _NO_CLONE = {errno.EOPNOTSUPP, errno.ENOTTY, errno.EXDEV, errno.EINVAL, errno.ENOSYS, errno.EPERM}
@@ -66,6 +63,12 @@ class StagingWriter:
     def size(self) -> int:
         """Bytes of the release."""
         return sum(self.sizes.values())
+
+    def branch(self) -> StagingWriter:
+        """A writer of the same directory with nothing written yet (a worker's share, merged back with `merge`)."""
+        other = copy.copy(self)
+        other.hashes, other.sizes, other.reused, other.copied = {}, {}, 0, 0
+        return other
 
     def share(self) -> Share:
         """What this writer wrote, to be merged into the parent's (builder.release.build renders on processes)."""
@@ -132,10 +135,3 @@ def _vouched(previous: Path | None) -> dict[str, str]:
         }
     except (OSError, orjson.JSONDecodeError, KeyError, TypeError):
         return {}
-
-
-def die_with_parent() -> None:
-    """In a forked worker: be killed with the process that forked it, so a killed publish leaves no writer
-    behind in its staging directory (Linux's PR_SET_PDEATHSIG; elsewhere nothing)."""
-    with contextlib.suppress(OSError, AttributeError):  # not Linux: nothing to ask
-        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)

@@ -22,13 +22,23 @@ from builder.research.versions import PACK_ID
 
 ARTIFACT_SCHEMA = "pack-artifact/2.0"
 WEIGHT_DIGITS = 6  # weights are fractions of the book; 6 places resolve 1 dollar in a $1m book
+Spread = Callable[[Callable[[date], dict], Sequence[date]], list[dict]]  # see build_artifacts
 
 
-def build_artifacts(sources: Sources, earlier: Callable[[list], dict | None] | None = None) -> list[PackArtifact]:
+def in_turn(task: Callable[[date], dict], quarters: Sequence[date]) -> list[dict]:
+    """`task` of each quarter, one after the other (a caller may spread them over processes instead)."""
+    return [task(quarter) for quarter in quarters]
+
+
+def build_artifacts(
+    sources: Sources, earlier: Callable[[list], dict | None] | None = None, spread: Spread = in_turn
+) -> list[PackArtifact]:
     """The PackArtifact of each quarter of the window every manager filed, oldest first, without version ids.
 
     `earlier(inputs)` may return the artifact an earlier build made from the same `artifact_inputs` (with the
     same code), which is then taken instead of built: after a new quarter, every quarter but the newest.
+    `spread(task, quarters)` builds the others, each independent of the rest: `[task(q) for q in quarters]`, in
+    that order, however it runs them.
     """
     books = QuarterBooks(sources.filings)
     positions: dict[tuple[str, date], tuple[dict[str, dict], Side] | None] = {}
@@ -42,16 +52,16 @@ def build_artifacts(sources: Sources, earlier: Callable[[list], dict | None] | N
             positions[key] = (_long_positions(found, sources.securities), side) if found and side else None
         return positions[key]
 
-    artifacts = []
-    for quarter in quarter_coverage(sources).published:
-        found = earlier(artifact_inputs(quarter, sources, books)) if earlier else None
-        if found is None:
-            evidence = quarter_evidence(sources, books, quarter)
-            found = build_artifact(quarter, sources, books, book_of, evidence)
-        artifacts.append(found)
+    def built(quarter: date) -> dict:
+        return build_artifact(quarter, sources, books, book_of, quarter_evidence(sources, books, quarter))
+
+    quarters = quarter_coverage(sources).published
+    taken = {quarter: earlier(artifact_inputs(quarter, sources, books)) if earlier else None for quarter in quarters}
+    missing = [quarter for quarter in quarters if taken[quarter] is None]
+    made = dict(zip(missing, spread(built, missing), strict=True))
     # build_artifact writes the PackArtifact's fields as a plain dict (the writer is not typed yet), and `earlier`
     # gives one a promoted release published; the publish validates each against the schema (export_audit_trail).
-    return cast(list[PackArtifact], artifacts)
+    return cast(list[PackArtifact], [taken[quarter] or made[quarter] for quarter in quarters])
 
 
 def quarter_evidence(sources: Sources, books: QuarterBooks, quarter: date) -> Evidence:

@@ -11,8 +11,7 @@ from __future__ import annotations
 
 import gc
 from collections.abc import Iterator
-from concurrent.futures import ProcessPoolExecutor
-from contextlib import contextmanager, suppress
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import date
 from importlib import resources
@@ -21,7 +20,7 @@ from pathlib import Path
 
 from builder.errors import PublishError, SourceError, escaped
 from builder.records import Filing, ScopeWarning, SourceFile, SourceProblem, Sources
-from builder.sources.datasets.read import DatasetsRead
+from builder.sources.datasets.read import DatasetsRead, Warmed
 from builder.sources.files import DATASETS, Limits, tree_problems
 from builder.sources.identity import link_by_figi, linked_tickers
 from builder.sources.packs import read_packs_config
@@ -70,12 +69,17 @@ def resolve_source(source: Path | None, fixture: bool, here: Path) -> ChosenSour
 
 
 def read_sources(
-    root: Path, as_of: date | None = None, cache: ParseCache | None = None, datasets_cache: Path | None = None
+    root: Path,
+    as_of: date | None = None,
+    cache: ParseCache | None = None,
+    datasets_cache: Path | None = None,
+    workers: int = 1,
 ) -> tuple[Sources, tuple[str, ...]]:
     """Every record of the tree, or SourceError listing every fatal problem; also one report line per reader.
 
-    13F files are parsed through `cache` when one is given (see builder.sources.sec13f.cache), the Form 13F data
-    sets through `datasets_cache` (see builder.sources.datasets.cache).
+    13F files are parsed through `cache` when one is given (see builder.sources.sec13f.cache), on `workers`
+    processes (the same records on any number), the Form 13F data sets through `datasets_cache` (see
+    builder.sources.datasets.cache).
     """
     root = root.resolve()
     if not root.is_dir():
@@ -90,11 +94,13 @@ def read_sources(
     actions, action_problems = read_corporate_actions(root, config.limits.file)
     with _warming(root, datasets_cache, config.limits) as warmed:  # the data sets' cache, while the 13F files parse
         with collector_paused():
-            filings = read_copycat_filings(root, config.copycat.managers, cache, config.limits)
+            filings = read_copycat_filings(root, config.copycat.managers, cache, config.limits, workers)
         previews = read_previews(root, config.sections, config.limits.file)
     latest = max((filing.filed for filing in filings.filings), default=None)
     point = as_of or config.as_of or latest
-    datasets = _read_datasets(root, filings.filings, datasets_cache, config.limits, point, sum(warmed))
+    datasets = _read_datasets(
+        root, filings.filings, datasets_cache, config.limits, point, warmed[0] if warmed else None
+    )
     problems = (*security_problems, *action_problems, *filings.problems, *previews.problems, *datasets.problems)
     if problems:
         raise SourceError(problems)
@@ -133,7 +139,12 @@ def read_sources(
 
 
 def _read_datasets(
-    root: Path, filings: tuple[Filing, ...], cache_dir: Path | None, limits: Limits, as_of: date | None, warmed: int
+    root: Path,
+    filings: tuple[Filing, ...],
+    cache_dir: Path | None,
+    limits: Limits,
+    as_of: date | None,
+    warmed: Warmed | None,
 ) -> DatasetsRead:
     """The Form 13F data sets' witnesses of every CUSIP in the pack's filings, point in time; pyarrow is imported
     only for a tree that has them."""
@@ -146,21 +157,28 @@ def _read_datasets(
 
 
 @contextmanager
-def _warming(root: Path, cache_dir: Path | None, limits: Limits) -> Iterator[list[int]]:
-    """Within the block, a process of its own writes the cache entries the data-set zips lack (see
-    builder.sources.datasets.reader.warm); on leaving, wait for it, and the list yielded holds how many it wrote.
+def _warming(root: Path, cache_dir: Path | None, limits: Limits) -> Iterator[list[Warmed]]:
+    """The data-set zips hashed (once: the read after the block takes their hashes), and within the block a
+    process of its own writing the cache entries they lack (spawned, not forked: pyarrow's threads do not survive a
+    fork; and only when an entry is missing). On leaving, wait for it; the list yielded then holds the `Warmed`.
     Its failure only leaves the entries to the read after it, which reports any problem."""
-    warmed: list[int] = []
-    if cache_dir is None or not (root / DATASETS).is_dir():
-        yield warmed
+    found: list[Warmed] = []
+    if not (root / DATASETS).is_dir():
+        yield found
         return
-    from builder.sources.datasets.reader import warm
+    from builder.sources.datasets.reader import hashed_sets, unwarmed, warm
 
-    with ProcessPoolExecutor(max_workers=1, mp_context=get_context("spawn")) as pool:
-        pending = pool.submit(warm, root, cache_dir, limits)
-        yield warmed
-        with suppress(Exception):
-            warmed.append(pending.result())
+    sets = hashed_sets(root, limits)
+    missing = unwarmed(sets, cache_dir) if cache_dir is not None else []
+    process = get_context("spawn").Process(target=warm, args=(missing,), daemon=True) if missing else None
+    if process is not None:
+        process.start()
+    try:
+        yield found
+    finally:
+        if process is not None:
+            process.join()
+    found.append(Warmed(sets, sum(1 for _, entry in missing if entry.exists())))
 
 
 @contextmanager

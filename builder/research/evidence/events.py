@@ -19,6 +19,7 @@ from builder.research.evidence.ratios import (
     EXACT_TOLERANCE,
     RATIO_DECIMALS,
     RATIO_TOLERANCE,
+    ROUNDING_SHARES,
     SIMPLE_TERMS,
     Pairs,
     allowance,
@@ -316,11 +317,12 @@ def grown(prior: Holders | None, held: Holders) -> Holders | None:
 def _near_distribution(pairs: Pairs) -> bool:
     """Whether a pair comes within a share of fitting one of FEW_DISTRIBUTIONS exactly (in floats, so a share of
     slack): what the few must show before their ratio is worth stating."""
-    return any(
-        abs(after - before * ratio) <= allowance(before * ratio, EXACT_TOLERANCE) + 1
-        for before, after in pairs
-        for ratio in FEW_FLOATS
-    )
+    for before, after in pairs:  # plain loops, allowance() inlined: it is asked of every pair of the few's parents
+        for ratio in FEW_FLOATS:
+            expected = before * ratio
+            if abs(after - expected) <= max(ROUNDING_SHARES, expected * EXACT_TOLERANCE) + 1:
+                return True
+    return False
 
 
 def spun_off(

@@ -7,6 +7,7 @@ mark of a corporate action. An issuer states a ratio simply (4:1, 1:20, 3:2) or 
 
 from __future__ import annotations
 
+import math
 from bisect import bisect_right
 from decimal import Decimal
 from fractions import Fraction
@@ -31,6 +32,7 @@ RATIO_WINDOW = 0.004
 SIMPLE_TERMS = 20  # an exchange or distribution ratio stated as n:d has both terms up to this
 RATIO_DECIMALS = 4  # mergers state exchange ratios in at most four decimals (1.892, 0.9042)
 
+_LOWEST = (1 / MAX_RATIO).as_integer_ratio()  # the float 1 / MAX_RATIO exactly, as `fits` compares a Fraction with it
 Pairs = list[tuple[int, int]]  # (shares before, shares after or received) of each holder
 
 
@@ -78,22 +80,53 @@ def allowance(expected: Fraction | float, tolerance: float = RATIO_TOLERANCE) ->
 
 def agreeing(pairs: Pairs, ratio: Fraction, tolerance: float = RATIO_TOLERANCE) -> int:
     """How many of `pairs` fit `ratio`; holders of the same share count fit together by chance, so they count once
-    (a ratio is evidence when books of different sizes agree on it)."""
-    return len({before for before, after in pairs if fits(before, after, ratio, tolerance)})
+    (a ratio is evidence when books of different sizes agree on it).
+
+    `fits` of every pair, in integers: the ratio n/d scales each side by d, so no Fraction is made per pair (this
+    count is most of what deciding the evidence costs) and every comparison is as exact as `fits`' own."""
+    n, d = ratio.numerator, ratio.denominator
+    if not (n * _LOWEST[1] >= _LOWEST[0] * d and n <= MAX_RATIO * d):  # 1 / MAX_RATIO <= ratio <= MAX_RATIO
+        return 0
+    floor = PRECISE_SHARES * d
+    found = set()
+    for before, after in pairs:
+        expected = before * n  # × d
+        if expected < floor:
+            continue
+        slack = max(ROUNDING_SHARES, expected / d * tolerance)  # allowance(), from the same float of expected
+        top, bottom = slack.as_integer_ratio()  # the float exactly, as `fits` compares a Fraction with it
+        if abs(after * d - expected) * bottom <= top * d:
+            found.add(before)
+    return len(found)
 
 
 def simple(
     ratio: Fraction, pairs: Pairs, terms: int = SIMPLE_TERMS, tolerance: float = RATIO_TOLERANCE
 ) -> Fraction | None:
     """The nearest fraction with both terms up to `terms`, when it fits as many of `pairs` as `ratio` does."""
-    nearest = min(
-        (Fraction(round(ratio * d), d) for d in range(1, terms + 1) if 1 <= round(ratio * d) <= terms),
-        key=lambda candidate: (abs(candidate - ratio), candidate.denominator),
-        default=None,
-    )
-    if nearest is None or agreeing(pairs, nearest, tolerance) < agreeing(pairs, ratio, tolerance):
+    near = nearest(ratio, terms)
+    if near is None or agreeing(pairs, near, tolerance) < agreeing(pairs, ratio, tolerance):
         return None
-    return nearest
+    return near
+
+
+def nearest(ratio: Fraction, terms: int) -> Fraction | None:
+    """The fraction m/d nearest `ratio` with m = round(ratio × d) and both terms up to `terms`; of two as near, the
+    one of the smaller denominator, then of the smaller d. In integers: n/q is ratio, |m/d − n/q| = |mq − nd| / dq."""
+    n, q = ratio.numerator, ratio.denominator
+    found: tuple[int, int, int, int] | None = None  # m, d, the distance's numerator over dq, the reduced denominator
+    for d in range(1, terms + 1):
+        floor, remainder = divmod(n * d, q)  # round() of a Fraction: the nearest integer, a half to the even one
+        m = floor + (2 * remainder > q or (2 * remainder == q and floor % 2 == 1))
+        if not 1 <= m <= terms:
+            continue
+        gap, reduced = abs(m * q - n * d), d // math.gcd(m, d)
+        if found is not None:
+            nearer, tied = gap * found[1] * q, found[2] * d * q  # both distances over the same d_found·d·q
+            if nearer > tied or (nearer == tied and reduced >= found[3]):
+                continue
+        found = (m, d, gap, reduced)
+    return None if found is None else Fraction(found[0], found[1])
 
 
 def stated(ratio: Fraction, pairs: Pairs, tolerance: float = RATIO_TOLERANCE) -> Fraction:
@@ -101,11 +134,21 @@ def stated(ratio: Fraction, pairs: Pairs, tolerance: float = RATIO_TOLERANCE) ->
     many of `pairs` as the measured ratio does, also to the share (LiLAC's 0.1247685 of 2016 fits most holders
     within rounding as 0.1248, but a holder of 7,346,968 shares only as measured); else the measured one in seven
     significant digits."""
-    exact = agreeing(pairs, ratio, EXACT_TOLERANCE)
+    counts: dict[tuple[int, int, float], int] = {}  # keyed by the terms: a Fraction's hash costs a modular inverse
+
+    def count(candidate: Fraction, within: float) -> int:  # each count once: they are most of the cost
+        key = (candidate.numerator, candidate.denominator, within)
+        if key not in counts:
+            counts[key] = agreeing(pairs, candidate, within)
+        return counts[key]
+
     four = Fraction(round(ratio * 10**RATIO_DECIMALS), 10**RATIO_DECIMALS)
-    for candidate in (simple(ratio, pairs, SIMPLE_TERMS, tolerance), four or None):
-        fits = candidate is not None and agreeing(pairs, candidate, tolerance) >= agreeing(pairs, ratio, tolerance)
-        if fits and candidate is not None and agreeing(pairs, candidate, EXACT_TOLERANCE) >= exact:
+    for candidate in (nearest(ratio, SIMPLE_TERMS), four):  # simple(), then four decimals
+        if (
+            candidate  # none, or four decimals of nothing
+            and count(candidate, tolerance) >= count(ratio, tolerance)
+            and count(candidate, EXACT_TOLERANCE) >= count(ratio, EXACT_TOLERANCE)
+        ):
             return candidate
     return Fraction(Decimal(f"{float(ratio):.7g}"))
 

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
 from builder.records import SourceFile, SourceProblem, Witnesses
+from builder.sources.datasets.members import DatasetError
 
 
 @dataclass(frozen=True, slots=True)
@@ -16,3 +18,12 @@ class DatasetsRead:
     files: tuple[SourceFile, ...]
     problems: tuple[SourceProblem, ...]
     reports: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Warmed:
+    """The data-set zips, each hashed once (its provenance, or why it cannot be read), in name order, and how many
+    cache entries were written for them while the 13F files parsed."""
+
+    sets: dict[Path, SourceFile | DatasetError]
+    written: int

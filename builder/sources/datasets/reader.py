@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 from datetime import date
 from pathlib import Path
@@ -15,7 +16,7 @@ from builder.sources.datasets.cache import SetExtract, entry_path, read_entry, w
 from builder.sources.datasets.filers import columns, read_filings
 from builder.sources.datasets.infotable import COLUMNS, aggregate_infotable
 from builder.sources.datasets.members import Archive, DatasetError
-from builder.sources.datasets.read import DatasetsRead
+from builder.sources.datasets.read import DatasetsRead, Warmed
 from builder.sources.files import DATASETS, Limit, Limits, hidden, relative
 
 HASH_CHUNK = 1024 * 1024
@@ -27,46 +28,60 @@ def read_witnesses(
     cache_dir: Path | None,
     limits: Limits,
     as_of: date | None = None,
-    warmed: int = 0,
+    warmed: Warmed | None = None,
 ) -> DatasetsRead:
     """Every filer's long-equity holding of `cusips` at each quarter end in the data sets under `root`, from the
-    filings made by `as_of` (all when None); `warmed` of the cache entries were just written by `warm`."""
+    filings made by `as_of` (all when None); `warmed`: the zips already hashed and the cache entries just written
+    (see `hashed_sets` and `warm`)."""
     folder = root / DATASETS
     if not folder.is_dir():
         return DatasetsRead(None, (), (), ())
+    found = warmed.sets if warmed is not None else hashed_sets(root, limits)
     extracts, files, problems, cached = [], [], [], 0
-    for path in sorted(p for p in folder.glob("*.zip") if not hidden(p.name)):
-        source = relative(path, root)
+    for path, file in found.items():
         try:
-            file = _source_file(path, source, limits.datasets)
+            if isinstance(file, DatasetError):
+                raise file
             extract, hit = _extract(path, file.sha256, cusips, cache_dir)
         except DatasetError as exc:
-            problems.append(SourceProblem(source, str(exc)))
+            problems.append(SourceProblem(relative(path, root), str(exc)))
             continue
         files.append(file)
-        extracts.append((source, extract))
+        extracts.append((file.path, extract))
         cached += hit
     if problems:
         return DatasetsRead(None, tuple(files), tuple(problems), ())
     made = books(extracts, as_of)
     witnesses = Witnesses("sec13f-datasets", tuple(s for s, _ in extracts), made.quarters, made.filers)
-    return DatasetsRead(witnesses, tuple(files), (), (_report(extracts, cached - warmed, witnesses, made),))
+    written = warmed.written if warmed is not None else 0
+    return DatasetsRead(witnesses, tuple(files), (), (_report(extracts, cached - written, witnesses, made),))
 
 
-def warm(root: Path, cache_dir: Path, limits: Limits) -> int:
-    """Write the cache entry of every zip under `root` that has none (run beside the 13F parse, in a process of its
-    own, so a cold publish reads both at once); how many were written. A zip that cannot be read is left for
-    read_witnesses to report."""
-    written = 0
+def hashed_sets(root: Path, limits: Limits) -> dict[Path, SourceFile | DatasetError]:
+    """Every data-set zip under `root`, in name order, with its provenance or why it cannot be read."""
+    found: dict[Path, SourceFile | DatasetError] = {}
     for path in sorted(p for p in (root / DATASETS).glob("*.zip") if not hidden(p.name)):
         try:
-            entry = entry_path(cache_dir, _source_file(path, relative(path, root), limits.datasets).sha256)
-            if not entry.exists():
-                write_entry(entry, read_set(path))
-                written += 1
-        except DatasetError:
-            continue
-    return written
+            found[path] = _source_file(path, relative(path, root), limits.datasets)
+        except DatasetError as exc:
+            found[path] = exc
+    return found
+
+
+def unwarmed(sets: dict[Path, SourceFile | DatasetError], cache_dir: Path) -> list[tuple[Path, Path]]:
+    """The zips whose cache entry is missing, each with the entry's path."""
+    entries = (
+        (path, entry_path(cache_dir, file.sha256)) for path, file in sets.items() if isinstance(file, SourceFile)
+    )
+    return [(path, entry) for path, entry in entries if not entry.exists()]
+
+
+def warm(missing: list[tuple[Path, Path]]) -> None:
+    """Write the cache entry of each zip (run beside the 13F parse, in a process of its own, so a cold publish
+    reads both at once). A zip that cannot be read is left for read_witnesses to report."""
+    for path, entry in missing:
+        with contextlib.suppress(DatasetError):
+            write_entry(entry, read_set(path))
 
 
 def _extract(path: Path, sha256: str, cusips: frozenset[str], cache_dir: Path | None) -> tuple[SetExtract, bool]:

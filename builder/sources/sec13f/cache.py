@@ -8,6 +8,7 @@ the file is parsed again. Deleting the whole directory is always safe: it only c
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import inspect
 import os
@@ -57,6 +58,12 @@ class ParseCache:
         self.parsed += 1
         _write_entry(path, orjson.dumps(_encoded(result)))
         return result
+
+    def counting(self) -> ParseCache:
+        """The same cache with counts of its own (a process reading a share of the files counts them apart)."""
+        counted = copy.copy(self)
+        counted.hits = counted.parsed = 0
+        return counted
 
     def report(self) -> str:
         return f"parse cache: {self.hits} files from it, {self.parsed} parsed"

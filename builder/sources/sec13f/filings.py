@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
 
+from builder.cores import forked_map
 from builder.records import Filing, HoldingRow, ManagerConfig, ScopeWarning, SourceFile, SourceProblem
 from builder.sources.files import DEFAULT_LIMITS, Limits, hidden, read_bounded, relative, walk
 from builder.sources.sec13f.cache import ParseCache
@@ -89,18 +90,25 @@ def read_filing_tree(
 
 
 def read_copycat_filings(
-    root: Path, managers: Sequence[ManagerConfig], cache: ParseCache | None = None, limits: Limits = DEFAULT_LIMITS
+    root: Path,
+    managers: Sequence[ManagerConfig],
+    cache: ParseCache | None = None,
+    limits: Limits = DEFAULT_LIMITS,
+    workers: int = 1,
 ) -> FilingsRead:
-    """Reads root/sec13f/<cik>/…: configured managers' folders, each filing's CIK checked against its folder."""
+    """Reads root/sec13f/<cik>/…: configured managers' folders, each filing's CIK checked against its folder.
+
+    The folders are read on `workers` processes (builder.cores), their reads taken in folder order: the same
+    records on any number."""
     folder = root / "sec13f"
     if not folder.is_dir():
         return _result([], [], [SourceProblem("sec13f", "sec13f/ is missing: it holds sec13f/<cik>/ per manager")], [])
     wanted = {manager.cik.strip().zfill(10): manager for manager in managers}
-    reads: list[FilingsRead] = []
     filings: list[Filing] = []
     folders: dict[str, str] = {}
     skipped: list[ScopeWarning] = []
     problems: list[SourceProblem] = []
+    chosen: list[tuple[Path, str]] = []  # the folders to read, with their CIKs (two names may give one)
     for entry in sorted(folder.iterdir()):
         if hidden(entry.name):
             continue
@@ -112,11 +120,22 @@ def read_copycat_filings(
             message = f"{entry.name}/ holds CIK {cik}, which is no manager of packs.toml: not read"
             skipped.append(ScopeWarning("skipped-unconfigured-manager", message, source))
         else:
-            read = read_filing_tree(entry, root, cache, limits)
             folders.setdefault(cik, source)
-            problems += [_foreign(filing, cik) for filing in read.filings if filing.cik != cik]
-            filings += [filing for filing in read.filings if filing.cik == cik]
-            reads.append(read)
+            chosen.append((entry, cik))
+
+    def read(entry: Path) -> tuple[FilingsRead, tuple[int, int]]:
+        counted = cache.counting() if cache is not None else None  # this folder's hits and parses, wherever read
+        found = read_filing_tree(entry, root, counted, limits)
+        return found, (counted.hits, counted.parsed) if counted is not None else (0, 0)
+
+    reads = []
+    done = forked_map(read, [entry for entry, _ in chosen], workers)
+    for (found, (hits, parsed)), (_, cik) in zip(done, chosen, strict=True):
+        if cache is not None:
+            cache.hits, cache.parsed = cache.hits + hits, cache.parsed + parsed
+        problems += [_foreign(filing, cik) for filing in found.filings if filing.cik != cik]
+        filings += [filing for filing in found.filings if filing.cik == cik]
+        reads.append(found)
     problems += _absent_managers(wanted, folders, {filing.cik for filing in filings})
     problems = [*problems, *(problem for read in reads for problem in read.problems)]
     skipped += [entry for read in reads for entry in read.skipped]

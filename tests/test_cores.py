@@ -1,0 +1,86 @@
+"""builder.cores.forked_map: a task over items on forked processes, the results in the items' order on any count."""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+from typing import Any
+
+import pytest
+
+from builder.cores import forked_map
+
+ITEMS = list(range(23))
+
+
+def square_and_pid(item: int) -> tuple[int, int]:
+    return item * item, os.getpid()
+
+
+@pytest.mark.parametrize("workers", [1, 2, 3, 8])
+def test_the_results_are_in_the_items_order_whatever_the_count(workers: int):
+    results = forked_map(square_and_pid, ITEMS, workers)
+    assert [square for square, _ in results] == [item * item for item in ITEMS]
+
+
+def meeting(parties: int) -> Any:
+    """A barrier the first `parties` items wait at: each is then claimed by a process of its own, whatever the
+    speed of the fork (the timeout only keeps a broken pool from hanging the test)."""
+    return multiprocessing.get_context("fork").Barrier(parties, timeout=60)
+
+
+def test_every_item_runs_once_and_each_process_takes_a_share():
+    barrier = meeting(3)
+
+    def task(item: int) -> tuple[int, int]:
+        if item < 3:
+            barrier.wait()
+        return square_and_pid(item)
+
+    results = forked_map(task, ITEMS, 3)
+    assert [square for square, _ in results] == [item * item for item in ITEMS]
+    assert os.getpid() in {pid for _, pid in results} and len({pid for _, pid in results}) == 3
+
+
+def test_one_worker_runs_here_in_the_claim_order():
+    seen: list[int] = []
+
+    def task(item: int) -> int:
+        seen.append(item)
+        return item + 1
+
+    assert forked_map(task, [10, 20, 30], 1, order=[2, 0, 1]) == [11, 21, 31]
+    assert seen == [30, 10, 20]
+
+
+def test_a_forked_task_reads_the_parents_memory_through_a_closure_never_pickled():
+    lookup = {item: (lambda item=item: item) for item in ITEMS}  # lambdas cannot be pickled: only a fork shares them
+
+    def task(item: int) -> int:
+        return lookup[item]() * 2
+
+    assert forked_map(task, ITEMS, 2) == [item * 2 for item in ITEMS]
+
+
+def test_a_failure_in_a_forked_process_is_raised_here():
+    barrier, parent = meeting(2), os.getpid()
+
+    def task(item: int) -> int:
+        if item < 2:
+            barrier.wait()
+            if os.getpid() != parent:
+                raise ValueError(f"item {item} failed in a forked process")
+        return item
+
+    with pytest.raises(ValueError, match="failed in a forked process"):
+        forked_map(task, ITEMS, 2)
+
+
+def test_a_task_that_spreads_work_itself_runs_that_in_place():
+    def inner(item: int) -> tuple[int, int]:
+        return item, os.getpid()
+
+    def outer(item: int) -> bool:
+        return {pid for _, pid in forked_map(inner, [1, 2, 3], 2)} == {os.getpid()}
+
+    assert forked_map(outer, [0, 1], 2) == [True, True]
