@@ -13,7 +13,7 @@ import pytest
 from mcp import ClientSession, stdio_client
 
 from builder.api import methods
-from builder.research.methods.explained import citations
+from builder.research.methods.explained import citations, source_paths, source_record
 from server.app import create_app
 from tests.test_mcp_stdio import ROUND_TRIP_SECONDS, child
 
@@ -54,7 +54,8 @@ async def test_a_ticker_every_selected_manager_exited_is_explained_as_having_lef
     ]
     previous = release.data.artifacts[release.data.versions[-2]]["managers"]
     (filed_before,) = [f for m in previous if m["id"] == "larch" for f in m["filings"]]
-    assert filed_before in [{k: v for k, v in r.items() if k != "managerId"} for r in explanation["sourceRecords"]]
+    assert source_record("larch", filed_before) in explanation["sourceRecords"]
+    assert filed_before["source"] in [source_paths(r) for r in explanation["sourceRecords"]]
     assert explanation["ethos"]["scores"] == {} and any(
         "left the selected view" in n for n in explanation["limitations"]
     )

@@ -10,7 +10,7 @@ from builder.api.wire import ErrorCode, api_error
 from builder.research.errors import NotInView
 from builder.research.methods.ethos import score_view
 from builder.research.methods.explain import explain_position
-from builder.research.methods.explained import citations
+from builder.research.methods.explained import citations, source_paths, source_record
 from builder.research.methods.policy import evaluate_policy
 from builder.research.views import select_view
 from tests.research_samples import make_artifact
@@ -88,6 +88,37 @@ def test_source_records_are_exactly_the_filings_the_statements_cite():
     }
     assert {(r["managerId"], r["accession"]) for r in explanation["sourceRecords"]} == cited
     assert all(r["formType"] == "13F-HR" for r in explanation["sourceRecords"])
+
+
+def test_a_source_records_folder_and_files_are_the_filings_source_paths():
+    explanation, artifact = _explain("MSFT")
+    filings = {(m["id"], f["accession"]): f for m in artifact["managers"] for f in m["filings"]}
+    for record in explanation["sourceRecords"]:
+        filing = filings[(record["managerId"], record["accession"])]
+        assert source_paths(record) == filing["source"]
+        assert {k: v for k, v in record.items() if k not in ("managerId", "folder", "files")} == {
+            k: v for k, v in filing.items() if k != "source"
+        }
+    assert all(record["folder"].startswith("sec13f/") and record["files"] for record in explanation["sourceRecords"])
+
+
+@pytest.mark.parametrize(
+    ("source", "folder", "files"),
+    [
+        (
+            "sec13f/1/1-26-14/primary_doc.xml + sec13f/1/1-26-14/infotable.xml",
+            "sec13f/1/1-26-14",
+            ["primary_doc.xml", "infotable.xml"],
+        ),
+        ("sec13f/1/1-26-14.txt", "sec13f/1", ["1-26-14.txt"]),
+        ("a/x.xml + b/y.xml", "", ["a/x.xml", "b/y.xml"]),
+        ("data/set.tsv:12", "data", ["set.tsv:12"]),
+    ],
+)
+def test_source_paths_are_split_at_their_common_folder_and_joined_back(source, folder, files):
+    record = source_record("m", {"accession": "1", "source": source})  # type: ignore[typeddict-item]
+    assert (record["folder"], record["files"]) == (folder, files)
+    assert source_paths(record) == source
 
 
 def test_the_explanation_carries_the_tickers_scores_and_overlap():

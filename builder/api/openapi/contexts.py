@@ -259,6 +259,11 @@ IN_CONTEXT: dict[str, str] = {
     "EndedChange.absentFrom": "This quarter's 13F filings of the manager (accession numbers), with no row for the "
     "ticker: what its statement cites with row null.",
     "PositionExplanation.previousQuarter": "The quarter before: an ended change's sources are its rows.",
+    "PositionExplanation.sourceRecords.filedFrom": "Where the filing date comes from: 'submission header', the "
+    "'<path>:<line>' of the filing_dates.csv ras fetch keeps from EDGAR's listing, or 'signatureDate (estimated)'.",
+    "PositionExplanation.sourceRecords.folder": "The folder of the filing's source files in the source tree (empty "
+    "when they share none).",
+    "PositionExplanation.sourceRecords.files": "The filing's source files, by their path in folder.",
     "CitedStatement.citations.row": "null for a position no longer held (no row this quarter).",
     "PositionExplanation.warnings": "The view's warnings about the pack, the explained managers' filings and this "
     "security (an unmapped CUSIP among them).",

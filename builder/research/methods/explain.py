@@ -19,6 +19,7 @@ from builder.research.methods.explained import (
     TickerEthos,
     TickerOverlap,
     change_citations,
+    source_record,
 )
 from builder.research.methods.policy import PolicyResult
 from builder.research.schema import (
@@ -227,12 +228,12 @@ def _source_records(
     cite."""
     cited = {(c["managerId"], c["accession"]) for change in changes for c in change_citations(change)}
     managers = sorted({manager_id for manager_id, _ in cited if manager_id in index.order}, key=index.order.__getitem__)
-    found: dict[tuple[str, str], dict[str, Any]] = {}
+    found: dict[tuple[str, str], SourceRecord] = {}
     for manager_id in managers:
         for f in (*index.managers[manager_id]["filings"], *earlier.get(manager_id, ())):
             if (manager_id, f["accession"]) in cited:
-                found.setdefault((manager_id, f["accession"]), {"managerId": manager_id, **f})
-    return cast(list[SourceRecord], list(found.values()))
+                found.setdefault((manager_id, f["accession"]), source_record(manager_id, f))
+    return list(found.values())
 
 
 def _ethos(ticker: str, scores: EthosComparison, index: _Index) -> tuple[TickerEthos, TickerOverlap]:

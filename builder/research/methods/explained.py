@@ -3,16 +3,20 @@ selected manager's change, and statements naming the changes whose rows they cit
 
 from __future__ import annotations
 
-from typing import Annotated, Literal, TypedDict
+import posixpath
+from typing import Annotated, Literal, TypedDict, cast
 
 from builder.research.methods.ethos import EthosId, FeatureName, FeatureValue, Score
 from builder.research.methods.policy import Signal
 from builder.research.schema import (
     ArtifactCount,
+    ArtifactDate,
     ArtifactFiling,
     ArtifactWarning,
     Change,
     Cusip,
+    Nonempty,
+    NullableCount,
     SourceRow,
     Sources,
     Text,
@@ -106,12 +110,40 @@ class TickerOverlap(TypedDict):
     ranks: dict[EthosId, Rank]
 
 
-class _Filer(TypedDict):
+class SourceRecord(TypedDict):
+    """A filing a statement cites, and whose it is: the artifact's filing record, its source files written as their
+    folder and their names in it (the artifact's `source` is the files' paths joined by " + ")."""
+
     managerId: str
+    accession: Nonempty
+    formType: Annotated[Literal["13F-HR", "13F-HR/A"], BARE]
+    amendment: Annotated[Literal["original", "restatement", "new-holdings"], BARE]
+    amendmentNo: ArtifactCount
+    filed: ArtifactDate
+    filedFrom: Nonempty
+    folder: str
+    files: list[str]
+    unit: Annotated[Literal["dollars", "thousands"], BARE]
+    unitRule: Nonempty
+    rows: ArtifactCount
+    tableEntryTotal: NullableCount
+    tableValueTotal: NullableCount
 
 
-class SourceRecord(_Filer, ArtifactFiling):
-    """A filing a statement cites, and whose it is."""
+def source_record(manager_id: str, filing: ArtifactFiling) -> SourceRecord:
+    """`filing` of `manager_id` as a source record: its source paths split into their common folder and names."""
+    paths = filing["source"].split(" + ")
+    folder = posixpath.commonpath(paths) if len(paths) > 1 else posixpath.dirname(paths[0])
+    if folder in paths:  # one path under another: no common folder to take out
+        folder = posixpath.dirname(folder)
+    files = [path[len(folder) + 1 :] if folder else path for path in paths]
+    facts = {key: value for key, value in filing.items() if key != "source"}
+    return cast(SourceRecord, {"managerId": manager_id, **facts, "folder": folder, "files": files})
+
+
+def source_paths(record: SourceRecord) -> str:
+    """The artifact's `source` of a source record: its files' paths, joined by " + "."""
+    return " + ".join(f"{record['folder']}/{name}" if record["folder"] else name for name in record["files"])
 
 
 class PolicyBrief(TypedDict):
