@@ -13,6 +13,7 @@ import pytest
 from mcp import ClientSession, stdio_client
 
 from builder.api import methods
+from builder.research.methods.explained import citations, source_paths, source_record
 from server.app import create_app
 from tests.test_mcp_stdio import ROUND_TRIP_SECONDS, child
 
@@ -48,12 +49,13 @@ async def test_a_ticker_every_selected_manager_exited_is_explained_as_having_lef
         statement["text"]
         == "Larch Hill Capital (fictional) exited: 3,768,020 shares at 2026-06-30, no row in its 13F for 2026-09-30."
     )
-    assert [(c["accession"], c["row"]) for c in statement["citations"]][1:] == [
+    assert [(c["accession"], c["row"]) for c in citations(explanation, statement)][1:] == [
         (s["accession"], s["row"]) for s in bac["sources"]
     ]
     previous = release.data.artifacts[release.data.versions[-2]]["managers"]
     (filed_before,) = [f for m in previous if m["id"] == "larch" for f in m["filings"]]
-    assert filed_before in [{k: v for k, v in r.items() if k != "managerId"} for r in explanation["sourceRecords"]]
+    assert source_record("larch", filed_before) in explanation["sourceRecords"]
+    assert filed_before["source"] in [source_paths(r) for r in explanation["sourceRecords"]]
     assert explanation["ethos"]["scores"] == {} and any(
         "left the selected view" in n for n in explanation["limitations"]
     )
@@ -84,14 +86,14 @@ async def test_berkshires_exits_of_2020_are_explained_with_the_rows_they_ended(b
     assert response.status == 200 and explanation["viewStatus"] == "left-view"
     ((change),) = explanation["changes"]
     assert change["change"]["kind"] == "exited" and change["change"]["shareDelta"] == -shares
-    assert change["sourcesQuarter"] == "2020-03-31"
+    assert explanation["previousQuarter"] == "2020-03-31" and change["absentFrom"] == [JUNE_2020]
     assert [(s["accession"], s["row"]) for s in change["sources"]] == [(MARCH_2020, row) for row in rows]
     statement = explanation["evidence"]["statements"][1]
     assert (
         statement["text"]
         == f"Berkshire Hathaway Inc exited: {shares:,} shares at 2020-03-31, no row in its 13F for 2020-06-30."
     )
-    assert statement["citations"] == [
+    assert citations(explanation, statement) == [
         {"accession": JUNE_2020, "row": None, "managerId": "berkshire"},
         *({"accession": MARCH_2020, "row": row, "managerId": "berkshire"} for row in rows),
     ]

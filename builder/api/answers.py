@@ -38,12 +38,13 @@ from builder.research.methods.audit import (
     SourceFileRecord,
 )
 from builder.research.methods.ethos import EthosComparison, EthosId, EthosList, FeatureName, Overlap, Score, TickerName
-from builder.research.methods.explain import (
-    EvidenceStatement,
+from builder.research.methods.explained import (
+    CitedStatement,
     Explained,
     PolicyBrief,
     PositionExplanation,
     TickerOverlap,
+    cited,
 )
 from builder.research.methods.policy import Outcome, PolicyResult, Signal
 from builder.research.quarters import Freshness
@@ -231,7 +232,7 @@ class ExplanationAnswer(TypedDict):
     summary: Annotated[SummaryBrief, UNPROMISED]
     changeCount: Count
     changes: list[ChangeBrief]
-    evidence: list[EvidenceStatement]
+    evidence: list[CitedStatement]
     ethosScores: dict[EthosId, Score]
     overlap: Annotated[TickerOverlap, UNPROMISED]
     policy: PolicyBrief | None
@@ -331,7 +332,7 @@ def explanation(data: PositionExplanation, arguments: Arguments) -> ExplanationA
         "cusip": data["cusip"],
         "versionId": data["versionId"],
         "quarter": data["quarter"],
-        "view": {"mode": data["view"]["mode"], "managerCount": len(data["view"]["managers"])},
+        "view": {"mode": data["view"]["mode"], "managerCount": data["view"]["managerCount"]},
         "viewStatus": data["viewStatus"],
         "summary": {
             "holderCount": summary["holderCount"],
@@ -342,8 +343,8 @@ def explanation(data: PositionExplanation, arguments: Arguments) -> ExplanationA
             "sellers": summary["sellers"][:LISTED],
         },
         "changeCount": len(changes),
-        "changes": [_held(change) for change in changes[:LISTED]],
-        "evidence": data["evidence"]["statements"][:SHORT],
+        "changes": [_held(change, data["tickerAsOf"]) for change in changes[:LISTED]],
+        "evidence": cited(data, SHORT),
         "ethosScores": data["ethos"]["scores"],
         "overlap": data["overlap"],
         "policy": data["policy"],
@@ -365,9 +366,9 @@ def _value(change: Explained) -> int:
     return change["value"] if change["held"] is True else 0  # a position no longer held is worth nothing now
 
 
-def _held(change: Explained) -> ChangeBrief:
+def _held(change: Explained, ticker_as_of: TickerAsOf) -> ChangeBrief:
     accession = change["sources"][0]["accession"] if change["sources"] else None
-    return picked(ChangeBrief, {**change, "accession": accession})
+    return picked(ChangeBrief, {"tickerAsOf": ticker_as_of, **change, "accession": accession})
 
 
 def _body_view(arguments: Arguments) -> Arguments:

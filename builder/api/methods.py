@@ -26,7 +26,8 @@ from builder.research.methods.ethos import (
     score_view,
     select_tickers,
 )
-from builder.research.methods.explain import PositionExplanation, explainer
+from builder.research.methods.explain import explainer
+from builder.research.methods.explained import PositionExplanation
 from builder.research.methods.policy import (
     BookFacts,
     PolicyChange,

@@ -251,7 +251,20 @@ IN_CONTEXT: dict[str, str] = {
     "VersionDiff.warnings": "Warnings about the pack and the view's managers that appeared since `from` (in `to` or a "
     "version between) and those `to` no longer has.",
     "SecurityName.mapped": "false: securities.csv has no ticker for it; the ticker is its CUSIP.",
-    "EvidenceStatement.citations.row": "null for a position no longer held (no row this quarter).",
+    "PositionExplanation.view": "The view explained: its mode, its manager count, and its managers only when they "
+    "are a subset of the version's.",
+    "PositionExplanation.view.managers": "The selected managers, sorted; null when the view is every manager of the version.",
+    "EvidenceStatement.managerIds": "The changes (by managerId) whose rows the statement cites: each one's sources, "
+    "after an ended one's absentFrom filings (row null).",
+    "EndedChange.absentFrom": "This quarter's 13F filings of the manager (accession numbers), with no row for the "
+    "ticker: what its statement cites with row null.",
+    "PositionExplanation.previousQuarter": "The quarter before: an ended change's sources are its rows.",
+    "PositionExplanation.sourceRecords.filedFrom": "Where the filing date comes from: 'submission header', the "
+    "'<path>:<line>' of the filing_dates.csv ras fetch keeps from EDGAR's listing, or 'signatureDate (estimated)'.",
+    "PositionExplanation.sourceRecords.folder": "The folder of the filing's source files in the source tree (empty "
+    "when they share none).",
+    "PositionExplanation.sourceRecords.files": "The filing's source files, by their path in folder.",
+    "CitedStatement.citations.row": "null for a position no longer held (no row this quarter).",
     "PositionExplanation.warnings": "The view's warnings about the pack, the explained managers' filings and this "
     "security (an unmapped CUSIP among them).",
     "PositionExplanation.policy.signal": "no-signal when any check blocks: stay in cash.",
@@ -301,12 +314,14 @@ COMPONENTS: dict[str, str] = {
     "PreviewTrade": "A disclosed transaction as read from its source row.",
     "PreviewSourceFile": "One source file read: its rows, what was kept and excluded, and each malformed row with its "
     "reason.",
-    "EvidenceStatement": "A short statement citing the source rows it rests on.",
+    "EvidenceStatement": "A short statement naming the changes (managerIds) whose source rows it cites.",
+    "CitedStatement": "A short statement citing the source rows it rests on.",
     "VersionCatalog": "The versions of a pack.",
     "VersionDiff": "What changed between two versions over one view; never why.",
     "PolicyChange": "A policy check whose outcome differs between the two versions.",
-    "HeldChange": "The artifact's position of a selected manager, with its quarter's sources.",
-    "EndedChange": "A position no longer held: the sources are the previous quarter's rows.",
+    "HeldChange": "The artifact's position of a selected manager: its sources are this quarter's rows. The ticker "
+    "and its naming are the explanation's, given here only where this entry's differs.",
+    "EndedChange": "A position no longer held: the sources are the previous quarter's rows (previousQuarter).",
     "View": "The selected view: managers, mode and its tickers.",
     "ViewPosition": "A selected manager's position (or exit) in a ticker of the view.",
     "AgentPayload": f"What an agent reads first, at most {AGENT_BUDGET_BYTES} bytes of canonical JSON at any number of "

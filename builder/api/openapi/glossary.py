@@ -226,7 +226,6 @@ FIELDS: dict[str, str] = {
     "snapshots": "The snapshots read.",
     "source": "The source file.",
     "sourceRecords": "The filings' rows behind the position.",
-    "sourcesQuarter": "The quarter of the rows cited.",
     "stance": "The stance the signal implies (e.g. stay in cash).",
     "statements": "Evidence statements, each citing source rows.",
     "strict": "Under the strict rule.",

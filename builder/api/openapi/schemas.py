@@ -17,8 +17,8 @@ from builder.api.wire import API_PREFIX, CONTRACT_VERSION, ApiMeta, ErrorCode
 from builder.research.agent import SHAPES as AGENT_SHAPES
 from builder.research.diff import SHAPES as DIFF_SHAPES
 from builder.research.methods.ethos import SHAPES as ETHOS_SHAPES
-from builder.research.methods.explain import EXTENDED
-from builder.research.methods.explain import SHAPES as EXPLAIN_SHAPES
+from builder.research.methods.explained import EXTENDED
+from builder.research.methods.explained import SHAPES as EXPLAIN_SHAPES
 from builder.research.methods.policy import PolicyConfig, PolicyResult
 from builder.research.schema import DEFINITIONS, PackArtifact
 from builder.research.views import SHAPES as VIEW_SHAPES

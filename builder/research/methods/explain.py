@@ -4,11 +4,24 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Annotated, Any, Literal, TypedDict, cast
+from typing import Any, cast
 
 from builder.research.errors import NotInView
-from builder.research.methods.ethos import EthosComparison, EthosId, FeatureName, FeatureValue, Score, TickerScores
-from builder.research.methods.policy import PolicyResult, Signal
+from builder.research.methods.ethos import EthosComparison, TickerScores
+from builder.research.methods.explained import (
+    EndedChange,
+    EvidenceStatement,
+    Explained,
+    HeldChange,
+    PolicyBrief,
+    PositionExplanation,
+    SourceRecord,
+    TickerEthos,
+    TickerOverlap,
+    change_citations,
+    source_record,
+)
+from builder.research.methods.policy import PolicyResult
 from builder.research.schema import (
     ArtifactFiling,
     ArtifactManager,
@@ -18,108 +31,9 @@ from builder.research.schema import (
     PackArtifact,
     Position,
 )
-from builder.research.views import View, ViewRef, ViewTicker
+from builder.research.views import View, ViewTicker
 from builder.research.views import entries as manager_entries
-from builder.typed import TYPE_LIST, Count, Date, Keywords, picked
-
-Rank = Annotated[int | None, TYPE_LIST, Keywords(minimum=1)]  # 1 = first of the ethos's top set; null outside it
-
-
-class _HeldBy(TypedDict):
-    managerId: str
-    managerName: str
-    held: Literal[True]
-    sourcesQuarter: Date
-
-
-class _EndedBy(TypedDict):
-    managerId: str
-    managerName: str
-    held: Literal[False]
-    sourcesQuarter: Date
-
-
-class HeldChange(_HeldBy, Position):
-    """The artifact's position of a selected manager, with its quarter's sources."""
-
-
-class EndedChange(_EndedBy, Ended):
-    """A position no longer held: the sources are the previous quarter's rows."""
-
-
-class Citation(TypedDict):
-    accession: str
-    row: Rank  # null for a position no longer held (no row this quarter)
-    managerId: str
-
-
-class EvidenceStatement(TypedDict):
-    text: str
-    citations: list[Citation]
-
-
-class Evidence(TypedDict):
-    statements: list[EvidenceStatement]
-
-
-class TickerSummary(TypedDict):
-    holders: list[str]
-    holderCount: Count
-    buyers: list[str]
-    sellers: list[str]
-    value: Count
-
-
-class TickerEthos(TypedDict):
-    ethosIds: list[EthosId]
-    scores: dict[EthosId, Score]
-    features: dict[FeatureName, FeatureValue]
-
-
-class TickerOverlap(TypedDict):
-    inEveryTopSet: bool
-    topSets: list[EthosId]
-    ranks: dict[EthosId, Rank]
-
-
-class _Filer(TypedDict):
-    managerId: str
-
-
-class SourceRecord(_Filer, ArtifactFiling):
-    """A filing a statement cites, and whose it is."""
-
-
-class PolicyBrief(TypedDict):
-    signal: Signal
-    executionEnabled: Literal[False]
-    blockingReasons: list[str]
-    warnings: list[str]
-
-
-class PositionExplanation(TypedDict):
-    ticker: str
-    issuer: str
-    cusip: str
-    versionId: str
-    quarter: Date
-    view: ViewRef
-    viewStatus: Literal["in-view", "left-view"]
-    summary: TickerSummary
-    changes: list[HeldChange | EndedChange]
-    evidence: Evidence
-    ethos: TickerEthos
-    overlap: TickerOverlap
-    sourceRecords: list[SourceRecord]
-    warnings: list[ArtifactWarning]
-    limitations: list[str]
-    policy: PolicyBrief | None
-    executionEnabled: Literal[False]
-
-
-Explained = HeldChange | EndedChange
-SHAPES = {"PositionExplanation": PositionExplanation, "EvidenceStatement": EvidenceStatement}
-EXTENDED = {"HeldChange": HeldChange, "EndedChange": EndedChange}  # artifact entries with who holds them
+from builder.typed import picked
 
 EXIT_LIMITATION = (
     "A position no longer held is the absence of a row in this quarter's 13F: its statement cites this quarter's filing "
@@ -195,41 +109,36 @@ def _row(ticker: str, view: View, index: _Index) -> ViewTicker:
     )
 
 
-def _changes(ticker: str, artifact: PackArtifact, index: _Index) -> list[Explained]:
-    """The artifact's own position or ended entry of `ticker` for each selected manager that has one."""
-    changes = []
+NAMING = ("issuer", "cusip", "mapped", "tickerAsOf")  # said once per explanation; per change only where it differs
+
+
+def _naming(row: ViewTicker, index: _Index) -> dict[str, Any]:
+    """The explanation's name of the security: the view row's, `mapped` from its first entry."""
+    first = index.entries.get(row["ticker"])
+    mapped = first[0][1]["mapped"] if first else row["tickerAsOf"] != "unmapped"
+    return {"issuer": row["issuer"], "cusip": row["cusip"], "mapped": mapped, "tickerAsOf": row["tickerAsOf"]}
+
+
+def _changes(ticker: str, naming: Mapping[str, Any], index: _Index) -> list[Explained]:
+    """The artifact's own position or ended entry of `ticker` for each selected manager that has one, without what
+    the explanation says once (the ticker, and its naming where the entry's is the same)."""
+    changes: list[dict[str, Any]] = []
     for manager, entry, held in index.entries.get(ticker, ()):
-        quarter = artifact["quarter"] if held else artifact["previousQuarter"]
-        changes.append(
-            {
-                "managerId": manager["id"],
-                "managerName": manager["name"],
-                "sourcesQuarter": quarter,
-                **entry,
-                "held": held,
-            }
-        )
+        own = {key: entry[key] for key in NAMING if entry[key] != naming[key]}  # type: ignore[literal-required]
+        change: dict[str, Any] = {"managerId": manager["id"], "managerName": manager["name"], "held": held, **own}
+        if held:
+            position = cast(Position, entry)
+            change |= {"shares": position["shares"], "value": position["value"], "weight": position["weight"]}
+        change |= {"change": entry["change"], "sources": entry["sources"]}
+        if not held:
+            change["absentFrom"] = [f["accession"] for f in manager["filings"]]
+        changes.append(change)
     return cast(list[Explained], changes)
 
 
-def _citations(change: Explained, index: _Index) -> list[Citation]:
-    """Held: the rows the position came from. Ended: this quarter's filings of the manager, row null, then the
-    previous quarter's rows it ended."""
-    rows: list[Citation] = [
-        {"accession": s["accession"], "row": s["row"], "managerId": change["managerId"]} for s in change["sources"]
-    ]
-    if change["held"]:
-        return rows
-    manager = index.managers[change["managerId"]]
-    filed: list[Citation] = [
-        {"accession": f["accession"], "row": None, "managerId": change["managerId"]} for f in manager["filings"]
-    ]
-    return filed + rows
-
-
-def _held_text(change: HeldChange, artifact: PackArtifact) -> str:
+def _held_text(change: HeldChange, ticker: str, artifact: PackArtifact) -> str:
     worth = f"worth ${change['value']:,}, {change['weight']:.2%} of its 13F book"
-    record, name, shares, ticker = change["change"], change["managerName"], change["shares"], change["ticker"]
+    record, name, shares = change["change"], change["managerName"], change["shares"]
     kind, delta, carried = record["kind"], record["shareDelta"], record["carriedShares"]
     actions = _actions(record)
     if kind == "unknown":
@@ -256,8 +165,8 @@ def _held_text(change: HeldChange, artifact: PackArtifact) -> str:
     return f"{name} held {shares:,} shares, unchanged, {worth}."
 
 
-def _ended_text(change: EndedChange, artifact: PackArtifact) -> str:
-    record, name, ticker = change["change"], change["managerName"], change["ticker"]
+def _ended_text(change: EndedChange, ticker: str, artifact: PackArtifact) -> str:
+    record, name = change["change"], change["managerName"]
     previous, kind = record["previousShares"], record["kind"]
     if kind == "converted":
         return (
@@ -290,9 +199,9 @@ def _before(record: Change) -> str:
     return "none" if not previous else f"{previous:,}"
 
 
-def _statement(change: Explained, artifact: PackArtifact, index: _Index) -> EvidenceStatement:
-    text = _held_text(change, artifact) if change["held"] else _ended_text(change, artifact)
-    return {"text": text, "citations": _citations(change, index)}
+def _statement(change: Explained, ticker: str, artifact: PackArtifact) -> EvidenceStatement:
+    text = _held_text(change, ticker, artifact) if change["held"] else _ended_text(change, ticker, artifact)
+    return {"text": text, "managerIds": [change["managerId"]]}
 
 
 def _summary_statement(
@@ -308,22 +217,23 @@ def _summary_statement(
         + (f"; {undecided} undecided, counted as neither" if undecided else "")
         + "."
     )
-    return {"text": text, "citations": [c for change in changes for c in _citations(change, index)]}
+    return {"text": text, "managerIds": [change["managerId"] for change in changes]}
 
 
 def _source_records(
-    statements: Sequence[EvidenceStatement], index: _Index, earlier: Mapping[str, list[ArtifactFiling]]
+    changes: Sequence[Explained], index: _Index, earlier: Mapping[str, list[ArtifactFiling]]
 ) -> list[SourceRecord]:
-    """The filings the statements cite, per manager in artifact order, each once: this quarter's, then the previous
-    version's (`earlier`: manager id → its filings there) that an ended position's rows cite."""
-    cited = {(c["managerId"], c["accession"]) for s in statements for c in s["citations"]}
+    """The filings the statements cite (every change's rows), per manager in artifact order, each once: this
+    quarter's, then the previous version's (`earlier`: manager id → its filings there) that an ended position's rows
+    cite."""
+    cited = {(c["managerId"], c["accession"]) for change in changes for c in change_citations(change)}
     managers = sorted({manager_id for manager_id, _ in cited if manager_id in index.order}, key=index.order.__getitem__)
-    found: dict[tuple[str, str], dict[str, Any]] = {}
+    found: dict[tuple[str, str], SourceRecord] = {}
     for manager_id in managers:
         for f in (*index.managers[manager_id]["filings"], *earlier.get(manager_id, ())):
             if (manager_id, f["accession"]) in cited:
-                found.setdefault((manager_id, f["accession"]), {"managerId": manager_id, **f})
-    return cast(list[SourceRecord], list(found.values()))
+                found.setdefault((manager_id, f["accession"]), source_record(manager_id, f))
+    return list(found.values())
 
 
 def _ethos(ticker: str, scores: EthosComparison, index: _Index) -> tuple[TickerEthos, TickerOverlap]:
@@ -342,7 +252,12 @@ def _ethos(ticker: str, scores: EthosComparison, index: _Index) -> tuple[TickerE
 
 
 def _limitations(
-    row: ViewTicker, changes: Sequence[Explained], artifact: PackArtifact, policy: PolicyResult | None, left: bool
+    row: ViewTicker,
+    changes: Sequence[Explained],
+    naming: Mapping[str, Any],
+    artifact: PackArtifact,
+    policy: PolicyResult | None,
+    left: bool,
 ) -> list[str]:
     notes = [
         f"Positions are as of the quarter end {artifact['quarter']}; 13F filings are due 45 days later, "
@@ -359,19 +274,19 @@ def _limitations(
         notes.append(ACTION_LIMITATION)
     if any(c["change"]["kind"] == "undecided" for c in changes):
         notes.append(UNDECIDED_LIMITATION)
-    if any(not c["mapped"] for c in changes):
+    if any(not c.get("mapped", naming["mapped"]) for c in changes):
         notes.append(f"{row['ticker']} is a CUSIP with no ticker in securities.csv.")
-    elif any(c["tickerAsOf"] == "current" for c in changes):
+    elif any(c.get("tickerAsOf", naming["tickerAsOf"]) == "current" for c in changes):
         notes.append(CURRENT_TICKER_LIMITATION.format(ticker=row["ticker"]))
     if artifact["fixture"]:
         notes.append("Fixture data: the managers are fictional; the numbers are not investment data.")
     return notes + (list(policy["warnings"]) if policy else [])
 
 
-def _warnings(view: View, changes: Sequence[Explained]) -> list[ArtifactWarning]:
+def _warnings(view: View, changes: Sequence[Explained], cusip: str) -> list[ArtifactWarning]:
     """The view's warnings about what this explanation rests on: the pack, the filings of the managers it explains,
     and its securities (a CUSIP without a ticker is an unmapped-cusip warning here too)."""
-    managers, cusips = {c["managerId"] for c in changes}, {c["cusip"] for c in changes}
+    managers, cusips = {c["managerId"] for c in changes}, {c.get("cusip", cusip) for c in changes}
     return [
         w
         for w in view["warnings"]
@@ -403,22 +318,28 @@ def explainer(
     """
     index = _Index.of(view, artifact, scores, rows, left)
     before = {m["id"]: m["filings"] for m in (earlier["managers"] if earlier else [])}
+    whole = set(view["managers"]) == set(index.managers)  # every manager of the version: not listed again
+    subset = None if whole else list(view["managers"])
 
     def explain(ticker: str) -> PositionExplanation:
         row = _row(ticker, view, index)
-        changes = _changes(ticker, artifact, index)
+        naming = _naming(row, index)
+        changes = _changes(ticker, naming, index)
         statements = [
             _summary_statement(row, view, changes, artifact, index),
-            *(_statement(c, artifact, index) for c in changes),
+            *(_statement(c, ticker, artifact) for c in changes),
         ]
         ethos, overlap = _ethos(ticker, scores, index)
         return {
             "ticker": ticker,
-            "issuer": row["issuer"],
-            "cusip": row["cusip"],
+            "issuer": naming["issuer"],
+            "cusip": naming["cusip"],
+            "mapped": naming["mapped"],
+            "tickerAsOf": naming["tickerAsOf"],
             "versionId": artifact["versionId"],
             "quarter": artifact["quarter"],
-            "view": {"managers": list(view["managers"]), "mode": view["mode"]},
+            "previousQuarter": artifact["previousQuarter"],
+            "view": {"mode": view["mode"], "managerCount": len(view["managers"]), "managers": subset},
             "viewStatus": "left-view" if ticker in index.left else "in-view",
             "summary": {
                 "holders": row["holders"],
@@ -431,9 +352,9 @@ def explainer(
             "evidence": {"statements": statements},
             "ethos": ethos,
             "overlap": overlap,
-            "sourceRecords": _source_records(statements, index, before),
-            "warnings": _warnings(view, changes),
-            "limitations": _limitations(row, changes, artifact, policy, ticker in index.left),
+            "sourceRecords": _source_records(changes, index, before),
+            "warnings": _warnings(view, changes, naming["cusip"]),
+            "limitations": _limitations(row, changes, naming, artifact, policy, ticker in index.left),
             "policy": None if policy is None else picked(PolicyBrief, policy),
             "executionEnabled": False,
         }
