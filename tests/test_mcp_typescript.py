@@ -143,3 +143,14 @@ def test_the_typescript_client_reads_names_per_manager_rankings_and_freshness_da
     dates = {"filingDeadline": "2026-11-14", "supersededAfter": "2026-12-31", "nextFilingDeadline": "2027-02-14"}
     assert latest["freshness"] == policy["freshness"] == dates
     assert "freshness" not in {c["id"] for c in policy["checks"]}
+
+
+def test_the_typescript_client_reads_the_name_of_every_ticker_a_list_carries(report):
+    """The names a diff gives its entered and left tickers and compare_ethos its ranked ones, as the client validated
+    them against the output schemas (the undecided changes' names: on Berkshire's filings, test_agent_payload)."""
+    diff, ethos = _text_of(report, "compare_versions"), _text_of(report, "compare_ethos")
+    listed = [*diff["tickers"]["entered"], *diff["tickers"]["left"]]
+    assert listed and set(listed) <= set(diff["names"])
+    assert all(diff["names"][t]["issuer"] and diff["names"][t]["tickerAsOf"] for t in listed)
+    ranked = {t for tickers in ethos["topSets"].values() for t in tickers}
+    assert ranked and ranked <= set(ethos["names"]) and all(ethos["names"][t]["issuer"] for t in ranked)
