@@ -23,7 +23,7 @@ import orjson
 
 from bench import report, universe
 from bench.processes import measure
-from bench.publish import NO_GATES, WORK, no_gates, publish_once, release_of, tree_for
+from bench.publish import NO_GATES, WORK, no_gates, publish_once, release_of, tree_for, tree_options
 from builder.release.build import DATASETS_CACHE
 
 UNDECIDED_TARGET = 0.0005  # at most 0.05 % of changes undecided with no corporate action
@@ -93,8 +93,7 @@ def run_case(name: str, tree: Path, work: Path, *, again: bool = False) -> dict:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--managers", type=int, default=500)
-    parser.add_argument("--quarters", type=int, default=10)
-    parser.add_argument("--positions", type=int, default=150)
+    tree_options(parser)
     parser.add_argument("--witnesses", type=int, default=1500)
     parser.add_argument("--work", type=Path, default=WORK)
     parser.add_argument("--baseline", type=Path, default=None, help="the checkout before evidence, for the cost")

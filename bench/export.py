@@ -88,8 +88,7 @@ def survey_rows(found: list[dict]) -> list[list]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--managers", type=int, default=100)
-    parser.add_argument("--quarters", type=int, default=10)
-    parser.add_argument("--positions", type=int, default=150)
+    publish.tree_options(parser)
     parser.add_argument("--work", type=Path, default=publish.WORK)
     parser.add_argument("--sample-mb", type=float, default=48.0)
     args = parser.parse_args(argv)

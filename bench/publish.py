@@ -52,6 +52,12 @@ def counted(stderr: str, pattern: str) -> int:
     return int(match[1]) if match else 0
 
 
+def tree_options(parser: argparse.ArgumentParser) -> None:
+    """The tree size options `tree_for` reads besides the manager count (each benchmark sets its own --managers)."""
+    parser.add_argument("--quarters", type=int, default=10)
+    parser.add_argument("--positions", type=int, default=150)
+
+
 def tree_for(managers: int, args: argparse.Namespace) -> tuple[Path, float]:
     """The synthetic tree of `managers` under --work (generated unless a matching one is there) and seconds spent."""
     params = synthetic.Params(managers, args.quarters, args.positions)
@@ -257,8 +263,7 @@ def targets_of(cases: list[dict]) -> list[dict]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--managers", default="10,100,500", help="comma-separated manager counts")
-    parser.add_argument("--quarters", type=int, default=10)
-    parser.add_argument("--positions", type=int, default=150)
+    tree_options(parser)
     parser.add_argument("--work", type=Path, default=WORK)
     parser.add_argument("--no-fixture", action="store_true", help="skip the embedded fixture")
     parser.add_argument(

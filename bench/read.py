@@ -15,7 +15,7 @@ from pathlib import Path
 
 from bench import report
 from bench.processes import REPO, measure
-from bench.publish import tree_for
+from bench.publish import tree_for, tree_options
 
 WORK = Path("/tmp/ras-bench")
 READ_SPEEDUP_TARGET = 2.0  # issue 14: the cold read phase ≥ 2× faster than before
@@ -37,8 +37,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--baseline", type=Path, required=True, help="the checkout to compare with")
     parser.add_argument("--managers", type=int, default=50)
-    parser.add_argument("--quarters", type=int, default=10)
-    parser.add_argument("--positions", type=int, default=150)
+    tree_options(parser)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--work", type=Path, default=WORK)
     args = parser.parse_args(argv)
