@@ -264,8 +264,9 @@ def _warm(data: ReleaseData) -> None:
 
 
 def _groups(requests: list[Request]) -> list[list[int]]:
-    """The requests grouped by what their memos are made of (operation, mode, versions), largest group first: a
-    group is rendered by one process, so no memo is computed twice, and the processes' shares even out."""
+    """The requests grouped by what their memos are made of (operation and versions: the modes share them), largest
+    group first: a group is rendered by one process, so no memo is computed twice, and the processes' shares even
+    out."""
     groups: dict[tuple, list[int]] = {}
     for index, (operation, params) in enumerate(requests):
         groups.setdefault((operation.id, *(str(params.get(name)) for name in MEMO_PARAMS)), []).append(index)

@@ -384,9 +384,7 @@ def _entry(
         "ticker": named["ticker"],
         "issuer": named["issuer"],
         "tickerAsOf": named["tickerAsOf"],
-        "mapped": named[
-            "mapped"
-        ],  # False: no ticker in securities.csv, `ticker` is the CUSIP (an unmapped-cusip warning)
+        "mapped": named["mapped"],
         "kind": record["kind"],
         "fromShares": from_shares,
         "toShares": to_shares,
