@@ -27,13 +27,14 @@ from builder.api.wire import (
 )
 from builder.canonical import strong_etag
 from builder.export.apidocs import PAGE, api_docs_files, content_type
-from builder.release.objects import CACHE_BYTES, Answer, ReleaseDamaged
+from builder.release.objects import CACHE_BYTES, Answer, Answers, ReleaseDamaged, Route
 from server.conditional import none_match
 from server.dispatch import LiveCache, PostCache, answer_get, answer_post, error_answer, unavailable
 from server.protocol import MAX_BODY_BYTES, body_too_large
 from server.watch import DAMAGED, Pace, ReleaseWatch, Serving
 
 LOG = logging.getLogger("ras.server")
+Handler = Callable[[web.BaseRequest], Awaitable[web.StreamResponse]]
 WATCH: web.AppKey[ReleaseWatch] = web.AppKey("watch", ReleaseWatch)
 LIVE: web.AppKey[LiveCache] = web.AppKey("live", LiveCache)
 POSTS: web.AppKey[PostCache] = web.AppKey("posts", PostCache)
@@ -58,13 +59,13 @@ POST_PREFLIGHT_HEADERS = {
 }
 
 
-def _answer_response(request: web.Request, answer: Answer) -> web.Response:
+def _answer_response(request: web.BaseRequest, answer: Answer) -> web.Response:
     if answer.status != 200:
         return _bytes_response(answer.status, answer.body, POST_CACHE_CONTROL)
     return _not_modified(request, answer.etag) or web.Response(body=answer.body, headers=_get_headers(answer.etag)[1])
 
 
-def _not_modified(request: web.Request, etag: str) -> web.Response | None:
+def _not_modified(request: web.BaseRequest, etag: str) -> web.Response | None:
     """The 304 of a 200 answer whose ETag the request's If-None-Match matches; None when it does not."""
     tags = request.headers.get("If-None-Match")
     if tags is not None and (tags == etag or none_match(tags, etag)):  # a client echoing the ETag: no list parsing
@@ -175,16 +176,43 @@ def get_handler(
             if route is None or answers is None:
                 answer = answer_get(serving, live, operation, dict(request.match_info), list(request.query.items()))
                 return _answer_response(request, answer)
-            # A precomputed 200 answers a matching If-None-Match from its name alone: a 304 sends no byte to verify.
-            return (route.status == 200 and _not_modified(request, route.etag)) or _answer_response(
-                request, answers.answer(route)
-            )
+            return _precomputed(request, answers, route)
         except ReleaseDamaged as exc:  # read and found altered: never its bytes, and no answer from it after this one
             assert serving.release is not None
             watch.drop(serving.release, str(exc))
             return error_response(operation.id, unavailable(Serving(None, DAMAGED)))
         except Exception:
             return _internal_error(request, operation.id)
+
+    return handle
+
+
+def _precomputed(request: web.BaseRequest, answers: Answers, route: Route) -> web.Response:
+    # A precomputed 200 answers a matching If-None-Match from its name alone: a 304 sends no byte to verify.
+    return (route.status == 200 and _not_modified(request, route.etag)) or _answer_response(
+        request, answers.answer(route)
+    )
+
+
+def precomputed_first(app: web.Application, routed: Handler) -> Handler:
+    """The app's request handler `routed`, with a GET of a precomputed request target answered before any routing.
+
+    The answer is the one the target's route gives (the same lookup of the same target, the same response), so
+    only its cost changes: no resource matching, match info or path parameters. Whatever else happens (another
+    method, an Expect header, a target the release does not hold, any failure) goes the routed way.
+    """
+    watch = app[WATCH]
+
+    async def handle(request: web.BaseRequest) -> web.StreamResponse:
+        release = watch.serving.release
+        if release is not None and request.method == "GET" and "Expect" not in request.headers:
+            route = release.answers.route(request.path_qs)
+            if route is not None:
+                try:
+                    return _precomputed(request, release.answers, route)
+                except Exception:  # answered again by its route, which names its operation in the envelope
+                    pass
+        return await routed(request)
 
     return handle
 

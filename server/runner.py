@@ -32,7 +32,7 @@ from aiohttp import web
 from aiohttp.web_server import Server
 
 from builder.errors import EXIT_NO_PERMISSION, EXIT_UNAVAILABLE, PublishError
-from server.app import DEFAULT_BODY_TIMEOUT, create_app
+from server.app import DEFAULT_BODY_TIMEOUT, create_app, precomputed_first
 from server.protocol import EnvelopeRequestHandler, EnvelopeRunner, EnvelopeServer
 from server.watch import Pace
 
@@ -127,12 +127,12 @@ class GuardedHandler(EnvelopeRequestHandler):
         self._manager.make_room(self)  # type: ignore[union-attr]
 
     def data_received(self, data: bytes) -> None:
-        if self.head_since is None and self.waiting():  # the first bytes of the next request: its head is timed
-            self.head_since = self._loop.time()
         heads = self._request_count
         super().data_received(data)
-        if self._request_count > heads:  # a whole head arrived
+        if self._request_count > heads:  # a whole head arrived (nearly always the whole of it in these bytes)
             self.head_since = None
+        elif self.head_since is None and self.waiting():  # the first bytes of the next request: its head is timed
+            self.head_since = self._loop.time()
 
     def waiting(self) -> bool:
         """Open, and no request being answered or queued: idle, just opened, or its request head not yet whole."""
@@ -187,6 +187,7 @@ class GuardedRunner(EnvelopeRunner):
         server = await super()._make_server()
         assert isinstance(server, GuardedServer)
         server.guard = self.guard
+        server.request_handler = precomputed_first(self.app, server.request_handler)
         return server
 
 

@@ -31,7 +31,7 @@ SERVER_ATTRIBUTES = (  # Server instances: EnvelopeServer, EnvelopeRunner (proto
     "_connections",  # the open connections, oldest first: make_room
     "_loop",
     "_kwargs",  # the handler settings AppRunner gathered, passed on to each connection
-    "request_handler",
+    "request_handler",  # the app's handler, which GuardedRunner wraps: precomputed GETs first (server/app.py)
     "request_factory",
 )
 METHODS = {
