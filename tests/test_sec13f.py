@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import pickle
 import re
 import statistics
 from datetime import date
@@ -69,6 +70,23 @@ def test_an_information_table_reads_the_same_with_a_default_namespace_or_any_pre
         (2, "594918104", 3400, 20, "SH"),
     ]
     assert (table.rows[0].issuer, table.rows[0].other_managers, table.rows[0].voting_sole) == ("APPLE INC", "1,2", 10)
+
+
+def test_rows_hold_one_copy_of_each_string_and_number_also_after_a_trip_through_pickle() -> None:
+    xml = table_xml(*(row_xml(cusip=f"{number % 3:09d}", shares=str(100_000 + number % 2)) for number in range(300)))
+    parsed = [parse_document(xml) for _ in range(2)]
+    assert isinstance(parsed[0], InformationTable) and isinstance(parsed[1], InformationTable)
+    first = parsed[0].rows
+    # a forked read's rows come back pickled, one message per process: each message again shares the strings
+    for rows in (parsed[1].rows, pickle.loads(pickle.dumps(first)), pickle.loads(pickle.dumps(first))):
+        assert rows == first
+        for field in ("issuer", "title_of_class", "cusip", "share_type", "discretion", "other_managers"):
+            assert [getattr(row, field) for row in rows] == [getattr(row, field) for row in first]
+            assert all(getattr(row, field) is getattr(earlier, field) for row, earlier in zip(rows, first, strict=True))
+        # row numbers too, above the 256 that CPython shares itself
+        assert all(row.row is earlier.row for row, earlier in zip(rows, first, strict=True))
+        assert all(row.voting_sole is row.shares and row.voting_shared == 0 for row in rows)
+    assert first[299].row == 300 and first[299].cusip == "000000002" and first[299].shares == 100_001
 
 
 def test_a_table_without_any_namespace_is_read() -> None:
