@@ -9,6 +9,8 @@ from dataclasses import dataclass, field
 from datetime import date
 from decimal import Decimal
 from fractions import Fraction
+from operator import attrgetter
+from typing import Any
 
 
 class Amendment(enum.Enum):
@@ -148,6 +150,59 @@ class Filing:
     def dollars(self, value: int) -> int:
         """A `value` of this filing in dollars."""
         return value * 1000 if self.unit is ValueUnit.THOUSANDS else value
+
+    def __reduce__(self) -> tuple:
+        # The rows travel as columns. Pickle keeps every container of a message until the whole message is read:
+        # a row's own tuple of values (or list of state) then stayed as long as the rows, and was freed between
+        # them, a free block per row that the reading process kept.
+        values = [getattr(self, name) for name in self.__slots__]
+        values[_ROWS_FIELD] = _row_columns(self.rows)
+        return _unpickled_filing, tuple(values)
+
+
+_ROWS_FIELD = Filing.__slots__.index("rows")
+_ROW_FIELDS = HoldingRow.__slots__
+_ROW_VALUES = attrgetter(*_ROW_FIELDS)
+_SHARES = _ROW_FIELDS.index("shares")
+_VOTING = tuple(_ROW_FIELDS.index(name) for name in ("voting_sole", "voting_shared", "voting_none"))
+
+
+def _row_columns(rows: tuple[HoldingRow, ...]) -> tuple[Any, ...] | None:
+    """A filing's rows as 13 columns; the row numbers None when they count from 1, a voting count None when it
+    equals the row's shares (pickle shares no int: it would come back a second object)."""
+    if not rows:
+        return None
+    columns: list[Any] = list(zip(*map(_ROW_VALUES, rows), strict=True))
+    if columns[0] == tuple(range(1, len(rows) + 1)):
+        columns[0] = None
+    for voting in _VOTING:
+        counts = zip(columns[voting], columns[_SHARES], strict=True)
+        columns[voting] = tuple(None if count == held else count for count, held in counts)
+    return tuple(columns)
+
+
+def _unpickled_filing(*values: Any) -> Filing:
+    fields = list(values)
+    columns = fields[_ROWS_FIELD]
+    fields[_ROWS_FIELD] = () if columns is None else _rows_of(*columns)
+    return Filing(*fields)
+
+
+def _rows_of(numbers: tuple[int, ...] | None, *columns: tuple[Any, ...]) -> tuple[HoldingRow, ...]:
+    """The rows of `_row_columns`, each made by `holding_row`."""
+    rows = []
+    for number, issuer, title, cusip, value, held, kind, put_call, discretion, others, sole, shared, none in zip(
+        numbers or range(1, len(columns[0]) + 1), *columns, strict=True
+    ):
+        sole = held if sole is None else sole
+        shared = held if shared is None else shared
+        none = held if none is None else none
+        rows.append(
+            holding_row(
+                number, issuer, title, cusip, value, held, kind, put_call, discretion, others, sole, shared, none
+            )
+        )
+    return tuple(rows)
 
 
 @dataclass(frozen=True, slots=True)

@@ -6,6 +6,7 @@ import base64
 import pickle
 import re
 import statistics
+from dataclasses import replace
 from datetime import date
 from fractions import Fraction
 
@@ -87,6 +88,25 @@ def test_rows_hold_one_copy_of_each_string_and_number_also_after_a_trip_through_
         assert all(row.row is earlier.row for row, earlier in zip(rows, first, strict=True))
         assert all(row.voting_sole is row.shares and row.voting_shared == 0 for row in rows)
     assert first[299].row == 300 and first[299].cusip == "000000002" and first[299].shares == 100_001
+
+
+def test_a_filing_comes_back_from_pickle_equal_with_its_rows_held_once() -> None:
+    rows = (
+        HoldingRow(3, "APPLE INC", "COM", "037833100", 1200, 10, "SH", None, "SOLE", "", 10, 0, 0),
+        HoldingRow(7, "APPLE INC", "COM", "037833100", 90, 1, "SH", "Call", "DFND", "1,2", 0, 1, 0),
+        HoldingRow(900, "NOTE CO", "NOTE 1% 2030", "00206R102", 5000, 5000, "PRN", None, "OTR", "3", 4000, 0, 1000),
+    )
+    filing = build_filing(parse_document(primary_xml()), rows, source="a.xml", accession="a", filed=date(2022, 11, 14))
+    empty = build_filing(parse_document(primary_xml()), (), source="b.xml", accession="b", filed=date(2022, 11, 14))
+    assert isinstance(filing.rows[0], HoldingRow)
+    # two messages, as two forked readers send them: each message's strings become the receiver's one copy
+    back, again = pickle.loads(pickle.dumps([filing, empty])), pickle.loads(pickle.dumps(filing))
+    assert back == [filing, empty] and again == filing and back[1].rows == ()
+    assert [row.row for row in again.rows] == [3, 7, 900] and again.rows[2].voting_none == 1000
+    assert all(a.issuer is b.issuer and a.row is b.row for a, b in zip(back[0].rows, again.rows, strict=True))
+    assert again.rows[0].voting_sole is again.rows[0].shares and again.rows[2].voting_sole == 4000
+    numbered = replace(filing, rows=tuple(replace(row, row=number) for number, row in enumerate(rows, start=1)))
+    assert pickle.loads(pickle.dumps(numbered)) == numbered
 
 
 def test_a_table_without_any_namespace_is_read() -> None:
