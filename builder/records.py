@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import enum
+import sys
 from array import array
 from dataclasses import dataclass, field
 from datetime import date
 from decimal import Decimal
 from fractions import Fraction
+from operator import attrgetter
+from typing import Any
 
 
 class Amendment(enum.Enum):
@@ -52,6 +55,69 @@ class HoldingRow:
     voting_shared: int
     voting_none: int
 
+    def __reduce__(self) -> tuple:
+        # Pickle keeps shared objects only within one message, and a forked read sends its rows back in one
+        # message per process: unpickled through `holding_row`, they share the receiver's strings again.
+        return holding_row, (
+            self.row,
+            self.issuer,
+            self.title_of_class,
+            self.cusip,
+            self.value,
+            self.shares,
+            self.share_type,
+            self.put_call,
+            self.discretion,
+            self.other_managers,
+            self.voting_sole,
+            self.voting_shared,
+            self.voting_none,
+        )
+
+
+SHARED_ROW_NUMBERS = 65_536  # row numbers held once each up to here: CPython itself shares only those up to 256
+_ROW_NUMBERS: list[int] = []
+
+
+def holding_row(
+    row: int,
+    issuer: str,
+    title_of_class: str,
+    cusip: str,
+    value: int,
+    shares: int,
+    share_type: str,
+    put_call: str | None,
+    discretion: str,
+    other_managers: str,
+    voting_sole: int,
+    voting_shared: int,
+    voting_none: int,
+) -> HoldingRow:
+    """A HoldingRow whose strings are the process's one copy of each (`sys.intern`: a tree's 750,000 rows name a
+    few thousand securities), whose row number is the one object of that number and whose voting counts are its
+    `shares` object when equal: the same values, about 210 bytes a row instead of 570 (bench/RESULTS.md)."""
+    intern = sys.intern
+    if 0 <= row < SHARED_ROW_NUMBERS:
+        if row >= len(_ROW_NUMBERS):
+            _ROW_NUMBERS.extend(range(len(_ROW_NUMBERS), row + 1))
+        row = _ROW_NUMBERS[row]
+    return HoldingRow(
+        row,
+        intern(issuer),
+        intern(title_of_class),
+        intern(cusip),
+        value,
+        shares,
+        intern(share_type),
+        None if put_call is None else intern(put_call),
+        intern(discretion),
+        intern(other_managers),
+        shares if voting_sole == shares else voting_sole,
+        shares if voting_shared == shares else voting_shared,
+        shares if voting_none == shares else voting_none,
+    )
+
 
 FILED_FROM_HEADER = "submission header"  # the SGML header's FILED AS OF DATE
 FILED_FROM_SIGNATURE = "signatureDate (estimated)"  # neither header nor record: the day it was signed
@@ -84,6 +150,59 @@ class Filing:
     def dollars(self, value: int) -> int:
         """A `value` of this filing in dollars."""
         return value * 1000 if self.unit is ValueUnit.THOUSANDS else value
+
+    def __reduce__(self) -> tuple:
+        # The rows travel as columns. Pickle keeps every container of a message until the whole message is read:
+        # a row's own tuple of values (or list of state) then stayed as long as the rows, and was freed between
+        # them, a free block per row that the reading process kept.
+        values = [getattr(self, name) for name in self.__slots__]
+        values[_ROWS_FIELD] = _row_columns(self.rows)
+        return _unpickled_filing, tuple(values)
+
+
+_ROWS_FIELD = Filing.__slots__.index("rows")
+_ROW_FIELDS = HoldingRow.__slots__
+_ROW_VALUES = attrgetter(*_ROW_FIELDS)
+_SHARES = _ROW_FIELDS.index("shares")
+_VOTING = tuple(_ROW_FIELDS.index(name) for name in ("voting_sole", "voting_shared", "voting_none"))
+
+
+def _row_columns(rows: tuple[HoldingRow, ...]) -> tuple[Any, ...] | None:
+    """A filing's rows as 13 columns; the row numbers None when they count from 1, a voting count None when it
+    equals the row's shares (pickle shares no int: it would come back a second object)."""
+    if not rows:
+        return None
+    columns: list[Any] = list(zip(*map(_ROW_VALUES, rows), strict=True))
+    if columns[0] == tuple(range(1, len(rows) + 1)):
+        columns[0] = None
+    for voting in _VOTING:
+        counts = zip(columns[voting], columns[_SHARES], strict=True)
+        columns[voting] = tuple(None if count == held else count for count, held in counts)
+    return tuple(columns)
+
+
+def _unpickled_filing(*values: Any) -> Filing:
+    fields = list(values)
+    columns = fields[_ROWS_FIELD]
+    fields[_ROWS_FIELD] = () if columns is None else _rows_of(*columns)
+    return Filing(*fields)
+
+
+def _rows_of(numbers: tuple[int, ...] | None, *columns: tuple[Any, ...]) -> tuple[HoldingRow, ...]:
+    """The rows of `_row_columns`, each made by `holding_row`."""
+    rows = []
+    for number, issuer, title, cusip, value, held, kind, put_call, discretion, others, sole, shared, none in zip(
+        numbers or range(1, len(columns[0]) + 1), *columns, strict=True
+    ):
+        sole = held if sole is None else sole
+        shared = held if shared is None else shared
+        none = held if none is None else none
+        rows.append(
+            holding_row(
+                number, issuer, title, cusip, value, held, kind, put_call, discretion, others, sole, shared, none
+            )
+        )
+    return tuple(rows)
 
 
 @dataclass(frozen=True, slots=True)

@@ -8,12 +8,14 @@ from pathlib import Path
 
 import pytest
 
+from builder.records import HoldingRow
 from builder.release.build import PARSE_CACHE
 from builder.release.inputs import RECORD
 from builder.release.promote import publish
 from builder.sources.sec13f.cache import ParseCache, parser_digest
+from builder.sources.sec13f.document import PrimaryDocument
 from builder.sources.sec13f.filing_dates import FILE_NAME as DATES_FILE
-from builder.sources.sec13f.parsed import parse_file
+from builder.sources.sec13f.parsed import Parsed, parse_file
 from builder.sources.sec13f.safexml import DocumentError
 from builder.sources.tree import fixture_source
 from tests.conftest import realdata
@@ -91,6 +93,12 @@ def test_deleting_the_cache_costs_only_the_parsing(cached_releases, tmp_path):
     assert (again, report) == (release_id, f"parse cache: 0 files from it, {len(filing_files())} parsed")
 
 
+def rows_of(parsed: Parsed) -> tuple[HoldingRow, ...]:
+    if isinstance(parsed, PrimaryDocument):
+        return parsed.table or ()
+    return parsed.rows
+
+
 @pytest.mark.parametrize("tree", ["fixture", "realdata"])
 def test_an_entry_reads_back_as_exactly_what_the_parser_made(tree: str, tmp_path: Path):
     files = filing_files() if tree == "fixture" else sorted(p for p in realdata("sec13f").rglob("*") if p.is_file())
@@ -104,8 +112,12 @@ def test_an_entry_reads_back_as_exactly_what_the_parser_made(tree: str, tmp_path
             continue  # refused: never cached (the next test)
         ParseCache(tmp_path).parse(data, sha256)
         reader = ParseCache(tmp_path)
-        assert reader.parse(data, sha256) == expected, path.name
+        cached = reader.parse(data, sha256)
+        assert cached == expected, path.name
         assert (reader.hits, reader.parsed) == (1, 0), path.name
+        # the rows read back hold the strings the parser's rows hold, not copies of their own
+        pairs = zip(rows_of(cached), rows_of(expected), strict=True)
+        assert all(a.issuer is b.issuer and a.cusip is b.cusip for a, b in pairs), path.name
         readable += 1
     assert readable >= len(files) // 2, "most of these files are readable 13F documents or envelopes"
 

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import base64
+import pickle
 import re
 import statistics
+from dataclasses import replace
 from datetime import date
 from fractions import Fraction
 
@@ -69,6 +71,42 @@ def test_an_information_table_reads_the_same_with_a_default_namespace_or_any_pre
         (2, "594918104", 3400, 20, "SH"),
     ]
     assert (table.rows[0].issuer, table.rows[0].other_managers, table.rows[0].voting_sole) == ("APPLE INC", "1,2", 10)
+
+
+def test_rows_hold_one_copy_of_each_string_and_number_also_after_a_trip_through_pickle() -> None:
+    xml = table_xml(*(row_xml(cusip=f"{number % 3:09d}", shares=str(100_000 + number % 2)) for number in range(300)))
+    parsed = [parse_document(xml) for _ in range(2)]
+    assert isinstance(parsed[0], InformationTable) and isinstance(parsed[1], InformationTable)
+    first = parsed[0].rows
+    # a forked read's rows come back pickled, one message per process: each message again shares the strings
+    for rows in (parsed[1].rows, pickle.loads(pickle.dumps(first)), pickle.loads(pickle.dumps(first))):
+        assert rows == first
+        for field in ("issuer", "title_of_class", "cusip", "share_type", "discretion", "other_managers"):
+            assert [getattr(row, field) for row in rows] == [getattr(row, field) for row in first]
+            assert all(getattr(row, field) is getattr(earlier, field) for row, earlier in zip(rows, first, strict=True))
+        # row numbers too, above the 256 that CPython shares itself
+        assert all(row.row is earlier.row for row, earlier in zip(rows, first, strict=True))
+        assert all(row.voting_sole is row.shares and row.voting_shared == 0 for row in rows)
+    assert first[299].row == 300 and first[299].cusip == "000000002" and first[299].shares == 100_001
+
+
+def test_a_filing_comes_back_from_pickle_equal_with_its_rows_held_once() -> None:
+    rows = (
+        HoldingRow(3, "APPLE INC", "COM", "037833100", 1200, 10, "SH", None, "SOLE", "", 10, 0, 0),
+        HoldingRow(7, "APPLE INC", "COM", "037833100", 90, 1, "SH", "Call", "DFND", "1,2", 0, 1, 0),
+        HoldingRow(900, "NOTE CO", "NOTE 1% 2030", "00206R102", 5000, 5000, "PRN", None, "OTR", "3", 4000, 0, 1000),
+    )
+    filing = build_filing(parse_document(primary_xml()), rows, source="a.xml", accession="a", filed=date(2022, 11, 14))
+    empty = build_filing(parse_document(primary_xml()), (), source="b.xml", accession="b", filed=date(2022, 11, 14))
+    assert isinstance(filing.rows[0], HoldingRow)
+    # two messages, as two forked readers send them: each message's strings become the receiver's one copy
+    back, again = pickle.loads(pickle.dumps([filing, empty])), pickle.loads(pickle.dumps(filing))
+    assert back == [filing, empty] and again == filing and back[1].rows == ()
+    assert [row.row for row in again.rows] == [3, 7, 900] and again.rows[2].voting_none == 1000
+    assert all(a.issuer is b.issuer and a.row is b.row for a, b in zip(back[0].rows, again.rows, strict=True))
+    assert again.rows[0].voting_sole is again.rows[0].shares and again.rows[2].voting_sole == 4000
+    numbered = replace(filing, rows=tuple(replace(row, row=number) for number, row in enumerate(rows, start=1)))
+    assert pickle.loads(pickle.dumps(numbered)) == numbered
 
 
 def test_a_table_without_any_namespace_is_read() -> None:

@@ -20,7 +20,7 @@ from pathlib import Path
 import orjson
 
 from builder import records
-from builder.records import HoldingRow
+from builder.records import HoldingRow, holding_row
 from builder.sources.sec13f import document, parsed, safexml, submission
 from builder.sources.sec13f.document import InformationTable, PrimaryDocument, Summary
 from builder.sources.sec13f.parsed import Envelope, Parsed, parse_file
@@ -169,4 +169,4 @@ def _rows_out(rows: tuple[HoldingRow, ...]) -> list[tuple]:
 
 
 def _rows_in(rows: list[list]) -> tuple[HoldingRow, ...]:
-    return tuple(HoldingRow(*values) for values in rows)
+    return tuple(holding_row(*values) for values in rows)

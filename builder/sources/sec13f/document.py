@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from datetime import date
 from xml.etree.ElementTree import Element
 
-from builder.records import HoldingRow
+from builder.records import HoldingRow, holding_row
 from builder.sources.sec13f.safexml import DocumentError, check_utf8, parse_xml, strip_start
 
 # SEC's rendered view of a filing (the xslForm13F page beside each document on EDGAR) is HTML; saved under a
@@ -220,7 +220,7 @@ def _row(index: int, entry: Element) -> HoldingRow:
     put_call = _content(fields.get("putCall"))
     if put_call and put_call.lower() not in _PUT_CALL:
         raise DocumentError(f"putCall {put_call!r} is neither Put nor Call")
-    return HoldingRow(
+    return holding_row(
         row=index,
         issuer=_content(fields.get("nameOfIssuer")) or "",
         title_of_class=_content(fields.get("titleOfClass")) or "",
