@@ -4,7 +4,7 @@ carried through the corporate actions the versions between cite."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import date
 from decimal import Decimal
 from fractions import Fraction
@@ -13,6 +13,7 @@ from typing import Literal, TypedDict, cast
 from builder.records import ActionKind, CorporateAction
 from builder.research.changes.carry import Lot
 from builder.research.changes.classify import book_changes as classify
+from builder.research.changes.classify import by_key, unique_candidates
 from builder.research.changes.side import Side
 from builder.research.schema import (
     ArtifactManager,
@@ -75,11 +76,15 @@ def moved_positions(
     changes: list[PositionChange] = []
     for manager_id in managers:
         before, after = by_id_old[manager_id], by_id_new[manager_id]
-        found = (
-            _own(manager_id, before, after)
-            if adjacent
-            else _carried(manager_id, before, after, older, newer, [by_id[manager_id] for by_id in by_id_between])
-        )
+        if adjacent:
+            found = _own(manager_id, before, after)
+        else:
+            own = [by_id[manager_id] for by_id in by_id_between]
+            found = (
+                _carried(manager_id, before, after, older, newer, own)
+                if _cites(own)
+                else _untouched(manager_id, before, after, _flagged(own))
+            )
         changes += [change for change in found if _moved(change)]
     return changes
 
@@ -174,6 +179,83 @@ def _carried(
             )
         )
     return sorted(found, key=lambda e: e["ticker"])
+
+
+def _cites(between: Sequence[ArtifactManager]) -> bool:
+    """Whether a version between cites a corporate action for the manager: else `_legs` of them is empty."""
+    return any(entry["change"]["corporateActions"] for manager in between for _, entry in entries(manager))
+
+
+def _untouched(
+    manager_id: str, before: ArtifactManager, after: ArtifactManager, flagged: Mapping[str, list[Candidate]]
+) -> list[PositionChange]:
+    """What `_carried` gives when the versions between cite no corporate action (`_cites`), less the entries `_moved`
+    drops; without the lots, the carry and the rules. With no legs, carry() leaves each earlier lot whole under its
+    CUSIP (nothing moved, ended or received, no parent, no rounding) and the rules are `flagged`. So each later key's
+    change is undecided when `flagged` names one of its CUSIPs or of the earlier CUSIPs the later version keys the
+    same, else its filed shares against those earlier ones' (new, added, reduced or unchanged by the difference;
+    cause trade, or none when it is 0); and each earlier CUSIP of a share or more whose later key no later position
+    has ended, grouped by its earlier key: undecided when `flagged` names one, else exited whole. None cites an
+    action, none is converted: `_moved` keeps the undecided ones and those whose shares moved, the only ones built."""
+    earlier_key = _Keys({e["cusip"]: e["ticker"] for _, e in entries(before)})
+    later_key = _Keys({e["cusip"]: e["ticker"] for _, e in entries(after)})
+    earlier = {p["cusip"]: p["shares"] for p in before["positions"]}
+    later = {p["cusip"]: p["shares"] for p in after["positions"]}
+    sources, held = by_key(earlier, later_key.__getitem__), by_key(later, later_key.__getitem__)
+    old = {p["ticker"]: p for p in before["positions"]}
+    new = {p["ticker"]: p for p in after["positions"]}
+    found: list[PositionChange] = []
+    for key, cusips in held.items():
+        position = new[key]
+        from_shares, from_value = (old[key]["shares"], old[key]["value"]) if key in old else (0, 0)
+        carried = sources.get(key, [])
+        candidates = _candidates(flagged, (*cusips, *carried))
+        if candidates or from_shares != position["shares"]:
+            shares = sum(earlier[c] for c in carried)
+            delta = sum(later[c] for c in cusips) - shares
+            kind = "new" if shares == 0 else "added" if delta > 0 else "reduced" if delta < 0 else "unchanged"
+            change = _untouched_change(kind, shares, delta, candidates)
+            found.append(
+                _entry(manager_id, position, change, from_shares, position["shares"], from_value, position["value"])
+            )
+    gone: dict[str, list[str]] = {}
+    for cusip in sorted(earlier):
+        if earlier[cusip] >= 1 and later_key[cusip] not in held:
+            gone.setdefault(earlier_key[cusip], []).append(cusip)
+    named: dict[str, Named] = {}
+    for key, cusips in sorted(gone.items()):
+        from_shares, from_value = (old[key]["shares"], old[key]["value"]) if key in old else (0, 0)
+        candidates = _candidates(flagged, cusips)
+        if candidates or from_shares:
+            named = named or {e["ticker"]: e for m in (before, after) for _, e in entries(m)}
+            shares = sum(earlier[c] for c in cusips)
+            change = _untouched_change("exited", shares, -shares, candidates)
+            found.append(_entry(manager_id, named.get(key) or _unnamed(key), change, from_shares, 0, from_value, 0))
+    return sorted(found, key=lambda e: e["ticker"])
+
+
+def _candidates(flagged: Mapping[str, list[Candidate]], cusips: Iterable[str]) -> list[Candidate]:
+    """The candidates `flagged` lists for any of `cusips`, each once (as changes.classify gathers them)."""
+    if not flagged:
+        return []
+    found = cast(Mapping[str, list[dict]], flagged)  # changes.classify (not typed yet) takes plain dicts
+    return cast(list[Candidate], unique_candidates(found[c] for c in cusips if c in found))
+
+
+def _untouched_change(kind: str, shares: int, delta: int, candidates: list[Candidate]) -> KnownChange:
+    """A change no corporate action touched, as changes.classify records it: undecided when a version between left
+    it so (`candidates`), else `kind` by `delta`, the shares traded against the `shares` carried."""
+    undecided = bool(candidates)
+    change = {
+        "kind": "undecided" if undecided else kind,
+        "previousShares": shares,
+        "carriedShares": shares,
+        "shareDelta": None if undecided else delta,
+        "cause": "undecided" if undecided else "trade" if delta else "none",
+        "corporateActions": [],
+        "candidates": candidates,
+    }
+    return cast(KnownChange, change)
 
 
 def _unnamed(key: str) -> Named:
