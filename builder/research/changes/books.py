@@ -4,7 +4,7 @@ carried through the corporate actions the versions between cite."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from datetime import date
 from decimal import Decimal
 from fractions import Fraction
@@ -209,10 +209,10 @@ def _untouched(
         position = new[key]
         from_shares, from_value = (old[key]["shares"], old[key]["value"]) if key in old else (0, 0)
         carried = sources.get(key, [])
-        candidates = _candidates(flagged, (*cusips, *carried))
+        candidates = _candidates(flagged, cusips, carried)
         if candidates or from_shares != position["shares"]:
-            shares = sum(earlier[c] for c in carried)
-            delta = sum(later[c] for c in cusips) - shares
+            shares = sum([earlier[c] for c in carried])
+            delta = sum([later[c] for c in cusips]) - shares
             kind = "new" if shares == 0 else "added" if delta > 0 else "reduced" if delta < 0 else "unchanged"
             change = _untouched_change(kind, shares, delta, candidates)
             found.append(
@@ -228,18 +228,18 @@ def _untouched(
         candidates = _candidates(flagged, cusips)
         if candidates or from_shares:
             named = named or {e["ticker"]: e for m in (before, after) for _, e in entries(m)}
-            shares = sum(earlier[c] for c in cusips)
+            shares = sum([earlier[c] for c in cusips])
             change = _untouched_change("exited", shares, -shares, candidates)
             found.append(_entry(manager_id, named.get(key) or _unnamed(key), change, from_shares, 0, from_value, 0))
     return sorted(found, key=lambda e: e["ticker"])
 
 
-def _candidates(flagged: Mapping[str, list[Candidate]], cusips: Iterable[str]) -> list[Candidate]:
-    """The candidates `flagged` lists for any of `cusips`, each once (as changes.classify gathers them)."""
-    if not flagged:
+def _candidates(flagged: Mapping[str, list[Candidate]], *groups: list[str]) -> list[Candidate]:
+    """The candidates `flagged` lists for any CUSIP of `groups`, each once (as changes.classify gathers them)."""
+    if not flagged or all(flagged.keys().isdisjoint(group) for group in groups):
         return []
     found = cast(Mapping[str, list[dict]], flagged)  # changes.classify (not typed yet) takes plain dicts
-    return cast(list[Candidate], unique_candidates(found[c] for c in cusips if c in found))
+    return cast(list[Candidate], unique_candidates(found[c] for group in groups for c in group if c in found))
 
 
 def _untouched_change(kind: str, shares: int, delta: int, candidates: list[Candidate]) -> KnownChange:
