@@ -80,10 +80,11 @@ def moved_positions(
             found = _own(manager_id, before, after)
         else:
             own = [by_id[manager_id] for by_id in by_id_between]
+            cites, flagged = _flagged(own)
             found = (
-                _carried(manager_id, before, after, older, newer, own)
-                if _cites(own)
-                else _untouched(manager_id, before, after, _flagged(own))
+                _carried(manager_id, before, after, older, newer, own, flagged)
+                if cites
+                else _untouched(manager_id, before, after, flagged)
             )
         changes += [change for change in found if _moved(change)]
     return changes
@@ -142,13 +143,15 @@ def _carried(
     older: PackArtifact,
     newer: PackArtifact,
     between: Sequence[ArtifactManager],
+    flagged: Mapping[str, list[Candidate]],
 ) -> list[PositionChange]:
-    """One manager's changes across several quarters; `between`: the manager's part of each version between."""
+    """One manager's changes across several quarters; `between`: the manager's part of each version between,
+    `flagged`: what they left undecided (`_flagged`)."""
     earlier, later = _side(before, older), _side(after, newer)
     # changes.classify (not typed yet) takes and gives plain dicts: the candidates are Candidate records, and its
     # changes Change records, never 'unknown' (that needs an earlier side missing, and `earlier` is always given).
-    flagged = cast(dict[str, list[dict]], _flagged(between))
-    changes = classify(earlier, later, _legs(between), rules=lambda *_: flagged)
+    undecided = cast(dict[str, list[dict]], flagged)
+    changes = classify(earlier, later, _legs(between), rules=lambda *_: undecided)
     old = {p["ticker"]: p for p in before["positions"]}
     new = {p["ticker"]: p for p in after["positions"]}
     found: list[PositionChange] = []
@@ -181,15 +184,10 @@ def _carried(
     return sorted(found, key=lambda e: e["ticker"])
 
 
-def _cites(between: Sequence[ArtifactManager]) -> bool:
-    """Whether a version between cites a corporate action for the manager: else `_legs` of them is empty."""
-    return any(entry["change"]["corporateActions"] for manager in between for _, entry in entries(manager))
-
-
 def _untouched(
     manager_id: str, before: ArtifactManager, after: ArtifactManager, flagged: Mapping[str, list[Candidate]]
 ) -> list[PositionChange]:
-    """What `_carried` gives when the versions between cite no corporate action (`_cites`), less the entries `_moved`
+    """What `_carried` gives when the versions between cite no corporate action (`_flagged`), less the entries `_moved`
     drops; without the lots, the carry and the rules. With no legs, carry() leaves each earlier lot whole under its
     CUSIP (nothing moved, ended or received, no parent, no rounding) and the rules are `flagged`. So each later key's
     change is undecided when `flagged` names one of its CUSIPs or of the earlier CUSIPs the later version keys the
@@ -310,11 +308,15 @@ def _leg(action: CitedAction, cik: str) -> CorporateAction:
     )
 
 
-def _flagged(between: Sequence[ArtifactManager]) -> dict[str, list[Candidate]]:
-    """CUSIP → the candidates of every change a version between left undecided for the manager."""
-    flagged: dict[str, list[Candidate]] = {}
+def _flagged(between: Sequence[ArtifactManager]) -> tuple[bool, dict[str, list[Candidate]]]:
+    """Whether a version between cites a corporate action for the manager (else `_legs` of them is empty), and CUSIP
+    → the candidates of every change a version between left undecided for it: one pass over their entries."""
+    cites, flagged = False, cast(dict[str, list[Candidate]], {})
     for manager in between:
         for _, entry in entries(manager):
-            if entry["change"]["kind"] == "undecided":
-                flagged.setdefault(entry["cusip"], []).extend(entry["change"]["candidates"])
-    return flagged
+            change = entry["change"]
+            if change["corporateActions"]:
+                cites = True
+            if change["kind"] == "undecided":
+                flagged.setdefault(entry["cusip"], []).extend(change["candidates"])
+    return cites, flagged
