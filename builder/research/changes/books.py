@@ -68,7 +68,8 @@ def moved_positions(
 ) -> list[PositionChange]:
     """Each selected manager's changes of shares. Consecutive versions: the newer artifact's own changes. Further
     apart: the older book carried through every corporate action the versions between cite, the later filing
-    against it, and undecided wherever a quarter between left it undecided."""
+    against it, and undecided wherever a quarter between left it undecided; where they cite none for the manager
+    (most managers, most pairs), the same changes read from the two books directly (`_untouched`)."""
     adjacent = len(between) == 1 and newer["previousQuarter"] == older["quarter"]
     by_id_old = {m["id"]: m for m in older["managers"]}
     by_id_new = {m["id"]: m for m in newer["managers"]}
