@@ -4,60 +4,26 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from datetime import date
-from decimal import Decimal
-from fractions import Fraction
 from itertools import groupby
 from operator import itemgetter
-from typing import Literal, TypedDict, cast, get_args
+from typing import TypedDict, cast, get_args
 
-from builder.records import ActionKind, CorporateAction
 from builder.research.caveats import for_managers, warning_changes
 from builder.research.caveats.scope import WarningChanges
 from builder.research.changes import BOUGHT, SOLD
-from builder.research.changes import book_changes as classify
-from builder.research.changes.carry import Lot
-from builder.research.changes.side import Side
+from builder.research.changes.books import Named, moved_positions
+from builder.research.changes.books import PositionChange as PositionChange  # the changes' shapes, as diffs name them
+from builder.research.changes.books import ShareChange as ShareChange
 from builder.research.methods.policy import PolicyChange
-from builder.research.schema import (
-    ArtifactManager,
-    Candidate,
-    Cause,
-    CitedAction,
-    ConvertedChange,
-    PackArtifact,
-    TickerAsOf,
-    TradeChange,
-    UndecidedChange,
-)
-from builder.research.views import Census, Mode, ViewRef, census, entries, held_amounts, manager_ids
+from builder.research.schema import Candidate, Cause, CitedAction, PackArtifact, TickerAsOf
+from builder.research.views import Census, Mode, ViewRef, census, manager_ids
 from builder.typed import Count, Date
 
-# A diff lists moves, corporate actions and undecided changes; never an unknown one (no filing to compare).
-ShareChange = Literal["new", "added", "reduced", "unchanged", "exited", "converted", "undecided"]
 TRADES = BOUGHT | SOLD  # the kinds a plain trade can be
 # ChangeColumns' lists, and a PositionChange's manager and the fields each one lists
 COLUMNS = ("tickers", "kinds", "fromShares", "toShares", "fromValues", "toValues")
 ROW = itemgetter("managerId", "ticker", "kind", "fromShares", "toShares", "fromValue", "toValue")
 Row = tuple[str, str, ShareChange, int, int, int, int]
-
-
-class PositionChange(TypedDict):
-    managerId: str
-    ticker: str
-    issuer: str
-    tickerAsOf: TickerAsOf
-    mapped: bool  # False: no ticker in securities.csv, `ticker` is the CUSIP (an unmapped-cusip warning)
-    kind: ShareChange
-    fromShares: Count
-    toShares: Count
-    carriedShares: Count | None
-    shareDelta: int | None
-    fromValue: Count
-    toValue: Count
-    cause: Cause
-    corporateActions: list[CitedAction]
-    candidates: list[Candidate]
 
 
 class TickerChanges(TypedDict):
@@ -82,18 +48,6 @@ class BookChanges(TypedDict):
     rows: list[Row]  # each position change as a manager's columns list it, in the order of `positions`
     details: list[ChangeDetail]  # of the position changes that are not plain trades
     named: dict[str, Named]  # each changed ticker as its change names it
-
-
-KnownChange = TradeChange | ConvertedChange | UndecidedChange  # a change a diff entry can be: never 'unknown'
-
-
-class Named(TypedDict):
-    """What names a position in a diff entry: the part of an artifact's position or ended entry it reads."""
-
-    ticker: str
-    issuer: str
-    tickerAsOf: TickerAsOf
-    mapped: bool
 
 
 class SecurityName(TypedDict):
@@ -319,7 +273,7 @@ def versions_changes(
     warnings = warning_changes(
         *(for_managers(found, selected) for found in (older["warnings"], later, newer["warnings"]))
     )
-    positions = _position_changes(older, newer, selected, between)
+    positions = moved_positions(older, newer, selected, between)
     return {
         "positions": positions,
         "sources": _source_changes(older, newer, selected),
@@ -328,182 +282,6 @@ def versions_changes(
         "details": [_detail(change) for change in positions if not _plain(change)],
         "named": {change["ticker"]: change for change in positions},
     }
-
-
-def _position_changes(
-    older: PackArtifact, newer: PackArtifact, managers: Sequence[str], between: Sequence[PackArtifact]
-) -> list[PositionChange]:
-    """Each selected manager's changes of shares. Consecutive versions: the newer artifact's own changes. Further
-    apart: the older book carried through every corporate action the versions between cite, the later filing
-    against it, and undecided wherever a quarter between left it undecided."""
-    adjacent = len(between) == 1 and newer["previousQuarter"] == older["quarter"]
-    by_id_old = {m["id"]: m for m in older["managers"]}
-    by_id_new = {m["id"]: m for m in newer["managers"]}
-    by_id_between = [] if adjacent else [{m["id"]: m for m in artifact["managers"]} for artifact in between]
-    changes: list[PositionChange] = []
-    for manager_id in managers:
-        before, after = by_id_old[manager_id], by_id_new[manager_id]
-        found = (
-            _own(manager_id, before, after)
-            if adjacent
-            else _carried(manager_id, before, after, older, newer, [by_id[manager_id] for by_id in by_id_between])
-        )
-        changes += [change for change in found if _moved(change)]
-    return changes
-
-
-def _moved(change: PositionChange) -> bool:
-    return (
-        change["fromShares"] != change["toShares"]
-        or change["kind"] in ("undecided", "converted")
-        or bool(change["corporateActions"])
-    )
-
-
-def _own(manager_id: str, before: ArtifactManager, after: ArtifactManager) -> list[PositionChange]:
-    """The newer artifact's changes of one manager, as diff entries (sorted by ticker)."""
-    old = {p["ticker"]: p for p in before["positions"]}
-    found: list[PositionChange] = []
-    for held, entry in entries(after):
-        record = entry["change"]
-        if record["kind"] == "unknown":
-            continue
-        from_shares = old[entry["ticker"]]["shares"] if entry["ticker"] in old else 0
-        from_value = old[entry["ticker"]]["value"] if entry["ticker"] in old else 0
-        to_shares, to_value, _ = held_amounts(entry, held)
-        found.append(_entry(manager_id, entry, record, from_shares, to_shares, from_value, to_value))
-    return sorted(found, key=lambda e: e["ticker"])
-
-
-def _entry(
-    manager_id: str, named: Named, record: KnownChange, from_shares: int, to_shares: int, from_value: int, to_value: int
-) -> PositionChange:
-    """`named`: the version's entry that names the position (ticker, issuer, tickerAsOf, mapped)."""
-    return {
-        "managerId": manager_id,
-        "ticker": named["ticker"],
-        "issuer": named["issuer"],
-        "tickerAsOf": named["tickerAsOf"],
-        "mapped": named["mapped"],
-        "kind": record["kind"],
-        "fromShares": from_shares,
-        "toShares": to_shares,
-        "carriedShares": record["carriedShares"],
-        "shareDelta": record["shareDelta"],
-        "fromValue": from_value,
-        "toValue": to_value,
-        "cause": record["cause"],
-        "corporateActions": record["corporateActions"],
-        "candidates": record["candidates"],
-    }
-
-
-def _carried(
-    manager_id: str,
-    before: ArtifactManager,
-    after: ArtifactManager,
-    older: PackArtifact,
-    newer: PackArtifact,
-    between: Sequence[ArtifactManager],
-) -> list[PositionChange]:
-    """One manager's changes across several quarters; `between`: the manager's part of each version between."""
-    earlier, later = _side(before, older), _side(after, newer)
-    # changes.classify (not typed yet) takes and gives plain dicts: the candidates are Candidate records, and its
-    # changes Change records, never 'unknown' (that needs an earlier side missing, and `earlier` is always given).
-    flagged = cast(dict[str, list[dict]], _flagged(between))
-    changes = classify(earlier, later, _legs(between), rules=lambda *_: flagged)
-    old = {p["ticker"]: p for p in before["positions"]}
-    new = {p["ticker"]: p for p in after["positions"]}
-    found: list[PositionChange] = []
-    named: dict[str, Named] = {e["ticker"]: e for m in (before, after) for _, e in entries(m)}
-    for ticker, record in changes.held.items():
-        position = new[ticker]
-        found.append(
-            _entry(
-                manager_id,
-                position,
-                cast(KnownChange, record),
-                old[ticker]["shares"] if ticker in old else 0,
-                position["shares"],
-                old[ticker]["value"] if ticker in old else 0,
-                position["value"],
-            )
-        )
-    for ended in changes.ended:
-        found.append(
-            _entry(
-                manager_id,
-                named.get(ended.key) or _unnamed(ended.key),
-                cast(KnownChange, ended.change),
-                old[ended.key]["shares"] if ended.key in old else 0,
-                0,
-                old[ended.key]["value"] if ended.key in old else 0,
-                0,
-            )
-        )
-    return sorted(found, key=lambda e: e["ticker"])
-
-
-def _unnamed(key: str) -> Named:
-    """A key neither version names (a position carried through corporate actions only): the key, no issuer known."""
-    return {"ticker": key, "issuer": "", "tickerAsOf": "current", "mapped": True}
-
-
-def _side(manager: ArtifactManager, artifact: PackArtifact) -> Side:
-    """A version's book of one manager at the key level (each position one lot under its first CUSIP)."""
-    lots = {
-        p["cusip"]: Lot(p["cusip"], p["shares"], p["value"], len(p["sources"]), p["issuer"])
-        for p in manager["positions"]
-    }
-    keys = _Keys({e["cusip"]: e["ticker"] for _, e in entries(manager)})
-    # omissions need no flag here: the versions between already left what they touch undecided
-    return Side(date.fromisoformat(artifact["quarter"]), lots, keys.__getitem__, False)
-
-
-class _Keys(dict):
-    """CUSIP → position key; a CUSIP the version does not name is its own key (asked a million times a publish)."""
-
-    def __missing__(self, cusip: str) -> str:
-        return cusip
-
-
-def _legs(between: Sequence[ArtifactManager]) -> list[CorporateAction]:
-    """The corporate actions the versions between cite for the manager, as records again, in effect order."""
-    legs: dict[tuple[str, str], CorporateAction] = {}
-    for manager in between:
-        for _, entry in entries(manager):
-            for action in entry["change"]["corporateActions"]:
-                legs.setdefault((action["record"], action["cusip"] or ""), _leg(action, manager["cik"]))
-    return sorted(legs.values(), key=lambda leg: (leg.effective, leg.record))
-
-
-def _leg(action: CitedAction, cik: str) -> CorporateAction:
-    new, _, old = (action["ratio"] or "1:1").partition(":")
-    cash = Decimal(action["cashPerShare"]) if action["cashPerShare"] is not None else None
-    shares = action["receivedShares"]
-    return CorporateAction(
-        date.fromisoformat(action["effective"]),
-        ActionKind(action["kind"]),
-        action["cusip"] or "",
-        action["newCusip"] or "",
-        Fraction(Decimal(new)) / Fraction(Decimal(old)),
-        action["ratio"] or "",
-        cash,
-        action["source"],
-        action["record"],
-        cik if shares is not None else "",
-        shares,
-    )
-
-
-def _flagged(between: Sequence[ArtifactManager]) -> dict[str, list[Candidate]]:
-    """CUSIP → the candidates of every change a version between left undecided for the manager."""
-    flagged: dict[str, list[Candidate]] = {}
-    for manager in between:
-        for _, entry in entries(manager):
-            if entry["change"]["kind"] == "undecided":
-                flagged.setdefault(entry["cusip"], []).extend(entry["change"]["candidates"])
-    return flagged
 
 
 def _source_changes(older: PackArtifact, newer: PackArtifact, managers: Sequence[str]) -> list[SourceChange]:

@@ -54,12 +54,12 @@ def book_changes(
 ) -> Changes:
     """Every change of one manager from `earlier` to `later`; `legs` are the corporate actions between them, and
     `rules` find the changes the data cannot decide (CUSIP → candidates)."""
-    keys = _keys(later.lots, later.key)
+    keys = by_key(later.lots, later.key)
     if earlier is None:
         return Changes({key: unknown_change() for key in keys}, [])
     carried = carry(earlier.lots, legs)
     found = rules(earlier, later, carried)
-    sources, previous = _keys(carried.shares, later.key), _keys(earlier.lots, later.key)
+    sources, previous = by_key(carried.shares, later.key), by_key(earlier.lots, later.key)
     held = {
         key: _held(cusips, sources.get(key, []), previous.get(key, []), earlier, later, carried, found)
         for key, cusips in keys.items()
@@ -67,7 +67,8 @@ def book_changes(
     return Changes(held, _ended(earlier, later, carried, found, set(held)))
 
 
-def _keys(lots: Iterable[str], key) -> dict[str, list[str]]:
+def by_key(lots: Iterable[str], key: Callable[[str], str]) -> dict[str, list[str]]:
+    """The CUSIPs of `lots` grouped by their position key, each group and the groups in CUSIP order."""
     grouped: dict[str, list[str]] = {}
     for cusip in sorted(lots):
         grouped.setdefault(key(cusip), []).append(cusip)
@@ -85,7 +86,7 @@ def _held(
     applied = _unique(a for x in sources if x in carried.moved for a in carried.moved[x]) if carried.moved else []
     citations = [_citation(a, earlier, later) for a in applied]
     hits = [found[c] for c in (*cusips, *sources) if c in found] if found else []
-    flagged = _unique_candidates(hits) if hits else []
+    flagged = unique_candidates(hits) if hits else []
     if flagged:
         return _change("undecided", previous, math.floor(exact), None, "undecided", citations, flagged)
     residual = filed - exact
@@ -159,7 +160,7 @@ def _ended_entry(
     applied = _unique(a for c in cusips for a in carried.moved.get(c, ()))
     citations = [_citation(a, earlier, later) for a in applied]
     origins = tuple(sorted({o for c in cusips for o in carried.origins.get(c, {c}) if o in earlier.lots}))
-    flagged = _unique_candidates(found.get(c, ()) for c in cusips)
+    flagged = unique_candidates(found.get(c, ()) for c in cusips)
     if flagged:
         change = _change("undecided", previous, math.floor(exact), None, "undecided", citations, flagged)
     else:
@@ -204,7 +205,8 @@ def _unique(applied: Iterable[Applied]) -> list[Applied]:
     return sorted(seen.values(), key=lambda a: (a.leg.effective, a.leg.record))
 
 
-def _unique_candidates(groups: Iterable[Iterable[dict]]) -> list[dict]:
+def unique_candidates(groups: Iterable[Iterable[dict]]) -> list[dict]:
+    """The candidates of `groups`, each (rule, text) once, in the order first met."""
     seen: dict[tuple, dict] = {}
     for group in groups:
         for candidate in group:

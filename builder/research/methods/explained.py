@@ -3,6 +3,7 @@ selected manager's change, and statements naming the changes whose rows they cit
 
 from __future__ import annotations
 
+import functools
 import posixpath
 from typing import Annotated, Literal, TypedDict, cast
 
@@ -132,13 +133,20 @@ class SourceRecord(TypedDict):
 
 def source_record(manager_id: str, filing: ArtifactFiling) -> SourceRecord:
     """`filing` of `manager_id` as a source record: its source paths split into their common folder and names."""
-    paths = filing["source"].split(" + ")
+    folder, files = _split(filing["source"])
+    facts = {key: value for key, value in filing.items() if key != "source"}
+    return cast(SourceRecord, {"managerId": manager_id, **facts, "folder": folder, "files": list(files)})
+
+
+@functools.lru_cache(maxsize=65536)
+def _split(source: str) -> tuple[str, tuple[str, ...]]:
+    """A filing's `source` as its paths' common folder and their names under it (a publish explains each ticker
+    with the filings of its holders: the same few thousand sources, asked some fifty thousand times)."""
+    paths = source.split(" + ")
     folder = posixpath.commonpath(paths) if len(paths) > 1 else posixpath.dirname(paths[0])
     if folder in paths:  # one path under another: no common folder to take out
         folder = posixpath.dirname(folder)
-    files = [path[len(folder) + 1 :] if folder else path for path in paths]
-    facts = {key: value for key, value in filing.items() if key != "source"}
-    return cast(SourceRecord, {"managerId": manager_id, **facts, "folder": folder, "files": files})
+    return folder, tuple(path[len(folder) + 1 :] if folder else path for path in paths)
 
 
 def source_paths(record: SourceRecord) -> str:

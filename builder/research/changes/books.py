@@ -1,0 +1,323 @@
+"""Each manager's changes of shares between two versions of the pack, read from their artifacts: a consecutive
+pair's as the newer artifact states them, a pair further apart classified again (changes.classify) on the older book
+carried through the corporate actions the versions between cite."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from datetime import date
+from decimal import Decimal
+from fractions import Fraction
+from typing import Literal, TypedDict, cast
+
+from builder.records import ActionKind, CorporateAction
+from builder.research.changes.carry import Lot
+from builder.research.changes.classify import book_changes as classify
+from builder.research.changes.classify import by_key, unique_candidates
+from builder.research.changes.side import Side
+from builder.research.schema import (
+    ArtifactManager,
+    Candidate,
+    Cause,
+    CitedAction,
+    ConvertedChange,
+    PackArtifact,
+    TickerAsOf,
+    TradeChange,
+    UndecidedChange,
+)
+from builder.research.views import entries, held_amounts
+from builder.typed import Count
+
+# A diff lists moves, corporate actions and undecided changes; never an unknown one (no filing to compare).
+ShareChange = Literal["new", "added", "reduced", "unchanged", "exited", "converted", "undecided"]
+
+
+class PositionChange(TypedDict):
+    managerId: str
+    ticker: str
+    issuer: str
+    tickerAsOf: TickerAsOf
+    mapped: bool  # False: no ticker in securities.csv, `ticker` is the CUSIP (an unmapped-cusip warning)
+    kind: ShareChange
+    fromShares: Count
+    toShares: Count
+    carriedShares: Count | None
+    shareDelta: int | None
+    fromValue: Count
+    toValue: Count
+    cause: Cause
+    corporateActions: list[CitedAction]
+    candidates: list[Candidate]
+
+
+KnownChange = TradeChange | ConvertedChange | UndecidedChange  # a change a diff entry can be: never 'unknown'
+
+
+class Named(TypedDict):
+    """What names a position in a diff entry: the part of an artifact's position or ended entry it reads."""
+
+    ticker: str
+    issuer: str
+    tickerAsOf: TickerAsOf
+    mapped: bool
+
+
+def moved_positions(
+    older: PackArtifact, newer: PackArtifact, managers: Sequence[str], between: Sequence[PackArtifact]
+) -> list[PositionChange]:
+    """Each selected manager's changes of shares. Consecutive versions: the newer artifact's own changes. Further
+    apart: the older book carried through every corporate action the versions between cite, the later filing
+    against it, and undecided wherever a quarter between left it undecided; where they cite none for the manager
+    (most managers, most pairs), the same changes read from the two books directly (`_untouched`)."""
+    adjacent = len(between) == 1 and newer["previousQuarter"] == older["quarter"]
+    by_id_old = {m["id"]: m for m in older["managers"]}
+    by_id_new = {m["id"]: m for m in newer["managers"]}
+    by_id_between = [] if adjacent else [{m["id"]: m for m in artifact["managers"]} for artifact in between]
+    changes: list[PositionChange] = []
+    for manager_id in managers:
+        before, after = by_id_old[manager_id], by_id_new[manager_id]
+        if adjacent:
+            found = _own(manager_id, before, after)
+        else:
+            own = [by_id[manager_id] for by_id in by_id_between]
+            cites, flagged = _flagged(own)
+            found = (
+                _carried(manager_id, before, after, older, newer, own, flagged)
+                if cites
+                else _untouched(manager_id, before, after, flagged)
+            )
+        changes += [change for change in found if _moved(change)]
+    return changes
+
+
+def _moved(change: PositionChange) -> bool:
+    return (
+        change["fromShares"] != change["toShares"]
+        or change["kind"] in ("undecided", "converted")
+        or bool(change["corporateActions"])
+    )
+
+
+def _own(manager_id: str, before: ArtifactManager, after: ArtifactManager) -> list[PositionChange]:
+    """The newer artifact's changes of one manager, as diff entries (sorted by ticker)."""
+    old = {p["ticker"]: p for p in before["positions"]}
+    found: list[PositionChange] = []
+    for held, entry in entries(after):
+        record = entry["change"]
+        if record["kind"] == "unknown":
+            continue
+        from_shares = old[entry["ticker"]]["shares"] if entry["ticker"] in old else 0
+        from_value = old[entry["ticker"]]["value"] if entry["ticker"] in old else 0
+        to_shares, to_value, _ = held_amounts(entry, held)
+        found.append(_entry(manager_id, entry, record, from_shares, to_shares, from_value, to_value))
+    return sorted(found, key=lambda e: e["ticker"])
+
+
+def _entry(
+    manager_id: str, named: Named, record: KnownChange, from_shares: int, to_shares: int, from_value: int, to_value: int
+) -> PositionChange:
+    """`named`: the version's entry that names the position (ticker, issuer, tickerAsOf, mapped)."""
+    return {
+        "managerId": manager_id,
+        "ticker": named["ticker"],
+        "issuer": named["issuer"],
+        "tickerAsOf": named["tickerAsOf"],
+        "mapped": named["mapped"],
+        "kind": record["kind"],
+        "fromShares": from_shares,
+        "toShares": to_shares,
+        "carriedShares": record["carriedShares"],
+        "shareDelta": record["shareDelta"],
+        "fromValue": from_value,
+        "toValue": to_value,
+        "cause": record["cause"],
+        "corporateActions": record["corporateActions"],
+        "candidates": record["candidates"],
+    }
+
+
+def _carried(
+    manager_id: str,
+    before: ArtifactManager,
+    after: ArtifactManager,
+    older: PackArtifact,
+    newer: PackArtifact,
+    between: Sequence[ArtifactManager],
+    flagged: Mapping[str, list[Candidate]],
+) -> list[PositionChange]:
+    """One manager's changes across several quarters; `between`: the manager's part of each version between,
+    `flagged`: what they left undecided (`_flagged`)."""
+    earlier, later = _side(before, older), _side(after, newer)
+    # changes.classify (not typed yet) takes and gives plain dicts: the candidates are Candidate records, and its
+    # changes Change records, never 'unknown' (that needs an earlier side missing, and `earlier` is always given).
+    undecided = cast(dict[str, list[dict]], flagged)
+    changes = classify(earlier, later, _legs(between), rules=lambda *_: undecided)
+    old = {p["ticker"]: p for p in before["positions"]}
+    new = {p["ticker"]: p for p in after["positions"]}
+    found: list[PositionChange] = []
+    named: dict[str, Named] = {e["ticker"]: e for m in (before, after) for _, e in entries(m)}
+    for ticker, record in changes.held.items():
+        position = new[ticker]
+        found.append(
+            _entry(
+                manager_id,
+                position,
+                cast(KnownChange, record),
+                old[ticker]["shares"] if ticker in old else 0,
+                position["shares"],
+                old[ticker]["value"] if ticker in old else 0,
+                position["value"],
+            )
+        )
+    for ended in changes.ended:
+        found.append(
+            _entry(
+                manager_id,
+                named.get(ended.key) or _unnamed(ended.key),
+                cast(KnownChange, ended.change),
+                old[ended.key]["shares"] if ended.key in old else 0,
+                0,
+                old[ended.key]["value"] if ended.key in old else 0,
+                0,
+            )
+        )
+    return sorted(found, key=lambda e: e["ticker"])
+
+
+def _untouched(
+    manager_id: str, before: ArtifactManager, after: ArtifactManager, flagged: Mapping[str, list[Candidate]]
+) -> list[PositionChange]:
+    """What `_carried` gives when the versions between cite no corporate action (`_flagged`), less the entries `_moved`
+    drops; without the lots, the carry and the rules. With no legs, carry() leaves each earlier lot whole under its
+    CUSIP (nothing moved, ended or received, no parent, no rounding) and the rules are `flagged`. So each later key's
+    change is undecided when `flagged` names one of its CUSIPs or of the earlier CUSIPs the later version keys the
+    same, else its filed shares against those earlier ones' (new, added, reduced or unchanged by the difference;
+    cause trade, or none when it is 0); and each earlier CUSIP of a share or more whose later key no later position
+    has ended, grouped by its earlier key: undecided when `flagged` names one, else exited whole. None cites an
+    action, none is converted: `_moved` keeps the undecided ones and those whose shares moved, the only ones built."""
+    earlier_key = _Keys({e["cusip"]: e["ticker"] for _, e in entries(before)})
+    later_key = _Keys({e["cusip"]: e["ticker"] for _, e in entries(after)})
+    earlier = {p["cusip"]: p["shares"] for p in before["positions"]}
+    later = {p["cusip"]: p["shares"] for p in after["positions"]}
+    sources, held = by_key(earlier, later_key.__getitem__), by_key(later, later_key.__getitem__)
+    old = {p["ticker"]: p for p in before["positions"]}
+    new = {p["ticker"]: p for p in after["positions"]}
+    found: list[PositionChange] = []
+    for key, cusips in held.items():
+        position = new[key]
+        from_shares, from_value = (old[key]["shares"], old[key]["value"]) if key in old else (0, 0)
+        carried = sources.get(key, [])
+        candidates = _candidates(flagged, cusips, carried)
+        if candidates or from_shares != position["shares"]:
+            shares = sum([earlier[c] for c in carried])
+            delta = sum([later[c] for c in cusips]) - shares
+            kind = "new" if shares == 0 else "added" if delta > 0 else "reduced" if delta < 0 else "unchanged"
+            change = _untouched_change(kind, shares, delta, candidates)
+            found.append(
+                _entry(manager_id, position, change, from_shares, position["shares"], from_value, position["value"])
+            )
+    gone: dict[str, list[str]] = {}
+    for cusip in sorted(earlier):
+        if earlier[cusip] >= 1 and later_key[cusip] not in held:
+            gone.setdefault(earlier_key[cusip], []).append(cusip)
+    named: dict[str, Named] = {}
+    for key, cusips in sorted(gone.items()):
+        from_shares, from_value = (old[key]["shares"], old[key]["value"]) if key in old else (0, 0)
+        candidates = _candidates(flagged, cusips)
+        if candidates or from_shares:
+            named = named or {e["ticker"]: e for m in (before, after) for _, e in entries(m)}
+            shares = sum([earlier[c] for c in cusips])
+            change = _untouched_change("exited", shares, -shares, candidates)
+            found.append(_entry(manager_id, named.get(key) or _unnamed(key), change, from_shares, 0, from_value, 0))
+    return sorted(found, key=lambda e: e["ticker"])
+
+
+def _candidates(flagged: Mapping[str, list[Candidate]], *groups: list[str]) -> list[Candidate]:
+    """The candidates `flagged` lists for any CUSIP of `groups`, each once (as changes.classify gathers them)."""
+    if not flagged or all(flagged.keys().isdisjoint(group) for group in groups):
+        return []
+    found = cast(Mapping[str, list[dict]], flagged)  # changes.classify (not typed yet) takes plain dicts
+    return cast(list[Candidate], unique_candidates(found[c] for group in groups for c in group if c in found))
+
+
+def _untouched_change(kind: str, shares: int, delta: int, candidates: list[Candidate]) -> KnownChange:
+    """A change no corporate action touched, as changes.classify records it: undecided when a version between left
+    it so (`candidates`), else `kind` by `delta`, the shares traded against the `shares` carried."""
+    undecided = bool(candidates)
+    change = {
+        "kind": "undecided" if undecided else kind,
+        "previousShares": shares,
+        "carriedShares": shares,
+        "shareDelta": None if undecided else delta,
+        "cause": "undecided" if undecided else "trade" if delta else "none",
+        "corporateActions": [],
+        "candidates": candidates,
+    }
+    return cast(KnownChange, change)
+
+
+def _unnamed(key: str) -> Named:
+    """A key neither version names (a position carried through corporate actions only): the key, no issuer known."""
+    return {"ticker": key, "issuer": "", "tickerAsOf": "current", "mapped": True}
+
+
+def _side(manager: ArtifactManager, artifact: PackArtifact) -> Side:
+    """A version's book of one manager at the key level (each position one lot under its first CUSIP)."""
+    lots = {
+        p["cusip"]: Lot(p["cusip"], p["shares"], p["value"], len(p["sources"]), p["issuer"])
+        for p in manager["positions"]
+    }
+    keys = _Keys({e["cusip"]: e["ticker"] for _, e in entries(manager)})
+    # omissions need no flag here: the versions between already left what they touch undecided
+    return Side(date.fromisoformat(artifact["quarter"]), lots, keys.__getitem__, False)
+
+
+class _Keys(dict):
+    """CUSIP → position key; a CUSIP the version does not name is its own key (asked a million times a publish)."""
+
+    def __missing__(self, cusip: str) -> str:
+        return cusip
+
+
+def _legs(between: Sequence[ArtifactManager]) -> list[CorporateAction]:
+    """The corporate actions the versions between cite for the manager, as records again, in effect order."""
+    legs: dict[tuple[str, str], CorporateAction] = {}
+    for manager in between:
+        for _, entry in entries(manager):
+            for action in entry["change"]["corporateActions"]:
+                legs.setdefault((action["record"], action["cusip"] or ""), _leg(action, manager["cik"]))
+    return sorted(legs.values(), key=lambda leg: (leg.effective, leg.record))
+
+
+def _leg(action: CitedAction, cik: str) -> CorporateAction:
+    new, _, old = (action["ratio"] or "1:1").partition(":")
+    cash = Decimal(action["cashPerShare"]) if action["cashPerShare"] is not None else None
+    shares = action["receivedShares"]
+    return CorporateAction(
+        date.fromisoformat(action["effective"]),
+        ActionKind(action["kind"]),
+        action["cusip"] or "",
+        action["newCusip"] or "",
+        Fraction(Decimal(new)) / Fraction(Decimal(old)),
+        action["ratio"] or "",
+        cash,
+        action["source"],
+        action["record"],
+        cik if shares is not None else "",
+        shares,
+    )
+
+
+def _flagged(between: Sequence[ArtifactManager]) -> tuple[bool, dict[str, list[Candidate]]]:
+    """Whether a version between cites a corporate action for the manager (else `_legs` of them is empty), and CUSIP
+    → the candidates of every change a version between left undecided for it: one pass over their entries."""
+    cites, flagged = False, cast(dict[str, list[Candidate]], {})
+    for manager in between:
+        for _, entry in entries(manager):
+            change = entry["change"]
+            if change["corporateActions"]:
+                cites = True
+            if change["kind"] == "undecided":
+                flagged.setdefault(entry["cusip"], []).extend(change["candidates"])
+    return cites, flagged
