@@ -22,6 +22,7 @@ HOST = "127.0.0.1"  # loopback only: the benchmarks never listen on or reach ano
 STARTUP_SECONDS = 120.0  # `ras serve` loads and verifies the whole release before it listens (M=100: ~450 MB)
 STOP_SECONDS = 10.0  # a graceful stop gets this long before the process group is killed
 COMMAND_SECONDS = 900.0  # the longest single command (a 500-manager publish takes a few minutes)
+PSS_EVERY = 0.25  # seconds between samples of a measured command's summed PSS (smaps_rollup walks its page tables)
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,6 +33,7 @@ class Measured:
     max_rss_mb: float
     returncode: int
     stderr: str
+    tree_pss_mb: float = 0.0  # the peak of the summed PSS of the command and every process it forked (tree_pss_kb)
 
 
 def ras(*arguments: str) -> list[str]:
@@ -40,15 +42,18 @@ def ras(*arguments: str) -> list[str]:
 
 
 def measure(command: Sequence[str], timeout: float = COMMAND_SECONDS, cwd: Path = REPO) -> Measured:
-    """Run `command` to the end; its own peak RSS comes from wait4's rusage (ru_maxrss, KiB on Linux)."""
+    """Run `command` to the end; its own peak RSS comes from wait4's rusage (ru_maxrss, KiB on Linux: the largest of
+    the command and the processes it waited for), the sum over its processes from sampling /proc (tree_pss_kb)."""
     with tempfile.TemporaryFile() as errors:
         started = time.perf_counter()
         process = subprocess.Popen(command, cwd=cwd, stdout=subprocess.DEVNULL, stderr=errors, start_new_session=True)
-        deadline = started + timeout
+        deadline, sampled, tree_pss = started + timeout, 0.0, 0
         while True:
             pid, status, usage = os.wait4(process.pid, os.WNOHANG)
             if pid:
                 break
+            if time.perf_counter() - sampled >= PSS_EVERY:
+                sampled, tree_pss = time.perf_counter(), max(tree_pss, tree_pss_kb(process.pid))
             if time.perf_counter() > deadline:
                 os.killpg(process.pid, signal.SIGKILL)
                 pid, status, usage = os.wait4(process.pid, 0)
@@ -58,7 +63,24 @@ def measure(command: Sequence[str], timeout: float = COMMAND_SECONDS, cwd: Path 
         process.returncode = os.waitstatus_to_exitcode(status)
         errors.seek(0)
         text = errors.read().decode("utf-8", "replace")
-    return Measured(seconds, usage.ru_maxrss / 1024, process.returncode, text)
+    return Measured(seconds, usage.ru_maxrss / 1024, process.returncode, text, tree_pss / 1024)
+
+
+def tree_pss_kb(pid: int) -> int:
+    """The summed PSS (KiB) of a process and its descendants now: pages shared copy-on-write between forked workers
+    count once in all, split between the sharers (what a publish and its workers hold together on one box; 0 off
+    Linux)."""
+    total, todo = 0, [pid]
+    while todo:
+        current = todo.pop()
+        try:
+            with open(f"/proc/{current}/task/{current}/children") as children:
+                todo += [int(child) for child in children.read().split()]
+            with open(f"/proc/{current}/smaps_rollup") as rollup:
+                total += next((int(line.split()[1]) for line in rollup if line.startswith("Pss:")), 0)
+        except (OSError, ValueError):
+            continue  # gone meanwhile, or no /proc
+    return total
 
 
 def free_port() -> int:

@@ -4,7 +4,8 @@ number of workers).
 
 Usage: `python -m bench.workers [--managers 500] [--quarters 10] [--positions 150] [--workers 1,2] [--work DIR]`.
 Each publish runs as its own process into an empty releases directory (no parse cache); peak RSS is wait4's
-ru_maxrss, the largest of the publish and the workers it forked (each worker's own, not their sum).
+ru_maxrss, the largest of the publish and the workers it forked (each worker's own, not their sum); the summed PSS
+is the peak of what the publish and its workers hold together, sampled from /proc (pages they share counted once).
 """
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ def main(argv: list[str] | None = None) -> int:
             f"{run['seconds'] / one['seconds']:.2f}",
             *(f"{run['phases'].get(phase, 0):.1f}" for phase in PHASES),
             f"{run['maxRssMb']:.0f}",
+            f"{run['treePssMb']:.0f}",
             publish.release_of(run),
         ]
         for workers, run in sorted(runs.items())
@@ -50,7 +52,15 @@ def main(argv: list[str] | None = None) -> int:
     report.save(
         "workers",
         "Publish on every core: workers reading, building and rendering",
-        ["workers", "cold publish s", "× 1 worker", *(f"{phase} s" for phase in PHASES), "peak RSS MB", "release id"],
+        [
+            "workers",
+            "cold publish s",
+            "× 1 worker",
+            *(f"{phase} s" for phase in PHASES),
+            "peak RSS MB",
+            "summed PSS MB",
+            "release id",
+        ],
         rows,
         [
             report.target("the same release id on every number of workers", len(ids) == 1, ", ".join(sorted(ids))),
@@ -62,7 +72,10 @@ def main(argv: list[str] | None = None) -> int:
             f"tree {source.name}; each publish its own process, into an empty releases directory",
             "workers are forked in each phase: a manager's 13F folder, a quarter, a group of answers at a time",
         ],
-        raw={str(workers): {k: run[k] for k in ("seconds", "maxRssMb", "phases")} for workers, run in runs.items()},
+        raw={
+            str(workers): {k: run[k] for k in ("seconds", "maxRssMb", "treePssMb", "phases")}
+            for workers, run in runs.items()
+        },
     )
     return 0
 

@@ -16,6 +16,7 @@ import orjson
 
 from bench.processes import measure, ras
 from builder.api.data import ReleaseData
+from builder.release.objects import artifact_of
 from builder.release.store import INDEX, artifact_file, current_release
 
 SEED = 7  # which manager subsets are drawn; fixed so two runs ask the same questions
@@ -40,7 +41,7 @@ def release_data(releases: Path) -> ReleaseData:
     if directory is None:
         raise SystemExit(f"no promoted release in {releases}")
     index = orjson.loads((directory / INDEX).read_bytes())
-    artifacts = {v: orjson.loads((directory / artifact_file(v)).read_bytes()) for v in index["copycat"]["versions"]}
+    artifacts = {v: artifact_of((directory / artifact_file(v)).read_bytes()) for v in index["copycat"]["versions"]}
     gc.freeze()  # as `ras serve` does once the release is loaded (server/app.py)
     return ReleaseData(index, artifacts)
 

@@ -25,13 +25,20 @@ _WORK: tuple[Any, ...] = ()
 
 
 def forked_map(
-    task: Callable[[Item], Result], items: Sequence[Item], workers: int, order: Sequence[int] | None = None
+    task: Callable[[Item], Result],
+    items: Sequence[Item],
+    workers: int,
+    order: Sequence[int] | None = None,
+    *,
+    here: bool = True,
 ) -> list[Result]:
     """`[task(item) for item in items]` on `workers` processes: this one and `workers - 1` forked from it.
 
     The forked ones inherit `task` and whatever it reads (a closure is fine: it is never pickled); each process
     claims the next index of `order` (default the items' own; the costliest first evens out the shares) until none
-    is left, and the results travel back pickled. An exception in any process is raised here."""
+    is left, and the results travel back pickled. An exception in any process is raised here. `here=False`: this
+    process only waits, `workers` forked ones do the work (what a task allocates never lands in this process's
+    heap, which lives on: a publish's artifacts are built so)."""
     global _WORK
     claims = list(range(len(items))) if order is None else list(order)
     if workers <= 1 or len(items) <= 1 or _WORK or not _can_fork():
@@ -39,11 +46,11 @@ def forked_map(
     context = multiprocessing.get_context("fork")
     _WORK = (task, items, claims, context.Value("q", 0))
     gc.freeze()  # no collector pass in a worker touches the inherited heap (each would copy its pages)
-    forked = min(workers, len(items)) - 1
+    forked = min(workers, len(items)) - (1 if here else 0)
     pool = context.Pool(forked, initializer=die_with_parent)
     try:
         pending = [pool.apply_async(_share) for _ in range(forked)]
-        results: dict[int, Result] = dict(_share())
+        results: dict[int, Result] = dict(_share()) if here else {}
         for share in pending:
             results.update(share.get())
         pool.close()

@@ -11,7 +11,8 @@ from click.testing import CliRunner
 
 from builder.api.methods import validate_policy
 from builder.cli import main
-from builder.release.store import current_release, load_release
+from builder.release.objects import artifact_of
+from builder.release.store import artifact_file, current_release, load_release
 from builder.sources.tree import fixture_source
 from tests.berkshire import CIK, berkshire_tree
 
@@ -31,7 +32,7 @@ def index_of(releases: Path) -> dict:
 
 
 def artifact(releases: Path, version: str) -> dict:
-    return orjson.loads((current_release(releases) / "artifacts" / "13f-copycat" / f"{version}.json").read_bytes())
+    return artifact_of((current_release(releases) / artifact_file(version)).read_bytes())
 
 
 def test_a_manager_missing_its_recent_quarters_fails_naming_them_and_promotes_nothing(tmp_path: Path):

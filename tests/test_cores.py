@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -29,17 +30,28 @@ def meeting(parties: int) -> Any:
     return multiprocessing.get_context("fork").Barrier(parties, timeout=60)
 
 
-def test_every_item_runs_once_and_each_process_takes_a_share():
-    barrier = meeting(3)
+def squares_meeting(parties: int) -> Callable[[int], tuple[int, int]]:
+    """square_and_pid, its first `parties` items meeting first (so each runs in a process of its own)."""
+    barrier = meeting(parties)
 
     def task(item: int) -> tuple[int, int]:
-        if item < 3:
+        if item < parties:
             barrier.wait()
         return square_and_pid(item)
 
-    results = forked_map(task, ITEMS, 3)
+    return task
+
+
+def test_every_item_runs_once_and_each_process_takes_a_share():
+    results = forked_map(squares_meeting(3), ITEMS, 3)
     assert [square for square, _ in results] == [item * item for item in ITEMS]
     assert os.getpid() in {pid for _, pid in results} and len({pid for _, pid in results}) == 3
+
+
+def test_a_process_that_stays_out_of_the_work_only_collects_it():
+    results = forked_map(squares_meeting(2), ITEMS, 2, here=False)
+    assert [square for square, _ in results] == [item * item for item in ITEMS]
+    assert os.getpid() not in {pid for _, pid in results} and len({pid for _, pid in results}) == 2
 
 
 def test_one_worker_runs_here_in_the_claim_order():

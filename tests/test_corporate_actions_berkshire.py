@@ -21,6 +21,8 @@ import pytest
 from builder.api import handlers, methods
 from builder.api.data import ReleaseData
 from builder.release.assemble import assemble
+from builder.release.objects import artifact_of
+from builder.release.store import artifact_file
 from builder.research.changes import BOUGHT, SOLD
 from builder.research.diff import position_changes
 from builder.sources.tree import read_sources
@@ -396,15 +398,15 @@ def test_a_record_added_later_restates_only_the_versions_it_touches_and_old_ids_
     releases = tmp_path / "releases"
     first = releases / publish(root, releases, None, quiet)
     before = orjson.loads((first / "data" / "release.json").read_bytes())["copycat"]["versions"]
-    old_latest = (first / "artifacts" / "13f-copycat" / f"{before[-1]}.json").read_bytes()
+    old_latest = (first / artifact_file(before[-1])).read_bytes()
     apple = next(line for line in RECORDS.read_text().splitlines() if line.startswith("2020-08-31,split,037833100"))
     (root / "corporate_actions.csv").write_text(f"{RECORDS.read_text().splitlines()[0]}\n{apple}\n")
     publish(root, releases, None, quiet)
     second = current_release(releases)
     after = orjson.loads((second / "data" / "release.json").read_bytes())["copycat"]["versions"]
     assert after == [*before[:-1], before[-1].replace("-v2.0", "-v2.1")]  # only 2020-09-30 crosses the split
-    assert (first / "artifacts" / "13f-copycat" / f"{before[-1]}.json").read_bytes() == old_latest
-    restated = orjson.loads((second / "artifacts" / "13f-copycat" / f"{after[-1]}.json").read_bytes())
+    assert (first / artifact_file(before[-1])).read_bytes() == old_latest
+    restated = artifact_of((second / artifact_file(after[-1])).read_bytes())
     aapl = next(p for p in restated["managers"][0]["positions"] if p["ticker"] == "AAPL")["change"]
     assert (aapl["kind"], aapl["shareDelta"]) == ("reduced", -36_326_710)
     ledger = [orjson.loads(line) for line in (releases / "ledger.jsonl").read_bytes().splitlines()]

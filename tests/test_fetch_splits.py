@@ -12,8 +12,9 @@ from click.testing import CliRunner
 
 from builder.cli import main
 from builder.fetch.splits import Split, split_rows
+from builder.release.objects import artifact_of
 from builder.release.promote import publish
-from builder.release.store import current_release
+from builder.release.store import ARTIFACT_SUFFIX, current_release
 from builder.sources.tables.securities import parse_securities
 from tests.conftest import quiet
 from tests.fetching import SINCE, USER_AGENT, empty_tree
@@ -129,9 +130,11 @@ def test_the_fetched_records_turn_apples_split_into_what_berkshire_sold(fetched,
     root, *_ = fetched
     releases = tmp_path / "releases"
     publish(root, releases, None, quiet)
-    artifact = json.loads(
+    artifact = artifact_of(
         next(
-            (current_release(releases) / "artifacts" / "13f-copycat").glob("multi-manager-2020-09-30-*.json")
+            (current_release(releases) / "artifacts" / "13f-copycat").glob(
+                f"multi-manager-2020-09-30-*{ARTIFACT_SUFFIX}"
+            )
         ).read_bytes()
     )
     change = next(p for p in artifact["managers"][0]["positions"] if p["ticker"] == "AAPL")["change"]

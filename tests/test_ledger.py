@@ -8,8 +8,9 @@ import orjson
 import pytest
 
 from builder.release.ledger import LEDGER_FILE, read_ledger
+from builder.release.objects import artifact_of
 from builder.release.promote import promote, publish
-from builder.release.store import current_release, list_releases, verify_release
+from builder.release.store import ARTIFACT_SUFFIX, artifact_file, current_release, list_releases, verify_release
 from builder.research.versions import content_digest
 from tests.berkshire import berkshire_tree, restate
 from tests.conftest import quiet
@@ -21,14 +22,14 @@ def ids_and_contents(releases: Path) -> dict[str, set[str]]:
     """Every version id held by any release of the directory → the content digests it names there."""
     found: dict[str, set[str]] = {}
     for name in list_releases(releases):
-        for path in (releases / name / "artifacts" / "13f-copycat").glob("*.json"):
-            artifact = orjson.loads(path.read_bytes())
+        for path in (releases / name / "artifacts" / "13f-copycat").glob(f"*{ARTIFACT_SUFFIX}"):
+            artifact = artifact_of(path.read_bytes())
             found.setdefault(artifact["versionId"], set()).add(content_digest(artifact))
     return found
 
 
 def book_value(releases: Path, release_id: str, version: str) -> int:
-    artifact = orjson.loads((releases / release_id / "artifacts" / "13f-copycat" / f"{version}.json").read_bytes())
+    artifact = artifact_of((releases / release_id / artifact_file(version)).read_bytes())
     return artifact["managers"][0]["bookValue"]
 
 
@@ -46,7 +47,7 @@ def test_a_restatement_after_a_rollback_gets_a_new_id_not_the_rolled_back_one(tr
     promote(releases, first)  # the rollback
     restate(tree, 2000)  # another restatement of the same quarter
     third = publish(tree, releases, None, quiet)
-    assert not (releases / third / "artifacts" / "13f-copycat" / f"{QUARTER}-v2.1.json").exists()
+    assert not (releases / third / artifact_file(f"{QUARTER}-v2.1")).exists()
     assert book_value(releases, third, f"{QUARTER}-v2.2") == 202_413_166_000
     assert all(len(contents) == 1 for contents in ids_and_contents(releases).values())
 
@@ -61,7 +62,7 @@ def test_the_ledger_is_rebuilt_from_the_releases_when_lost(tree: Path, tmp_path:
     assert f"{QUARTER}-v2.1" in {entry["versionId"] for entry in read_ledger(releases)}
     restate(tree, 2000)
     third = publish(tree, releases, None, quiet)
-    assert (releases / third / "artifacts" / "13f-copycat" / f"{QUARTER}-v2.2.json").exists()
+    assert (releases / third / artifact_file(f"{QUARTER}-v2.2")).exists()
     assert all(len(contents) == 1 for contents in ids_and_contents(releases).values())
 
 
@@ -97,5 +98,5 @@ def test_with_every_ledger_lost_the_artifacts_still_name_their_ids(releases_copy
     recovered = {entry["versionId"]: entry["contentSha256"] for entry in read_ledger(releases_copy)}
     assert set(recovered) == set(published)
     for version in published:
-        artifact = orjson.loads((current / "artifacts" / "13f-copycat" / f"{version}.json").read_bytes())
+        artifact = artifact_of((current / artifact_file(version)).read_bytes())
         assert recovered[version] == content_digest(artifact)

@@ -16,9 +16,9 @@ from bench import synthetic
 from builder.errors import PublishError
 from builder.release.build import prepare_release, write_release
 from builder.release.inputs import ANSWERS
-from builder.release.objects import object_path
+from builder.release.objects import object_path, packed_artifact, unpacked_artifact
 from builder.release.promote import publish
-from builder.release.store import INDEX, LEDGER, MANIFEST, ROUTES, current_release, verify_release
+from builder.release.store import INDEX, LEDGER, MANIFEST, ROUTES, artifact_file, current_release, verify_release
 from builder.research.views import MODES
 from builder.sources.tree import fixture_source
 
@@ -143,8 +143,11 @@ def test_a_promoted_artifact_with_other_bytes_than_its_id_names_stops_the_publis
     releases = tmp_path / "releases"
     promoted = releases / publish(before, releases, None, lambda line: None)
     version = orjson.loads((promoted / INDEX).read_bytes())["copycat"]["versions"][3]
-    damaged = promoted / "artifacts" / "13f-copycat" / f"{version}.json"
-    damaged.write_bytes(damaged.read_bytes().replace(b'"shares":', b'"shares": ', 1))  # the same JSON, other bytes
+    damaged = promoted / artifact_file(version)
+    other = unpacked_artifact(damaged.read_bytes()).replace(
+        b'"shares":', b'"shares": ', 1
+    )  # the same JSON, other bytes
+    damaged.write_bytes(packed_artifact(other))
     with pytest.raises(PublishError, match=f"version {version} is published with other content"):
         publish(full, releases, None, lambda line: None)
     assert current_release(releases) == promoted

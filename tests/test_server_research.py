@@ -9,6 +9,8 @@ import orjson
 import pytest
 
 from builder.canonical import canonical_json
+from builder.release.objects import unpacked_artifact
+from builder.release.store import artifact_file
 from builder.research.methods.explained import citations
 from builder.sources.tree import read_sources
 from server.app import create_app
@@ -91,7 +93,7 @@ async def test_audit_content_hash_is_the_sha256_of_the_artifact_bytes(client, re
     artifact_bytes = canonical_json(audit["artifact"])
     assert audit["contentHash"]["value"] == hashlib.sha256(artifact_bytes).hexdigest()
     version = audit["identity"]["versionId"]
-    assert artifact_bytes == (release.directory / f"artifacts/13f-copycat/{version}.json").read_bytes()
+    assert artifact_bytes == unpacked_artifact((release.directory / artifact_file(version)).read_bytes())
     manifest = (release.directory / "manifest.json").read_bytes()
     assert audit["release"]["manifestSha256"] == hashlib.sha256(manifest).hexdigest()
     assert [e["event"] for e in audit["events"]] == ["ingested", "validated", "sealed"]

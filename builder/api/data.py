@@ -30,6 +30,9 @@ class ReleaseData:
     artifacts: Mapping[str, PackArtifact]
     identity: Mapping[str, str] | None = None
     openapi: dict[str, Any] | None = None  # the OpenAPI document the release step generated for this release
+    # small values derived from one version that answers of every kind read (its sha256, as-of, quarter, what a diff
+    # carries through it): memo(pinned=True), never evicted, so no answer decodes a whole artifact again for them
+    pinned: dict[Hashable, Any] = field(default_factory=dict)
     _packs: dict[str, dict] = field(default_factory=dict)
     _memo: OrderedDict[Hashable, Any] = field(default_factory=OrderedDict)
     _large: OrderedDict[Hashable, Any] = field(default_factory=OrderedDict)
@@ -38,12 +41,18 @@ class ReleaseData:
     def __post_init__(self) -> None:
         self._packs.update({pack["id"]: pack for pack in self.index["packs"]})
 
-    def memo(self, key: Hashable, compute: Callable[[], T], *, large: bool = False) -> T:
+    def memo(self, key: Hashable, compute: Callable[[], T], *, large: bool = False, pinned: bool = False) -> T:
         """A value derived from this release, computed once (bounded LRU); pure, so caching changes no byte.
 
         `large`: kept among the last LARGE_MEMO_SIZE such values only (a pair's changes at 500 managers are
-        tens of megabytes; the builder renders every mode of a pair before the next pair).
+        tens of megabytes; the builder renders every mode of a pair before the next pair). `pinned`: kept for the
+        release's life (small, and read again after any number of other values).
         """
+        if pinned:
+            if key not in self.pinned:
+                self.pinned[key] = compute()
+            kept: T = self.pinned[key]
+            return kept
         memo, size = (self._large, LARGE_MEMO_SIZE) if large else (self._memo, MEMO_SIZE)
         if key in memo:
             memo.move_to_end(key)
@@ -73,7 +82,14 @@ class ReleaseData:
     def with_identity(self, identity: Mapping[str, str]) -> ReleaseData:
         # memo keys never name the release
         return ReleaseData(
-            self.index, self.artifacts, identity, self.openapi, _memo=self._memo, _large=self._large, _held=self._held
+            self.index,
+            self.artifacts,
+            identity,
+            self.openapi,
+            self.pinned,
+            _memo=self._memo,
+            _large=self._large,
+            _held=self._held,
         )
 
     def pack(self, pack_id: str) -> dict | None:

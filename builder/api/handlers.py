@@ -90,8 +90,8 @@ def _catalog_entry(p: dict[str, Any]) -> AvailablePack | PlannedPack:
 
 
 def artifact_reference(data: ReleaseData, version: str) -> ManifestEntry:
-    """The release-manifest entry that vouches for an artifact: its file and the sha256 of its bytes."""
-    return {"file": f"artifacts/{PACK_ID}/{version}.json", "sha256": methods.artifact_sha256(data, version)}
+    """Where the release holds an artifact (its canonical JSON, gzip) and the sha256 of that canonical JSON."""
+    return {"file": methods.artifact_file(version), "sha256": methods.artifact_sha256(data, version)}
 
 
 def get_latest_pack(data: ReleaseData, params: dict[str, Any]) -> CopycatLatestPack | PreviewLatestPack:
@@ -189,7 +189,7 @@ def list_pack_versions(data: ReleaseData, params: dict[str, Any]) -> VersionCata
     entries: list[CopycatVersionReference | PreviewVersionReference] = [
         {
             "versionId": version,
-            "quarter": data.artifacts[version]["quarter"],
+            "quarter": methods.quarter_of(data, version),
             "latest": version == latest,
             "artifactSha256": artifact_reference(data, version)["sha256"],
         }

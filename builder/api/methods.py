@@ -36,7 +36,7 @@ from builder.research.methods.policy import (
     evaluate_policy,
     policy_changes,
 )
-from builder.research.schema import validate_artifact
+from builder.research.schema import PackArtifact, validate_artifact
 from builder.research.versions import PACK_ID, version_as_of
 from builder.research.views import DEFAULT_MODE, Census, Mode, View, ViewTicker, census, select_view, ticker_rows
 
@@ -89,27 +89,63 @@ def policy_as_of(data: ReleaseData, version: str) -> date:
     """Each version at its own as-of: the latest at the release's, an older one at the day it was complete."""
     if version == data.versions[-1]:
         return data.as_of
-    return min(data.as_of, version_as_of(data.artifacts[version]))
+    return min(data.as_of, data.memo(("as-of", version), lambda: version_as_of(data.artifacts[version]), pinned=True))
+
+
+ARTIFACT_SUFFIX = ".json.gz"  # an artifact file holds its canonical JSON, gzip (builder.release.objects)
+
+
+def artifact_file(version: str) -> str:
+    """The path of a 13f-copycat version's artifact inside a release."""
+    return f"artifacts/{PACK_ID}/{version}{ARTIFACT_SUFFIX}"
+
+
+def quarter_of(data: ReleaseData, version: str) -> str:
+    """The quarter end a version is of (its artifact's `quarter`)."""
+    quarter: str = data.memo(("quarter", version), lambda: data.artifacts[version]["quarter"], pinned=True)
+    return quarter
 
 
 def artifact_sha256(data: ReleaseData, version: str) -> str:
-    """The sha256 of the version's canonical artifact bytes: the file the release manifest vouches for."""
-    return data.memo(("sha256", version), lambda: sha256_hex(canonical_json(data.artifacts[version])))
+    """The sha256 of the version's canonical artifact bytes (its identity; its file holds them compressed)."""
+    return data.memo(("sha256", version), lambda: sha256_hex(canonical_json(data.artifacts[version])), pinned=True)
 
 
 def diff_of(
     data: ReleaseData, older: str, newer: str, managers: Sequence[str], mode: Mode, policy: Sequence[PolicyChange] = ()
 ) -> VersionDiff:
-    """diff_versions of two versions, sharing across modes what does not depend on the mode."""
+    """diff_versions of two versions, sharing across modes what does not depend on the mode. Of each version between
+    them only what the changes carry through it is read (carried_through), so a diff holds two artifacts whole."""
     before, after = data.artifacts[older], data.artifacts[newer]
-    between = [
-        data.artifacts[v] for v in data.versions[data.versions.index(older) + 1 : data.versions.index(newer) + 1]
-    ]
+    inner = data.versions[data.versions.index(older) + 1 : data.versions.index(newer)]
+    between = [*(carried_through(data, v) for v in inner), after]
     book = data.memo(
         ("book", older, newer, tuple(managers)), lambda: versions_changes(before, after, managers, between), large=True
     )
     censuses = (census_of(data, older, managers), census_of(data, newer, managers))
     return diff_versions(before, after, managers, mode, book=book, censuses=censuses, policy=policy)
+
+
+def carried_through(data: ReleaseData, version: str) -> PackArtifact:
+    """What versions_changes reads of a version strictly between a diff's two (research.diff): its warnings, and of
+    each manager its id, its CIK and the entries whose change cites a corporate action or was left undecided (the
+    legs and flags a far diff carries through); none of the rest of the books. Small, so kept for the release."""
+
+    def carried(entries: list) -> list:
+        return [e for e in entries if e["change"]["corporateActions"] or e["change"]["kind"] == "undecided"]
+
+    def part() -> PackArtifact:
+        artifact = data.artifacts[version]
+        managers = [
+            {"id": m["id"], "cik": m["cik"], "positions": carried(m["positions"]), "ended": carried(m["ended"])}
+            for m in artifact["managers"]
+        ]
+        return cast(
+            PackArtifact, {"quarter": artifact["quarter"], "warnings": artifact["warnings"], "managers": managers}
+        )
+
+    found: PackArtifact = data.memo(("carried-through", version), part, pinned=True)
+    return found
 
 
 def diff_inputs(data: ReleaseData, params: dict[str, Any]) -> list:
@@ -185,8 +221,8 @@ def explained_tickers(data: ReleaseData, managers: Sequence[str], mode: Mode) ->
 
 def never_held(data: ReleaseData, ticker: str, managers: Sequence[str], mode: Mode, details: dict) -> NotInView:
     """position_not_found, saying which versions' quarters held the ticker in this view (none, when none did)."""
-    held = [data.artifacts[v]["quarter"] for v in data.versions if ticker in view_tickers_of(data, v, managers, mode)]
-    latest = data.artifacts[data.versions[-1]]["quarter"]
+    held = [quarter_of(data, v) for v in data.versions if ticker in view_tickers_of(data, v, managers, mode)]
+    latest = quarter_of(data, data.versions[-1])
     where = (
         f"the view held it at {', '.join(held)} (compare_versions over those versions shows its changes)"
         if held

@@ -4,17 +4,19 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
-from typing import Any
+from typing import Any, NamedTuple, cast
 
 from builder.api.contract import COPYCAT_FEATURES
 from builder.api.data import ReleaseData
 from builder.api.openapi.document import openapi_document
+from builder.canonical import canonical_json, sha256_hex
 from builder.cores import forked_map
 from builder.records import Sources
-from builder.research.artifact import build_artifacts
+from builder.release.objects import Artifacts, kept_decoded, packed_artifact
+from builder.research.artifact import built_artifacts
 from builder.research.caveats import SCOPE, identity, sortable
-from builder.research.schema import PackArtifact
-from builder.research.versions import PACK_ID, assign_versions
+from builder.research.schema import ArtifactWarning, PackArtifact
+from builder.research.versions import PACK_ID, assign_version, extended_ledger
 
 COPYCAT_ENTRY = {
     "id": PACK_ID,
@@ -43,6 +45,19 @@ PLANNED_PACKS = (
 )
 
 
+class Packed(NamedTuple):
+    """One version as a publish holds it from building to rendering: its canonical JSON compressed (the file the
+    release stores), with what the release index reads of it. A build worker sends back these bytes, not the dicts."""
+
+    version: str
+    quarter: str
+    sha256: str  # of the canonical JSON: the artifact's identity (artifact_sha256, contentHash)
+    stored: bytes  # packed_artifact(canonical JSON)
+    size: int  # of the canonical JSON
+    entry: dict  # its ledger entry ({versionId, quarter, contentSha256})
+    warnings: list[ArtifactWarning]
+
+
 def assemble(
     sources: Sources,
     ledger: Iterable[dict],
@@ -53,37 +68,60 @@ def assemble(
     """The release data of `sources`; `ledger` lists versions already published. Returns the new ledger too.
 
     `earlier`: artifacts an earlier build made from the same inputs (see research.artifact.build_artifacts); the
-    others are built on `workers` processes, a quarter each at a time (the same artifacts on any number).
+    others are built on `workers` processes, a quarter each at a time (the same artifacts on any number). Each is
+    held as its stored bytes (Packed) and decoded when read, a few kept decoded (objects.Artifacts, kept_decoded).
     """
-    built = build_artifacts(sources, earlier, lambda task, quarters: forked_map(task, quarters, workers))
-    artifacts, new_ledger = assign_versions(built, ledger)
+    published = {entry["versionId"]: entry for entry in ledger}
+
+    def packed(artifact: dict) -> Packed:
+        with_id, entry = assign_version(cast(PackArtifact, artifact), published)
+        body = canonical_json(with_id)
+        return Packed(
+            entry["versionId"],
+            entry["quarter"],
+            sha256_hex(body),
+            packed_artifact(body),
+            len(body),
+            entry,
+            with_id["warnings"],
+        )
+
+    built = built_artifacts(
+        sources,
+        None if earlier is None else lambda inputs: None if (found := earlier(inputs)) is None else packed(found),
+        # built in forked processes only: a quarter's books and evidence never grow the heap that lives on
+        lambda task, quarters: forked_map(lambda quarter: packed(task(quarter)), quarters, workers, here=False),
+    )
+    stored = {version.version: version.stored for version in built}
     preview_entries = {p.id: _preview_entry(p) for p in previews}
     index = {
         "asOf": sources.as_of.isoformat(),
         "fixture": sources.fixture,
-        "packs": _catalog(artifacts, preview_entries),
+        "packs": _catalog(built[-1], preview_entries),
         "copycat": {
-            "versions": [a["versionId"] for a in artifacts],
+            "versions": list(stored),
             "managers": [
                 {"id": m.id, "name": m.name, "cik": m.cik, "fictional": m.fictional} for m in sources.copycat.managers
             ],
         },
         "previews": preview_entries,
-        "warnings": _warnings(artifacts, preview_entries),
+        "warnings": _warnings(built, preview_entries),
         "skipped": [{"code": w.code, "message": w.message, "source": w.source} for w in sources.skipped],
         "provenance": [{"path": f.path, "sha256": f.sha256, "size": f.size} for f in sources.files],
     }
-    data = ReleaseData(index, {a["versionId"]: a for a in artifacts})
+    data = ReleaseData(index, Artifacts(stored, stored.__getitem__, kept_decoded(max(v.size for v in built))))
+    for version in built:  # what the publish knows of each without decoding it
+        data.pinned.update({("sha256", version.version): version.sha256, ("quarter", version.version): version.quarter})
+    new_ledger = extended_ledger(published.values(), [version.entry for version in built])
     return replace(data, openapi=openapi_document(data)), new_ledger  # the document enumerates this release's ids
 
 
-def _catalog(artifacts: list[PackArtifact], previews: Mapping[str, dict]) -> list[dict]:
-    latest = artifacts[-1]
+def _catalog(latest: Packed, previews: Mapping[str, dict]) -> list[dict]:
     copycat: dict[str, Any] = {
         **COPYCAT_ENTRY,
         "status": "available",
-        "latestVersion": latest["versionId"],
-        "asOf": latest["quarter"],
+        "latestVersion": latest.version,
+        "asOf": latest.quarter,
     }
     entries = [copycat]
     for pack_id in sorted(previews):
@@ -120,14 +158,14 @@ def _preview_entry(pack: Any) -> dict:
     }
 
 
-def _warnings(artifacts: list[PackArtifact], previews: Mapping[str, dict]) -> list[Mapping[str, Any]]:
+def _warnings(artifacts: list[Packed], previews: Mapping[str, dict]) -> list[Mapping[str, Any]]:
     """The scope warnings of what is published, each once and each naming its pack and what it is about (manager,
     quarter, accession, CUSIP), as views see them: health stays degraded while any exists.
 
     Only the published versions' warnings count: a confidential omission in a quarter outside the window is
     not this release's problem. A warning two versions carry alike (the fixture label) is listed once.
     """
-    found: dict[tuple[Any, ...], Mapping[str, Any]] = {identity(w): w for a in artifacts for w in a["warnings"]}
+    found: dict[tuple[Any, ...], Mapping[str, Any]] = {identity(w): w for a in artifacts for w in a.warnings}
     for pack_id, preview in previews.items():
         scoped = ({**dict.fromkeys(SCOPE), **w, "pack": pack_id} for w in preview["warnings"])
         found.update((identity(w), w) for w in scoped)

@@ -16,11 +16,11 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from builder.api.contract import OPERATIONS, Operation
 from builder.api.data import ReleaseData
-from builder.api.methods import artifact_sha256, view_tickers_of
+from builder.api.methods import artifact_sha256, carried_through, facts_of, policy_as_of, view_tickers_of
 from builder.api.render import render
 from builder.canonical import canonical_json, sha256_hex
 from builder.cores import forked_map
@@ -30,7 +30,7 @@ from builder.release.assemble import assemble, warning_lines
 from builder.release.atomic import fsync_directory, staged, sync_filesystem
 from builder.release.inputs import Reuse
 from builder.release.ledger import read_ledger, record_ledger
-from builder.release.objects import object_path
+from builder.release.objects import Artifacts, object_path, packed_artifact, unpacked_artifact
 from builder.release.staging import Share, StagingWriter
 from builder.release.store import (
     INDEX,
@@ -45,7 +45,7 @@ from builder.release.store import (
 )
 from builder.research.changes.actions import actions_line
 from builder.research.changes.listing import undecided_changes, undecided_lines
-from builder.research.coverage import common_problem, coverage_lines, quarter_coverage, unmapped_share
+from builder.research.coverage import common_problem, coverage_lines, quarter_coverage, unmapped_in, unmapped_share
 from builder.research.previews.build import build_previews
 from builder.research.schema import PackArtifact
 from builder.research.views import MODES
@@ -105,15 +105,15 @@ def prepare_release(
     previews = build_previews(sources.previews, as_of=sources.as_of)
     with collector_paused():
         data, ledger = assemble(sources, read_ledger(releases), previews, reuse.artifact, workers)
+    del sources, previews  # the filings: nothing reads them once the artifacts are built
     _refuse_reused_ids(previous, data)
     for line in warning_lines(data.index["warnings"]):
         progress(line)
-    progress(actions_line(data.artifacts.values()))
-    for line in undecided_lines(
-        undecided_changes(data.artifacts.values()), "undecided changes (`ras review` lists them)"
-    ):
+    actions, undecided, unmapped = _scanned(data)
+    progress(actions_line(actions))
+    for line in undecided_lines(undecided, "undecided changes (`ras review` lists them)"):
         progress(line)
-    check_unmapped(data.artifacts, max_unmapped, progress)
+    report_unmapped(unmapped, max_unmapped, progress)
     taken = f", {reuse.artifacts_taken} taken unchanged from the promoted release" if reuse.artifacts_taken else ""
     progress(
         f"built {len(data.versions)} versions of 13f-copycat ({data.versions[0]} … {data.versions[-1]}){taken} "
@@ -161,11 +161,11 @@ def _fill(prepared: Prepared, writer: StagingWriter, progress: Progress, workers
     data = prepared.data
     routes: dict[str, tuple[int, str]] = {}  # request key → (status, sha256): a dict each only in routes.json
     with collector_paused():  # the answers and memos are acyclic: at 200 managers its passes were 40 % of rendering
-        _put_answers(writer, data, False, routes, prepared.reuse, workers)
+        decoded = _put_answers(writer, data, False, routes, prepared.reuse, workers)
     writer.put(INDEX, canonical_json(data.index))
     writer.put(LEDGER, canonical_json(prepared.ledger))
-    for version, artifact in data.artifacts.items():
-        writer.put(artifact_file(version), canonical_json(artifact), artifact_sha256(data, version))
+    for version in data.versions:
+        writer.put(artifact_file(version), stored_artifact(data, version))
     content = dict(sorted(writer.hashes.items()))
     release_id = f"{data.index['asOf']}-{sha256_hex(canonical_json(content))[:12]}"
     manifest = canonical_json({"releaseId": release_id, "asOf": data.index["asOf"], "files": content})
@@ -181,7 +181,7 @@ def _fill(prepared: Prepared, writer: StagingWriter, progress: Progress, workers
     taken = f", {writer.copied} of them taken unchanged from the promoted release" if writer.copied else ""
     progress(
         f"rendered {len(routes)} answers{taken} on {workers} processes into {len(writer.hashes)} files ({writer.size / 1e6:.1f} MB) "
-        f"in {seconds(started)}"
+        f"in {seconds(started)}, decoding the {len(data.versions)} versions' artifacts {decoded} times"
     )
     return release_id, writer
 
@@ -193,22 +193,30 @@ def _put_answers(
     routes: dict[str, tuple[int, str]],
     reuse: Reuse,
     workers: int = 1,
-) -> None:
+) -> int:
     """Write each answer as its content-addressed object; a request answered twice is a build error. The content
-    answers are rendered on `workers` processes, the few that name the release here.
+    answers are rendered on `workers` processes, the few that name the release here. Returns how many times the
+    processes decoded an artifact (objects.Artifacts: a publish holds them compressed).
 
     An answer whose inputs are those behind the promoted release's answer is copied from it, not computed.
     """
     requests = list(precomputed(data, sealed))
     if workers > 1 and not sealed and len(requests) > 1:
-        shares = _render_on_processes(writer, data, requests, reuse, workers)
+        shares, decoded = _render_on_processes(writer, data, requests, reuse, workers)
     else:
+        before = _decoded(data)
         shares = [_render_requests(writer, data, requests, reuse, range(len(requests)))]
+        decoded = _decoded(data) - before
     for share in shares:
         for key, status, sha256 in share:
             if key in routes:
                 raise PublishError(f"two answers for one request: {key}")
             routes[key] = (status, sha256)
+    return decoded
+
+
+def _decoded(data: ReleaseData) -> int:
+    return data.artifacts.decoded if isinstance(data.artifacts, Artifacts) else 0
 
 
 Request = tuple[Operation, dict[str, Any]]
@@ -235,42 +243,69 @@ def _render_requests(
 
 def _render_on_processes(
     writer: StagingWriter, data: ReleaseData, requests: list[Request], reuse: Reuse, workers: int
-) -> list[Rendered]:
+) -> tuple[list[Rendered], int]:
     """The requests in groups that share their memos (the same operation and version), each group rendered by
     whichever process is free (builder.cores: forked, they share the parent's data copy-on-write) into a writer of
     its own on the same directory, merged into `writer` after. Memos made while rendering die with each worker.
     The objects are content-addressed, so the release is the same bytes on any count."""
-    _warm(data)
+    _warm(data, data.versions)
 
-    def rendered(group: list[int]) -> tuple[Rendered, Share]:
-        branch = writer.branch()
-        return _render_requests(branch, data, requests, reuse, group), branch.share()
+    def rendered(group: list[int]) -> tuple[Rendered, Share, int]:
+        branch, before = writer.branch(), _decoded(data)
+        return _render_requests(branch, data, requests, reuse, group), branch.share(), _decoded(data) - before
 
-    groups = _groups(requests)
-    shares = []
-    for found, written in forked_map(rendered, groups, workers):
+    kept = data.artifacts.keep if isinstance(data.artifacts, Artifacts) else None
+    groups = _groups(requests, data.versions, len(data.versions) if kept is None else max(1, kept - 2))
+    shares, decoded = [], 0
+    for found, written, decodes in forked_map(rendered, groups, workers):
         writer.merge(written)
         shares.append(found)
-    return shares
+        decoded += decodes
+    return shares, decoded
 
 
-def _warm(data: ReleaseData) -> None:
-    """Compute before the fork what answers of every kind share (each version's hash and its views in every
-    mode), so that the workers inherit it instead of each computing it again."""
-    for version in data.versions:
+def _warm(data: ReleaseData, versions: Iterable[str]) -> None:
+    """Compute before the fork what answers of every kind share (each version's hash, as-of, views in every mode,
+    holdings and what a diff carries through it), so that the workers inherit it instead of each computing it again
+    (and decoding the version for it)."""
+    for version in versions:
         artifact_sha256(data, version)
+        facts_of(data, version)
+        policy_as_of(data, version)
+        carried_through(data, version)
+        data.holdings(version)
         for mode in MODES:
             view_tickers_of(data, version, [], mode)
 
 
-def _groups(requests: list[Request]) -> list[list[int]]:
+def _groups(requests: list[Request], versions: list[str], block: int) -> list[list[int]]:
     """The requests grouped by what their memos are made of (operation and versions: the modes share them), largest
     group first: a group is rendered by one process, so no memo is computed twice, and the processes' shares even
-    out."""
+    out.
+
+    The diffs from `block` consecutive versions are one group, in the order of their newer version: while a process
+    renders it, those older versions stay decoded and each newer one is decoded once (objects.Artifacts keeps
+    `block` + 2: a pair reads its newer version last, so one slot more than the block keeps the LRU from evicting an
+    older one), so the 28 pairs of 8 versions decode 17 times with 4 kept, 34 with 2, 8 with every one."""
     groups: dict[tuple, list[int]] = {}
+    position = {version: index for index, version in enumerate(versions)}
     for index, (operation, params) in enumerate(requests):
-        groups.setdefault((operation.id, *(str(params.get(name)) for name in MEMO_PARAMS)), []).append(index)
+        if "from" in params and "to" in params:
+            key: tuple = (operation.id, position[params["from"]] // block)
+        else:
+            key = (operation.id, *(str(params.get(name)) for name in MEMO_PARAMS))
+        groups.setdefault(key, []).append(index)
+    for group in groups.values():  # each pair's modes stay together (they share the pair's memos)
+        group.sort(key=lambda index: (position.get(str(requests[index][1].get("to")), 0), index))
     return sorted(groups.values(), key=lambda group: (-len(group), group[0]))
+
+
+def stored_artifact(data: ReleaseData, version: str) -> bytes:
+    """A version's artifact file: the publish's packed bytes, or packed now (release data built some other way)."""
+    artifacts = data.artifacts
+    if isinstance(artifacts, Artifacts):
+        return artifacts.stored(version)
+    return packed_artifact(canonical_json(artifacts[version]))
 
 
 def seconds(started: float) -> str:
@@ -296,13 +331,42 @@ def _refuse_reused_ids(previous: Path | None, data: ReleaseData) -> None:
     for version in data.artifacts:
         published = previous / artifact_file(version)
         # Both name the same id, so the same content is the same canonical bytes: compared by hash, not parsed.
-        if published.exists() and sha256_hex(published.read_bytes()) != artifact_sha256(data, version):
+        if published.exists() and sha256_hex(unpacked_artifact(published.read_bytes())) != artifact_sha256(
+            data, version
+        ):
             raise PublishError(f"version {version} is published with other content; refusing to re-use its id")
+
+
+def _scanned(data: ReleaseData) -> tuple[list[PackArtifact], list[dict], dict[str, tuple[set[str], float]]]:
+    """What the publish checks and reports of every version, read in one pass, one version decoded at a time: the
+    corporate actions each applies (each version's quarter and records alone), the undecided changes, oldest first,
+    and the unmapped CUSIPs with their share of each version's value. The pass also computes, before the render
+    forks, what answers of every kind share (_warm), so no version is decoded for it again."""
+    actions: list[PackArtifact] = []
+    undecided: list[dict] = []
+    unmapped: dict[str, tuple[set[str], float]] = {}
+    for version in data.versions:  # oldest first
+        artifact = data.artifacts[version]
+        # action_listing reads a version's quarter and records only
+        actions.append(
+            cast(PackArtifact, {"quarter": artifact["quarter"], "corporateActions": artifact["corporateActions"]})
+        )
+        undecided += undecided_changes([artifact])
+        unmapped[version] = unmapped_in(artifact)
+        _warm(data, [version])
+    return actions, undecided, unmapped
 
 
 def check_unmapped(artifacts: Mapping[str, PackArtifact], limit: float, progress: Callable[[str], None]) -> None:
     """Report the unmapped CUSIPs; refuse the publish when their share of a version passes `limit`."""
-    cusips, worst, where = unmapped_share(artifacts)
+    report_unmapped({version: unmapped_in(artifacts[version]) for version in artifacts}, limit, progress)
+
+
+def report_unmapped(
+    unmapped: Mapping[str, tuple[set[str], float]], limit: float, progress: Callable[[str], None]
+) -> None:
+    """check_unmapped of each version's unmapped CUSIPs and their share of its value (coverage.unmapped_in)."""
+    cusips, worst, where = unmapped_share(unmapped)
     if not cusips:
         progress(
             "securities.csv maps every CUSIP of the published versions (positions, positions no longer held, "

@@ -28,6 +28,7 @@ import orjson
 import builder
 from builder.canonical import canonical_json, sha256_hex
 from builder.errors import at_path, escaped
+from builder.release.objects import artifact_of
 from builder.release.store import GATE_VERDICTS, MANIFEST, ROUTES, artifact_file
 from builder.sources.files import relative, walk
 
@@ -155,7 +156,7 @@ class Reuse:
         if sha256_hex(body) != self._files[path]:
             return None
         self.artifacts_taken += 1
-        return {**orjson.loads(body), "versionId": ""}  # the release assigns ids: the same content, the same id
+        return {**artifact_of(body), "versionId": ""}  # the release assigns ids: the same content, the same id
 
     def record(self, release_id: str, versions: list[str]) -> str:
         """Keep the fingerprints of `release_id`'s answers and artifacts for the next publish (only a cache: a

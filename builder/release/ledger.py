@@ -15,6 +15,7 @@ records of itself (its data/ledger.json) is in the ledger with the same content.
 from __future__ import annotations
 
 import os
+import zlib
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
@@ -22,7 +23,8 @@ import orjson
 
 from builder.errors import at_path
 from builder.release.atomic import fsync_directory
-from builder.release.store import ARTIFACTS, LEDGER, list_releases
+from builder.release.objects import artifact_of
+from builder.release.store import ARTIFACT_SUFFIX, ARTIFACTS, LEDGER, list_releases
 from builder.research.versions import content_digest
 
 LEDGER_FILE = "ledger.jsonl"
@@ -159,17 +161,17 @@ def _parsed(line: bytes) -> dict | None:
 def _unlisted_artifacts(directory: Path, known: Iterable[str]) -> Iterator[dict]:
     """Ledger entries for the release's artifacts whose ids `known` lacks, from the artifacts' own bytes."""
     listed = set(known)
-    for path in sorted((directory / ARTIFACTS).glob("*.json")):
-        if path.stem in listed:
+    for path in sorted((directory / ARTIFACTS).glob(f"*{ARTIFACT_SUFFIX}")):
+        if path.name.removesuffix(ARTIFACT_SUFFIX) in listed:
             continue
         try:
-            artifact = orjson.loads(path.read_bytes())
+            artifact = artifact_of(path.read_bytes())
             yield {
                 "versionId": artifact["versionId"],
                 "quarter": artifact["quarter"],
                 "contentSha256": content_digest(artifact),
             }
-        except (OSError, orjson.JSONDecodeError, KeyError, TypeError):
+        except (OSError, orjson.JSONDecodeError, zlib.error, KeyError, TypeError):
             continue
 
 

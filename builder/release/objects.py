@@ -10,9 +10,11 @@ held grows with the traffic's hot set, not with the release.
 from __future__ import annotations
 
 import gc
+import gzip
 import os
+import zlib
 from collections import OrderedDict
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
@@ -28,6 +30,14 @@ from builder.research.schema import PackArtifact
 # (500 managers' 33 MB `latest`): it is read per request, its hash checked once (see _verified).
 CACHE_BYTES = 24 * 1024 * 1024
 OBJECT_PREFIX = "objects/"
+# Artifacts are stored as gzip: level 6 against 1 and 9 on one 500-manager artifact (30.6 MB of JSON): 3.83 MB in
+# 0.68 s, against 4.62 MB in 0.31 s and 3.73 MB in 2.0 s (docs/performance.md).
+ARTIFACT_LEVEL = 6
+GZIP_WBITS = 31  # zlib's window bits for one gzip member
+# What a publish's process keeps of artifacts decoded, at most (objects take ~4.4× their JSON: 133 MB for the
+# 30.6 MB of a 500-manager version), and never fewer than the two a diff reads whole.
+DECODED_BUDGET = 640 << 20
+DECODED_PER_BYTE = 4.5
 
 
 @dataclass(frozen=True, slots=True)
@@ -149,33 +159,80 @@ class Answers(Mapping[str, Answer]):
 
 
 class Artifacts(Mapping[str, PackArtifact]):
-    """13f-copycat artifacts by version, each read, verified and parsed when first used, then kept (each is a
-    PackArtifact: its bytes match the sha256 the manifest vouches for, and the publish validated it)."""
+    """13f-copycat artifacts by version, each decoded from its stored bytes (`stored(version)`: a release's file read
+    and verified, or what a publish holds in memory) when first asked for. `keep`: how many stay decoded, the last
+    asked for (a publish: each is ~5× its JSON in objects); None keeps every one for the life of the process (ras
+    serve: each is a PackArtifact whose bytes match the sha256 the manifest vouches for, validated by the publish)."""
 
-    def __init__(self, reader: ReleaseReader, paths: dict[str, str]) -> None:
-        self._reader = reader
-        self._paths = paths  # version → its file in the release
-        self._loaded: dict[str, PackArtifact] = {}
+    def __init__(self, versions: Iterable[str], stored: Callable[[str], bytes], keep: int | None = None) -> None:
+        self._versions = list(versions)
+        self._stored = stored
+        self.keep = keep
+        self._loaded: OrderedDict[str, PackArtifact] = OrderedDict()
+        self.decoded = 0  # how many times an artifact was decoded (a publish's LRU is sized by it)
 
     def __getitem__(self, version: str) -> PackArtifact:
         artifact = self._loaded.get(version)
-        if artifact is None:
-            artifact = self._loaded[version] = _kept(self._reader.read(self._paths[version]))
+        if artifact is not None:
+            self._loaded.move_to_end(version)
+            return artifact
+        if version not in self:
+            raise KeyError(version)
+        if self.keep is None:
+            artifact = self._loaded[version] = _kept(unpacked_artifact(self._stored(version)))
+            self.decoded += 1
+            return artifact
+        artifact = self.read(version)
+        if self.keep > 0:
+            self._loaded[version] = artifact
+            while len(self._loaded) > self.keep:
+                self._loaded.popitem(last=False)
         return artifact
 
     def read(self, version: str) -> PackArtifact:
-        """A version's artifact read, verified and parsed, and not kept (for what is derived from it once)."""
-        parsed: PackArtifact = orjson.loads(self._reader.read(self._paths[version]))
-        return parsed
+        """A version's artifact read, verified and decoded, and not kept (for what is derived from it once)."""
+        self.decoded += 1
+        return artifact_of(self._stored(version))
+
+    def stored(self, version: str) -> bytes:
+        """The version's artifact as stored: its canonical JSON, compressed (packed_artifact)."""
+        return self._stored(version)
+
+    def forget(self) -> None:
+        """Drop every decoded artifact (a publish, before it forks its renderers)."""
+        self._loaded.clear()
 
     def __contains__(self, version: object) -> bool:
-        return version in self._paths
+        return version in self._versions
 
     def __iter__(self) -> Iterator[str]:
-        return iter(self._paths)
+        return iter(self._versions)
 
     def __len__(self) -> int:
-        return len(self._paths)
+        return len(self._versions)
+
+
+def kept_decoded(size: int) -> int:
+    """How many artifacts of `size` canonical bytes a publish keeps decoded: DECODED_BUDGET's worth, at least the 2 a
+    diff reads whole (every one at the fixture's size; 4 at 500 managers; 2 at 2,000)."""
+    return max(2, int(DECODED_BUDGET // (DECODED_PER_BYTE * max(size, 1))))
+
+
+def packed_artifact(canonical: bytes) -> bytes:
+    """An artifact's stored form, in a release and in a publish's memory: its canonical JSON as one gzip member at
+    ARTIFACT_LEVEL with no time or name in the header, so the same content is the same bytes on every publish."""
+    return gzip.compress(canonical, compresslevel=ARTIFACT_LEVEL, mtime=0)
+
+
+def unpacked_artifact(stored: bytes) -> bytes:
+    """The canonical JSON of a stored artifact (its sha256 is the artifact's: artifactSha256, contentHash)."""
+    return zlib.decompress(stored, wbits=GZIP_WBITS)
+
+
+def artifact_of(stored: bytes) -> PackArtifact:
+    """The artifact of its stored bytes: every reader of an artifact file or of a publish's packed artifacts."""
+    parsed: PackArtifact = orjson.loads(unpacked_artifact(stored))
+    return parsed
 
 
 def _kept(body: bytes) -> PackArtifact:

@@ -6,7 +6,8 @@ releases/<id>/                 one immutable release
                                the release (routes.json, health and audit answers); written last
     routes.json                canonical request → {status, sha256}
     objects/<sha256>.json      every precomputed answer, content-addressed
-    artifacts/13f-copycat/<version>.json, data/release.json, data/ledger.json
+    artifacts/13f-copycat/<version>.json.gz   each 13f-copycat version's canonical JSON, gzip (objects.packed_artifact)
+    data/release.json, data/ledger.json
 releases/current -> <id>       the promoted release, swapped atomically with os.replace
 releases/.gates/<id>.json      the verdict of the gates a publish asked for that release (builder.review.gates)
 """
@@ -25,6 +26,8 @@ import orjson
 
 from builder.api.contract import BY_ID
 from builder.api.data import ReleaseData
+from builder.api.methods import ARTIFACT_SUFFIX as ARTIFACT_SUFFIX  # the layout names the files answers cite
+from builder.api.methods import artifact_file as artifact_file
 from builder.api.methods import facts_of
 from builder.errors import ReleaseError
 from builder.release.objects import CACHE_BYTES, Answers, Artifacts, ReleaseReader
@@ -46,7 +49,7 @@ SEAL = "seal.json"
 ROUTES = "routes.json"
 INDEX = "data/release.json"
 LEDGER = "data/ledger.json"
-ARTIFACTS = f"artifacts/{PACK_ID}"  # <version>.json: each 13f-copycat version's artifact
+ARTIFACTS = f"artifacts/{PACK_ID}"  # <version>.json.gz: each 13f-copycat version's artifact (artifact_file)
 STAGING_PREFIX = ".staging-"
 GATE_VERDICTS = ".gates"  # beside the releases, a dot-directory: never taken for a release
 
@@ -60,11 +63,6 @@ class LoadedRelease:
     data: ReleaseData
     answers: Answers  # canonical request → answer, bodies through the reader's bounded LRU
     reader: ReleaseReader  # knows every vouched-for file (path → sha256) and the first damage a read found
-
-
-def artifact_file(version: str) -> str:
-    """The path of a 13f-copycat version's artifact inside a release."""
-    return f"{ARTIFACTS}/{version}.json"
 
 
 def current_release(releases: Path) -> Path | None:
@@ -183,6 +181,6 @@ def load_release(directory: Path, cache_bytes: int = CACHE_BYTES) -> LoadedRelea
     openapi_key = BY_ID["getOpenApiDocument"].request_key({})
     openapi = orjson.loads(answers[openapi_key].body) if openapi_key in answers else None
     identity = {"releaseId": manifest["releaseId"], "manifestSha256": seal["manifestSha256"]}
-    artifacts = Artifacts(reader, {version: artifact_file(version) for version in index["copycat"]["versions"]})
+    artifacts = Artifacts(index["copycat"]["versions"], lambda version: reader.read(artifact_file(version)))
     data = ReleaseData(index, artifacts, identity, openapi)
     return LoadedRelease(manifest["releaseId"], directory, data, answers, reader)

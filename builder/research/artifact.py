@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 from datetime import date
-from typing import cast
+from typing import TypeVar, cast
 
 from builder.records import Amendment, CorporateAction, Filing, ManagerConfig, Security, Sources
 from builder.research.caveats import ManagerQuarter, version_warnings
@@ -23,6 +23,7 @@ from builder.research.versions import PACK_ID
 ARTIFACT_SCHEMA = "pack-artifact/2.0"
 WEIGHT_DIGITS = 6  # weights are fractions of the book; 6 places resolve 1 dollar in a $1m book
 Spread = Callable[[Callable[[date], dict], Sequence[date]], list[dict]]  # see build_artifacts
+Built = TypeVar("Built")  # what a caller keeps of each artifact built (built_artifacts)
 
 
 def in_turn(task: Callable[[date], dict], quarters: Sequence[date]) -> list[dict]:
@@ -40,6 +41,18 @@ def build_artifacts(
     `spread(task, quarters)` builds the others, each independent of the rest: `[task(q) for q in quarters]`, in
     that order, however it runs them.
     """
+    # build_artifact writes the PackArtifact's fields as a plain dict (the writer is not typed yet), and `earlier`
+    # gives one a promoted release published; the publish validates each against the schema (export_audit_trail).
+    return cast(list[PackArtifact], built_artifacts(sources, earlier, spread))
+
+
+def built_artifacts(
+    sources: Sources,
+    earlier: Callable[[list], Built | None] | None,
+    spread: Callable[[Callable[[date], dict], Sequence[date]], list[Built]],
+) -> list[Built]:
+    """build_artifacts, each artifact as `spread` and `earlier` give it (a caller may turn each into what it keeps of
+    it as soon as it is built: the release keeps them as compressed bytes)."""
     books = QuarterBooks(sources.filings)
     positions: dict[tuple[str, date], tuple[dict[str, dict], Side] | None] = {}
     alive = filed_at(sources.filings)
@@ -59,9 +72,7 @@ def build_artifacts(
     taken = {quarter: earlier(artifact_inputs(quarter, sources, books)) if earlier else None for quarter in quarters}
     missing = [quarter for quarter in quarters if taken[quarter] is None]
     made = dict(zip(missing, spread(built, missing), strict=True))
-    # build_artifact writes the PackArtifact's fields as a plain dict (the writer is not typed yet), and `earlier`
-    # gives one a promoted release published; the publish validates each against the schema (export_audit_trail).
-    return cast(list[PackArtifact], [taken[quarter] or made[quarter] for quarter in quarters])
+    return [found if (found := taken[quarter]) is not None else made[quarter] for quarter in quarters]
 
 
 def quarter_evidence(sources: Sources, books: QuarterBooks, quarter: date) -> Evidence:

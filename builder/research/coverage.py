@@ -165,12 +165,12 @@ def unmapped_in(artifact: PackArtifact) -> tuple[set[str], float]:
     return {h["cusip"] for h in (*unmapped, *ended)}, share
 
 
-def unmapped_share(artifacts: Mapping[str, PackArtifact]) -> tuple[set[str], float, str]:
-    """Unmapped CUSIPs of every version, and the largest share of a version's long book value they hold."""
+def unmapped_share(versions: Mapping[str, tuple[set[str], float]]) -> tuple[set[str], float, str]:
+    """Unmapped CUSIPs of every version, and the largest share of a version's long book value they hold, from each
+    version's unmapped_in (read one version at a time: a publish holds its versions compressed)."""
     cusips: set[str] = set()
     worst, where = 0.0, ""
-    for version, artifact in sorted(artifacts.items()):
-        found, share = unmapped_in(artifact)
+    for version, (found, share) in sorted(versions.items()):
         cusips |= found
         if share > worst:
             worst, where = share, version

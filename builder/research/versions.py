@@ -3,7 +3,7 @@ for one content."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import date
 from typing import Final
 
@@ -24,23 +24,31 @@ def version_id(quarter: str, minor: int) -> str:
 
 
 def assign_versions(artifacts: Sequence[PackArtifact], ledger: Iterable[dict]) -> tuple[list[PackArtifact], list[dict]]:
-    """Give each artifact its id: the published id of the same content, else the quarter's next minor.
-
-    `ledger` lists every version ever published ({versionId, quarter, contentSha256}); a restatement or
-    any other change of a published quarter's content therefore gets the next minor, never a used id.
-    Returns the artifacts with ids and the ledger extended by the new versions.
-    """
+    """Give each artifact its id (assign_version); the artifacts with ids and the ledger extended by the new versions."""
     entries = {entry["versionId"]: entry for entry in ledger}
-    assigned: list[PackArtifact] = []
-    for artifact in artifacts:
-        digest = content_digest(artifact)
-        same = [e for e in entries.values() if e["quarter"] == artifact["quarter"]]
-        match = next((e["versionId"] for e in same if e["contentSha256"] == digest), None)
-        if match is None:
-            match = version_id(artifact["quarter"], max((_minor(e["versionId"]) + 1 for e in same), default=0))
-            entries[match] = {"versionId": match, "quarter": artifact["quarter"], "contentSha256": digest}
-        assigned.append({**artifact, "versionId": match})
-    return assigned, [entries[key] for key in sorted(entries)]
+    assigned = [assign_version(artifact, entries) for artifact in artifacts]
+    return [artifact for artifact, _ in assigned], extended_ledger(entries.values(), [entry for _, entry in assigned])
+
+
+def assign_version(artifact: PackArtifact, published: Mapping[str, dict]) -> tuple[PackArtifact, dict]:
+    """The artifact with its id, and its ledger entry: the published id of the same content, else the quarter's next
+    minor. `published`: every version ever published by id ({versionId, quarter, contentSha256}); a restatement or
+    any other change of a published quarter's content therefore gets the next minor, never a used id. Each quarter's
+    id depends on that quarter's entries alone, so the versions of a release are assigned in any order alike."""
+    digest = content_digest(artifact)
+    same = [e for e in published.values() if e["quarter"] == artifact["quarter"]]
+    match = next((e["versionId"] for e in same if e["contentSha256"] == digest), None)
+    if match is None:
+        match = version_id(artifact["quarter"], max((_minor(e["versionId"]) + 1 for e in same), default=0))
+    entry = {"versionId": match, "quarter": artifact["quarter"], "contentSha256": digest}
+    return {**artifact, "versionId": match}, entry
+
+
+def extended_ledger(ledger: Iterable[dict], entries: Iterable[dict]) -> list[dict]:
+    """The ledger with the entries of a release's versions (the new ones added), by version id."""
+    found = {entry["versionId"]: entry for entry in ledger}
+    found.update((entry["versionId"], entry) for entry in entries if entry["versionId"] not in found)
+    return [found[key] for key in sorted(found)]
 
 
 def _minor(identifier: str) -> int:

@@ -9,6 +9,7 @@ from pathlib import Path
 import orjson
 
 from builder.errors import ReleaseError
+from builder.release.objects import artifact_of
 from builder.release.store import INDEX, artifact_file
 from builder.research.caveats import about, identity, sortable
 from builder.research.changes.actions import action_listing
@@ -46,7 +47,7 @@ def read_side(directory: Path) -> Side:
     try:
         index = orjson.loads((directory / INDEX).read_bytes())
         artifacts = {
-            version: orjson.loads((directory / artifact_file(version)).read_bytes())
+            version: artifact_of((directory / artifact_file(version)).read_bytes())
             for version in index["copycat"]["versions"]
         }
     except (OSError, orjson.JSONDecodeError, KeyError, TypeError) as exc:

@@ -276,7 +276,8 @@ IN_CONTEXT: dict[str, str] = {
     "AgentPayload.managers.trades.tradedValue": "shareDelta valued at the later quarter's price (the earlier price "
     "for an exit), in dollars: what ranks the trades.",
     "AgentPayload.notTrades": "Changes that are not trades, counted by kind.",
-    "CopycatLatestPack.manifestEntry": "The release-manifest entry vouching for the artifact's bytes.",
+    "CopycatLatestPack.manifestEntry": "Where the release holds the artifact (its canonical JSON bytes, gzip-compressed) "
+    "and the sha256 of those canonical bytes, the audit's contentHash.",
     "PreviewAuditExport.policy": "Preview packs have no policy recalculation.",
     "ApiMeta.capability": "The operation id that answered, or 'router'.",
     "NextCall.arguments": "The exact arguments of the call (REST: its parameters or body).",
