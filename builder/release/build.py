@@ -30,7 +30,7 @@ from builder.release.assemble import assemble, warning_lines
 from builder.release.atomic import fsync_directory, staged, sync_filesystem
 from builder.release.inputs import Reuse
 from builder.release.ledger import read_ledger, record_ledger
-from builder.release.objects import Artifacts, object_path, packed_artifact, unpacked_artifact
+from builder.release.objects import Artifacts, object_path, packed_artifact, stored_artifact_file, unpacked_artifact
 from builder.release.staging import Share, StagingWriter
 from builder.release.store import (
     INDEX,
@@ -329,7 +329,7 @@ def _refuse_reused_ids(previous: Path | None, data: ReleaseData) -> None:
     if previous is None:
         return
     for version in data.artifacts:
-        published = previous / artifact_file(version)
+        published = previous / stored_artifact_file(version, lambda path: (previous / path).exists())
         # Both name the same id, so the same content is the same canonical bytes: compared by hash, not parsed.
         if published.exists() and sha256_hex(unpacked_artifact(published.read_bytes())) != artifact_sha256(
             data, version

@@ -28,8 +28,8 @@ import orjson
 import builder
 from builder.canonical import canonical_json, sha256_hex
 from builder.errors import at_path, escaped
-from builder.release.objects import artifact_of
-from builder.release.store import GATE_VERDICTS, MANIFEST, ROUTES, artifact_file
+from builder.release.objects import artifact_of, stored_artifact_file
+from builder.release.store import GATE_VERDICTS, MANIFEST, ROUTES
 from builder.sources.files import relative, walk
 
 TEMPORARY_PREFIX = ".tmp-"  # a record being written: `.tmp-<name>-<pid>`, removed by the next publish if left
@@ -146,9 +146,11 @@ class Reuse:
         fingerprint = _fingerprint(inputs)
         self.artifacts.append(fingerprint)
         version = self._record.get("artifacts", {}).get(fingerprint)
-        if version is None or self.previous is None or artifact_file(version) not in self._files:
+        if version is None or self.previous is None:
             return None
-        path = artifact_file(version)
+        path = stored_artifact_file(version, self._files.__contains__)
+        if path not in self._files:
+            return None
         try:
             body = (self.previous / path).read_bytes()
         except OSError:

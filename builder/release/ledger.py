@@ -23,7 +23,7 @@ import orjson
 
 from builder.errors import at_path
 from builder.release.atomic import fsync_directory
-from builder.release.objects import artifact_of
+from builder.release.objects import LEGACY_SUFFIX, artifact_of
 from builder.release.store import ARTIFACT_SUFFIX, ARTIFACTS, LEDGER, list_releases
 from builder.research.versions import content_digest
 
@@ -161,8 +161,9 @@ def _parsed(line: bytes) -> dict | None:
 def _unlisted_artifacts(directory: Path, known: Iterable[str]) -> Iterator[dict]:
     """Ledger entries for the release's artifacts whose ids `known` lacks, from the artifacts' own bytes."""
     listed = set(known)
-    for path in sorted((directory / ARTIFACTS).glob(f"*{ARTIFACT_SUFFIX}")):
-        if path.name.removesuffix(ARTIFACT_SUFFIX) in listed:
+    stored = (*(directory / ARTIFACTS).glob(f"*{ARTIFACT_SUFFIX}"), *(directory / ARTIFACTS).glob(f"*{LEGACY_SUFFIX}"))
+    for path in sorted(stored):
+        if path.name.removesuffix(ARTIFACT_SUFFIX).removesuffix(LEGACY_SUFFIX) in listed:
             continue
         try:
             artifact = artifact_of(path.read_bytes())

@@ -21,6 +21,7 @@ from typing import NamedTuple
 
 import orjson
 
+from builder.api.methods import ARTIFACT_SUFFIX, artifact_file
 from builder.canonical import sha256_hex
 from builder.errors import ReleaseError
 from builder.research.schema import PackArtifact
@@ -34,6 +35,8 @@ OBJECT_PREFIX = "objects/"
 # 0.68 s, against 4.62 MB in 0.31 s and 3.73 MB in 2.0 s (docs/performance.md).
 ARTIFACT_LEVEL = 6
 GZIP_WBITS = 31  # zlib's window bits for one gzip member
+GZIP_MAGIC = b"\x1f\x8b"
+LEGACY_SUFFIX = ".json"  # an artifact file of a release published before they were stored compressed
 # What a publish's process keeps of artifacts decoded, at most (objects take ~4.4× their JSON: 133 MB for the
 # 30.6 MB of a 500-manager version), and never fewer than the two a diff reads whole.
 DECODED_BUDGET = 640 << 20
@@ -225,8 +228,17 @@ def packed_artifact(canonical: bytes) -> bytes:
 
 
 def unpacked_artifact(stored: bytes) -> bytes:
-    """The canonical JSON of a stored artifact (its sha256 is the artifact's: artifactSha256, contentHash)."""
-    return zlib.decompress(stored, wbits=GZIP_WBITS)
+    """The canonical JSON of a stored artifact (its sha256 is the artifact's: artifactSha256, contentHash); a release
+    published before artifacts were stored compressed holds that JSON as it is (JSON never starts with gzip's magic)."""
+    return zlib.decompress(stored, wbits=GZIP_WBITS) if stored[:2] == GZIP_MAGIC else stored
+
+
+def stored_artifact_file(version: str, present: Callable[[str], bool]) -> str:
+    """The file holding `version`'s artifact in a release where `present(path)` says which files exist:
+    artifact_file, or in a release published before artifacts were stored compressed, its plain `.json`."""
+    path = artifact_file(version)
+    legacy = path.removesuffix(ARTIFACT_SUFFIX) + LEGACY_SUFFIX
+    return legacy if not present(path) and present(legacy) else path
 
 
 def artifact_of(stored: bytes) -> PackArtifact:

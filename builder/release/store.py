@@ -30,7 +30,7 @@ from builder.api.methods import ARTIFACT_SUFFIX as ARTIFACT_SUFFIX  # the layout
 from builder.api.methods import artifact_file as artifact_file
 from builder.api.methods import facts_of
 from builder.errors import ReleaseError
-from builder.release.objects import CACHE_BYTES, Answers, Artifacts, ReleaseReader
+from builder.release.objects import CACHE_BYTES, Answers, Artifacts, ReleaseReader, stored_artifact_file
 from builder.research.versions import PACK_ID
 
 CURRENT = "current"
@@ -181,6 +181,8 @@ def load_release(directory: Path, cache_bytes: int = CACHE_BYTES) -> LoadedRelea
     openapi_key = BY_ID["getOpenApiDocument"].request_key({})
     openapi = orjson.loads(answers[openapi_key].body) if openapi_key in answers else None
     identity = {"releaseId": manifest["releaseId"], "manifestSha256": seal["manifestSha256"]}
-    artifacts = Artifacts(index["copycat"]["versions"], lambda version: reader.read(artifact_file(version)))
+    artifacts = Artifacts(
+        index["copycat"]["versions"], lambda version: reader.read(stored_artifact_file(version, files.__contains__))
+    )
     data = ReleaseData(index, artifacts, identity, openapi)
     return LoadedRelease(manifest["releaseId"], directory, data, answers, reader)

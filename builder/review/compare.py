@@ -9,8 +9,8 @@ from pathlib import Path
 import orjson
 
 from builder.errors import ReleaseError
-from builder.release.objects import artifact_of
-from builder.release.store import INDEX, artifact_file
+from builder.release.objects import artifact_of, stored_artifact_file
+from builder.release.store import INDEX
 from builder.research.caveats import about, identity, sortable
 from builder.research.changes.actions import action_listing
 from builder.research.changes.listing import undecided_changes
@@ -47,7 +47,9 @@ def read_side(directory: Path) -> Side:
     try:
         index = orjson.loads((directory / INDEX).read_bytes())
         artifacts = {
-            version: artifact_of((directory / artifact_file(version)).read_bytes())
+            version: artifact_of(
+                (directory / stored_artifact_file(version, lambda path: (directory / path).exists())).read_bytes()
+            )
             for version in index["copycat"]["versions"]
         }
     except (OSError, orjson.JSONDecodeError, KeyError, TypeError) as exc:
