@@ -11,7 +11,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass, field
 from datetime import date
-from typing import Any, TypeVar
+from typing import Any, NamedTuple, TypeVar
 
 from builder.research.methods.ethos import Holdings, holdings
 from builder.research.schema import PackArtifact
@@ -19,6 +19,14 @@ from builder.research.schema import PackArtifact
 T = TypeVar("T")
 MEMO_SIZE = 512  # derived values (views, scores, policy) kept per release; live subsets are unbounded otherwise
 LARGE_MEMO_SIZE = 4  # values as large as a view's rows or a pair's changes: the last few (the builder asks in order)
+
+
+class Learned(NamedTuple):
+    """What computing added to a ReleaseData's memos, by memo (ReleaseData.learned)."""
+
+    pinned: dict[Hashable, Any]
+    memo: dict[Hashable, Any]
+    held: dict[str, Holdings]
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,6 +86,26 @@ class ReleaseData:
         if found is None:
             found = self._held[version] = holdings((read or self.artifacts.__getitem__)(version))
         return found
+
+    def learned(self, compute: Callable[[], T]) -> tuple[T, Learned]:
+        """compute(), and what it added to the memos that outlive a render (pinned, memo, holdings): what a forked
+        process sends back so that the one it was forked from keeps it too (adopt). Large values stay where made."""
+        pinned, memo, held = set(self.pinned), set(self._memo), set(self._held)
+        value = compute()
+        return value, Learned(
+            {key: found for key, found in self.pinned.items() if key not in pinned},
+            {key: found for key, found in self._memo.items() if key not in memo},
+            {version: found for version, found in self._held.items() if version not in held},
+        )
+
+    def adopt(self, learned: Learned) -> None:
+        """Keep what `learned` says another process computed from this release (the same values: memos are pure)."""
+        self.pinned.update(learned.pinned)
+        for key, found in learned.memo.items():
+            self._memo[key] = found
+            if len(self._memo) > MEMO_SIZE:
+                self._memo.popitem(last=False)
+        self._held.update(learned.held)
 
     def with_identity(self, identity: Mapping[str, str]) -> ReleaseData:
         # memo keys never name the release

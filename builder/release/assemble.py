@@ -7,7 +7,8 @@ from dataclasses import replace
 from typing import Any, NamedTuple, cast
 
 from builder.api.contract import COPYCAT_FEATURES
-from builder.api.data import ReleaseData
+from builder.api.data import Learned, ReleaseData
+from builder.api.methods import artifact_sha256, carried_through, facts_of, policy_as_of, view_tickers_of
 from builder.api.openapi.document import openapi_document
 from builder.canonical import canonical_json, sha256_hex
 from builder.cores import forked_map
@@ -15,8 +16,11 @@ from builder.records import Sources
 from builder.release.objects import Artifacts, kept_decoded, packed_artifact
 from builder.research.artifact import built_artifacts
 from builder.research.caveats import SCOPE, identity, sortable
+from builder.research.changes.listing import undecided_changes
+from builder.research.coverage import unmapped_in
 from builder.research.schema import ArtifactWarning, PackArtifact
 from builder.research.versions import PACK_ID, assign_version, extended_ledger
+from builder.research.views import MODES
 
 COPYCAT_ENTRY = {
     "id": PACK_ID,
@@ -187,3 +191,50 @@ def warning_lines(warnings: list[dict]) -> list[str]:
         where = f" ({example['source']})" if example.get("source") else ""
         lines.append(f"  {code} ×{len(found)} [{pack}] e.g.{where} {example['message']}")
     return lines
+
+
+def warm(data: ReleaseData, versions: Iterable[str]) -> None:
+    """Compute before the fork what answers of every kind share (each version's hash, as-of, views in every mode,
+    holdings and what a diff carries through it), so that the workers inherit it instead of each computing it again
+    (and decoding the version for it)."""
+    for version in versions:
+        artifact_sha256(data, version)
+        facts_of(data, version)
+        policy_as_of(data, version)
+        carried_through(data, version)
+        data.holdings(version)
+        for mode in MODES:
+            view_tickers_of(data, version, [], mode)
+
+
+def scanned(
+    data: ReleaseData, workers: int = 1
+) -> tuple[list[PackArtifact], list[dict], dict[str, tuple[set[str], float]]]:
+    """What the publish checks and reports of every version, one version decoded at a time on each of `workers`
+    processes: the corporate actions each applies (each version's quarter and records alone), the undecided changes,
+    oldest first, and the unmapped CUSIPs with their share of each version's value. The pass also computes, before
+    the render forks, what answers of every kind share (warm): the processes send it back (ReleaseData.learned) and
+    this one keeps it, so no version is decoded for it again."""
+
+    def scanned(version: str) -> tuple[tuple[PackArtifact, list[dict], tuple[set[str], float]], Learned]:
+        def scan() -> tuple[PackArtifact, list[dict], tuple[set[str], float]]:
+            artifact = data.artifacts[version]
+            # action_listing reads a version's quarter and records only
+            listed = {"quarter": artifact["quarter"], "corporateActions": artifact["corporateActions"]}
+            found = (cast(PackArtifact, listed), undecided_changes([artifact]), unmapped_in(artifact))
+            warm(data, [version])
+            return found
+
+        return data.learned(scan)
+
+    actions: list[PackArtifact] = []
+    undecided: list[dict] = []
+    unmapped: dict[str, tuple[set[str], float]] = {}
+    for version, ((listed, flagged, missing), learned) in zip(
+        data.versions, forked_map(scanned, data.versions, workers), strict=True
+    ):  # oldest first
+        data.adopt(learned)
+        actions.append(listed)
+        undecided += flagged
+        unmapped[version] = missing
+    return actions, undecided, unmapped

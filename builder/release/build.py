@@ -16,17 +16,17 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 from builder.api.contract import OPERATIONS, Operation
 from builder.api.data import ReleaseData
-from builder.api.methods import artifact_sha256, carried_through, facts_of, policy_as_of, view_tickers_of
+from builder.api.methods import artifact_sha256
 from builder.api.render import render
 from builder.canonical import canonical_json, sha256_hex
 from builder.cores import forked_map
 from builder.errors import PublishError, SourceError, escaped
 from builder.records import Sources
-from builder.release.assemble import assemble, warning_lines
+from builder.release.assemble import assemble, scanned, warm, warning_lines
 from builder.release.atomic import fsync_directory, staged, sync_filesystem
 from builder.release.inputs import Reuse
 from builder.release.ledger import read_ledger, record_ledger
@@ -44,11 +44,10 @@ from builder.release.store import (
     verify_release,
 )
 from builder.research.changes.actions import actions_line
-from builder.research.changes.listing import undecided_changes, undecided_lines
+from builder.research.changes.listing import undecided_lines
 from builder.research.coverage import common_problem, coverage_lines, quarter_coverage, unmapped_in, unmapped_share
 from builder.research.previews.build import build_previews
 from builder.research.schema import PackArtifact
-from builder.research.views import MODES
 from builder.sources.sec13f.cache import ParseCache
 from builder.sources.tree import collector_paused, read_sources
 
@@ -109,7 +108,8 @@ def prepare_release(
     _refuse_reused_ids(previous, data)
     for line in warning_lines(data.index["warnings"]):
         progress(line)
-    actions, undecided, unmapped = _scanned(data)
+    with collector_paused():
+        actions, undecided, unmapped = scanned(data, workers)
     progress(actions_line(actions))
     for line in undecided_lines(undecided, "undecided changes (`ras review` lists them)"):
         progress(line)
@@ -248,7 +248,7 @@ def _render_on_processes(
     whichever process is free (builder.cores: forked, they share the parent's data copy-on-write) into a writer of
     its own on the same directory, merged into `writer` after. Memos made while rendering die with each worker.
     The objects are content-addressed, so the release is the same bytes on any count."""
-    _warm(data, data.versions)
+    warm(data, data.versions)
 
     def rendered(group: list[int]) -> tuple[Rendered, Share, int]:
         branch, before = writer.branch(), _decoded(data)
@@ -262,20 +262,6 @@ def _render_on_processes(
         shares.append(found)
         decoded += decodes
     return shares, decoded
-
-
-def _warm(data: ReleaseData, versions: Iterable[str]) -> None:
-    """Compute before the fork what answers of every kind share (each version's hash, as-of, views in every mode,
-    holdings and what a diff carries through it), so that the workers inherit it instead of each computing it again
-    (and decoding the version for it)."""
-    for version in versions:
-        artifact_sha256(data, version)
-        facts_of(data, version)
-        policy_as_of(data, version)
-        carried_through(data, version)
-        data.holdings(version)
-        for mode in MODES:
-            view_tickers_of(data, version, [], mode)
 
 
 def _groups(requests: list[Request], versions: list[str], block: int) -> list[list[int]]:
@@ -335,26 +321,6 @@ def _refuse_reused_ids(previous: Path | None, data: ReleaseData) -> None:
             data, version
         ):
             raise PublishError(f"version {version} is published with other content; refusing to re-use its id")
-
-
-def _scanned(data: ReleaseData) -> tuple[list[PackArtifact], list[dict], dict[str, tuple[set[str], float]]]:
-    """What the publish checks and reports of every version, read in one pass, one version decoded at a time: the
-    corporate actions each applies (each version's quarter and records alone), the undecided changes, oldest first,
-    and the unmapped CUSIPs with their share of each version's value. The pass also computes, before the render
-    forks, what answers of every kind share (_warm), so no version is decoded for it again."""
-    actions: list[PackArtifact] = []
-    undecided: list[dict] = []
-    unmapped: dict[str, tuple[set[str], float]] = {}
-    for version in data.versions:  # oldest first
-        artifact = data.artifacts[version]
-        # action_listing reads a version's quarter and records only
-        actions.append(
-            cast(PackArtifact, {"quarter": artifact["quarter"], "corporateActions": artifact["corporateActions"]})
-        )
-        undecided += undecided_changes([artifact])
-        unmapped[version] = unmapped_in(artifact)
-        _warm(data, [version])
-    return actions, undecided, unmapped
 
 
 def check_unmapped(artifacts: Mapping[str, PackArtifact], limit: float, progress: Callable[[str], None]) -> None:
