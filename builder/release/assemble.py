@@ -216,7 +216,7 @@ def scanned(
     the render forks, what answers of every kind share (warm): the processes send it back (ReleaseData.learned) and
     this one keeps it, so no version is decoded for it again."""
 
-    def scanned(version: str) -> tuple[tuple[PackArtifact, list[dict], tuple[set[str], float]], Learned]:
+    def of_version(version: str) -> tuple[tuple[PackArtifact, list[dict], tuple[set[str], float]], Learned]:
         def scan() -> tuple[PackArtifact, list[dict], tuple[set[str], float]]:
             artifact = data.artifacts[version]
             # action_listing reads a version's quarter and records only
@@ -231,7 +231,7 @@ def scanned(
     undecided: list[dict] = []
     unmapped: dict[str, tuple[set[str], float]] = {}
     for version, ((listed, flagged, missing), learned) in zip(
-        data.versions, forked_map(scanned, data.versions, workers), strict=True
+        data.versions, forked_map(of_version, data.versions, workers), strict=True
     ):  # oldest first
         data.adopt(learned)
         actions.append(listed)
