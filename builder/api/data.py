@@ -66,9 +66,8 @@ class ReleaseData:
             memo.move_to_end(key)
             found: T = memo[key]
             return found
-        value = memo[key] = compute()
-        if len(memo) > size:
-            memo.popitem(last=False)
+        value = compute()
+        _remember(memo, size, key, value)
         return value
 
     @property
@@ -102,9 +101,7 @@ class ReleaseData:
         """Keep what `learned` says another process computed from this release (the same values: memos are pure)."""
         self.pinned.update(learned.pinned)
         for key, found in learned.memo.items():
-            self._memo[key] = found
-            if len(self._memo) > MEMO_SIZE:
-                self._memo.popitem(last=False)
+            _remember(self._memo, MEMO_SIZE, key, found)
         self._held.update(learned.held)
 
     def with_identity(self, identity: Mapping[str, str]) -> ReleaseData:
@@ -136,3 +133,10 @@ class ReleaseData:
     def preview(self, pack_id: str) -> dict | None:
         preview: dict | None = self.index["previews"].get(pack_id)
         return preview
+
+
+def _remember(memo: OrderedDict[Hashable, Any], size: int, key: Hashable, value: Any) -> None:
+    """`value` kept under `key` as the newest of `memo`, the oldest dropped past `size`."""
+    memo[key] = value
+    if len(memo) > size:
+        memo.popitem(last=False)

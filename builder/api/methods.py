@@ -92,12 +92,13 @@ def policy_as_of(data: ReleaseData, version: str) -> date:
     return min(data.as_of, data.memo(("as-of", version), lambda: version_as_of(data.artifacts[version]), pinned=True))
 
 
+ARTIFACTS = f"artifacts/{PACK_ID}"  # the folder of a release's 13f-copycat artifact files (artifact_file)
 ARTIFACT_SUFFIX = ".json.gz"  # an artifact file holds its canonical JSON, gzip (builder.release.objects)
 
 
 def artifact_file(version: str) -> str:
     """The path of a 13f-copycat version's artifact inside a release."""
-    return f"artifacts/{PACK_ID}/{version}{ARTIFACT_SUFFIX}"
+    return f"{ARTIFACTS}/{version}{ARTIFACT_SUFFIX}"
 
 
 def quarter_of(data: ReleaseData, version: str) -> str:

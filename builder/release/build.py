@@ -30,7 +30,7 @@ from builder.release.assemble import assemble, scanned, warm, warning_lines
 from builder.release.atomic import fsync_directory, staged, sync_filesystem
 from builder.release.inputs import Reuse
 from builder.release.ledger import read_ledger, record_ledger
-from builder.release.objects import Artifacts, object_path, packed_artifact, stored_artifact_file, unpacked_artifact
+from builder.release.objects import Artifacts, artifact_path, object_path, unpacked_artifact
 from builder.release.staging import Share, StagingWriter
 from builder.release.store import (
     INDEX,
@@ -165,7 +165,7 @@ def _fill(prepared: Prepared, writer: StagingWriter, progress: Progress, workers
     writer.put(INDEX, canonical_json(data.index))
     writer.put(LEDGER, canonical_json(prepared.ledger))
     for version in data.versions:
-        writer.put(artifact_file(version), stored_artifact(data, version))
+        writer.put(artifact_file(version), _held(data).stored(version))
     content = dict(sorted(writer.hashes.items()))
     release_id = f"{data.index['asOf']}-{sha256_hex(canonical_json(content))[:12]}"
     manifest = canonical_json({"releaseId": release_id, "asOf": data.index["asOf"], "files": content})
@@ -204,9 +204,9 @@ def _put_answers(
     if workers > 1 and not sealed and len(requests) > 1:
         shares, decoded = _render_on_processes(writer, data, requests, reuse, workers)
     else:
-        before = _decoded(data)
+        before = _held(data).decoded
         shares = [_render_requests(writer, data, requests, reuse, range(len(requests)))]
-        decoded = _decoded(data) - before
+        decoded = _held(data).decoded - before
     for share in shares:
         for key, status, sha256 in share:
             if key in routes:
@@ -215,8 +215,11 @@ def _put_answers(
     return decoded
 
 
-def _decoded(data: ReleaseData) -> int:
-    return data.artifacts.decoded if isinstance(data.artifacts, Artifacts) else 0
+def _held(data: ReleaseData) -> Artifacts:
+    """A publish's artifacts: held as their stored bytes and decoded when read (release.assemble)."""
+    artifacts = data.artifacts
+    assert isinstance(artifacts, Artifacts), "a publish holds its artifacts compressed (assemble)"
+    return artifacts
 
 
 Request = tuple[Operation, dict[str, Any]]
@@ -251,10 +254,10 @@ def _render_on_processes(
     warm(data, data.versions)
 
     def rendered(group: list[int]) -> tuple[Rendered, Share, int]:
-        branch, before = writer.branch(), _decoded(data)
-        return _render_requests(branch, data, requests, reuse, group), branch.share(), _decoded(data) - before
+        branch, before = writer.branch(), _held(data).decoded
+        return _render_requests(branch, data, requests, reuse, group), branch.share(), _held(data).decoded - before
 
-    kept = data.artifacts.keep if isinstance(data.artifacts, Artifacts) else None
+    kept = _held(data).keep
     groups = _groups(requests, data.versions, len(data.versions) if kept is None else max(1, kept - 2))
     shares, decoded = [], 0
     for found, written, decodes in forked_map(rendered, groups, workers):
@@ -286,14 +289,6 @@ def _groups(requests: list[Request], versions: list[str], block: int) -> list[li
     return sorted(groups.values(), key=lambda group: (-len(group), group[0]))
 
 
-def stored_artifact(data: ReleaseData, version: str) -> bytes:
-    """A version's artifact file: the publish's packed bytes, or packed now (release data built some other way)."""
-    artifacts = data.artifacts
-    if isinstance(artifacts, Artifacts):
-        return artifacts.stored(version)
-    return packed_artifact(canonical_json(artifacts[version]))
-
-
 def seconds(started: float) -> str:
     return f"{time.perf_counter() - started:.1f} s"
 
@@ -315,7 +310,7 @@ def _refuse_reused_ids(previous: Path | None, data: ReleaseData) -> None:
     if previous is None:
         return
     for version in data.artifacts:
-        published = previous / stored_artifact_file(version, lambda path: (previous / path).exists())
+        published = artifact_path(previous, version)
         # Both name the same id, so the same content is the same canonical bytes: compared by hash, not parsed.
         if published.exists() and sha256_hex(unpacked_artifact(published.read_bytes())) != artifact_sha256(
             data, version

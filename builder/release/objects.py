@@ -201,10 +201,6 @@ class Artifacts(Mapping[str, PackArtifact]):
         """The version's artifact as stored: its canonical JSON, compressed (packed_artifact)."""
         return self._stored(version)
 
-    def forget(self) -> None:
-        """Drop every decoded artifact (a publish, before it forks its renderers)."""
-        self._loaded.clear()
-
     def __contains__(self, version: object) -> bool:
         return version in self._versions
 
@@ -239,6 +235,11 @@ def stored_artifact_file(version: str, present: Callable[[str], bool]) -> str:
     path = artifact_file(version)
     legacy = path.removesuffix(ARTIFACT_SUFFIX) + LEGACY_SUFFIX
     return legacy if not present(path) and present(legacy) else path
+
+
+def artifact_path(directory: Path, version: str) -> Path:
+    """stored_artifact_file of `version` in the release `directory`, as a path."""
+    return directory / stored_artifact_file(version, lambda path: (directory / path).exists())
 
 
 def artifact_of(stored: bytes) -> PackArtifact:

@@ -27,11 +27,11 @@ import orjson
 from builder.api.contract import BY_ID
 from builder.api.data import ReleaseData
 from builder.api.methods import ARTIFACT_SUFFIX as ARTIFACT_SUFFIX  # the layout names the files answers cite
+from builder.api.methods import ARTIFACTS as ARTIFACTS
 from builder.api.methods import artifact_file as artifact_file
 from builder.api.methods import facts_of
 from builder.errors import ReleaseError
 from builder.release.objects import CACHE_BYTES, Answers, Artifacts, ReleaseReader, stored_artifact_file
-from builder.research.versions import PACK_ID
 
 CURRENT = "current"
 DEFAULT_RELEASES = Path("releases")  # where every command looks when --releases is not given
@@ -49,7 +49,6 @@ SEAL = "seal.json"
 ROUTES = "routes.json"
 INDEX = "data/release.json"
 LEDGER = "data/ledger.json"
-ARTIFACTS = f"artifacts/{PACK_ID}"  # <version>.json.gz: each 13f-copycat version's artifact (artifact_file)
 STAGING_PREFIX = ".staging-"
 GATE_VERDICTS = ".gates"  # beside the releases, a dot-directory: never taken for a release
 

@@ -3,13 +3,14 @@ trades, undecided changes, and the verdict (builder.review.verdict) that sums th
 
 from __future__ import annotations
 
+import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
 import orjson
 
 from builder.errors import ReleaseError
-from builder.release.objects import artifact_of, stored_artifact_file
+from builder.release.objects import artifact_of, artifact_path
 from builder.release.store import INDEX
 from builder.research.caveats import about, identity, sortable
 from builder.research.changes.actions import action_listing
@@ -47,12 +48,10 @@ def read_side(directory: Path) -> Side:
     try:
         index = orjson.loads((directory / INDEX).read_bytes())
         artifacts = {
-            version: artifact_of(
-                (directory / stored_artifact_file(version, lambda path: (directory / path).exists())).read_bytes()
-            )
+            version: artifact_of(artifact_path(directory, version).read_bytes())
             for version in index["copycat"]["versions"]
         }
-    except (OSError, orjson.JSONDecodeError, KeyError, TypeError) as exc:
+    except (OSError, orjson.JSONDecodeError, zlib.error, KeyError, TypeError) as exc:
         raise ReleaseError(f"{directory.name} is not a readable release") from exc
     return Side(directory.name, index, artifacts)
 
