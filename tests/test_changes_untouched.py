@@ -58,7 +58,7 @@ def compared(artifacts: list[PackArtifact]) -> tuple[int, int, int]:
                     before["id"],
                 )
                 short += 1
-                undecided += any(change["kind"] == "undecided" for change in untouched)
+                undecided += any(books.record(change)["kind"] == "undecided" for change in untouched)
     return pairs, short, undecided
 
 

@@ -11,7 +11,8 @@ import pytest
 
 from builder.api import methods
 from builder.research.changes import BOUGHT, SOLD
-from builder.research.diff import position_changes, versions_changes
+from builder.research.changes.books import moved_positions, record
+from builder.research.diff import position_changes
 
 PACK = "/api/v1/packs/13f-copycat"
 COLUMNS = ("tickers", "kinds", "fromShares", "toShares", "fromValues", "toValues")
@@ -24,8 +25,8 @@ def computed(data, diff) -> list[dict]:
     older, newer = data.artifacts[diff["from"]], data.artifacts[diff["to"]]
     managers, mode = diff["view"]["managers"], diff["view"]["mode"]
     shown = methods.view_tickers_of(data, diff["from"], [], mode) | methods.view_tickers_of(data, diff["to"], [], mode)
-    book = versions_changes(older, newer, managers, between)
-    return [dict(change) for change in book["positions"] if change["ticker"] in shown]
+    changes = map(record, moved_positions(older, newer, sorted(managers), between))
+    return [dict(change) for change in changes if change["ticker"] in shown]
 
 
 @pytest.fixture(params=["fixture", "berkshire"])

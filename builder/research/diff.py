@@ -10,20 +10,16 @@ from typing import TypedDict, cast, get_args
 
 from builder.research.caveats import for_managers, warning_changes
 from builder.research.caveats.scope import WarningChanges
-from builder.research.changes import BOUGHT, SOLD
-from builder.research.changes.books import Named, moved_positions
-from builder.research.changes.books import PositionChange as PositionChange  # the changes' shapes, as diffs name them
+from builder.research.changes.books import ChangeDetail as ChangeDetail  # the changes' shapes, as diffs name them
+from builder.research.changes.books import Named, Row, moved_positions, plain_detail
+from builder.research.changes.books import PositionChange as PositionChange
 from builder.research.changes.books import ShareChange as ShareChange
 from builder.research.methods.policy import PolicyChange
-from builder.research.schema import Candidate, Cause, CitedAction, PackArtifact, TickerAsOf
+from builder.research.schema import PackArtifact, TickerAsOf
 from builder.research.views import Census, Mode, ViewRef, census, manager_ids
 from builder.typed import Count, Date
 
-TRADES = BOUGHT | SOLD  # the kinds a plain trade can be
-# ChangeColumns' lists, and a PositionChange's manager and the fields each one lists
-COLUMNS = ("tickers", "kinds", "fromShares", "toShares", "fromValues", "toValues")
-ROW = itemgetter("managerId", "ticker", "kind", "fromShares", "toShares", "fromValue", "toValue")
-Row = tuple[str, str, ShareChange, int, int, int, int]
+COLUMNS = ("tickers", "kinds", "fromShares", "toShares", "fromValues", "toValues")  # a Row's after its manager
 
 
 class TickerChanges(TypedDict):
@@ -42,11 +38,10 @@ class SourceChange(TypedDict):
 class BookChanges(TypedDict):
     """What a diff says of the managers' books: the same in every mode (each mode's diff keeps its tickers' part)."""
 
-    positions: list[PositionChange]
     sources: list[SourceChange]
     warnings: WarningChanges
-    rows: list[Row]  # each position change as a manager's columns list it, in the order of `positions`
-    details: list[ChangeDetail]  # of the position changes that are not plain trades
+    rows: list[Row]  # each position change as a manager's columns list it, by manager then ticker
+    details: list[ChangeDetail]  # of the position changes that are not plain trades, in the same order
     named: dict[str, Named]  # each changed ticker as its change names it
 
 
@@ -86,19 +81,6 @@ class ManagerChanges(TypedDict):
     toAccessions: list[str]
     amendments: list[str]
     changes: ChangeColumns
-
-
-class ChangeDetail(TypedDict):
-    """The rest of a change that is not a plain trade (a plain one: cause trade, carried shares = fromShares,
-    shareDelta = toShares - fromShares, no corporate action or candidate)."""
-
-    managerId: str
-    ticker: str
-    carriedShares: Count | None
-    shareDelta: int | None
-    cause: Cause
-    corporateActions: list[CitedAction]
-    candidates: list[Candidate]
 
 
 # `from` is a keyword: the functional form. What changed between two versions over one view; never why.
@@ -183,7 +165,7 @@ def position_changes(diff: VersionDiff) -> list[PositionChange]:
         )
         for ticker, kind, from_shares, to_shares, from_value, to_value in rows:
             name = names[ticker]
-            detail = details.get((manager_id, ticker)) or _plain_detail(manager_id, ticker, from_shares, to_shares)
+            detail = details.get((manager_id, ticker)) or plain_detail(manager_id, ticker, from_shares, to_shares)
             found.append(
                 cast(
                     PositionChange,
@@ -201,42 +183,6 @@ def position_changes(diff: VersionDiff) -> list[PositionChange]:
                 )
             )
     return found
-
-
-def _detail(change: PositionChange) -> ChangeDetail:
-    return {
-        "managerId": change["managerId"],
-        "ticker": change["ticker"],
-        "carriedShares": change["carriedShares"],
-        "shareDelta": change["shareDelta"],
-        "cause": change["cause"],
-        "corporateActions": change["corporateActions"],
-        "candidates": change["candidates"],
-    }
-
-
-def _plain_detail(manager_id: str, ticker: str, from_shares: int, to_shares: int) -> ChangeDetail:
-    return {
-        "managerId": manager_id,
-        "ticker": ticker,
-        "carriedShares": from_shares,
-        "shareDelta": to_shares - from_shares,
-        "cause": "trade",
-        "corporateActions": [],
-        "candidates": [],
-    }
-
-
-def _plain(change: PositionChange) -> bool:
-    """A trade the columns say all of: what `_plain_detail` gives back is the rest of it."""
-    return (
-        change["kind"] in TRADES
-        and change["cause"] == "trade"
-        and change["carriedShares"] == change["fromShares"]
-        and change["shareDelta"] == change["toShares"] - change["fromShares"]
-        and not change["corporateActions"]
-        and not change["candidates"]
-    )
 
 
 def _managers(sources: Sequence[SourceChange], rows: Sequence[Row]) -> list[ManagerChanges]:
@@ -273,14 +219,13 @@ def versions_changes(
     warnings = warning_changes(
         *(for_managers(found, selected) for found in (older["warnings"], later, newer["warnings"]))
     )
-    positions = moved_positions(older, newer, selected, between)
+    moved = moved_positions(older, newer, selected, between)
     return {
-        "positions": positions,
         "sources": _source_changes(older, newer, selected),
         "warnings": warnings,
-        "rows": cast(list[Row], list(map(ROW, positions))),
-        "details": [_detail(change) for change in positions if not _plain(change)],
-        "named": {change["ticker"]: change for change in positions},
+        "rows": [row for row, _, _ in moved],
+        "details": [detail for _, detail, _ in moved if detail is not None],
+        "named": {row[1]: named for row, _, named in moved},
     }
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections import Counter
 
 from builder.research.changes import CHANGE_KINDS
-from builder.research.diff import PositionChange, versions_changes
+from builder.research.changes.books import PositionChange, moved_positions, record
 from builder.research.schema import PackArtifact
 from builder.research.views import entries, manager_ids
 
@@ -67,7 +67,7 @@ def kind_counts(latest: PackArtifact) -> list[dict]:
 def _moves(previous: PackArtifact | None, latest: PackArtifact) -> list[PositionChange]:
     if previous is None:
         return []
-    return versions_changes(previous, latest, manager_ids(latest), (latest,))["positions"]
+    return [record(change) for change in moved_positions(previous, latest, sorted(manager_ids(latest)), (latest,))]
 
 
 def _trade(change: PositionChange) -> dict:

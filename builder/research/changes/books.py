@@ -12,8 +12,8 @@ from typing import Literal, TypedDict, cast
 
 from builder.records import ActionKind, CorporateAction
 from builder.research.changes.carry import Lot
+from builder.research.changes.classify import BOUGHT, SOLD, by_key, unique_candidates
 from builder.research.changes.classify import book_changes as classify
-from builder.research.changes.classify import by_key, unique_candidates
 from builder.research.changes.side import Side
 from builder.research.schema import (
     ArtifactManager,
@@ -52,6 +52,23 @@ class PositionChange(TypedDict):
 
 
 KnownChange = TradeChange | ConvertedChange | UndecidedChange  # a change a diff entry can be: never 'unknown'
+TRADES = BOUGHT | SOLD  # the kinds a plain trade can be
+Row = tuple[
+    str, str, ShareChange, int, int, int, int
+]  # managerId, ticker, kind, fromShares, toShares, fromValue, toValue
+
+
+class ChangeDetail(TypedDict):
+    """The rest of a change that is not a plain trade (a plain one: cause trade, carried shares = fromShares,
+    shareDelta = toShares - fromShares, no corporate action or candidate)."""
+
+    managerId: str
+    ticker: str
+    carriedShares: Count | None
+    shareDelta: int | None
+    cause: Cause
+    corporateActions: list[CitedAction]
+    candidates: list[Candidate]
 
 
 class Named(TypedDict):
@@ -63,10 +80,51 @@ class Named(TypedDict):
     mapped: bool
 
 
+# One position change, compactly: its row, its detail (None for a plain trade: what the row says is all of it) and
+# the entry that names it. A pair of versions at 2,000 managers has about 370,000 of them (`record`: the whole one).
+Moved = tuple[Row, ChangeDetail | None, Named]
+
+
+def record(moved: Moved) -> PositionChange:
+    """The whole PositionChange a compact change stands for."""
+    (manager_id, ticker, kind, from_shares, to_shares, from_value, to_value), detail, named = moved
+    rest = detail or plain_detail(manager_id, ticker, from_shares, to_shares)
+    return {
+        "managerId": manager_id,
+        "ticker": ticker,
+        "issuer": named["issuer"],
+        "tickerAsOf": named["tickerAsOf"],
+        "mapped": named["mapped"],
+        "kind": kind,
+        "fromShares": from_shares,
+        "toShares": to_shares,
+        "carriedShares": rest["carriedShares"],
+        "shareDelta": rest["shareDelta"],
+        "fromValue": from_value,
+        "toValue": to_value,
+        "cause": rest["cause"],
+        "corporateActions": rest["corporateActions"],
+        "candidates": rest["candidates"],
+    }
+
+
+def plain_detail(manager_id: str, ticker: str, from_shares: int, to_shares: int) -> ChangeDetail:
+    """What a plain trade's detail would say: all of it follows from its row."""
+    return {
+        "managerId": manager_id,
+        "ticker": ticker,
+        "carriedShares": from_shares,
+        "shareDelta": to_shares - from_shares,
+        "cause": "trade",
+        "corporateActions": [],
+        "candidates": [],
+    }
+
+
 def moved_positions(
     older: PackArtifact, newer: PackArtifact, managers: Sequence[str], between: Sequence[PackArtifact]
-) -> list[PositionChange]:
-    """Each selected manager's changes of shares. Consecutive versions: the newer artifact's own changes. Further
+) -> list[Moved]:
+    """Each selected manager's changes of shares, by manager then ticker. Consecutive versions: the newer artifact's own changes. Further
     apart: the older book carried through every corporate action the versions between cite, the later filing
     against it, and undecided wherever a quarter between left it undecided; where they cite none for the manager
     (most managers, most pairs), the same changes read from the two books directly (`_untouched`)."""
@@ -74,7 +132,7 @@ def moved_positions(
     by_id_old = {m["id"]: m for m in older["managers"]}
     by_id_new = {m["id"]: m for m in newer["managers"]}
     by_id_between = [] if adjacent else [{m["id"]: m for m in artifact["managers"]} for artifact in between]
-    changes: list[PositionChange] = []
+    changes: list[Moved] = []
     for manager_id in managers:
         before, after = by_id_old[manager_id], by_id_new[manager_id]
         if adjacent:
@@ -91,50 +149,80 @@ def moved_positions(
     return changes
 
 
-def _moved(change: PositionChange) -> bool:
-    return (
-        change["fromShares"] != change["toShares"]
-        or change["kind"] in ("undecided", "converted")
-        or bool(change["corporateActions"])
-    )
+def _moved(change: Moved) -> bool:
+    (_, _, kind, from_shares, to_shares, _, _), detail, _ = change
+    return from_shares != to_shares or kind in ("undecided", "converted") or bool(detail and detail["corporateActions"])
 
 
-def _own(manager_id: str, before: ArtifactManager, after: ArtifactManager) -> list[PositionChange]:
+def _own(manager_id: str, before: ArtifactManager, after: ArtifactManager) -> list[Moved]:
     """The newer artifact's changes of one manager, as diff entries (sorted by ticker)."""
     old = {p["ticker"]: p for p in before["positions"]}
-    found: list[PositionChange] = []
+    found: list[Moved] = []
     for held, entry in entries(after):
-        record = entry["change"]
-        if record["kind"] == "unknown":
+        change = entry["change"]
+        if change["kind"] == "unknown":
             continue
         from_shares = old[entry["ticker"]]["shares"] if entry["ticker"] in old else 0
         from_value = old[entry["ticker"]]["value"] if entry["ticker"] in old else 0
         to_shares, to_value, _ = held_amounts(entry, held)
-        found.append(_entry(manager_id, entry, record, from_shares, to_shares, from_value, to_value))
-    return sorted(found, key=lambda e: e["ticker"])
+        found.append(_entry(manager_id, entry, change, from_shares, to_shares, from_value, to_value))
+    return sorted(found, key=_ticker)
 
 
 def _entry(
-    manager_id: str, named: Named, record: KnownChange, from_shares: int, to_shares: int, from_value: int, to_value: int
-) -> PositionChange:
+    manager_id: str, named: Named, change: KnownChange, from_shares: int, to_shares: int, from_value: int, to_value: int
+) -> Moved:
     """`named`: the version's entry that names the position (ticker, issuer, tickerAsOf, mapped)."""
-    return {
+    return _change(
+        manager_id,
+        named,
+        change["kind"],
+        (from_shares, to_shares, from_value, to_value),
+        change["carriedShares"],
+        change["shareDelta"],
+        change["cause"],
+        change["corporateActions"],
+        change["candidates"],
+    )
+
+
+def _change(
+    manager_id: str,
+    named: Named,
+    kind: ShareChange,
+    amounts: tuple[int, int, int, int],
+    carried: int | None,
+    delta: int | None,
+    cause: Cause,
+    actions: list[CitedAction],
+    candidates: list[Candidate],
+) -> Moved:
+    """A change as `Moved`: `amounts` are its shares and values, from and to; a detail only when not a plain trade."""
+    ticker, (from_shares, to_shares, from_value, to_value) = named["ticker"], amounts
+    row: Row = (manager_id, ticker, kind, from_shares, to_shares, from_value, to_value)
+    if (
+        kind in TRADES
+        and cause == "trade"
+        and carried == from_shares
+        and delta == to_shares - from_shares
+        and not actions
+        and not candidates
+    ):
+        return row, None, named
+    detail: ChangeDetail = {
         "managerId": manager_id,
-        "ticker": named["ticker"],
-        "issuer": named["issuer"],
-        "tickerAsOf": named["tickerAsOf"],
-        "mapped": named["mapped"],
-        "kind": record["kind"],
-        "fromShares": from_shares,
-        "toShares": to_shares,
-        "carriedShares": record["carriedShares"],
-        "shareDelta": record["shareDelta"],
-        "fromValue": from_value,
-        "toValue": to_value,
-        "cause": record["cause"],
-        "corporateActions": record["corporateActions"],
-        "candidates": record["candidates"],
+        "ticker": ticker,
+        "carriedShares": carried,
+        "shareDelta": delta,
+        "cause": cause,
+        "corporateActions": actions,
+        "candidates": candidates,
     }
+    return row, detail, named
+
+
+def _ticker(change: Moved) -> str:
+    return change[0][1]
 
 
 def _carried(
@@ -145,7 +233,7 @@ def _carried(
     newer: PackArtifact,
     between: Sequence[ArtifactManager],
     flagged: Mapping[str, list[Candidate]],
-) -> list[PositionChange]:
+) -> list[Moved]:
     """One manager's changes across several quarters; `between`: the manager's part of each version between,
     `flagged`: what they left undecided (`_flagged`)."""
     earlier, later = _side(before, older), _side(after, newer)
@@ -155,15 +243,15 @@ def _carried(
     changes = classify(earlier, later, _legs(between), rules=lambda *_: undecided)
     old = {p["ticker"]: p for p in before["positions"]}
     new = {p["ticker"]: p for p in after["positions"]}
-    found: list[PositionChange] = []
+    found: list[Moved] = []
     named: dict[str, Named] = {e["ticker"]: e for m in (before, after) for _, e in entries(m)}
-    for ticker, record in changes.held.items():
+    for ticker, change in changes.held.items():
         position = new[ticker]
         found.append(
             _entry(
                 manager_id,
                 position,
-                cast(KnownChange, record),
+                cast(KnownChange, change),
                 old[ticker]["shares"] if ticker in old else 0,
                 position["shares"],
                 old[ticker]["value"] if ticker in old else 0,
@@ -182,12 +270,12 @@ def _carried(
                 0,
             )
         )
-    return sorted(found, key=lambda e: e["ticker"])
+    return sorted(found, key=_ticker)
 
 
 def _untouched(
     manager_id: str, before: ArtifactManager, after: ArtifactManager, flagged: Mapping[str, list[Candidate]]
-) -> list[PositionChange]:
+) -> list[Moved]:
     """What `_carried` gives when the versions between cite no corporate action (`_flagged`), less the entries `_moved`
     drops; without the lots, the carry and the rules. With no legs, carry() leaves each earlier lot whole under its
     CUSIP (nothing moved, ended or received, no parent, no rounding) and the rules are `flagged`. So each later key's
@@ -203,7 +291,7 @@ def _untouched(
     sources, held = by_key(earlier, later_key.__getitem__), by_key(later, later_key.__getitem__)
     old = {p["ticker"]: p for p in before["positions"]}
     new = {p["ticker"]: p for p in after["positions"]}
-    found: list[PositionChange] = []
+    found: list[Moved] = []
     for key, cusips in held.items():
         position = new[key]
         from_shares, from_value = (old[key]["shares"], old[key]["value"]) if key in old else (0, 0)
@@ -212,11 +300,11 @@ def _untouched(
         if candidates or from_shares != position["shares"]:
             shares = sum([earlier[c] for c in carried])
             delta = sum([later[c] for c in cusips]) - shares
-            kind = "new" if shares == 0 else "added" if delta > 0 else "reduced" if delta < 0 else "unchanged"
-            change = _untouched_change(kind, shares, delta, candidates)
-            found.append(
-                _entry(manager_id, position, change, from_shares, position["shares"], from_value, position["value"])
+            kind: ShareChange = (
+                "new" if shares == 0 else "added" if delta > 0 else "reduced" if delta < 0 else "unchanged"
             )
+            amounts = (from_shares, position["shares"], from_value, position["value"])
+            found.append(_untouched_change(manager_id, position, kind, amounts, shares, delta, candidates))
     gone: dict[str, list[str]] = {}
     for cusip in sorted(earlier):
         if earlier[cusip] >= 1 and later_key[cusip] not in held:
@@ -228,9 +316,9 @@ def _untouched(
         if candidates or from_shares:
             named = named or {e["ticker"]: e for m in (before, after) for _, e in entries(m)}
             shares = sum([earlier[c] for c in cusips])
-            change = _untouched_change("exited", shares, -shares, candidates)
-            found.append(_entry(manager_id, named.get(key) or _unnamed(key), change, from_shares, 0, from_value, 0))
-    return sorted(found, key=lambda e: e["ticker"])
+            name, amounts = named.get(key) or _unnamed(key), (from_shares, 0, from_value, 0)
+            found.append(_untouched_change(manager_id, name, "exited", amounts, shares, -shares, candidates))
+    return sorted(found, key=_ticker)
 
 
 def _candidates(flagged: Mapping[str, list[Candidate]], *groups: list[str]) -> list[Candidate]:
@@ -241,20 +329,20 @@ def _candidates(flagged: Mapping[str, list[Candidate]], *groups: list[str]) -> l
     return cast(list[Candidate], unique_candidates(found[c] for group in groups for c in group if c in found))
 
 
-def _untouched_change(kind: str, shares: int, delta: int, candidates: list[Candidate]) -> KnownChange:
+def _untouched_change(
+    manager_id: str,
+    named: Named,
+    kind: ShareChange,
+    amounts: tuple[int, int, int, int],
+    shares: int,
+    delta: int,
+    candidates: list[Candidate],
+) -> Moved:
     """A change no corporate action touched, as changes.classify records it: undecided when a version between left
     it so (`candidates`), else `kind` by `delta`, the shares traded against the `shares` carried."""
-    undecided = bool(candidates)
-    change = {
-        "kind": "undecided" if undecided else kind,
-        "previousShares": shares,
-        "carriedShares": shares,
-        "shareDelta": None if undecided else delta,
-        "cause": "undecided" if undecided else "trade" if delta else "none",
-        "corporateActions": [],
-        "candidates": candidates,
-    }
-    return cast(KnownChange, change)
+    if candidates:
+        return _change(manager_id, named, "undecided", amounts, shares, None, "undecided", [], candidates)
+    return _change(manager_id, named, kind, amounts, shares, delta, "trade" if delta else "none", [], [])
 
 
 def _unnamed(key: str) -> Named:
