@@ -39,6 +39,7 @@ from builder.release.ledger import repair_ledger
 from builder.release.store import CURRENT, INDEX, STAGING_PREFIX, current_release, verify_release
 from builder.sources.packs import read_packs_config
 from builder.sources.sec13f.cache import remove_temporaries as remove_cache_temporaries
+from builder.sources.tree import collector_paused
 
 CURRENT_PREFIX = ".current-"  # the new link, made beside `current` and renamed over it
 
@@ -145,8 +146,12 @@ def publish(
         unchanged = _unchanged(tree, releases, as_of, checks, progress)
         if unchanged is not None:
             return unchanged
-        prepared = prepare_release(source, releases, as_of, progress, max_unmapped, workers)
-        release_id = write_release(prepared, releases, progress, workers)
+        # What a publish makes is acyclic (collector_paused), so the collector stays off from the read to the seal:
+        # let back on between phases, each first pass walked the millions of objects the phase before had made.
+        with collector_paused():
+            prepared = prepare_release(source, releases, as_of, progress, max_unmapped, workers)
+            release_id = write_release(prepared, releases, progress, workers)
+            del prepared  # freed before the collector is back on, so its first pass walks what is left
         if check is not None:
             check(release_id)
         started = time.perf_counter()
