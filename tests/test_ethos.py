@@ -10,7 +10,7 @@ from builder.api.wire import ErrorCode, api_error
 from builder.canonical import canonical_json
 from builder.research.errors import NotInView, UnknownEthos
 from builder.research.methods import ethos
-from builder.research.methods.ethos import ETHOS_IDS, ethos_definitions, score_view, select_tickers
+from builder.research.methods.ethos import ETHOS_IDS, ethos_definitions, holdings, score_view, select_tickers
 from builder.research.views import select_view
 from tests.research_samples import make_artifact
 
@@ -23,7 +23,7 @@ HISTORY_BOOKS = {
 
 def _scores(view_mode: str = "any", history: tuple[dict, ...] = (), ids: tuple[str, ...] = ()) -> dict:
     artifact = make_artifact()
-    return score_view(select_view(artifact, [], view_mode), artifact, list(history), list(ids))
+    return score_view(select_view(artifact, [], view_mode), artifact, [holdings(h) for h in history], list(ids))
 
 
 def _entry(result: dict, ticker: str) -> dict:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import enum
 import functools
-from collections import Counter
+import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import date
@@ -43,33 +43,41 @@ class Outcome(enum.StrEnum):
 @dataclass(frozen=True, slots=True)
 class BookFacts:
     """What the position-level checks need of an artifact, found in one pass over it: the same for every view,
-    so a release judging several views of one version (four modes, diffs) reads its books once."""
+    so a release judging several views of one version (four modes, diffs) reads its books once. Kept for the
+    release's life for each version (and pickled from each publish worker to its parent): tuples of interned
+    strings, no counter per manager (a version's facts at 500 managers: 0.7 MB, not 6.7 MB)."""
 
-    counts: dict[str, Counter[str]]  # manager id → ticker → entries (positions and exits) of that ticker
-    uncited: list[tuple[str, str]]  # (manager, ticker) of entries that cite no source row
-    stray: list[tuple[str, str]]  # (manager, ticker) of held positions citing a filing outside the manager's book
-    unmapped: list[tuple[str, str, str]]  # (manager, ticker, CUSIP) of entries keyed by CUSIP
-    unmapped_other: list[tuple[str, str]]  # (manager, CUSIP) of option and PRN rows without a ticker
+    entries: dict[str, tuple[str, ...]]  # manager id → the ticker of each of its entries (positions and exits), sorted
+    uncited: tuple[tuple[str, str], ...]  # (manager, ticker) of entries that cite no source row
+    stray: tuple[tuple[str, str], ...]  # (manager, ticker) of held positions citing a filing outside the manager's book
+    unmapped: tuple[tuple[str, str, str], ...]  # (manager, ticker, CUSIP) of entries keyed by CUSIP
+    unmapped_other: tuple[tuple[str, str], ...]  # (manager, CUSIP) of option and PRN rows without a ticker
 
 
 def book_facts(artifact: PackArtifact) -> BookFacts:
-    counts: dict[str, Counter[str]] = {}
+    tickers: dict[str, tuple[str, ...]] = {}
     uncited, stray, unmapped = [], [], []
-    other = [(m["id"], h["cusip"]) for m in artifact["managers"] for h in m["otherHoldings"] if not h["mapped"]]
+    other = [
+        (sys.intern(m["id"]), sys.intern(h["cusip"]))
+        for m in artifact["managers"]
+        for h in m["otherHoldings"]
+        if not h["mapped"]
+    ]
     for manager in artifact["managers"]:
-        manager_id, filed = manager["id"], {f["accession"] for f in manager["filings"]}
-        counts[manager_id] = tickers = Counter[str]()
+        manager_id, filed = sys.intern(manager["id"]), {f["accession"] for f in manager["filings"]}
+        found = []
         for held, entry in entries(manager):
-            ticker = entry["ticker"]
-            tickers[ticker] += 1
+            ticker = sys.intern(entry["ticker"])
+            found.append(ticker)
             if not entry["sources"]:
                 uncited.append((manager_id, ticker))
             # an ended entry cites last quarter's rows
             elif held and any(s["accession"] not in filed for s in entry["sources"]):
                 stray.append((manager_id, ticker))
             if not entry["mapped"]:
-                unmapped.append((manager_id, ticker, entry["cusip"]))
-    return BookFacts(counts, uncited, stray, unmapped, other)
+                unmapped.append((manager_id, ticker, sys.intern(entry["cusip"])))
+        tickers[manager_id] = tuple(sorted(found))
+    return BookFacts(tickers, tuple(uncited), tuple(stray), tuple(unmapped), tuple(other))
 
 
 @dataclass
@@ -99,8 +107,8 @@ class Subject:
 
     def entry_count(self) -> int:
         """The artifact's positions and exits behind the view's (manager, ticker) pairs."""
-        counts, tickers = self.facts.counts, self.tickers
-        return sum(counts[m][t] for m in self.selected if m in counts for t in counts[m].keys() & tickers)
+        found, tickers = self.facts.entries, self.tickers
+        return sum(1 for m in self.selected if m in found for t in found[m] if t in tickers)
 
 
 _Check = Callable[[Subject], tuple[Outcome, str]]
