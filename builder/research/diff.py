@@ -11,12 +11,12 @@ from typing import TypedDict, cast, get_args
 from builder.research.caveats import for_managers, warning_changes
 from builder.research.caveats.scope import WarningChanges
 from builder.research.changes.books import ChangeDetail as ChangeDetail  # the changes' shapes, as diffs name them
-from builder.research.changes.books import Named, Row, moved_positions, plain_detail
 from builder.research.changes.books import PositionChange as PositionChange
+from builder.research.changes.books import Row, moved_positions, plain_detail
 from builder.research.changes.books import ShareChange as ShareChange
 from builder.research.methods.policy import PolicyChange
 from builder.research.schema import PackArtifact, TickerAsOf
-from builder.research.views import Census, Mode, ViewRef, census, manager_ids
+from builder.research.views import Census, Mode, Named, ViewRef, census, manager_ids
 from builder.typed import Count, Date
 
 COLUMNS = ("tickers", "kinds", "fromShares", "toShares", "fromValues", "toValues")  # a Row's after its manager

@@ -56,6 +56,15 @@ class ViewTicker(TypedDict):
     sellers: list[str]
 
 
+class Named(TypedDict):
+    """What names a position in a diff entry: the part of an artifact's position or ended entry it reads."""
+
+    ticker: str
+    issuer: str
+    tickerAsOf: TickerAsOf
+    mapped: bool
+
+
 class View(TypedDict):
     managers: list[str]
     mode: Mode
@@ -106,7 +115,7 @@ class Census:
     values: dict[str, int]
     bought: set[str]
     sold: set[str]
-    names: dict[str, Position | Ended]  # each ticker's entry that names it: a held one when any manager holds it
+    names: dict[str, Named]  # each ticker as the entry that names it does: a held one when any manager holds it
 
     def tickers(self, mode: str) -> set[str]:
         if mode == "disagreement":
@@ -129,14 +138,20 @@ def census(artifact: PackArtifact, managers: Sequence[str]) -> Census:
     values: dict[str, int] = {}
     bought: set[str] = set()
     sold: set[str] = set()
-    names: dict[str, Position | Ended] = {}
+    names: dict[str, Named] = {}
     for manager in artifact["managers"]:
         if manager["id"] not in chosen:
             continue
         for held, entry in entries(manager):
             ticker, kind = entry["ticker"], entry["change"]["kind"]
             if (held and not holders.get(ticker)) or ticker not in names:  # the first holder's, else the first ender's
-                names[ticker] = entry
+                # its naming fields only: a census outlives the artifact (and travels pickled from a worker)
+                names[ticker] = {
+                    "ticker": ticker,
+                    "issuer": entry["issuer"],
+                    "tickerAsOf": entry["tickerAsOf"],
+                    "mapped": entry["mapped"],
+                }
             holders[ticker] = holders.get(ticker, 0) + held
             values[ticker] = values.get(ticker, 0) + held_amounts(entry, held)[1]
             if kind in BOUGHT:

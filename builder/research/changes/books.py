@@ -26,7 +26,7 @@ from builder.research.schema import (
     TradeChange,
     UndecidedChange,
 )
-from builder.research.views import entries, held_amounts
+from builder.research.views import Named, entries, held_amounts
 from builder.typed import Count
 
 # A diff lists moves, corporate actions and undecided changes; never an unknown one (no filing to compare).
@@ -69,15 +69,6 @@ class ChangeDetail(TypedDict):
     cause: Cause
     corporateActions: list[CitedAction]
     candidates: list[Candidate]
-
-
-class Named(TypedDict):
-    """What names a position in a diff entry: the part of an artifact's position or ended entry it reads."""
-
-    ticker: str
-    issuer: str
-    tickerAsOf: TickerAsOf
-    mapped: bool
 
 
 # One position change, compactly: its row, its detail (None for a plain trade: what the row says is all of it) and
