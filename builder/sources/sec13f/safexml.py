@@ -39,10 +39,10 @@ def parse_xml(data: bytes) -> Element:
 
 
 def is_well_formed(body: bytes) -> bool:
-    """Whether expat, with namespaces as the tree builder reads them, takes `body` whole; builds nothing.
+    """Whether expat, with namespaces on as the C tree builder runs it, reads `body` to its end; builds nothing.
 
-    Only for text without a DTD (`_without_dtd`): no entity to expand, nothing to fetch. A False says only that
-    `parse_xml` will refuse it, and parse_xml says why.
+    False for text that may hold a DTD (`_without_dtd`), unread: no entity is expanded, nothing fetched. A False
+    decides nothing: `parse_xml` then reads the text, and refuses it with the reason and the line.
     """
     if not _without_dtd(body):
         return False
