@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from xml.etree.ElementTree import Element, ParseError
 from xml.etree.ElementTree import fromstring as native_fromstring
+from xml.parsers.expat import ExpatError, ParserCreate
 
 from defusedxml import DefusedXmlException, DTDForbidden, EntitiesForbidden
 from defusedxml.ElementTree import fromstring
@@ -35,6 +36,21 @@ def parse_xml(data: bytes) -> Element:
     except DefusedXmlException as exc:
         found = data.find(b"<!DOCTYPE")
         raise DocumentError(_refusal(exc), line_at(data, found) if found >= 0 else None) from exc
+
+
+def is_well_formed(body: bytes) -> bool:
+    """Whether expat, with namespaces on as the C tree builder runs it, reads `body` to its end; builds nothing.
+
+    False for text that may hold a DTD (`_without_dtd`), unread: no entity is expanded, nothing fetched. A False
+    decides nothing: `parse_xml` then reads the text, and refuses it with the reason and the line.
+    """
+    if not _without_dtd(body):
+        return False
+    try:
+        ParserCreate(namespace_separator="}").Parse(body, True)
+    except ExpatError:
+        return False
+    return True
 
 
 def _without_dtd(body: bytes) -> bool:
