@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import date
 from typing import TypeVar, cast
 
-from builder.records import Amendment, CorporateAction, Filing, ManagerConfig, Security, Sources
+from builder.records import Amendment, CorporateAction, Filing, ManagerConfig, Security, Sources, Witnesses
 from builder.research.caveats import ManagerQuarter, version_warnings
 from builder.research.changes import BOUGHT, CHANGE_KINDS, SOLD, Changes, Ended, book_changes  # noqa: F401 (re-exported)
 from builder.research.changes.actions import action_records
@@ -56,17 +56,27 @@ def built_artifacts(
     books = QuarterBooks(sources.filings)
     positions: dict[tuple[str, date], tuple[dict[str, dict], Side] | None] = {}
     alive = filed_at(sources.filings)
+    dated: dict[date, Dated] = {}  # per quarter end, every CUSIP's securities.csv row, looked up once for all books
 
     def book_of(key: tuple[str, date]) -> tuple[dict[str, dict], Side] | None:
         # Each book once: a quarter is one version's current book and the next version's prior one.
         if key not in positions:
             found = books.get(key)
-            side = _side(found, sources.securities, alive.get(key[1], frozenset())) if found else None
-            positions[key] = (_long_positions(found, sources.securities), side) if found and side else None
+            rows = dated.setdefault(key[1], Dated(sources.securities, key[1]))
+            side = _side(found, rows, alive.get(key[1], frozenset())) if found else None
+            positions[key] = (_long_positions(found, rows), side) if found and side else None
         return positions[key]
 
+    own: dict[date, Witnesses] = {}  # per quarter end, the pack's own books as witnesses: each quarter's once
+
+    def witnessed(quarter: date) -> Witnesses:
+        if quarter not in own:
+            keys = [(m.cik, quarter) for m in sources.copycat.managers if (m.cik, quarter) in books]
+            own[quarter] = pack_witnesses((cik, q, _lots(book_of((cik, q)))) for cik, q in keys)
+        return own[quarter]
+
     def built(quarter: date) -> dict:
-        return build_artifact(quarter, sources, books, book_of, quarter_evidence(sources, books, quarter))
+        return build_artifact(quarter, sources, books, book_of, quarter_evidence(sources, quarter, witnessed))
 
     quarters = quarter_coverage(sources).published
     taken = {quarter: earlier(artifact_inputs(quarter, sources, books)) if earlier else None for quarter in quarters}
@@ -75,18 +85,26 @@ def built_artifacts(
     return [found if (found := taken[quarter]) is not None else made[quarter] for quarter in quarters]
 
 
-def quarter_evidence(sources: Sources, books: QuarterBooks, quarter: date) -> Evidence:
+def quarter_evidence(sources: Sources, quarter: date, own: Callable[[date], Witnesses]) -> Evidence:
     """What the holders of each security show between the previous quarter end and `quarter`: the Form 13F data
-    sets' filers when the sets cover both quarter ends, else the pack's own managers."""
+    sets' filers when the sets cover both quarter ends, else the pack's own managers (`own(quarter end)`: the
+    pack_witnesses of their books at that quarter end)."""
     before = previous_quarter(quarter)
     witnesses = sources.witnesses
     if witnesses is None or before not in witnesses.quarters or quarter not in witnesses.quarters:
-        keys = [(m.cik, q) for m in sources.copycat.managers for q in (before, quarter) if (m.cik, q) in books]
-        witnesses = pack_witnesses(
-            (cik, q, ((h.cusip, h.shares, h.value) for h in books[(cik, q)].holdings if h.long_equity))
-            for cik, q in keys
+        ends = [own(before), own(quarter)]
+        witnesses = dataclasses.replace(
+            ends[1],
+            quarters={q: w.quarters[q] for q, w in zip((before, quarter), ends, strict=True) if q in w.quarters},
+            filers={q: w.filers[q] for q, w in zip((before, quarter), ends, strict=True) if q in w.filers},
         )
     return decide(witnesses, before, quarter, issuers(sources, quarter))
+
+
+def _lots(book: tuple[dict[str, dict], Side] | None) -> Iterable[tuple[str, int, int]]:
+    """(cusip, shares, value) of each long-equity holding of a book (its Side's lots, in the holdings' order)."""
+    assert book is not None, "a book of the pack's filings has its Side"
+    return [(lot.cusip, lot.shares, lot.value) for lot in book[1].lots.values()]
 
 
 def issuers(sources: Sources, quarter: date) -> Callable[[str, str], bool]:
@@ -204,19 +222,38 @@ def filed_at(filings: Sequence[Filing]) -> dict[date, frozenset[str]]:
     return {quarter: frozenset(cusips) for quarter, cusips in by_quarter.items()}
 
 
-def _side(book: QuarterBook, securities: Mapping[str, Security], alive: frozenset[str]) -> Side:
+class Dated(dict[str, tuple[Security | None, bool]]):
+    """CUSIP → its securities.csv row at one quarter end and whether that row's dates cover it (Security.at), or
+    (None, False) when unmapped; each looked up when first asked, for every book of the quarter. `named` maps a
+    CUSIP to its position key then (the ticker, or the CUSIP when unmapped), likewise."""
+
+    def __init__(self, securities: Mapping[str, Security], quarter: date) -> None:
+        super().__init__()
+        self.securities, self.quarter = securities, quarter
+        self.named = _Keys(self)
+
+    def __missing__(self, cusip: str) -> tuple[Security | None, bool]:
+        security = self.securities.get(cusip)
+        found = self[cusip] = security.at(self.quarter) if security else (None, False)
+        return found
+
+
+class _Keys(dict[str, str]):
+    def __init__(self, dated: Dated) -> None:
+        super().__init__()
+        self.dated = dated
+
+    def __missing__(self, cusip: str) -> str:
+        security = self.dated[cusip][0]
+        key = self[cusip] = security.ticker if security else cusip
+        return key
+
+
+def _side(book: QuarterBook, dated: Dated, alive: frozenset[str]) -> Side:
     """A quarter book as the change rules see it: long-equity lots by CUSIP, keys at its quarter end, omissions."""
     lots = {h.cusip: Lot(h.cusip, h.shares, h.value, len(h.sources), h.issuer) for h in book.holdings if h.long_equity}
-
-    keys: dict[str, str] = {}
-
-    def key(cusip: str) -> str:
-        if cusip not in keys:  # asked for every pair the rules weigh: looked up once
-            security = securities.get(cusip)
-            keys[cusip] = security.at(book.period)[0].ticker if security else cusip
-        return keys[cusip]
-
-    return Side(book.period, lots, key, omits_positions(book), alive=alive, cik=book.cik)
+    # asked for every pair the rules weigh: a dict's own lookup, each CUSIP's key found once for the quarter
+    return Side(book.period, lots, dated.named.__getitem__, omits_positions(book), alive=alive, cik=book.cik)
 
 
 def omits_positions(book: QuarterBook) -> bool:
@@ -254,14 +291,14 @@ def _manager_entry(
     }
 
 
-def _long_positions(book: QuarterBook, securities: Mapping[str, Security]) -> dict[str, dict]:
+def _long_positions(book: QuarterBook, rows: Dated) -> dict[str, dict]:
     """Long-equity holdings keyed by the ticker valid at the quarter end (or by CUSIP when unmapped); CUSIPs sharing
     a ticker are summed."""
     positions: dict[str, dict] = {}
     for holding in book.holdings:
         if not holding.long_equity:
             continue
-        security, dated = securities[holding.cusip].at(book.period) if holding.cusip in securities else (None, False)
+        security, dated = rows[holding.cusip]
         key = security.ticker if security else holding.cusip
         entry = positions.setdefault(key, _position(key, holding, security, dated))
         if entry["cusip"] != holding.cusip:

@@ -59,20 +59,50 @@ def book_changes(
         return Changes({key: unknown_change() for key in keys}, [])
     carried = carry(earlier.lots, legs)
     found = rules(earlier, later, carried)
-    sources, previous = by_key(carried.shares, later.key), by_key(earlier.lots, later.key)
+    previous = by_key(earlier.lots, later.key)
+    # most books cross a quarter untouched by any corporate action: the carried CUSIPs are the earlier ones
+    sources = previous if carried.shares.keys() == earlier.lots.keys() else by_key(carried.shares, later.key)
+    plain = not carried.moved and not carried.parents
     held = {
-        key: _held(cusips, sources.get(key, []), previous.get(key, []), earlier, later, carried, found)
+        key: _unmoved(cusips, sources.get(key, _NONE), previous.get(key, _NONE), earlier, later, carried)
+        if plain and not (found and _flagged(cusips, sources.get(key, _NONE), found))
+        else _held(cusips, sources.get(key, []), previous.get(key, []), earlier, later, carried, found)
         for key, cusips in keys.items()
     }
     return Changes(held, _ended(earlier, later, carried, found, set(held)))
+
+
+_NONE: list[str] = []  # a key's CUSIPs where it has none (only read)
 
 
 def by_key(lots: Iterable[str], key: Callable[[str], str]) -> dict[str, list[str]]:
     """The CUSIPs of `lots` grouped by their position key, each group and the groups in CUSIP order."""
     grouped: dict[str, list[str]] = {}
     for cusip in sorted(lots):
-        grouped.setdefault(key(cusip), []).append(cusip)
+        named = key(cusip)
+        group = grouped.get(named)
+        if group is None:
+            grouped[named] = [cusip]
+        else:
+            group.append(cusip)
     return grouped
+
+
+def _flagged(cusips: list[str], sources: list[str], found: dict) -> bool:
+    return any(c in found for c in cusips) or any(c in found for c in sources)
+
+
+def _unmoved(
+    cusips: list[str], sources: list[str], before: list[str], earlier: Side, later: Side, carried: Carried
+) -> dict:
+    """_held of a position no corporate action moved shares into and no rule flagged: a trade, or none."""
+    filed = _total(later.lots, cusips)
+    shares = carried.shares
+    exact = shares[sources[0]] if len(sources) == 1 else sum(shares[x] for x in sources)
+    carried_shares = math.floor(exact)
+    delta = filed - carried_shares if filed - exact else 0
+    kind = "new" if exact == 0 else "added" if delta > 0 else "reduced" if delta < 0 else "unchanged"
+    return _change(kind, _total(earlier.lots, before), carried_shares, delta, "trade" if delta else "none")
 
 
 def _held(

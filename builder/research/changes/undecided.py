@@ -11,7 +11,6 @@ import functools
 import math
 import re
 from bisect import bisect_left, bisect_right
-from dataclasses import dataclass
 from fractions import Fraction
 
 from builder.research.changes.carry import Carried, Lot
@@ -19,6 +18,7 @@ from builder.research.changes.grown import grown_classes
 from builder.research.changes.own import BOOK_OWN, omission, received_outside, unreported
 from builder.research.changes.paste import record_line, todo
 from builder.research.changes.side import Side
+from builder.research.evidence import Evidence
 
 # (a) Split: the common split ratios, a 3-for-2 among them (Torchmark 2014), and the reverse splits 1:2 … 1:20.
 SPLIT_FACTORS = tuple(
@@ -94,19 +94,20 @@ def candidates(earlier: Side, later: Side, carried: Carried) -> dict[str, list[d
         for cusip in cusips:
             found.setdefault(cusip, []).append(candidate)
 
-    # what the evidence settled no rule second-guesses; a parent whose distribution is recorded fell by its child's
-    closed = later.evidence.settled | {parent for spun in carried.parents.values() for parent, _ in spun}
-    closed |= (
-        later.evidence.steady
-    )  # and a split another holder's steady count refutes (it would invent that holder a sale)
+    # what the evidence settled no rule second-guesses; a parent whose distribution is recorded fell by its child's,
+    # and a split another holder's steady count refutes (it would invent that holder a sale)
+    spun = {parent for spun in carried.parents.values() for parent, _ in spun}
+    closed = _closed(later.evidence) | spun if spun else _closed(later.evidence)
     gone = [x for x, shares in carried.shares.items() if shares >= 1 and x not in later.lots]
     new = [c for c in later.lots if carried.shares.get(c, 0) == 0]  # an omission is the book's own: never settled
     open_gone = [before for before in gone if before not in later.evidence.settled]
+    moved = carried.moved
     for cusip in later.lots:
-        outside = received_outside(earlier, later, carried, cusip) if carried.touched(cusip) else None
+        touched = bool(moved.get(cusip)) if moved else False  # carried.touched, asked of every lot
+        outside = received_outside(earlier, later, carried, cusip) if touched else None
         if outside:
             add((cusip,), outside)
-        if cusip in earlier.lots and not carried.touched(cusip) and cusip in carried.shares and cusip not in closed:
+        if not touched and cusip not in closed and cusip in earlier.lots and cusip in carried.shares:
             for candidate in _splits(earlier, later, cusip):
                 add((cusip,), candidate)
     for after in (c for c in new if c not in later.evidence.settled):
@@ -115,7 +116,7 @@ def candidates(earlier: Side, later: Side, carried: Carried) -> dict[str, list[d
             paired = _pair(earlier, later, before, after)
             if paired:
                 add((before, after), paired)
-    parents = _Parents.of(earlier, later)
+    parents = _Parents(earlier, later)
     for child in (c for c in later.lots if c not in later.evidence.settled):
         for candidate in _distributions(earlier, later, carried, child, parents):
             add((child,), candidate)
@@ -126,8 +127,8 @@ def candidates(earlier: Side, later: Side, carried: Carried) -> dict[str, list[d
         acquired = _cash_merger(earlier, later, before)
         if acquired:
             add((before,), acquired)
-    held_after = {later.key(c) for c in later.lots}
-    held_before = {later.key(c) for c in earlier.lots}
+    held_after = {later.key(c) for c in later.lots} if later.omitted and gone else set()
+    held_before = {later.key(c) for c in earlier.lots} if earlier.omitted else set()
     for before in gone:
         if later.omitted and later.key(before) not in held_after:
             add((before,), omission(earlier, later, before, vanished=True))
@@ -142,6 +143,18 @@ def candidates(earlier: Side, later: Side, carried: Carried) -> dict[str, list[d
             if later.key(after) not in held_before and after not in later.evidence.born:
                 add((after,), omission(earlier, later, after, vanished=False))
     return found
+
+
+_CLOSED: dict[str, tuple[Evidence, frozenset[str]]] = {}  # the last Evidence asked of _closed, and its answer
+
+
+def _closed(evidence: Evidence) -> frozenset[str]:
+    """What `evidence` settles or refutes a split of; every manager's book of a quarter asks of the same Evidence,
+    so the union is made once (the sets hold every security the holders decide)."""
+    last = _CLOSED.get("last")
+    if last is None or last[0] is not evidence:
+        last = _CLOSED["last"] = (evidence, evidence.settled | evidence.steady)
+    return last[1]
 
 
 def wanting(earlier: Side, later: Side, cusips: tuple[str, ...]) -> str:
@@ -290,24 +303,29 @@ def _stated_ratio(old: Lot, new: Lot) -> Fraction | None:
     return None
 
 
-@dataclass(frozen=True, slots=True)
 class _Parents:
-    """The positions held at both quarter ends (holders keep a spin-off's parent), indexed by share count."""
+    """The positions held at both quarter ends (holders keep a spin-off's parent), indexed by share count; the index
+    and the issuers made when a new position first asks (most books have none that could be a distribution)."""
 
-    cusips: frozenset[str]
-    sides: tuple[tuple[Side, list[int], list[str]], ...]  # per side: sorted share counts and their CUSIPs
-    most_rows: int
-    issuers: frozenset[str]  # the parents' issuer marks (see _marks): a child sharing none has no kin among them
+    def __init__(self, earlier: Side, later: Side) -> None:
+        self.earlier, self.later = earlier, later
+        self.cusips = frozenset(earlier.lots) & frozenset(later.lots)
 
-    @classmethod
-    def of(cls, earlier: Side, later: Side) -> _Parents:
-        cusips = frozenset(earlier.lots) & frozenset(later.lots)
+    @functools.cached_property
+    def sides(self) -> tuple[tuple[Side, list[int], list[str]], ...]:  # per side: sorted share counts, their CUSIPs
         sides = []
-        for side in (earlier, later):
-            ordered = sorted((side.lots[c].shares, c) for c in cusips if side.lots[c].shares > 0)
+        for side in (self.earlier, self.later):
+            ordered = sorted((side.lots[c].shares, c) for c in self.cusips if side.lots[c].shares > 0)
             sides.append((side, [shares for shares, _ in ordered], [c for _, c in ordered]))
-        marks = frozenset(mark for c in cusips for mark in _marks(later.lots[c]))
-        return cls(cusips, tuple(sides), max((later.lots[c].rows for c in cusips), default=0), marks)
+        return tuple(sides)
+
+    @functools.cached_property
+    def most_rows(self) -> int:
+        return max((self.later.lots[c].rows for c in self.cusips), default=0)
+
+    @functools.cached_property
+    def issuers(self) -> frozenset[str]:  # the parents' issuer marks (see _marks): a child sharing none has no kin
+        return frozenset(mark for c in self.cusips for mark in _marks(self.later.lots[c]))
 
     def near(self, side: int, low: float, high: float) -> list[str]:
         _, shares, cusips = self.sides[side]

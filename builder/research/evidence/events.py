@@ -7,10 +7,12 @@ decide (with their evidence), or none. The thresholds say how much the holders m
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from decimal import Decimal
 from fractions import Fraction
+from itertools import chain
 
 from builder.records import ActionKind, CorporateAction, Holders
 from builder.research.evidence import ratios
@@ -325,34 +327,51 @@ def _near_distribution(pairs: Pairs) -> bool:
     return False
 
 
+def _least(needed: int, parent: Holders, share: float, proof: Proof) -> float:
+    """The holders that must fit a parent held by `parent` (spun_off)."""
+    return max(needed, proof.needed(len(parent)), share * len(parent))
+
+
 def spun_off(
     cusip: str, held: Holders, books: Books, settled: set[str], citing: Citing, proof: Proof, *, new: bool = True
 ) -> list[CorporateAction]:
     """A new security whose holders received it at one ratio to a security they kept: a spin-off of it; or, not
     `new`, a security whose holders' gains (`held`) stand in one ratio to a security they kept: distributed into."""
     before, after = books.of(0), books.of(1)
-    parents: dict[tuple[str, int], Pairs] = {}  # (parent, the side whose count of it the child is measured on)
-    for cik, shares in zip(held.ciks, held.shares, strict=True):
-        for parent, had in before.get(cik, {}).items():
-            if parent != cusip and had > 0 and (parent in settled or proof.few) and after[cik].get(parent):
-                parents.setdefault((parent, 0), []).append((had, shares))
-                if proof.few:  # one book may have traded the parent before the record date: its later count too
-                    parents.setdefault((parent, 1), []).append((after[cik][parent], shares))
     # a distribution into a class the holders held is sought among every security they hold: it must fit most
     # of them, and most of the parent's holders, to outweigh the chance of so many tries
     share = AGREE if new else GROWN_AGREE
     needed = proof.needed(len(held)) if new else max(MIN_WITNESSES, math.ceil(share * len(held)))
+    # a parent needs that many holders fitting it (`agreeing` counts holders): one that fewer of them held cannot
+    # pass, so the holders' pairs are gathered only for the others
+    held_by = Counter(chain.from_iterable(before.get(cik, {}) for cik in held.ciks))
+    passing = {
+        parent: least
+        for parent, count in held_by.items()
+        if count >= needed
+        and parent != cusip
+        and count >= (least := _least(needed, books.sides[0][parent], share, proof))
+    }
+    parents: dict[tuple[str, int], Pairs] = {}  # (parent, the side whose count of it the child is measured on)
+    for cik, shares in zip(held.ciks, held.shares, strict=True) if passing else ():
+        had_of, now_of = before.get(cik, {}), after[cik]
+        for parent in passing.keys() & had_of.keys():
+            had = had_of[parent]
+            if had > 0 and (parent in settled or proof.few) and now_of.get(parent):
+                parents.setdefault((parent, 0), []).append((had, shares))
+                if proof.few:  # one book may have traded the parent before the record date: its later count too
+                    parents.setdefault((parent, 1), []).append((now_of[parent], shares))
     fits: list[tuple[int, tuple[str, int], Fraction, tuple[float, float]]] = []
     for (parent, side), pairs in sorted(parents.items()):
-        if proof.few and not _near_distribution(pairs):
+        if len(pairs) < passing[parent] or (proof.few and not _near_distribution(pairs)):
             continue  # only a distribution ratio can pass below: spare stating every parent's ratio
-        fit = ratios.common_ratio(pairs, proof.tolerance) if len(pairs) >= needed else None
+        fit = ratios.common_ratio(pairs, proof.tolerance)
         if fit is None:
             continue
         stated = ratios.stated(fit[0], pairs, proof.tolerance)
         agreeing = ratios.agreeing(pairs, stated, proof.tolerance)
         # most of the parent's holders received the child too (a few sell it at once)
-        if agreeing >= max(needed, proof.needed(len(books.sides[0][parent])), share * len(books.sides[0][parent])):
+        if agreeing >= passing[parent]:
             fits.append((agreeing, (parent, side), stated, fit[2]))
     if proof.few:  # one issuer's ratio, unlikely by chance, and only one parent that fits so
         tried = len(parents) * len(FEW_DISTRIBUTIONS)

@@ -37,8 +37,13 @@ def pack_witnesses(books: Iterable[tuple[str, date, Iterable[tuple[str, int, int
     for cik, quarter, lots in books:
         filers.setdefault(quarter, set()).add(cik)
         by_cusip = grouped.setdefault(quarter, {})
-        for cusip, shares, value in lots:
-            by_cusip.setdefault(cusip, []).append((int(cik), shares, value))
+        number = int(cik)
+        for cusip, shares, value in lots:  # a row per holding of every book: no call it can spare
+            rows = by_cusip.get(cusip)
+            if rows is None:
+                by_cusip[cusip] = [(number, shares, value)]
+            else:
+                rows.append((number, shares, value))
     quarters = {q: {c: holders_of(rows) for c, rows in by_cusip.items()} for q, by_cusip in grouped.items()}
     return Witnesses("pack-filings", (), quarters, {q: len(ciks) for q, ciks in filers.items()})
 
@@ -46,9 +51,10 @@ def pack_witnesses(books: Iterable[tuple[str, date, Iterable[tuple[str, int, int
 def holders_of(rows: Iterable[tuple[int, int, int]]) -> Holders:
     """Holders from (cik, shares, value) rows, one per filer."""
     ordered = sorted(rows)
-    return Holders(
-        array("q", (r[0] for r in ordered)), array("q", (r[1] for r in ordered)), array("q", (r[2] for r in ordered))
-    )
+    if not ordered:
+        return Holders(array("q"), array("q"), array("q"))
+    ciks, shares, values = zip(*ordered, strict=True)
+    return Holders(array("q", ciks), array("q", shares), array("q", values))
 
 
 class Books:
