@@ -173,6 +173,7 @@ def build_artifact(
     `book_of((cik, quarter))`: the book's long positions by key and its Side, None when the manager did not file;
     `evidence`: what the holders of the securities decide since the previous quarter end."""
     managers, parts = [], []
+    rows = Dated(sources.securities, quarter)
     prior_end = previous_quarter(quarter)
     actions = with_evidence(sources.corporate_actions, evidence, one_position(sources, quarter), prior_end, quarter)
     for manager in sources.copycat.managers:
@@ -194,6 +195,7 @@ def build_artifact(
             before[0] if before else None,
             changes,
             sources.securities,
+            rows,
         )
         managers.append(entry)
         previous = books.get(prior)
@@ -273,6 +275,7 @@ def _manager_entry(
     prior: dict[str, dict] | None,
     changes: Changes,
     securities: Mapping[str, Security],
+    rows: Dated,
 ) -> dict:
     book_value = sum(p["value"] for p in current.values())
     positions = [_with_change(p, changes.held[key], book_value) for key, p in sorted(current.items())]
@@ -287,7 +290,7 @@ def _manager_entry(
         "filings": [_filing_entry(f) for f in book.filings],
         "positions": positions,
         "ended": ended,
-        "otherHoldings": [_other(h, securities, book.period) for h in book.holdings if not h.long_equity],
+        "otherHoldings": [_other(h, rows) for h in book.holdings if not h.long_equity],
     }
 
 
@@ -300,8 +303,10 @@ def _long_positions(book: QuarterBook, rows: Dated) -> dict[str, dict]:
             continue
         security, dated = rows[holding.cusip]
         key = security.ticker if security else holding.cusip
-        entry = positions.setdefault(key, _position(key, holding, security, dated))
-        if entry["cusip"] != holding.cusip:
+        entry = positions.get(key)
+        if entry is None:
+            positions[key] = _position(key, holding, security, dated)
+        elif entry["cusip"] != holding.cusip:
             entry["shares"] += holding.shares
             entry["value"] += holding.value
             entry["sources"] += _sources(holding)
@@ -356,8 +361,8 @@ def _ended(
     }
 
 
-def _other(holding: Holding, securities: Mapping[str, Security], quarter: date) -> dict:
-    security = securities[holding.cusip].at(quarter)[0] if holding.cusip in securities else None
+def _other(holding: Holding, rows: Dated) -> dict:
+    security = rows[holding.cusip][0]
     return {
         "ticker": security.ticker if security else holding.cusip,
         "mapped": security is not None,

@@ -90,15 +90,23 @@ def _applied(group: list[Filing]) -> tuple[Filing, ...]:
 def _aggregate(filings: Sequence[Filing]) -> tuple[Holding, ...]:
     sums: dict[tuple[str, str | None, str], list] = {}
     for filing in filings:
-        for row in filing.rows:
+        scale, accession = filing.dollars(1), filing.accession  # a row's value in dollars: value × scale
+        for row in filing.rows:  # every row of every book: no call it can spare
             key = (row.cusip, row.put_call, row.share_type)
-            entry = sums.setdefault(key, [row.issuer, 0, 0, []])
-            entry[1] += row.shares
-            entry[2] += filing.dollars(row.value)
-            entry[3].append(SourceRow(filing.accession, row.row))
+            entry = sums.get(key)
+            if entry is None:
+                sums[key] = [row.issuer, row.shares, row.value * scale, [SourceRow(accession, row.row)]]
+            else:
+                entry[1] += row.shares
+                entry[2] += row.value * scale
+                entry[3].append(SourceRow(accession, row.row))
     return tuple(
         Holding(cusip, put_call, share_type, issuer, shares, value, tuple(sources))
-        for (cusip, put_call, share_type), (issuer, shares, value, sources) in sorted(
-            sums.items(), key=lambda item: (item[0][0], item[0][1] or "", item[0][2])
-        )
+        for (cusip, put_call, share_type), (issuer, shares, value, sources) in sorted(sums.items(), key=_order)
     )
+
+
+def _order(item: tuple[tuple[str, str | None, str], object]) -> tuple[str, str, str]:
+    """A holding's place in a book: by CUSIP, putCall (none first), share type."""
+    (cusip, put_call, share_type), _ = item
+    return cusip, put_call or "", share_type

@@ -186,11 +186,11 @@ def _ended_entry(
         return Ended(
             key, tuple(cusips), tuple(cusips), _change("converted", previous, 0, 0, "corporate-action", citations)
         )
-    exact = sum((carried.shares[c] for c in cusips), Fraction(0))
-    applied = _unique(a for c in cusips for a in carried.moved.get(c, ()))
+    exact = sum(carried.shares[c] for c in cusips)  # whole shares unless a leg made a fraction: only floored
+    applied = _unique(a for c in cusips for a in carried.moved.get(c, ())) if carried.moved else []
     citations = [_citation(a, earlier, later) for a in applied]
     origins = tuple(sorted({o for c in cusips for o in carried.origins.get(c, {c}) if o in earlier.lots}))
-    flagged = unique_candidates(found.get(c, ()) for c in cusips)
+    flagged = unique_candidates(found.get(c, ()) for c in cusips) if found else []
     if flagged:
         change = _change("undecided", previous, math.floor(exact), None, "undecided", citations, flagged)
     else:
