@@ -76,7 +76,10 @@ def built_artifacts(
         return own[quarter]
 
     def built(quarter: date) -> dict:
-        return build_artifact(quarter, sources, books, book_of, quarter_evidence(sources, quarter, witnessed))
+        evidence = quarter_evidence(sources, quarter, witnessed)
+        for done in [end for end in own if end < quarter]:  # the next quarter asks for this one's only
+            del own[done]
+        return build_artifact(quarter, sources, books, book_of, evidence)
 
     quarters = quarter_coverage(sources).published
     taken = {quarter: earlier(artifact_inputs(quarter, sources, books)) if earlier else None for quarter in quarters}
