@@ -79,6 +79,13 @@ def built_artifacts(
         evidence = quarter_evidence(sources, quarter, witnessed)
         for done in [end for end in own if end < quarter]:  # the next quarter asks for this one's only
             del own[done]
+        # build_artifact reads the books of this quarter end and the two before it; the quarters after it (in order,
+        # however they are spread) no earlier ones: at 2,000 managers one quarter end's books are some 300 MB
+        oldest = previous_quarter(previous_quarter(quarter))
+        for key in [key for key in positions if key[1] < oldest]:
+            del positions[key]
+        for end in [end for end in dated if end < oldest]:
+            del dated[end]
         return build_artifact(quarter, sources, books, book_of, evidence)
 
     quarters = quarter_coverage(sources).published
