@@ -231,8 +231,8 @@ def scanned(
     undecided: list[dict] = []
     unmapped: dict[str, tuple[set[str], float]] = {}
     for version, ((listed, flagged, missing), learned) in zip(
-        data.versions, forked_map(of_version, data.versions, workers), strict=True
-    ):  # oldest first
+        data.versions, forked_map(of_version, data.versions, workers, here=False), strict=True
+    ):  # oldest first; this process decodes none (what it decoded would stay in its heap, which every render inherits)
         data.adopt(learned)
         actions.append(listed)
         undecided += flagged
