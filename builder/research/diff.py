@@ -16,7 +16,7 @@ from builder.research.changes.books import Row, moved_positions, plain_detail
 from builder.research.changes.books import ShareChange as ShareChange
 from builder.research.methods.policy import PolicyChange
 from builder.research.schema import PackArtifact, TickerAsOf
-from builder.research.views import Census, Mode, Named, ViewRef, census, manager_ids
+from builder.research.views import Census, Mode, Named, ViewRef, census, manager_ids, naming
 from builder.typed import Count, Date
 
 COLUMNS = ("tickers", "kinds", "fromShares", "toShares", "fromValues", "toValues")  # a Row's after its manager
@@ -225,7 +225,7 @@ def versions_changes(
         "warnings": warnings,
         "rows": [row for row, _, _ in moved],
         "details": [detail for _, detail, _ in moved if detail is not None],
-        "named": {row[1]: named for row, _, named in moved},
+        "named": {ticker: naming(named) for ticker, named in {row[1]: named for row, _, named in moved}.items()},
     }
 
 

@@ -145,13 +145,7 @@ def census(artifact: PackArtifact, managers: Sequence[str]) -> Census:
         for held, entry in entries(manager):
             ticker, kind = entry["ticker"], entry["change"]["kind"]
             if (held and not holders.get(ticker)) or ticker not in names:  # the first holder's, else the first ender's
-                # its naming fields only: a census outlives the artifact (and travels pickled from a worker)
-                names[ticker] = {
-                    "ticker": ticker,
-                    "issuer": entry["issuer"],
-                    "tickerAsOf": entry["tickerAsOf"],
-                    "mapped": entry["mapped"],
-                }
+                names[ticker] = naming(entry)  # a census outlives the artifact (and travels pickled from a worker)
             holders[ticker] = holders.get(ticker, 0) + held
             values[ticker] = values.get(ticker, 0) + held_amounts(entry, held)[1]
             if kind in BOUGHT:
@@ -159,6 +153,16 @@ def census(artifact: PackArtifact, managers: Sequence[str]) -> Census:
             elif kind in SOLD:
                 sold.add(ticker)
     return Census(selected, holders, values, bought, sold, names)
+
+
+def naming(entry: Named) -> Named:
+    """An entry's naming fields only, for what outlives its artifact (a census, a pair's changes)."""
+    return {
+        "ticker": entry["ticker"],
+        "issuer": entry["issuer"],
+        "tickerAsOf": entry["tickerAsOf"],
+        "mapped": entry["mapped"],
+    }
 
 
 def entries(manager: ArtifactManager) -> Iterator[tuple[bool, Position | Ended]]:

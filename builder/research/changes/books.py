@@ -53,9 +53,8 @@ class PositionChange(TypedDict):
 
 KnownChange = TradeChange | ConvertedChange | UndecidedChange  # a change a diff entry can be: never 'unknown'
 TRADES = BOUGHT | SOLD  # the kinds a plain trade can be
-Row = tuple[
-    str, str, ShareChange, int, int, int, int
-]  # managerId, ticker, kind, fromShares, toShares, fromValue, toValue
+# managerId, ticker, kind, fromShares, toShares, fromValue, toValue
+Row = tuple[str, str, ShareChange, int, int, int, int]
 
 
 class ChangeDetail(TypedDict):
@@ -115,10 +114,10 @@ def plain_detail(manager_id: str, ticker: str, from_shares: int, to_shares: int)
 def moved_positions(
     older: PackArtifact, newer: PackArtifact, managers: Sequence[str], between: Sequence[PackArtifact]
 ) -> list[Moved]:
-    """Each selected manager's changes of shares, by manager then ticker. Consecutive versions: the newer artifact's own changes. Further
-    apart: the older book carried through every corporate action the versions between cite, the later filing
-    against it, and undecided wherever a quarter between left it undecided; where they cite none for the manager
-    (most managers, most pairs), the same changes read from the two books directly (`_untouched`)."""
+    """Each selected manager's changes of shares, by manager then ticker. Consecutive versions: the newer artifact's
+    own changes. Further apart: the older book carried through every corporate action the versions between cite, the
+    later filing against it, and undecided wherever a quarter between left it undecided; where they cite none for the
+    manager (most managers, most pairs), the same changes read from the two books directly (`_untouched`)."""
     adjacent = len(between) == 1 and newer["previousQuarter"] == older["quarter"]
     by_id_old = {m["id"]: m for m in older["managers"]}
     by_id_new = {m["id"]: m for m in newer["managers"]}
