@@ -27,7 +27,18 @@ from builder.release.store import current_release, load_release
 EXPORT_TARGET = 0.5  # issue 37: an export ≤ 0.5 × the cold publish of its release …
 REEXPORT_TARGET = 0.3  # … and a next-quarter re-export ≤ 0.3 × a full export
 REFERENCE = (("br", 10), ("gzip", 9))  # the levels exports used before the survey
-SURVEY = (("br", 4), ("br", 5), ("br", 6), ("br", 7), ("br", 10), ("gzip", 4), ("gzip", 6), ("gzip", 9))
+SURVEY = (
+    ("br", 3),
+    ("br", 4),
+    ("br", 5),
+    ("br", 6),
+    ("br", 10),
+    ("gzip", 1),
+    ("gzip", 2),
+    ("gzip", 4),
+    ("gzip", 6),
+    ("gzip", 9),
+)
 
 
 def export_once(releases: Path, out: Path) -> dict:

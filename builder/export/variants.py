@@ -26,12 +26,13 @@ try:  # brotli is an optional extra: without it an export is gzip-only, and says
 except ImportError:  # pragma: no cover - depends on the environment
     brotli = None
 
-# Chosen by bench.export's survey of a 100-manager synthetic release's answers (docs/performance.md, "Export"):
-# brotli 5 is 1/35 of quality 10's time for 17 % more bytes (quality 10 is where brotli's slow optimal parsing
-# starts: 2 MB/s against 70); gzip, the coding of the few clients without brotli, at 4 is 1/5 of level 9's
-# time for 10 % more bytes.
-GZIP_LEVEL = 4
-BROTLI_QUALITY = 5
+# Chosen by bench.export's survey of a synthetic release's answers (docs/performance.md, "Export"): brotli 4 takes
+# 0.65 of quality 5's time for 4 % more bytes, and 1/50 of quality 10's (where brotli's slow optimal parsing starts)
+# for 23 % more; gzip, the coding of the few clients without brotli, at 1 takes 0.57 of level 4's time for 9 % more.
+# An export's time is its compression: at 500 managers these levels take it from 0.57 to 0.43-0.46 of the cold
+# publish (25.1 s against 18.9-20.0 s, beside a 43.8 s publish).
+GZIP_LEVEL = 1
+BROTLI_QUALITY = 4
 EXTENSIONS = {"gzip": ".gz", "br": ".br"}
 BROTLI_MISSING = "brotli is not installed: writing gzip variants only (pip install brotli, then export again)"
 CACHE = Path(".cache") / "variants"  # under the export directory: every variant ever written, by content
