@@ -117,7 +117,14 @@ def assemble(
     for version in built:  # what the publish knows of each without decoding it
         data.pinned.update({("sha256", version.version): version.sha256, ("quarter", version.version): version.quarter})
     new_ledger = extended_ledger(published.values(), [version.entry for version in built])
-    return replace(data, openapi=openapi_document(data)), new_ledger  # the document enumerates this release's ids
+    return data, new_ledger
+
+
+def documented(data: ReleaseData) -> ReleaseData:
+    """`data` with its OpenAPI document, which enumerates this release's ids and names the latest view's largest
+    holding: made after the checks pass (`scanned`), whose workers send back the latest version's census, so this
+    process decodes no artifact for it (what it decoded would stay in the heap every render process inherits)."""
+    return replace(data, openapi=openapi_document(data))
 
 
 def _catalog(latest: Packed, previews: Mapping[str, dict]) -> list[dict]:

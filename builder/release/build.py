@@ -26,7 +26,7 @@ from builder.canonical import canonical_json, sha256_hex
 from builder.cores import forked_map
 from builder.errors import PublishError, SourceError, escaped
 from builder.records import Sources
-from builder.release.assemble import assemble, scanned, warm, warning_lines
+from builder.release.assemble import assemble, documented, scanned, warm, warning_lines
 from builder.release.atomic import fsync_directory, staged, sync_filesystem
 from builder.release.inputs import Reuse
 from builder.release.ledger import read_ledger, record_ledger
@@ -110,6 +110,7 @@ def prepare_release(
         progress(line)
     with collector_paused():
         actions, undecided, unmapped = scanned(data, workers)
+    data = documented(data)
     progress(actions_line(actions))
     for line in undecided_lines(undecided, "undecided changes (`ras review` lists them)"):
         progress(line)
