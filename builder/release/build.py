@@ -45,9 +45,8 @@ from builder.release.store import (
 )
 from builder.research.changes.actions import actions_line
 from builder.research.changes.listing import undecided_lines
-from builder.research.coverage import common_problem, coverage_lines, quarter_coverage, unmapped_in, unmapped_share
+from builder.research.coverage import common_problem, coverage_lines, quarter_coverage, unmapped_share
 from builder.research.previews.build import build_previews
-from builder.research.schema import PackArtifact
 from builder.sources.sec13f.cache import ParseCache
 from builder.sources.tree import collector_paused, read_sources
 
@@ -319,15 +318,11 @@ def _refuse_reused_ids(previous: Path | None, data: ReleaseData) -> None:
             raise PublishError(f"version {version} is published with other content; refusing to re-use its id")
 
 
-def check_unmapped(artifacts: Mapping[str, PackArtifact], limit: float, progress: Callable[[str], None]) -> None:
-    """Report the unmapped CUSIPs; refuse the publish when their share of a version passes `limit`."""
-    report_unmapped({version: unmapped_in(artifacts[version]) for version in artifacts}, limit, progress)
-
-
 def report_unmapped(
     unmapped: Mapping[str, tuple[set[str], float]], limit: float, progress: Callable[[str], None]
 ) -> None:
-    """check_unmapped of each version's unmapped CUSIPs and their share of its value (coverage.unmapped_in)."""
+    """Report the unmapped CUSIPs, given each version's and their share of its value (coverage.unmapped_in, from the
+    checks pass); refuse the publish when their share of a version passes `limit`."""
     cusips, worst, where = unmapped_share(unmapped)
     if not cusips:
         progress(
