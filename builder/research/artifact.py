@@ -58,11 +58,17 @@ def built_artifacts(
     alive = filed_at(sources.filings)
     dated: dict[date, Dated] = {}  # per quarter end, every CUSIP's securities.csv row, looked up once for all books
 
+    def dated_at(end: date) -> Dated:
+        found = dated.get(end)
+        if found is None:
+            found = dated[end] = Dated(sources.securities, end)
+        return found
+
     def book_of(key: tuple[str, date]) -> tuple[dict[str, dict], Side] | None:
         # Each book once: a quarter is one version's current book and the next version's prior one.
         if key not in positions:
             found = books.get(key)
-            rows = dated.setdefault(key[1], Dated(sources.securities, key[1]))
+            rows = dated_at(key[1])
             side = _side(found, rows, alive.get(key[1], frozenset())) if found else None
             positions[key] = (_long_positions(found, rows), side) if found and side else None
         return positions[key]
@@ -86,7 +92,7 @@ def built_artifacts(
             del positions[key]
         for end in [end for end in dated if end < oldest]:
             del dated[end]
-        return build_artifact(quarter, sources, books, book_of, evidence)
+        return build_artifact(quarter, sources, books, book_of, evidence, dated_at(quarter))
 
     quarters = quarter_coverage(sources).published
     taken = {quarter: earlier(artifact_inputs(quarter, sources, books)) if earlier else None for quarter in quarters}
@@ -177,13 +183,14 @@ def build_artifact(
     books: Mapping[tuple[str, date], QuarterBook],
     book_of: Callable[[tuple[str, date]], tuple[dict[str, dict], Side] | None],
     evidence: Evidence,
+    rows: Dated,
 ) -> dict:
     """One version's artifact; `versionId` is assigned by the release (it depends on what was published).
 
     `book_of((cik, quarter))`: the book's long positions by key and its Side, None when the manager did not file;
-    `evidence`: what the holders of the securities decide since the previous quarter end."""
+    `evidence`: what the holders of the securities decide since the previous quarter end; `rows`: the quarter end's
+    securities.csv rows (the Dated that `book_of` keys the quarter's books by)."""
     managers, parts = [], []
-    rows = Dated(sources.securities, quarter)
     prior_end = previous_quarter(quarter)
     actions = with_evidence(sources.corporate_actions, evidence, one_position(sources, quarter), prior_end, quarter)
     for manager in sources.copycat.managers:
