@@ -184,11 +184,11 @@ class Artifacts(Mapping[str, PackArtifact]):
             artifact = self._loaded[version] = _kept(unpacked_artifact(self._stored(version)))
             self.decoded += 1
             return artifact
+        while self._loaded and len(self._loaded) >= self.keep:  # before decoding: never one more held than kept
+            self._loaded.popitem(last=False)
         artifact = self.read(version)
         if self.keep > 0:
             self._loaded[version] = artifact
-            while len(self._loaded) > self.keep:
-                self._loaded.popitem(last=False)
         return artifact
 
     def read(self, version: str) -> PackArtifact:
