@@ -55,6 +55,18 @@ class PublishError(click.ClickException):
 
     exit_code = 1
 
+    def __reduce__(self) -> tuple:
+        """Raised in a forked process and raised again in the one that forked it (cores.in_child): the same error
+        and message whatever its class's __init__ takes."""
+        return _rebuilt, (type(self), self.message, self.__dict__)
+
+
+def _rebuilt(kind: type[PublishError], message: str, state: dict) -> PublishError:
+    error = kind.__new__(kind)
+    PublishError.__init__(error, message)
+    error.__dict__.update(state)
+    return error
+
 
 class SourceError(PublishError):
     """Every fatal problem found in the source tree, reported at once."""

@@ -11,7 +11,9 @@ from __future__ import annotations
 import builtins
 import errno
 import io
+import mmap
 import os
+import pickle
 import signal
 import sys
 from collections.abc import Callable, Iterator
@@ -59,12 +61,23 @@ class Injection:
 
     step: str
     fault: str
-    hits: list[Call] = field(default_factory=list)  # the calls the fault landed on: a test asserts there was one
+    # the calls the fault landed on (`hits`: a test asserts there was one), pickled in anonymous shared memory: the
+    # processes a command forks (a publish reads its sources in one) add to the same list
+    shared: mmap.mmap = field(default_factory=lambda: mmap.mmap(-1, 1 << 16))
+
+    @property
+    def hits(self) -> list[Call]:
+        size = int.from_bytes(self.shared[:4], "little")
+        found: list[Call] = pickle.loads(self.shared[4 : 4 + size]) if size else []
+        return found
 
     def check(self, call: Call) -> None:
-        if (self.hits and call.path != self.hits[0].path) or (not self.hits and not STEPS[self.step](call, self.fault)):
+        hits = self.hits
+        if (hits and call.path != hits[0].path) or (not hits and not STEPS[self.step](call, self.fault)):
             return
-        self.hits.append(call)
+        body = pickle.dumps([*hits, call])
+        self.shared[4 : 4 + len(body)] = body
+        self.shared[:4] = len(body).to_bytes(4, "little")
         if self.fault == "SIGKILL":
             os.kill(os.getpid(), signal.SIGKILL)
         code = getattr(errno, self.fault)

@@ -9,7 +9,9 @@ from typing import Any
 
 import pytest
 
-from builder.cores import forked_map
+from builder.cores import forked_map, in_child
+from builder.errors import SourceError
+from builder.records import SourceProblem
 
 ITEMS = list(range(23))
 
@@ -96,3 +98,40 @@ def test_a_task_that_spreads_work_itself_runs_that_in_place():
         return {pid for _, pid in forked_map(inner, [1, 2, 3], 2)} == {os.getpid()}
 
     assert forked_map(outer, [0, 1], 2) == [True, True]
+
+
+def test_a_child_passes_its_progress_on_as_it_goes_and_returns_what_it_made():
+    lines: list[str] = []
+    parent = os.getpid()
+
+    def task(progress: Callable[[str], None]) -> tuple[int, list[int]]:
+        progress("reading")
+        progress("built")
+        return os.getpid(), forked_map(lambda n: n * n, [1, 2, 3], 2)  # it may spread work of its own
+
+    pid, squares = in_child(task, lines.append)
+    assert pid != parent and squares == [1, 4, 9]
+    assert lines == ["reading", "built"]
+
+
+def test_a_childs_publish_error_is_raised_here_as_it_was():
+    problems = [SourceProblem("sec13f/a.xml", "bad row", 3), SourceProblem("sec13f/b.xml", "no period", 9)]
+
+    def task(progress: Callable[[str], None]) -> None:
+        raise SourceError(problems)
+
+    with pytest.raises(SourceError) as raised:
+        in_child(task, lambda line: None)
+    assert raised.value.problems == tuple(problems)
+    assert str(raised.value) == str(SourceError(problems)) and raised.value.exit_code == 1
+
+
+def test_a_child_killed_before_it_answers_is_an_error_here():
+    def task(progress: Callable[[str], None]) -> None:
+        progress("about to die")
+        os.kill(os.getpid(), 9)
+
+    lines: list[str] = []
+    with pytest.raises(ChildProcessError, match="exit code -9"):
+        in_child(task, lines.append)
+    assert lines == ["about to die"]

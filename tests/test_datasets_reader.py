@@ -6,6 +6,7 @@ from __future__ import annotations
 import shutil
 import zipfile
 from datetime import date
+from multiprocessing.sharedctypes import RawValue
 from pathlib import Path
 from typing import Any
 
@@ -303,7 +304,7 @@ def test_a_publish_reads_the_data_sets_once_and_a_half_written_cache_entry_is_re
     first = CliRunner().invoke(main, ["publish", "--source", str(root), "--releases", str(releases)])
     assert first.exit_code == 0, first.output
     assert "0 from cache" in first.output
-    assert (hashed, spawned) == ([1], [1])  # the zip hashed once, its entry written by a process of its own
+    assert (hashed.value, spawned.value) == (1, 1)  # the zip hashed once, its entry written by a process of its own
     (entry,) = (releases / DATASETS_CACHE).glob("*/*/*.parquet")
     left = entry.parent / ".entry-half"
     left.write_bytes(b"PAR1")
@@ -312,15 +313,16 @@ def test_a_publish_reads_the_data_sets_once_and_a_half_written_cache_entry_is_re
     second = CliRunner().invoke(main, ["publish", "--source", str(root), "--releases", str(releases)])
     assert second.exit_code == 0, second.output
     assert "1 from cache" in second.output and not left.exists()
-    assert (hashed, spawned) == ([2], [1])  # hashed once more, and no process started: the entry is there
+    assert (hashed.value, spawned.value) == (2, 1)  # hashed once more, and no process started: the entry is there
 
 
-def counted(monkeypatch: pytest.MonkeyPatch, module: Any, name: str) -> list[int]:
-    """Count the calls of `module.name` from here on (in this process: a spawned one imports its own)."""
-    calls, original = [0], getattr(module, name)
+def counted(monkeypatch: pytest.MonkeyPatch, module: Any, name: str) -> Any:
+    """Count the calls of `module.name` from here on, in this process and those forked from it (a publish reads its
+    sources in one), in shared memory; a spawned process imports its own module, uncounted."""
+    calls, original = RawValue("i", 0), getattr(module, name)
 
     def counting(*args: Any, **kwargs: Any) -> Any:
-        calls[0] += 1
+        calls.value += 1
         return original(*args, **kwargs)
 
     monkeypatch.setattr(module, name, counting)
