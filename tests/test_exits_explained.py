@@ -62,12 +62,38 @@ async def test_a_ticker_every_selected_manager_exited_is_explained_as_having_lef
 
 
 def test_every_ticker_that_left_a_precomputed_view_has_its_precomputed_explanation(release):
-    left = {mode: methods.left_view(release.data, [], mode) for mode in ("any", "overlap", "exclusive", "disagreement")}
+    left = {mode: methods.left_view(release.data, [], mode) for mode in MODES}
     assert left["exclusive"] and left["disagreement"]
     for mode, tickers in left.items():
         query = "" if mode == "any" else f"?mode={mode}"
         for ticker in tickers:
             assert data_of(release, f"{PACK}/positions/{ticker}/explanation{query}")["viewStatus"] == "left-view"
+
+
+MODES = ("any", "overlap", "exclusive", "disagreement")
+
+
+def _listed_from_rows(data, managers: list[str], mode: str) -> list[str]:
+    """explained_tickers as the latest view's rows list them: the view's, then those that left it with a change."""
+    latest = data.versions[-1]
+    left = methods.left_view(data, managers, mode)
+    ended = [row["ticker"] for row in methods.rows_of(data, latest, managers) if row["ticker"] in left]
+    return [row["ticker"] for row in methods.view_of(data, latest, managers, mode)["tickers"]] + ended
+
+
+@pytest.mark.parametrize("managers", [[], ["larch"], ["larch", "osprey", "quillwort"]])
+def test_the_explained_tickers_are_the_latest_views_rows_and_what_left_it(release, managers):
+    for mode in MODES:
+        listed = methods.explained_tickers(release.data, managers, mode)
+        assert listed == _listed_from_rows(release.data, managers, mode), mode
+    assert methods.explained_tickers(release.data, managers, "any")
+
+
+async def test_berkshires_explained_tickers_are_its_views_rows_and_the_exits_of_2020_q2(berkshire_release):
+    data = berkshire_release.data
+    for mode in MODES:
+        assert methods.explained_tickers(data, [], mode) == _listed_from_rows(data, [], mode), mode
+    assert methods.explained_tickers(data, [], "any")[-7:] == ["AAL", "DAL", "GS", "LUV", "OXY", "QSR", "UAL"]
 
 
 def test_a_ticker_in_the_view_says_so(release):

@@ -213,11 +213,12 @@ def left_view(data: ReleaseData, managers: Sequence[str], mode: Mode) -> set[str
 
 
 def explained_tickers(data: ReleaseData, managers: Sequence[str], mode: Mode) -> list[str]:
-    """Every ticker explainPosition answers for the view: those in it, then those that left it with a change."""
-    rows = view_of(data, data.versions[-1], managers, mode)["tickers"]
+    """Every ticker explainPosition answers for the view: those in it, then those that left it with a change, each
+    in ticker order. Read from the latest census (what the view's rows are counted from: views.view_tickers), so
+    listing them decodes nothing: a publish lists them before it forks the processes that render."""
+    latest = census_of(data, data.versions[-1], managers)
     left = left_view(data, managers, mode)
-    ended = [row["ticker"] for row in rows_of(data, data.versions[-1], managers) if row["ticker"] in left]
-    return [row["ticker"] for row in rows] + ended
+    return sorted(view_tickers_of(data, data.versions[-1], managers, mode)) + sorted(left.intersection(latest.names))
 
 
 def never_held(data: ReleaseData, ticker: str, managers: Sequence[str], mode: Mode, details: dict) -> NotInView:
