@@ -54,7 +54,7 @@ def built_artifacts(
     """build_artifacts, each artifact as `spread` and `earlier` give it (a caller may turn each into what it keeps of
     it as soon as it is built: the release keeps them as compressed bytes)."""
     books = QuarterBooks(sources.filings)
-    positions: dict[tuple[str, date], tuple[dict[str, dict], Side] | None] = {}
+    sides: dict[tuple[str, date], Side | None] = {}
     alive = filed_at(sources.filings)
     dated: dict[date, Dated] = {}  # per quarter end, every CUSIP's securities.csv row, looked up once for all books
 
@@ -64,35 +64,39 @@ def built_artifacts(
             found = dated[end] = Dated(sources.securities, end)
         return found
 
-    def book_of(key: tuple[str, date]) -> tuple[dict[str, dict], Side] | None:
-        # Each book once: a quarter is one version's current book and the next version's prior one.
-        if key not in positions:
+    def side_of(key: tuple[str, date]) -> Side | None:
+        # Each book's Side once: a quarter end is one version's current book, the next one's prior and its trend.
+        if key not in sides:
             found = books.get(key)
-            rows = dated_at(key[1])
-            side = _side(found, rows, alive.get(key[1], frozenset())) if found else None
-            positions[key] = (_long_positions(found, rows), side) if found and side else None
-        return positions[key]
+            sides[key] = _side(found, dated_at(key[1]), alive.get(key[1], frozenset())) if found else None
+        return sides[key]
+
+    def book_of(key: tuple[str, date]) -> tuple[dict[str, dict], Side] | None:
+        # The long positions are made each time they are asked for (twice a book: as the current one and as the
+        # prior one) and let go with the manager's entry: one quarter end's are some 300 MB at 2,000 managers.
+        side = side_of(key)
+        return None if side is None else (_long_positions(books[key], dated_at(key[1])), side)
 
     own: dict[date, Witnesses] = {}  # per quarter end, the pack's own books as witnesses: each quarter's once
 
     def witnessed(quarter: date) -> Witnesses:
         if quarter not in own:
             keys = [(m.cik, quarter) for m in sources.copycat.managers if (m.cik, quarter) in books]
-            own[quarter] = pack_witnesses((cik, q, _lots(book_of((cik, q)))) for cik, q in keys)
+            own[quarter] = pack_witnesses((cik, q, _lots(side_of((cik, q)))) for cik, q in keys)
         return own[quarter]
 
     def built(quarter: date) -> dict:
         evidence = quarter_evidence(sources, quarter, witnessed)
         for done in [end for end in own if end < quarter]:  # the next quarter asks for this one's only
             del own[done]
-        # build_artifact reads the books of this quarter end and the two before it; the quarters after it (in order,
-        # however they are spread) no earlier ones: at 2,000 managers one quarter end's books are some 300 MB
+        # build_artifact reads the Sides of this quarter end and the two before it; the quarters after it (in order,
+        # however they are spread) no earlier ones
         oldest = previous_quarter(previous_quarter(quarter))
-        for key in [key for key in positions if key[1] < oldest]:
-            del positions[key]
+        for key in [key for key in sides if key[1] < oldest]:
+            del sides[key]
         for end in [end for end in dated if end < oldest]:
             del dated[end]
-        return build_artifact(quarter, sources, books, book_of, evidence, dated_at(quarter))
+        return build_artifact(quarter, sources, books, book_of, side_of, evidence, dated_at(quarter))
 
     quarters = quarter_coverage(sources).published
     taken = {quarter: earlier(artifact_inputs(quarter, sources, books)) if earlier else None for quarter in quarters}
@@ -117,10 +121,10 @@ def quarter_evidence(sources: Sources, quarter: date, own: Callable[[date], Witn
     return decide(witnesses, before, quarter, issuers(sources, quarter))
 
 
-def _lots(book: tuple[dict[str, dict], Side] | None) -> Iterable[tuple[str, int, int]]:
+def _lots(side: Side | None) -> Iterable[tuple[str, int, int]]:
     """(cusip, shares, value) of each long-equity holding of a book (its Side's lots, in the holdings' order)."""
-    assert book is not None, "a book of the pack's filings has its Side"
-    return [(lot.cusip, lot.shares, lot.value) for lot in book[1].lots.values()]
+    assert side is not None, "a book of the pack's filings has its Side"
+    return [(lot.cusip, lot.shares, lot.value) for lot in side.lots.values()]
 
 
 def issuers(sources: Sources, quarter: date) -> Callable[[str, str], bool]:
@@ -182,12 +186,14 @@ def build_artifact(
     sources: Sources,
     books: Mapping[tuple[str, date], QuarterBook],
     book_of: Callable[[tuple[str, date]], tuple[dict[str, dict], Side] | None],
+    side_of: Callable[[tuple[str, date]], Side | None],
     evidence: Evidence,
     rows: Dated,
 ) -> dict:
     """One version's artifact; `versionId` is assigned by the release (it depends on what was published).
 
-    `book_of((cik, quarter))`: the book's long positions by key and its Side, None when the manager did not file;
+    `book_of((cik, quarter))`: the book's long positions by key and its Side, None when the manager did not file
+    (`side_of`: the Side alone);
     `evidence`: what the holders of the securities decide since the previous quarter end; `rows`: the quarter end's
     securities.csv rows (the Dated that `book_of` keys the quarter's books by)."""
     managers, parts = [], []
@@ -200,8 +206,8 @@ def build_artifact(
         legs = legs_between(actions, prior[1], quarter, manager.cik)
         earlier = None
         if before is not None:
-            trend = book_of((manager.cik, previous_quarter(prior[1])))
-            earlier = dataclasses.replace(before[1], previous=trend[1].lots if trend else {})
+            trend = side_of((manager.cik, previous_quarter(prior[1])))
+            earlier = dataclasses.replace(before[1], previous=trend.lots if trend else {})
         later = dataclasses.replace(current[1], evidence=evidence)
         changes = book_changes(earlier, later, legs)
         entry = _manager_entry(
