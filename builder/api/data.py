@@ -8,7 +8,8 @@ answer has the bytes the builder would have written.
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Callable, Hashable, Mapping
+from collections.abc import Callable, Hashable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import date
 from typing import Any, NamedTuple, TypeVar
@@ -18,7 +19,9 @@ from builder.research.schema import PackArtifact
 
 T = TypeVar("T")
 MEMO_SIZE = 512  # derived values (views, scores, policy) kept per release; live subsets are unbounded otherwise
-LARGE_MEMO_SIZE = 4  # values as large as a view's rows or a pair's changes: the last few (the builder asks in order)
+# values as large as a view, its rows, an explainer (which holds two artifacts) or a pair's changes: the last few (the
+# builder asks in order, and lets go of them after each group of answers: ReleaseData.scoped)
+LARGE_MEMO_SIZE = 4
 
 
 class Learned(NamedTuple):
@@ -85,6 +88,17 @@ class ReleaseData:
         if found is None:
             found = self._held[version] = holdings((read or self.artifacts.__getitem__)(version))
         return found
+
+    @contextmanager
+    def scoped(self) -> Iterator[None]:
+        """Inside, memos as usual; after, the large ones made inside are let go (a publish's rendering processes
+        share none between groups of answers, and at 2,000 managers one group's were 1.2 GB)."""
+        before = set(self._large)
+        try:
+            yield
+        finally:
+            for key in [key for key in self._large if key not in before]:
+                del self._large[key]
 
     def learned(self, compute: Callable[[], T]) -> tuple[T, Learned]:
         """compute(), and what it added to the memos that outlive a render (pinned, memo, holdings): what a forked

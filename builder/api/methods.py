@@ -45,7 +45,7 @@ def view_of(data: ReleaseData, version: str, managers: Sequence[str], mode: Mode
     def compute() -> View:
         return select_view(data.artifacts[version], managers, mode, rows_of(data, version, managers))
 
-    return data.memo(("view", version, tuple(managers), mode), compute)
+    return data.memo(("view", version, tuple(managers), mode), compute, large=True)
 
 
 def rows_of(data: ReleaseData, version: str, managers: Sequence[str]) -> list[ViewTicker]:
@@ -197,7 +197,7 @@ def explain_position(data: ReleaseData, params: dict[str, Any]) -> PositionExpla
             earlier=data.artifacts[previous] if previous else None,
         )
 
-    explain = data.memo(("explainer", version, tuple(managers), mode), build)
+    explain = data.memo(("explainer", version, tuple(managers), mode), build, large=True)
     try:
         return explain(params["ticker"])
     except NotInView as refusal:

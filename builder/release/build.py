@@ -211,7 +211,7 @@ def _put_answers(
     An answer whose inputs are those behind the promoted release's answer is copied from it, not computed.
     """
     requests = list(precomputed(data, sealed))
-    if workers > 1 and not sealed and len(requests) > 1:
+    if not sealed and len(requests) > 1:
         shares, decoded = _render_on_processes(writer, data, requests, reuse, workers)
     else:
         before = _held(data).decoded
@@ -259,13 +259,16 @@ def _render_on_processes(
 ) -> tuple[list[Rendered], int]:
     """The requests in groups that share their memos (the same operation and version), each group rendered by
     whichever process is free (builder.cores: forked, they share the parent's data copy-on-write) into a writer of
-    its own on the same directory, merged into `writer` after. Memos made while rendering die with each worker.
-    The objects are content-addressed, so the release is the same bytes on any count."""
+    its own on the same directory, merged into `writer` after. The large memos a group makes are let go after it
+    (ReleaseData.scoped); the rest die with each worker. The objects are content-addressed, so the release is the
+    same bytes on any count, one included (the groups then render here, in turn)."""
     warm(data, data.versions)
 
     def rendered(group: list[int]) -> tuple[Rendered, Share, int]:
         branch, before = writer.branch(), _held(data).decoded
-        return _render_requests(branch, data, requests, reuse, group), branch.share(), _held(data).decoded - before
+        with data.scoped():
+            found = _render_requests(branch, data, requests, reuse, group)
+        return found, branch.share(), _held(data).decoded - before
 
     kept = _held(data).keep
     groups = _groups(requests, data.versions, len(data.versions) if kept is None else max(1, kept - 2))
