@@ -13,8 +13,9 @@ import ctypes
 import gc
 import multiprocessing
 import signal
-import sys
 from collections.abc import Callable, Iterator, Sequence
+from itertools import islice
+from multiprocessing.connection import wait
 from typing import Any, TypeVar
 
 Item = TypeVar("Item")
@@ -32,6 +33,7 @@ def forked_map(
     order: Sequence[int] | None = None,
     *,
     here: bool = True,
+    fresh: bool = False,
 ) -> list[Result]:
     """`[task(item) for item in items]` on `workers` processes: this one and `workers - 1` forked from it.
 
@@ -39,7 +41,10 @@ def forked_map(
     claims the next index of `order` (default the items' own; the costliest first evens out the shares) until none
     is left, and the results travel back pickled. An exception in any process is raised here. `here=False`: this
     process only waits, `workers` forked ones do the work (what a task allocates never lands in this process's
-    heap, which lives on: a publish's artifacts are built so)."""
+    heap, which lives on: a publish's artifacts are built so). `fresh` (with here=False): each item in a process
+    forked for it alone, so what one item leaves in a heap never sits under the next (a build worker at 2,000
+    managers kept 400 MB of one quarter's artifact under the next one's)."""
+    assert not (fresh and here), "a fresh process for each item: this one only waits"
     global _WORK
     claims = list(range(len(items))) if order is None else list(order)
     if workers <= 1 or len(items) <= 1 or _WORK or not _can_fork():
@@ -48,10 +53,20 @@ def forked_map(
     _WORK = (task, items, claims, context.Value("q", 0))
     gc.freeze()  # no collector pass in a worker touches the inherited heap (each would copy its pages)
     forked = min(workers, len(items)) - (1 if here else 0)
+    try:
+        results = _fresh(task, items, claims, forked, context) if fresh else _pooled(forked, here, context)
+    finally:
+        _WORK = ()
+        gc.unfreeze()
+    return [results[index] for index in range(len(items))]
+
+
+def _pooled(forked: int, here: bool, context: Any) -> dict[int, Any]:
+    """The shares of `forked` pooled processes, each claiming items until none is left (and this one's, `here`)."""
     pool = context.Pool(forked, initializer=die_with_parent)
     try:
         pending = [pool.apply_async(_share) for _ in range(forked)]
-        results: dict[int, Result] = dict(_share()) if here else {}
+        results = dict(_share()) if here else {}
         for share in pending:
             results.update(share.get())
         pool.close()
@@ -60,9 +75,34 @@ def forked_map(
         raise
     finally:
         pool.join()
-        _WORK = ()
-        gc.unfreeze()
-    return [results[index] for index in range(len(items))]
+    return results
+
+
+def _fresh(task: Callable[[Item], Result], items: Sequence[Item], claims: list[int], forked: int, context: Any) -> dict:
+    """Each item in a process forked for it alone, `forked` at a time, all forked from this thread. (A pool that
+    replaces its workers forks them from a thread of its own: a lock another of its threads held then stays locked
+    in the new worker, which hung a publish.)"""
+    todo, running, results = iter(claims), {}, {}
+
+    def start(index: int) -> None:
+        child = _Child(lambda _: task(items[index]), context)
+        running[child.receiving] = (index, child)
+
+    try:
+        for index in islice(todo, forked):
+            start(index)
+        while running:
+            for ready in wait(list(running)):
+                index, child = running.pop(ready)
+                results[index] = child.answer()
+                child.close(failed=False)
+                following = next(todo, None)
+                if following is not None:
+                    start(following)
+    finally:
+        for _, child in running.values():
+            child.close(failed=True)
+    return results
 
 
 def _in_place(task: Callable[[Item], Result], items: Sequence[Item], claims: list[int]) -> list[Result]:
@@ -74,6 +114,12 @@ def _share() -> list[tuple[int, Any]]:
     """In each process: the indices it claims, one at a time until none is left, with their results."""
     task, items, claims, counter = _WORK
     return [(index, task(items[index])) for index in _claimed(claims, counter)]
+
+
+def _one(index: int) -> Any:
+    """In a fresh process: the one item it was forked for."""
+    task, items, _, _ = _WORK
+    return task(items[index])
 
 
 def _claimed(claims: list[int], counter: Any) -> Iterator[int]:
@@ -93,43 +139,60 @@ def in_child(task: Callable[[Callable[[str], None]], Result], progress: Callable
     at 2,000 managers that every process forked after it then counted). In place where nothing forks."""
     if _WORK or not _can_fork():
         return task(progress)
-    context = multiprocessing.get_context("fork")
-    receiving, sending = context.Pipe(duplex=False)
-
-    def run() -> None:
-        die_with_parent()
-        try:
-            outcome: tuple[str, Any] = ("done", task(lambda line: sending.send(("line", line))))
-        except BaseException as exc:  # every failure is the caller's to raise
-            outcome = ("failed", exc)
-        try:
-            sending.send(outcome)
-        except Exception as exc:  # pickling failed before a byte was sent: say what could not travel
-            sending.send(("failed", RuntimeError(f"{outcome[1]!r} could not be sent back: {exc}")))
-
-    child = context.Process(target=run, name="ras-child")  # not a daemon: its work forks workers of its own
-    child.start()
-    sending.close()
+    child = _Child(task, multiprocessing.get_context("fork"))
+    failed = True
     try:
+        found: Result = child.answer(progress)
+        failed = False
+        return found
+    finally:
+        child.close(failed)
+
+
+class _Child:
+    """`task(progress)` in a process forked for it; its progress lines and then its outcome come back pickled."""
+
+    def __init__(self, task: Callable[[Callable[[str], None]], Any], context: Any) -> None:
+        self.receiving, sending = context.Pipe(duplex=False)
+
+        def run() -> None:
+            die_with_parent()
+            try:
+                outcome: tuple[str, Any] = ("done", task(lambda line: sending.send(("line", line))))
+            except BaseException as exc:  # every failure is the caller's to raise
+                outcome = ("failed", exc)
+            try:
+                sending.send(outcome)
+            except Exception as exc:  # pickling failed before a byte was sent: say what could not travel
+                sending.send(("failed", RuntimeError(f"{outcome[1]!r} could not be sent back: {exc}")))
+
+        self.process = context.Process(target=run, name="ras-child")  # not a daemon: it may fork workers of its own
+        self.process.start()
+        sending.close()
+
+    def answer(self, progress: Callable[[str], None] = lambda line: None) -> Any:
+        """Its result once it sends it, each line before passed to `progress`; its exception raised here, or a
+        ChildProcessError when it ended without either (killed)."""
         while True:
             try:
-                kind, value = receiving.recv()
+                kind, value = self.receiving.recv()
             except EOFError:
-                child.join()
+                self.process.join()
                 raise ChildProcessError(
-                    f"the forked process ended without an answer (exit code {child.exitcode})"
+                    f"the forked process ended without an answer (exit code {self.process.exitcode})"
                 ) from None
             if kind == "line":
                 progress(value)
             elif kind == "failed":
                 raise value
             else:
-                return value  # type: ignore[no-any-return]
-    finally:
-        receiving.close()
-        if child.is_alive() and sys.exc_info()[0] is not None:
-            child.kill()
-        child.join()
+                return value
+
+    def close(self, failed: bool) -> None:
+        self.receiving.close()
+        if failed and self.process.is_alive():
+            self.process.kill()
+        self.process.join()
 
 
 def _can_fork() -> bool:

@@ -135,3 +135,30 @@ def test_a_child_killed_before_it_answers_is_an_error_here():
     with pytest.raises(ChildProcessError, match="exit code -9"):
         in_child(task, lines.append)
     assert lines == ["about to die"]
+
+
+LEFT_BEHIND: list[int] = []  # what a task leaves in its process's heap
+
+
+def test_a_fresh_process_for_each_item_sees_nothing_an_earlier_item_left():
+    def task(item: int) -> tuple[int, int, int]:
+        LEFT_BEHIND.append(item)
+        return item, os.getpid(), len(LEFT_BEHIND)
+
+    found = forked_map(task, list(range(7)), 2, order=[6, 5, 4, 3, 2, 1, 0], here=False, fresh=True)
+    assert [item for item, _, _ in found] == list(range(7))
+    assert len({pid for _, pid, _ in found} | {os.getpid()}) == 8  # seven processes, none of them this one
+    assert {seen for _, _, seen in found} == {1} and LEFT_BEHIND == []
+    pooled = forked_map(task, list(range(7)), 2, here=False)
+    assert max(seen for _, _, seen in pooled) > 1  # a pooled worker's next item finds the earlier one's list
+
+
+def test_a_failure_in_a_fresh_process_is_raised_here_and_the_others_are_stopped():
+    def task(item: int) -> int:
+        if item == 3:
+            raise SourceError([SourceProblem("sec13f/q3.xml", "bad quarter", 7)])
+        return item
+
+    with pytest.raises(SourceError, match="sec13f/q3.xml:7: bad quarter"):
+        forked_map(task, list(range(6)), 2, here=False, fresh=True)
+    assert multiprocessing.active_children() == []

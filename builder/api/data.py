@@ -21,7 +21,7 @@ T = TypeVar("T")
 MEMO_SIZE = 512  # derived values (views, scores, policy) kept per release; live subsets are unbounded otherwise
 # values as large as a view, its rows, an explainer (which holds two artifacts) or a pair's changes: the last few (the
 # builder asks in order, and lets go of them after each group of answers: ReleaseData.scoped)
-LARGE_MEMO_SIZE = 4
+LARGE_MEMO_SIZE = 3
 
 
 class Learned(NamedTuple):

@@ -93,8 +93,11 @@ def assemble(
     built = built_artifacts(
         sources,
         None if earlier is None else lambda inputs: None if (found := earlier(inputs)) is None else packed(found),
-        # built in forked processes only: a quarter's books and evidence never grow the heap that lives on
-        lambda task, quarters: forked_map(lambda quarter: packed(task(quarter)), quarters, workers, here=False),
+        # built in forked processes only, one for each quarter: a quarter's books and evidence never grow the heap
+        # that lives on, nor the next quarter's
+        lambda task, quarters: forked_map(
+            lambda quarter: packed(task(quarter)), quarters, workers, here=False, fresh=True
+        ),
     )
     stored = {version.version: version.stored for version in built}
     preview_entries = {p.id: _preview_entry(p) for p in previews}
