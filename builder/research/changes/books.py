@@ -4,7 +4,7 @@ carried through the corporate actions the versions between cite."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from datetime import date
 from decimal import Decimal
 from fractions import Fraction
@@ -23,11 +23,12 @@ from builder.research.schema import (
     CitedAction,
     ConvertedChange,
     PackArtifact,
+    Position,
     TickerAsOf,
     TradeChange,
     UndecidedChange,
 )
-from builder.research.views import Named, entries, held_amounts
+from builder.research.views import Named, entries
 from builder.typed import Count
 
 # A diff lists moves, corporate actions and undecided changes; never an unknown one (no filing to compare).
@@ -115,28 +116,33 @@ def plain_detail(manager_id: str, ticker: str, from_shares: int, to_shares: int)
 def moved_positions(
     older: PackArtifact, newer: PackArtifact, managers: Sequence[str], between: Sequence[PackArtifact]
 ) -> list[Moved]:
-    """Each selected manager's changes of shares, by manager then ticker. Consecutive versions: the newer artifact's
-    own changes. Further apart: the older book carried through every corporate action the versions between cite, the
+    """Each selected manager's changes of shares, by manager then ticker (`manager_changes`, one after the other)."""
+    return [change for _, found in manager_changes(older, newer, managers, between) for change in found]
+
+
+def manager_changes(
+    older: PackArtifact, newer: PackArtifact, managers: Sequence[str], between: Sequence[PackArtifact]
+) -> Iterator[tuple[str, list[Moved]]]:
+    """Each selected manager and its changes of shares, by ticker. Consecutive versions: the newer artifact's own
+    changes. Further apart: the older book carried through every corporate action the versions between cite, the
     later filing against it, and undecided wherever a quarter between left it undecided; where they cite none for the
     manager (most managers, most pairs), the same changes read from the two books directly (`_untouched`)."""
     adjacent = len(between) == 1 and newer["previousQuarter"] == older["quarter"]
     by_id_old = {m["id"]: m for m in older["managers"]}
     by_id_new = {m["id"]: m for m in newer["managers"]}
     by_id_between = [] if adjacent else [{m["id"]: m for m in artifact["managers"]} for artifact in between]
-    changes: list[Moved] = []
     for manager_id in managers:
         before, after = by_id_old[manager_id], by_id_new[manager_id]
         if adjacent:
-            found = _own(manager_id, before, after)
-        else:
-            own = [by_id[manager_id] for by_id in by_id_between]
-            cites, flagged = _flagged(own)
-            if not cites:  # what `_untouched` gives is all moved
-                changes += _untouched(manager_id, before, after, flagged)
-                continue
+            yield manager_id, _own(manager_id, before, after)
+            continue
+        own = [by_id[manager_id] for by_id in by_id_between]
+        cites, flagged = _flagged(own)
+        if cites:
             found = _carried(manager_id, before, after, older, newer, own, flagged)
-        changes += [change for change in found if _moved(change)]
-    return changes
+            yield manager_id, [change for change in found if _moved(change)]
+        else:  # what `_untouched` gives is all moved
+            yield manager_id, _untouched(manager_id, before, after, flagged)
 
 
 def _moved(change: Moved) -> bool:
@@ -145,17 +151,20 @@ def _moved(change: Moved) -> bool:
 
 
 def _own(manager_id: str, before: ArtifactManager, after: ArtifactManager) -> list[Moved]:
-    """The newer artifact's changes of one manager, as diff entries (sorted by ticker)."""
+    """The newer artifact's changes of one manager that `_moved` keeps, as diff entries (sorted by ticker)."""
     old = {p["ticker"]: p for p in before["positions"]}
     found: list[Moved] = []
-    for held, entry in entries(after):
-        change = entry["change"]
-        if change["kind"] == "unknown":
-            continue
-        from_shares = old[entry["ticker"]]["shares"] if entry["ticker"] in old else 0
-        from_value = old[entry["ticker"]]["value"] if entry["ticker"] in old else 0
-        to_shares, to_value, _ = held_amounts(entry, held)
-        found.append(_entry(manager_id, entry, change, from_shares, to_shares, from_value, to_value))
+    for held, group in ((True, after["positions"]), (False, after["ended"])):  # views.entries
+        for entry in group:
+            change = entry["change"]
+            kind, was = change["kind"], old.get(entry["ticker"])
+            from_shares, from_value = (was["shares"], was["value"]) if was is not None else (0, 0)
+            to_shares, to_value = (cast(Position, entry)["shares"], cast(Position, entry)["value"]) if held else (0, 0)
+            if kind != "unknown" and (
+                from_shares != to_shares or kind in ("undecided", "converted") or change["corporateActions"]
+            ):
+                known = cast(KnownChange, change)
+                found.append(_entry(manager_id, entry, known, from_shares, to_shares, from_value, to_value))
     return sorted(found, key=_ticker)
 
 
@@ -440,10 +449,11 @@ def _flagged(between: Sequence[ArtifactManager]) -> tuple[bool, dict[str, list[C
     → the candidates of every change a version between left undecided for it: one pass over their entries."""
     cites, flagged = False, cast(dict[str, list[Candidate]], {})
     for manager in between:
-        for _, entry in entries(manager):
-            change = entry["change"]
-            if change["corporateActions"]:
-                cites = True
-            if change["kind"] == "undecided":
-                flagged.setdefault(entry["cusip"], []).extend(change["candidates"])
+        for group in (manager["positions"], manager["ended"]):  # views.entries
+            for entry in group:
+                change = entry["change"]
+                if change["corporateActions"]:
+                    cites = True
+                if change["kind"] == "undecided":
+                    flagged.setdefault(entry["cusip"], []).extend(change["candidates"])
     return cites, flagged
