@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
-from itertools import compress, groupby
-from operator import itemgetter
+from itertools import compress, count, groupby
+from operator import itemgetter, not_
 from typing import TypedDict, cast, get_args
 
 from builder.research.caveats import for_managers, warning_changes
@@ -188,20 +188,37 @@ def position_changes(diff: VersionDiff) -> list[PositionChange]:
 
 def _managers(book: BookChanges, shown: set[str]) -> list[ManagerChanges]:
     """Each selected manager's entry: its filings on both sides, its changes of the `shown` tickers, counted by kind
-    and as columns."""
+    and as columns: the book's own when it shows them all (as `warnings`, an answer shares what does not change)."""
     found: list[ManagerChanges] = []
+    hidden = book["named"].keys() - shown  # the changed tickers it does not show
     for source in book["sources"]:
         own = cast(Mapping[str, list[object]] | None, book["changes"].get(source["managerId"]))
         if own is None:
             columns, counts = cast(ChangeColumns, {name: [] for name in COLUMNS}), _counts([])
-        elif shown.issuperset(own["tickers"]):
-            columns = cast(ChangeColumns, {name: list(column) for name, column in own.items()})
-            counts = cast(KindCounts, dict(book["counts"][source["managerId"]]))
+        elif not hidden or hidden.isdisjoint(own["tickers"]):
+            columns, counts = cast(ChangeColumns, own), book["counts"][source["managerId"]]
         else:
-            kept = list(map(shown.__contains__, own["tickers"]))
-            columns = cast(ChangeColumns, {name: list(compress(column, kept)) for name, column in own.items()})
+            columns = cast(ChangeColumns, _shown(own, list(map(shown.__contains__, own["tickers"]))))
             counts = _counts(columns["kinds"])
         found.append({**source, "counts": counts, "changes": columns})
+    return found
+
+
+def _shown(columns: Mapping[str, list[object]], shown: list[bool]) -> dict[str, list[object]]:
+    """`columns` less the rows `shown` says are not: each copied whole less the few left out, else item by item of
+    the few kept."""
+    if sum(shown) * 2 < len(shown):
+        kept = list(compress(count(), shown))
+        return {name: list(map(column.__getitem__, kept)) for name, column in columns.items()}
+    dropped = list(compress(count(), map(not_, shown)))[::-1]
+    return {name: _less(column, dropped) for name, column in columns.items()}
+
+
+def _less(column: list[object], dropped: list[int]) -> list[object]:
+    """A copy of `column` less the items at `dropped` (descending)."""
+    found = column.copy()
+    for index in dropped:
+        del found[index]
     return found
 
 
