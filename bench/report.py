@@ -68,6 +68,15 @@ def target(text: str, met: bool, detail: str) -> dict[str, Any]:
     return {"target": text, "met": met, "detail": detail}
 
 
+def same_and_faster(same: str, digests: int, what: str, speedup: float, asked: float) -> list[dict[str, Any]]:
+    """The targets of a this-checkout-against-a-baseline benchmark: `same` (one digest over every run of both), and
+    `what`'s CPU speed-up over the baseline at least `asked`."""
+    return [
+        target(same, digests == 1, f"{digests} digest(s)"),
+        target(f"{what} ≥ {asked:g}× over the baseline", speedup >= asked, f"{speedup:.2f}×"),
+    ]
+
+
 def save(
     name: str,
     title: str,

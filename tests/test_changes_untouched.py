@@ -36,10 +36,11 @@ def artifacts(request) -> list[PackArtifact]:
     return [data.artifacts[version] for version in data.versions]
 
 
-def compared(artifacts: list[PackArtifact]) -> tuple[int, int, int]:
-    """Every pair further apart than consecutive, every manager: the short way against the carry where it applies.
-    How many manager pairs there were, how many took the short way, how many of those had undecided changes."""
-    pairs = short = undecided = 0
+def compared(artifacts: list[PackArtifact]) -> tuple[int, int, int, int]:
+    """Every pair further apart than consecutive, every manager: the short way against the carry where it applies,
+    and the shorter one for one-to-one books against the short way's general one. How many manager pairs there were,
+    how many took the short way, how many of those had undecided changes, how many took the shorter way."""
+    pairs = short = undecided = shorter = 0
     for first, older in enumerate(artifacts):
         for last in range(first + 2, len(artifacts)):
             newer, between = artifacts[last], artifacts[first + 1 : last + 1]
@@ -52,6 +53,8 @@ def compared(artifacts: list[PackArtifact]) -> tuple[int, int, int]:
                     continue
                 carried = books._carried(before["id"], before, after[before["id"]], older, newer, own, flagged)
                 untouched = books._untouched(before["id"], before, after[before["id"]], flagged)
+                assert untouched == books._by_keys(before["id"], before, after[before["id"]], flagged)
+                shorter += not flagged and books._one_to_one(before["id"], before, after[before["id"]]) is not None
                 assert untouched == [change for change in carried if books._moved(change)], (
                     older["quarter"],
                     newer["quarter"],
@@ -59,15 +62,17 @@ def compared(artifacts: list[PackArtifact]) -> tuple[int, int, int]:
                 )
                 short += 1
                 undecided += any(books.record(change)["kind"] == "undecided" for change in untouched)
-    return pairs, short, undecided
+    return pairs, short, undecided, shorter
 
 
 def test_untouched_books_take_the_short_way_to_the_changes_the_carry_gives(artifacts):
-    pairs, short, _ = compared(artifacts)
+    pairs, short, _, shorter = compared(artifacts)
     assert 0 < short <= pairs
+    assert 0 < shorter <= short
 
 
 def test_the_short_way_keeps_the_changes_the_versions_between_left_undecided(synthetic_artifacts):
-    pairs, short, flagged = compared(synthetic_artifacts)
+    pairs, short, flagged, shorter = compared(synthetic_artifacts)
     assert (pairs, short) == (84, 84)  # a synthetic tree has no corporate action
     assert flagged > 0
+    assert 0 < shorter <= short - flagged

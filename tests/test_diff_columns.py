@@ -4,7 +4,9 @@ changes back, and they are the changes the research computes, field for field.""
 
 from __future__ import annotations
 
+import random
 from collections import Counter
+from itertools import compress
 
 import orjson
 import pytest
@@ -12,7 +14,7 @@ import pytest
 from builder.api import methods
 from builder.research.changes import BOUGHT, SOLD
 from builder.research.changes.books import moved_positions, record
-from builder.research.diff import position_changes
+from builder.research.diff import _shown, position_changes
 
 PACK = "/api/v1/packs/13f-copycat"
 COLUMNS = ("tickers", "kinds", "fromShares", "toShares", "fromValues", "toValues")
@@ -87,3 +89,17 @@ def test_every_ticker_the_diff_names_is_named_once_entered_and_left_ones_too(ser
         named |= {*diff["tickers"]["entered"], *diff["tickers"]["left"]}
         assert set(diff["names"]) == named
         assert all(name["issuer"] for name in diff["names"].values())
+
+
+def test_a_managers_columns_less_the_rows_a_view_hides_whichever_way_they_are_copied():
+    rng = random.Random(37)
+    ways = Counter()
+    for _ in range(500):
+        length = rng.randrange(1, 60)
+        columns = {name: [f"{name}-{index}" for index in range(length)] for name in COLUMNS}
+        shown = [rng.random() < rng.choice([0.05, 0.5, 0.95]) for _ in range(length)]
+        expected = {name: list(compress(column, shown)) for name, column in columns.items()}
+        assert _shown(columns, shown) == expected
+        assert columns == {name: [f"{name}-{index}" for index in range(length)] for name in COLUMNS}  # untouched
+        ways[sum(shown) * 2 < length] += 1
+    assert ways[True] > 50 and ways[False] > 50  # item by item of the few kept; whole less the few left out

@@ -3,16 +3,16 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping, Sequence
-from itertools import groupby
-from operator import itemgetter
+from collections.abc import Iterable, Mapping, Sequence
+from itertools import compress, count, groupby
+from operator import itemgetter, not_
 from typing import TypedDict, cast, get_args
 
 from builder.research.caveats import for_managers, warning_changes
 from builder.research.caveats.scope import WarningChanges
 from builder.research.changes.books import ChangeDetail as ChangeDetail  # the changes' shapes, as diffs name them
 from builder.research.changes.books import PositionChange as PositionChange
-from builder.research.changes.books import Row, moved_positions, plain_detail
+from builder.research.changes.books import Row, manager_changes, plain_detail
 from builder.research.changes.books import ShareChange as ShareChange
 from builder.research.methods.policy import PolicyChange
 from builder.research.schema import PackArtifact, TickerAsOf
@@ -20,6 +20,7 @@ from builder.research.views import Census, Mode, Named, ViewRef, census, manager
 from builder.typed import Count, Date
 
 COLUMNS = ("tickers", "kinds", "fromShares", "toShares", "fromValues", "toValues")  # a Row's after its manager
+KINDS = get_args(ShareChange)
 
 
 class TickerChanges(TypedDict):
@@ -33,16 +34,6 @@ class SourceChange(TypedDict):
     fromAccessions: list[str]
     toAccessions: list[str]
     amendments: list[str]
-
-
-class BookChanges(TypedDict):
-    """What a diff says of the managers' books: the same in every mode (each mode's diff keeps its tickers' part)."""
-
-    sources: list[SourceChange]
-    warnings: WarningChanges
-    rows: list[Row]  # each position change as a manager's columns list it, by manager then ticker
-    details: list[ChangeDetail]  # of the position changes that are not plain trades, in the same order
-    named: dict[str, Named]  # each changed ticker as its change names it
 
 
 class SecurityName(TypedDict):
@@ -72,6 +63,17 @@ class ChangeColumns(TypedDict):
     toShares: list[Count]
     fromValues: list[Count]
     toValues: list[Count]
+
+
+class BookChanges(TypedDict):
+    """What a diff says of the managers' books: the same in every mode (each mode's diff keeps its tickers' part)."""
+
+    sources: list[SourceChange]
+    warnings: WarningChanges
+    changes: dict[str, ChangeColumns]  # each manager's position changes, by ticker (a manager with none: absent)
+    counts: dict[str, KindCounts]  # of each manager's changes
+    details: list[ChangeDetail]  # of the position changes that are not plain trades, by manager then ticker
+    named: dict[str, Named]  # each changed ticker as its change names it
 
 
 class ManagerChanges(TypedDict):
@@ -135,9 +137,8 @@ def diff_versions(
     before_tickers, after_tickers = before.tickers(mode), after.tickers(mode)
     book = book or versions_changes(older, newer, managers, between or (newer,))
     shown = before_tickers | after_tickers
-    rows = [row for row in book["rows"] if row[1] in shown]
     entered, left = sorted(after_tickers - before_tickers), sorted(before_tickers - after_tickers)
-    named = sorted({*entered, *left, *map(itemgetter(1), rows)})
+    named = sorted({*entered, *left, *(book["named"].keys() & shown)})  # book["named"]: every changed ticker
     return {
         "from": older["versionId"],
         "to": newer["versionId"],
@@ -146,7 +147,7 @@ def diff_versions(
         "view": {"managers": selected, "mode": mode},
         "tickers": {"entered": entered, "left": left, "unchanged": len(after_tickers & before_tickers)},
         "names": _names(named, after.names, before.names, book["named"]),
-        "managers": _managers(book["sources"], rows),
+        "managers": _managers(book, shown),
         "changeDetails": [detail for detail in book["details"] if detail["ticker"] in shown],
         "warnings": book["warnings"],
         "policy": list(policy),
@@ -185,19 +186,51 @@ def position_changes(diff: VersionDiff) -> list[PositionChange]:
     return found
 
 
-def _managers(sources: Sequence[SourceChange], rows: Sequence[Row]) -> list[ManagerChanges]:
-    """Each selected manager's entry: its filings on both sides, its changes counted by kind and as columns (`rows`:
-    by manager, as versions_changes lists them)."""
-    by_manager = {manager: list(own) for manager, own in groupby(rows, key=itemgetter(0))}
+def _managers(book: BookChanges, shown: set[str]) -> list[ManagerChanges]:
+    """Each selected manager's entry: its filings on both sides, its changes of the `shown` tickers, counted by kind
+    and as columns: the book's own when it shows them all (as `warnings`, an answer shares what does not change)."""
     found: list[ManagerChanges] = []
-    for source in sources:
-        own = by_manager.get(source["managerId"], [])
-        lists = [list(column) for column in zip(*own, strict=True)][1:] if own else [[] for _ in COLUMNS]
-        columns = cast(ChangeColumns, dict(zip(COLUMNS, lists, strict=True)))
-        kinds = Counter(columns["kinds"])
-        counts = cast(KindCounts, {kind: kinds[kind] for kind in get_args(ShareChange)})
+    hidden = book["named"].keys() - shown  # the changed tickers it does not show
+    for source in book["sources"]:
+        own = cast(Mapping[str, list[object]] | None, book["changes"].get(source["managerId"]))
+        if own is None:
+            columns, counts = cast(ChangeColumns, {name: [] for name in COLUMNS}), _counts([])
+        elif not hidden or hidden.isdisjoint(own["tickers"]):
+            columns, counts = cast(ChangeColumns, own), book["counts"][source["managerId"]]
+        else:
+            columns = cast(ChangeColumns, _shown(own, list(map(shown.__contains__, own["tickers"]))))
+            counts = _counts(columns["kinds"])
         found.append({**source, "counts": counts, "changes": columns})
     return found
+
+
+def _shown(columns: Mapping[str, list[object]], shown: list[bool]) -> dict[str, list[object]]:
+    """`columns` less the rows `shown` says are not: each copied whole less the few left out, else item by item of
+    the few kept."""
+    if sum(shown) * 2 < len(shown):
+        kept = list(compress(count(), shown))
+        return {name: list(map(column.__getitem__, kept)) for name, column in columns.items()}
+    dropped = list(compress(count(), map(not_, shown)))[::-1]
+    return {name: _less(column, dropped) for name, column in columns.items()}
+
+
+def _less(column: list[object], dropped: list[int]) -> list[object]:
+    """A copy of `column` less the items at `dropped` (descending)."""
+    found = column.copy()
+    for index in dropped:
+        del found[index]
+    return found
+
+
+def _columns(rows: Iterable[Row]) -> ChangeColumns:
+    """One manager's changes (`rows`: by ticker) as columns."""
+    _, *lists = map(list, zip(*rows, strict=True))
+    return cast(ChangeColumns, dict(zip(COLUMNS, lists, strict=True)))
+
+
+def _counts(kinds: Sequence[ShareChange]) -> KindCounts:
+    found = Counter(kinds)
+    return cast(KindCounts, {kind: found[kind] for kind in KINDS})
 
 
 def _names(tickers: Sequence[str], *names: Mapping[str, Named]) -> dict[str, SecurityName]:
@@ -219,13 +252,23 @@ def versions_changes(
     warnings = warning_changes(
         *(for_managers(found, selected) for found in (older["warnings"], later, newer["warnings"]))
     )
-    moved = moved_positions(older, newer, selected, between)
+    changes: dict[str, ChangeColumns] = {}
+    named: dict[str, Named] = {}  # each changed ticker's last entry
+    details: list[ChangeDetail] = []
+    # each manager's changes read while they are at hand (a pair far apart at 500 managers: 110,000 of them)
+    for manager, found in groupby(manager_changes(older, newer, selected, between), key=itemgetter(0)):
+        moved = [change for _, own in found for change in own]
+        if moved:
+            changes[manager] = columns = _columns(map(itemgetter(0), moved))
+            named.update(zip(columns["tickers"], map(itemgetter(2), moved), strict=True))
+            details += [detail for _, detail, _ in moved if detail is not None]
     return {
         "sources": _source_changes(older, newer, selected),
         "warnings": warnings,
-        "rows": [row for row, _, _ in moved],
-        "details": [detail for _, detail, _ in moved if detail is not None],
-        "named": {ticker: naming(named) for ticker, named in {row[1]: named for row, _, named in moved}.items()},
+        "changes": changes,
+        "counts": {manager: _counts(columns["kinds"]) for manager, columns in changes.items()},
+        "details": details,
+        "named": {ticker: naming(entry) for ticker, entry in named.items()},
     }
 
 

@@ -4,10 +4,11 @@ carried through the corporate actions the versions between cite."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from datetime import date
 from decimal import Decimal
 from fractions import Fraction
+from itertools import chain
 from typing import Literal, TypedDict, cast
 
 from builder.records import ActionKind, CorporateAction
@@ -22,11 +23,12 @@ from builder.research.schema import (
     CitedAction,
     ConvertedChange,
     PackArtifact,
+    Position,
     TickerAsOf,
     TradeChange,
     UndecidedChange,
 )
-from builder.research.views import Named, entries, held_amounts
+from builder.research.views import Named, entries
 from builder.typed import Count
 
 # A diff lists moves, corporate actions and undecided changes; never an unknown one (no filing to compare).
@@ -114,29 +116,33 @@ def plain_detail(manager_id: str, ticker: str, from_shares: int, to_shares: int)
 def moved_positions(
     older: PackArtifact, newer: PackArtifact, managers: Sequence[str], between: Sequence[PackArtifact]
 ) -> list[Moved]:
-    """Each selected manager's changes of shares, by manager then ticker. Consecutive versions: the newer artifact's
-    own changes. Further apart: the older book carried through every corporate action the versions between cite, the
+    """Each selected manager's changes of shares, by manager then ticker (`manager_changes`, one after the other)."""
+    return [change for _, found in manager_changes(older, newer, managers, between) for change in found]
+
+
+def manager_changes(
+    older: PackArtifact, newer: PackArtifact, managers: Sequence[str], between: Sequence[PackArtifact]
+) -> Iterator[tuple[str, list[Moved]]]:
+    """Each selected manager and its changes of shares, by ticker. Consecutive versions: the newer artifact's own
+    changes. Further apart: the older book carried through every corporate action the versions between cite, the
     later filing against it, and undecided wherever a quarter between left it undecided; where they cite none for the
     manager (most managers, most pairs), the same changes read from the two books directly (`_untouched`)."""
     adjacent = len(between) == 1 and newer["previousQuarter"] == older["quarter"]
     by_id_old = {m["id"]: m for m in older["managers"]}
     by_id_new = {m["id"]: m for m in newer["managers"]}
     by_id_between = [] if adjacent else [{m["id"]: m for m in artifact["managers"]} for artifact in between]
-    changes: list[Moved] = []
     for manager_id in managers:
         before, after = by_id_old[manager_id], by_id_new[manager_id]
         if adjacent:
-            found = _own(manager_id, before, after)
-        else:
-            own = [by_id[manager_id] for by_id in by_id_between]
-            cites, flagged = _flagged(own)
-            found = (
-                _carried(manager_id, before, after, older, newer, own, flagged)
-                if cites
-                else _untouched(manager_id, before, after, flagged)
-            )
-        changes += [change for change in found if _moved(change)]
-    return changes
+            yield manager_id, _own(manager_id, before, after)
+            continue
+        own = [by_id[manager_id] for by_id in by_id_between]
+        cites, flagged = _flagged(own)
+        if cites:
+            found = _carried(manager_id, before, after, older, newer, own, flagged)
+            yield manager_id, [change for change in found if _moved(change)]
+        else:  # what `_untouched` gives is all moved
+            yield manager_id, _untouched(manager_id, before, after, flagged)
 
 
 def _moved(change: Moved) -> bool:
@@ -145,17 +151,20 @@ def _moved(change: Moved) -> bool:
 
 
 def _own(manager_id: str, before: ArtifactManager, after: ArtifactManager) -> list[Moved]:
-    """The newer artifact's changes of one manager, as diff entries (sorted by ticker)."""
+    """The newer artifact's changes of one manager that `_moved` keeps, as diff entries (sorted by ticker)."""
     old = {p["ticker"]: p for p in before["positions"]}
     found: list[Moved] = []
-    for held, entry in entries(after):
-        change = entry["change"]
-        if change["kind"] == "unknown":
-            continue
-        from_shares = old[entry["ticker"]]["shares"] if entry["ticker"] in old else 0
-        from_value = old[entry["ticker"]]["value"] if entry["ticker"] in old else 0
-        to_shares, to_value, _ = held_amounts(entry, held)
-        found.append(_entry(manager_id, entry, change, from_shares, to_shares, from_value, to_value))
+    for held, group in ((True, after["positions"]), (False, after["ended"])):  # views.entries
+        for entry in group:
+            change = entry["change"]
+            kind, was = change["kind"], old.get(entry["ticker"])
+            from_shares, from_value = (was["shares"], was["value"]) if was is not None else (0, 0)
+            to_shares, to_value = (cast(Position, entry)["shares"], cast(Position, entry)["value"]) if held else (0, 0)
+            if kind != "unknown" and (
+                from_shares != to_shares or kind in ("undecided", "converted") or change["corporateActions"]
+            ):
+                known = cast(KnownChange, change)
+                found.append(_entry(manager_id, entry, known, from_shares, to_shares, from_value, to_value))
     return sorted(found, key=_ticker)
 
 
@@ -273,7 +282,16 @@ def _untouched(
     same, else its filed shares against those earlier ones' (new, added, reduced or unchanged by the difference;
     cause trade, or none when it is 0); and each earlier CUSIP of a share or more whose later key no later position
     has ended, grouped by its earlier key: undecided when `flagged` names one, else exited whole. None cites an
-    action, none is converted: `_moved` keeps the undecided ones and those whose shares moved, the only ones built."""
+    action, none is converted: `_moved` keeps the undecided ones and those whose shares moved, the only ones built.
+    Most books key each CUSIP to one ticker: with nothing flagged, those take a shorter way still (`_one_to_one`)."""
+    found = None if flagged else _one_to_one(manager_id, before, after)
+    return _by_keys(manager_id, before, after, flagged) if found is None else found
+
+
+def _by_keys(
+    manager_id: str, before: ArtifactManager, after: ArtifactManager, flagged: Mapping[str, list[Candidate]]
+) -> list[Moved]:
+    """`_untouched` of any two books: each later key's CUSIPs against the earlier ones it keys."""
     earlier_key = _Keys({e["cusip"]: e["ticker"] for _, e in entries(before)})
     later_key = _Keys({e["cusip"]: e["ticker"] for _, e in entries(after)})
     earlier = {p["cusip"]: p["shares"] for p in before["positions"]}
@@ -309,6 +327,45 @@ def _untouched(
             name, amounts = named.get(key) or _unnamed(key), (from_shares, 0, from_value, 0)
             found.append(_untouched_change(manager_id, name, "exited", amounts, shares, -shares, candidates))
     return sorted(found, key=_ticker)
+
+
+def _one_to_one(manager_id: str, before: ArtifactManager, after: ArtifactManager) -> list[Moved] | None:
+    """`_untouched` with nothing flagged, for two books whose entries each key one CUSIP to one ticker, the same
+    where they meet (a CUSIP both name, a ticker both name) and no earlier CUSIP that the later version does not name
+    being a later ticker; else None. Then each key is its one CUSIP on either side: a later position's change is its
+    filed shares against the earlier position of its ticker (new when that held none or was not held), a trade as
+    the row says; an earlier position of a share or more whose CUSIP no later position holds exited whole, named as
+    the later version names it, else as the earlier one. Every such change moved, each ticker once, by ticker."""
+    earlier_key = {e["cusip"]: e["ticker"] for e in chain(before["positions"], before["ended"])}
+    later_key = {e["cusip"]: e["ticker"] for e in chain(after["positions"], after["ended"])}
+    earlier_cusip = dict(zip(earlier_key.values(), earlier_key.keys(), strict=True))
+    later_cusip = dict(zip(later_key.values(), later_key.keys(), strict=True))
+    both = earlier_key.items() & later_key.items()
+    if (
+        len(earlier_cusip) != len(before["positions"]) + len(before["ended"])
+        or len(later_cusip) != len(after["positions"]) + len(after["ended"])
+        or len(earlier_key.keys() & later_key.keys()) != len(both)
+        or len(earlier_cusip.keys() & later_cusip.keys()) != len(both)
+        or not (earlier_key.keys() - later_key.keys()).isdisjoint(later_cusip)
+    ):
+        return None
+    old = {p["ticker"]: p for p in before["positions"]}
+    held = {p["cusip"] for p in after["positions"]}
+    found: dict[str, Moved] = {}
+    for position in after["positions"]:
+        ticker, shares, was = position["ticker"], position["shares"], old.get(position["ticker"])
+        from_shares, from_value = (was["shares"], was["value"]) if was is not None else (0, 0)
+        if from_shares != shares:
+            kind: ShareChange = "new" if from_shares == 0 else "added" if shares > from_shares else "reduced"
+            row: Row = (manager_id, ticker, kind, from_shares, shares, from_value, position["value"])
+            found[ticker] = (row, None, position)
+    named = {e["ticker"]: e for e in after["ended"]}
+    for position in before["positions"]:
+        if position["shares"] >= 1 and position["cusip"] not in held:
+            ticker, shares = position["ticker"], position["shares"]
+            row = (manager_id, ticker, "exited", shares, 0, position["value"], 0)
+            found[ticker] = (row, None, named.get(ticker, position))
+    return [found[ticker] for ticker in sorted(found)]
 
 
 def _candidates(flagged: Mapping[str, list[Candidate]], *groups: list[str]) -> list[Candidate]:
@@ -392,10 +449,11 @@ def _flagged(between: Sequence[ArtifactManager]) -> tuple[bool, dict[str, list[C
     → the candidates of every change a version between left undecided for it: one pass over their entries."""
     cites, flagged = False, cast(dict[str, list[Candidate]], {})
     for manager in between:
-        for _, entry in entries(manager):
-            change = entry["change"]
-            if change["corporateActions"]:
-                cites = True
-            if change["kind"] == "undecided":
-                flagged.setdefault(entry["cusip"], []).extend(change["candidates"])
+        for group in (manager["positions"], manager["ended"]):  # views.entries
+            for entry in group:
+                change = entry["change"]
+                if change["corporateActions"]:
+                    cites = True
+                if change["kind"] == "undecided":
+                    flagged.setdefault(entry["cusip"], []).extend(change["candidates"])
     return cites, flagged

@@ -1,0 +1,102 @@
+"""The shorter way to an untouched manager's changes (books._one_to_one: each CUSIP keyed to one ticker, the same on
+both sides, nothing flagged) gives exactly what the general one (books._by_keys) gives, or declines: on random books
+that share CUSIPs under one ticker, rename tickers between versions, key a ticker to a CUSIP the other version names
+otherwise, flag CUSIPs, hold zero-share lines and end positions. The real releases' books: test_changes_untouched."""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from typing import cast
+
+from builder.research.changes import books
+from builder.research.schema import ArtifactManager, Candidate
+
+SEED = 37
+BOOKS = 3000  # random manager pairs
+
+
+def entry(cusip: str, ticker: str, shares: int | None) -> dict:
+    """A position (shares given) or an ended entry, as an artifact holds it (fictional names)."""
+    found = {"cusip": cusip, "ticker": ticker, "issuer": f"{ticker} FICTIONAL ISSUER", "tickerAsOf": "current"}
+    found["mapped"] = ticker != cusip
+    if shares is not None:
+        found |= {"shares": shares, "value": shares * 7 + 1}
+    return found
+
+
+def keys(rng: random.Random, cusips: list[str]) -> tuple[dict[str, str], dict[str, str]]:
+    """Each CUSIP's ticker in the earlier version and in the later one: mostly one ticker each, the same on both
+    sides; now and then unmapped (the CUSIP is the ticker), renamed later, sharing a ticker with another CUSIP, or
+    keyed to a ticker spelled as another CUSIP."""
+    earlier = {cusip: f"T{index}" if rng.random() > 0.05 else cusip for index, cusip in enumerate(cusips)}
+    later = dict(earlier)
+    for side in (earlier, later):
+        for cusip in cusips:
+            if rng.random() < 0.01:
+                side[cusip] = side[rng.choice(cusips)]  # shares another CUSIP's ticker
+            if rng.random() < 0.005:
+                side[cusip] = rng.choice(cusips)  # a ticker spelled as a CUSIP
+    for cusip in cusips:
+        if rng.random() < 0.01:
+            later[cusip] = f"R{cusip}"  # renamed
+    return earlier, later
+
+
+def book(
+    rng: random.Random, cusips: list[str], key: dict[str, str], earlier: ArtifactManager | None
+) -> ArtifactManager:
+    """A manager's book over `key`: random positions (some of zero shares, some as held before), one per ticker
+    mostly, and ended entries for most earlier positions no longer held (now and then one still held), now and
+    then one of a ticker of its own."""
+    held = [cusip for cusip in cusips if rng.random() < 0.5]
+    by_ticker = {key[cusip]: cusip for cusip in held}
+    if rng.random() < 0.05 and held:
+        by_ticker[f"D{rng.randrange(3)}"] = rng.choice(held)  # a CUSIP under two tickers
+    before = {p["cusip"]: p["shares"] for p in earlier["positions"]} if earlier else {}
+    positions = []
+    for ticker, cusip in sorted(by_ticker.items()):
+        shares = rng.choice([0, before.get(cusip, 0), rng.randrange(1, 1000), rng.randrange(1, 1000)])
+        positions.append(entry(cusip, ticker, shares))
+    gone = [p for p in earlier["positions"] if p["cusip"] not in held or rng.random() < 0.02] if earlier else []
+    ended = [entry(p["cusip"], key.get(p["cusip"], p["cusip"]), None) for p in gone if rng.random() < 0.9]
+    if rng.random() < 0.1 and (free := sorted(set(cusips) - set(held))):  # an ended entry of its own ticker
+        ended.append(entry(rng.choice(free), f"E{rng.randrange(9)}", None))
+    return cast(ArtifactManager, {"id": "fictional-manager", "cik": "0", "positions": positions, "ended": ended})
+
+
+def flags(rng: random.Random, cusips: list[str]) -> dict[str, list[Candidate]]:
+    """What the versions between left undecided: mostly nothing."""
+    if rng.random() < 0.8:
+        return {}
+    flagged = rng.sample(cusips, min(len(cusips), rng.randrange(1, 4)))
+    candidates = {cusip: [{"rule": "fictional-rule", "text": f"{cusip} left undecided"}] for cusip in flagged}
+    return cast(dict[str, list[Candidate]], candidates)
+
+
+def test_the_shorter_way_gives_the_general_ones_changes_or_declines():
+    rng = random.Random(SEED)
+    taken: Counter[str] = Counter()
+    for _ in range(BOOKS):
+        cusips = [f"{rng.randrange(16**6):06X}10{rng.randrange(10)}" for _ in range(rng.randrange(1, 40))]
+        earlier_key, later_key = keys(rng, cusips)
+        before = book(rng, cusips, earlier_key, book(rng, cusips, earlier_key, None))
+        after = book(rng, cusips, later_key, before)
+        flagged = flags(rng, cusips)
+        general = books._by_keys("fictional-manager", before, after, flagged)
+        assert books._untouched("fictional-manager", before, after, flagged) == general
+        if flagged:  # the shorter way is not for them
+            taken["flagged"] += 1
+            continue
+        shorter = books._one_to_one("fictional-manager", before, after)
+        if shorter is None:
+            taken["declined"] += 1
+            continue
+        assert shorter == general, (before, after)
+        taken["taken"] += 1
+        taken["changes"] += len(general)
+        taken["exited"] += sum(change[0][2] == "exited" for change in general)
+    assert taken["taken"] > BOOKS / 3
+    assert taken["declined"] > BOOKS / 10
+    assert taken["exited"] > 0 and taken["changes"] > taken["taken"]
+    assert taken["flagged"] > 0
