@@ -159,6 +159,6 @@ def test_a_failure_in_a_fresh_process_is_raised_here_and_the_others_are_stopped(
             raise SourceError([SourceProblem("sec13f/q3.xml", "bad quarter", 7)])
         return item
 
-    with pytest.raises(SourceError, match="sec13f/q3.xml:7: bad quarter"):
+    with pytest.raises(SourceError, match=r"sec13f/q3\.xml:7: bad quarter"):
         forked_map(task, list(range(6)), 2, here=False, fresh=True)
     assert multiprocessing.active_children() == []
