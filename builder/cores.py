@@ -116,12 +116,6 @@ def _share() -> list[tuple[int, Any]]:
     return [(index, task(items[index])) for index in _claimed(claims, counter)]
 
 
-def _one(index: int) -> Any:
-    """In a fresh process: the one item it was forked for."""
-    task, items, _, _ = _WORK
-    return task(items[index])
-
-
 def _claimed(claims: list[int], counter: Any) -> Iterator[int]:
     while True:
         with counter.get_lock():
