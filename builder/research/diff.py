@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
-from itertools import compress, count, groupby
+from itertools import compress, count
 from operator import itemgetter, not_
 from typing import TypedDict, cast, get_args
 
@@ -256,8 +256,7 @@ def versions_changes(
     named: dict[str, Named] = {}  # each changed ticker's last entry
     details: list[ChangeDetail] = []
     # each manager's changes read while they are at hand (a pair far apart at 500 managers: 110,000 of them)
-    for manager, found in groupby(manager_changes(older, newer, selected, between), key=itemgetter(0)):
-        moved = [change for _, own in found for change in own]
+    for manager, moved in manager_changes(older, newer, selected, between):
         if moved:
             changes[manager] = columns = _columns(map(itemgetter(0), moved))
             named.update(zip(columns["tickers"], map(itemgetter(2), moved), strict=True))

@@ -147,7 +147,12 @@ def manager_changes(
 
 def _moved(change: Moved) -> bool:
     (_, _, kind, from_shares, to_shares, _, _), detail, _ = change
-    return from_shares != to_shares or kind in ("undecided", "converted") or bool(detail and detail["corporateActions"])
+    return _moves(kind, from_shares, to_shares, detail["corporateActions"] if detail else [])
+
+
+def _moves(kind: str, from_shares: int, to_shares: int, actions: list[CitedAction]) -> bool:
+    """Whether a diff lists a change: its shares moved, it is undecided or converted, or it cites a corporate action."""
+    return from_shares != to_shares or kind in ("undecided", "converted") or bool(actions)
 
 
 def _own(manager_id: str, before: ArtifactManager, after: ArtifactManager) -> list[Moved]:
@@ -160,9 +165,7 @@ def _own(manager_id: str, before: ArtifactManager, after: ArtifactManager) -> li
             kind, was = change["kind"], old.get(entry["ticker"])
             from_shares, from_value = (was["shares"], was["value"]) if was is not None else (0, 0)
             to_shares, to_value = (cast(Position, entry)["shares"], cast(Position, entry)["value"]) if held else (0, 0)
-            if kind != "unknown" and (
-                from_shares != to_shares or kind in ("undecided", "converted") or change["corporateActions"]
-            ):
+            if kind != "unknown" and _moves(kind, from_shares, to_shares, change["corporateActions"]):
                 known = cast(KnownChange, change)
                 found.append(_entry(manager_id, entry, known, from_shares, to_shares, from_value, to_value))
     return sorted(found, key=_ticker)
