@@ -89,7 +89,13 @@ def policy_as_of(data: ReleaseData, version: str) -> date:
     """Each version at its own as-of: the latest at the release's, an older one at the day it was complete."""
     if version == data.versions[-1]:
         return data.as_of
-    return min(data.as_of, data.memo(("as-of", version), lambda: version_as_of(data.artifacts[version]), pinned=True))
+    return min(data.as_of, completed_on(data, version))
+
+
+def completed_on(data: ReleaseData, version: str) -> date:
+    """The day a version's filings were complete (research.versions.version_as_of), whatever the release's as-of."""
+    found: date = data.memo(("as-of", version), lambda: version_as_of(data.artifacts[version]), pinned=True)
+    return found
 
 
 ARTIFACTS = f"artifacts/{PACK_ID}"  # the folder of a release's 13f-copycat artifact files (artifact_file)

@@ -8,7 +8,7 @@ from typing import Any, NamedTuple, cast
 
 from builder.api.contract import COPYCAT_FEATURES
 from builder.api.data import Learned, ReleaseData
-from builder.api.methods import artifact_sha256, carried_through, facts_of, policy_as_of, view_tickers_of
+from builder.api.methods import artifact_sha256, carried_through, completed_on, facts_of, view_tickers_of
 from builder.api.openapi.document import openapi_document
 from builder.canonical import canonical_json, sha256_hex
 from builder.cores import forked_map
@@ -60,6 +60,7 @@ class Packed(NamedTuple):
     size: int  # of the canonical JSON
     entry: dict  # its ledger entry ({versionId, quarter, contentSha256})
     warnings: list[ArtifactWarning]
+    learned: Learned  # what the checks and answers of every kind read of it (derived), made while it was at hand
 
 
 def assemble(
@@ -80,14 +81,16 @@ def assemble(
     def packed(artifact: dict) -> Packed:
         with_id, entry = assign_version(cast(PackArtifact, artifact), published)
         body = canonical_json(with_id)
+        sha256 = sha256_hex(body)
         return Packed(
             entry["versionId"],
             entry["quarter"],
-            sha256_hex(body),
+            sha256,
             packed_artifact(body),
             len(body),
             entry,
             with_id["warnings"],
+            derived(with_id, sha256),
         )
 
     built = built_artifacts(
@@ -119,14 +122,15 @@ def assemble(
     data = ReleaseData(index, Artifacts(stored, stored.__getitem__, kept_decoded(max(v.size for v in built))))
     for version in built:  # what the publish knows of each without decoding it
         data.pinned.update({("sha256", version.version): version.sha256, ("quarter", version.version): version.quarter})
+        data.adopt(version.learned)
     new_ledger = extended_ledger(published.values(), [version.entry for version in built])
     return data, new_ledger
 
 
 def documented(data: ReleaseData) -> ReleaseData:
     """`data` with its OpenAPI document, which enumerates this release's ids and names the latest view's largest
-    holding: made after the checks pass (`scanned`), whose workers send back the latest version's census, so this
-    process decodes no artifact for it (what it decoded would stay in the heap every render process inherits)."""
+    holding: from the latest version's census, which its build worker sent back (`derived`), so this process
+    decodes no artifact for it (what it decoded would stay in the heap every render process inherits)."""
     return replace(data, openapi=openapi_document(data))
 
 
@@ -206,44 +210,45 @@ def warning_lines(warnings: list[dict]) -> list[str]:
 def warm(data: ReleaseData, versions: Iterable[str]) -> None:
     """Compute before the fork what answers of every kind share (each version's hash, as-of, views in every mode,
     holdings and what a diff carries through it), so that the workers inherit it instead of each computing it again
-    (and decoding the version for it)."""
+    (and decoding the version for it). A publish has it already: each build worker sent it back (`derived`)."""
     for version in versions:
         artifact_sha256(data, version)
         facts_of(data, version)
-        policy_as_of(data, version)
+        completed_on(data, version)
         carried_through(data, version)
         data.holdings(version)
         for mode in MODES:
             view_tickers_of(data, version, [], mode)
 
 
-def scanned(
-    data: ReleaseData, workers: int = 1
-) -> tuple[list[PackArtifact], list[dict], dict[str, tuple[set[str], float]]]:
-    """What the publish checks and reports of every version, one version decoded at a time on each of `workers`
-    processes: the corporate actions each applies (each version's quarter and records alone), the undecided changes,
-    oldest first, and the unmapped CUSIPs with their share of each version's value. The pass also computes, before
-    the render forks, what answers of every kind share (warm): the processes send it back (ReleaseData.learned) and
-    this one keeps it, so no version is decoded for it again."""
+Checks = tuple[PackArtifact, list[dict], tuple[set[str], float]]  # what the publish checks of a version (`checked`)
 
-    def of_version(version: str) -> tuple[tuple[PackArtifact, list[dict], tuple[set[str], float]], Learned]:
-        def scan() -> tuple[PackArtifact, list[dict], tuple[set[str], float]]:
-            artifact = data.artifacts[version]
-            # action_listing reads a version's quarter and records only
-            listed = {"quarter": artifact["quarter"], "corporateActions": artifact["corporateActions"]}
-            found = (cast(PackArtifact, listed), undecided_changes([artifact]), unmapped_in(artifact))
-            warm(data, [version])
-            return found
 
-        return data.learned(scan)
+def derived(artifact: PackArtifact, sha256: str) -> Learned:
+    """What the publish checks of a version and what answers of every kind read of it, computed by the process that
+    built it while the artifact is at hand, so no process decodes it for them: the corporate actions it applies (its
+    quarter and records alone), its undecided changes and its unmapped CUSIPs with their share of its value (pinned
+    as ("checks", version)), and what `warm` computes. The process that assembles the release adopts it."""
+    version = artifact["versionId"]
+    data = ReleaseData({"packs": []}, {version: artifact}, pinned={("sha256", version): sha256})
 
+    def checks() -> None:
+        listed = {"quarter": artifact["quarter"], "corporateActions": artifact["corporateActions"]}
+        found: Checks = (cast(PackArtifact, listed), undecided_changes([artifact]), unmapped_in(artifact))
+        data.pinned[("checks", version)] = found
+        warm(data, [version])
+
+    return data.learned(checks)[1]
+
+
+def checked(data: ReleaseData) -> tuple[list[PackArtifact], list[dict], dict[str, tuple[set[str], float]]]:
+    """What the publish checks and reports of every version (`derived`): the corporate actions each applies, the
+    undecided changes, oldest first, and the unmapped CUSIPs with their share of each version's value."""
     actions: list[PackArtifact] = []
     undecided: list[dict] = []
     unmapped: dict[str, tuple[set[str], float]] = {}
-    for version, ((listed, flagged, missing), learned) in zip(
-        data.versions, forked_map(of_version, data.versions, workers, here=False), strict=True
-    ):  # oldest first; this process decodes none (what it decoded would stay in its heap, which every render inherits)
-        data.adopt(learned)
+    for version in data.versions:
+        listed, flagged, missing = data.pinned[("checks", version)]
         actions.append(listed)
         undecided += flagged
         unmapped[version] = missing

@@ -26,7 +26,7 @@ from builder.canonical import canonical_json, sha256_hex
 from builder.cores import forked_map, in_child
 from builder.errors import PublishError, SourceError, escaped
 from builder.records import Sources
-from builder.release.assemble import assemble, documented, scanned, warm, warning_lines
+from builder.release.assemble import assemble, checked, documented, warm, warning_lines
 from builder.release.atomic import fsync_directory, staged, sync_filesystem
 from builder.release.inputs import Reuse
 from builder.release.ledger import read_ledger, record_ledger
@@ -92,7 +92,7 @@ def prepare_release(
 
     def read_and_assemble(progress: Progress) -> tuple[ReleaseData, list[dict], Reuse, float]:
         # In a process of its own (cores.in_child): the filings' records, and the heap that reading them left,
-        # die with it. Only the release data comes back, so the processes forked after (checks, rendering) do not
+        # die with it. Only the release data comes back, so the processes forked after (rendering) do not
         # each count 0.9 GB of a 2,000-manager read.
         progress(f"reading sources from {escaped(source.name or source)}")
         started = time.perf_counter()
@@ -117,8 +117,7 @@ def prepare_release(
     _refuse_reused_ids(previous, data)
     for line in warning_lines(data.index["warnings"]):
         progress(line)
-    with collector_paused():
-        actions, undecided, unmapped = scanned(data, workers)
+    actions, undecided, unmapped = checked(data)
     data = documented(data)
     progress(actions_line(actions))
     for line in undecided_lines(undecided, "undecided changes (`ras review` lists them)"):
