@@ -81,13 +81,14 @@ def assemble(
     def packed(artifact: dict) -> Packed:
         with_id, entry = assign_version(cast(PackArtifact, artifact), published)
         body = canonical_json(with_id)
-        sha256 = sha256_hex(body)
+        sha256, stored, size = sha256_hex(body), packed_artifact(body), len(body)
+        del body  # 0.12 GB at 2,000 managers: let go before `derived` adds the census
         return Packed(
             entry["versionId"],
             entry["quarter"],
             sha256,
-            packed_artifact(body),
-            len(body),
+            stored,
+            size,
             entry,
             with_id["warnings"],
             derived(with_id, sha256),
