@@ -13,7 +13,7 @@ from builder.api.openapi.document import openapi_document
 from builder.canonical import canonical_json, sha256_hex
 from builder.cores import forked_map
 from builder.records import Sources
-from builder.release.objects import Artifacts, kept_decoded, packed_artifact
+from builder.release.objects import Artifacts, held_artifact, kept_decoded, packed_artifact
 from builder.research.artifact import built_artifacts
 from builder.research.caveats import SCOPE, identity, sortable
 from builder.research.changes.listing import undecided_changes
@@ -51,12 +51,14 @@ PLANNED_PACKS = (
 
 class Packed(NamedTuple):
     """One version as a publish holds it from building to rendering: its canonical JSON compressed (the file the
-    release stores), with what the release index reads of it. A build worker sends back these bytes, not the dicts."""
+    release stores) and its objects pickled and compressed (what the publish decodes), with what the release index
+    reads of it. A build worker sends back these bytes, not the dicts."""
 
     version: str
     quarter: str
     sha256: str  # of the canonical JSON: the artifact's identity (artifact_sha256, contentHash)
-    stored: bytes  # packed_artifact(canonical JSON)
+    stored: bytes  # packed_artifact(canonical JSON): its file
+    held: bytes  # held_artifact(artifact): what the publish decodes
     size: int  # of the canonical JSON
     entry: dict  # its ledger entry ({versionId, quarter, contentSha256})
     warnings: list[ArtifactWarning]
@@ -74,7 +76,7 @@ def assemble(
 
     `earlier`: artifacts an earlier build made from the same inputs (see research.artifact.build_artifacts); the
     others are built on `workers` processes, a quarter each at a time (the same artifacts on any number). Each is
-    held as its stored bytes (Packed) and decoded when read, a few kept decoded (objects.Artifacts, kept_decoded).
+    held as bytes (Packed) and decoded when read, a few kept decoded (objects.Artifacts, kept_decoded).
     """
     published = {entry["versionId"]: entry for entry in ledger}
 
@@ -88,6 +90,7 @@ def assemble(
             entry["quarter"],
             sha256,
             stored,
+            held_artifact(with_id),
             size,
             entry,
             with_id["warnings"],
@@ -103,7 +106,8 @@ def assemble(
             lambda quarter: packed(task(quarter)), quarters, workers, here=False, fresh=True
         ),
     )
-    stored = {version.version: version.stored for version in built}
+    stored = {version.version: version.stored for version in built}  # handed over once, to write the files
+    held = {version.version: version.held for version in built}
     preview_entries = {p.id: _preview_entry(p) for p in previews}
     index = {
         "asOf": sources.as_of.isoformat(),
@@ -120,7 +124,8 @@ def assemble(
         "skipped": [{"code": w.code, "message": w.message, "source": w.source} for w in sources.skipped],
         "provenance": [{"path": f.path, "sha256": f.sha256, "size": f.size} for f in sources.files],
     }
-    data = ReleaseData(index, Artifacts(stored, stored.__getitem__, kept_decoded(max(v.size for v in built))))
+    artifacts = Artifacts(list(stored), stored.pop, kept_decoded(max(v.size for v in built)), held.__getitem__)
+    data = ReleaseData(index, artifacts)
     for version in built:  # what the publish knows of each without decoding it
         data.pinned.update({("sha256", version.version): version.sha256, ("quarter", version.version): version.quarter})
         data.adopt(version.learned)

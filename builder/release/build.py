@@ -169,12 +169,12 @@ def _fill(prepared: Prepared, writer: StagingWriter, progress: Progress, workers
     started = time.perf_counter()
     data = prepared.data
     routes: dict[str, tuple[int, str]] = {}  # request key → (status, sha256): a dict each only in routes.json
+    for version in data.versions:  # first: the rendering processes do not inherit these bytes (Artifacts.stored)
+        writer.put(artifact_file(version), _held(data).stored(version))
     with collector_paused():  # the answers and memos are acyclic: at 200 managers its passes were 40 % of rendering
         decoded = _put_answers(writer, data, False, routes, prepared.reuse, workers)
     writer.put(INDEX, canonical_json(data.index))
     writer.put(LEDGER, canonical_json(prepared.ledger))
-    for version in data.versions:
-        writer.put(artifact_file(version), _held(data).stored(version))
     content = dict(sorted(writer.hashes.items()))
     release_id = f"{data.index['asOf']}-{sha256_hex(canonical_json(content))[:12]}"
     manifest = canonical_json({"releaseId": release_id, "asOf": data.index["asOf"], "files": content})

@@ -13,6 +13,7 @@ import gc
 import gzip
 import json
 import os
+import pickle
 import zlib
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator, Mapping
@@ -40,6 +41,10 @@ LEGACY_SUFFIX = ".json"  # an artifact file of a release published before they w
 # 30.6 MB of a 500-manager version), and never fewer than the two a diff reads whole.
 DECODED_BUDGET = 640 << 20
 DECODED_PER_BYTE = 4.5
+# How a publish holds an artifact to decode it (`held_artifact`): pickled, zlib level 1. One 500-manager version
+# (30.6 MB of JSON) is 4.3 MB compressed in 0.1 s and decodes in 0.16–0.18 s against the JSON's 0.27–0.33 s, into
+# the same objects, the same 127 MB of them (docs/performance.md).
+HELD_LEVEL = 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -162,13 +167,21 @@ class Answers(Mapping[str, Answer]):
 
 class Artifacts(Mapping[str, PackArtifact]):
     """13f-copycat artifacts by version, each decoded from its stored bytes (`stored(version)`: a release's file read
-    and verified, or what a publish holds in memory) when first asked for. `keep`: how many stay decoded, the last
-    asked for (a publish: each is ~5× its JSON in objects); None keeps every one for the life of the process (ras
-    serve: each is a PackArtifact whose bytes match the sha256 the manifest vouches for, validated by the publish)."""
+    and verified) when first asked for. `keep`: how many stay decoded, the last asked for (a publish: each is ~5× its
+    JSON in objects); None keeps every one for the life of the process (ras serve: each is a PackArtifact whose bytes
+    match the sha256 the manifest vouches for, validated by the publish). `held`: what a publish decodes instead, the
+    form held_artifact gives; it then hands over each version's stored bytes once (`stored`), to write its file."""
 
-    def __init__(self, versions: Iterable[str], stored: Callable[[str], bytes], keep: int | None = None) -> None:
+    def __init__(
+        self,
+        versions: Iterable[str],
+        stored: Callable[[str], bytes],
+        keep: int | None = None,
+        held: Callable[[str], bytes] | None = None,
+    ) -> None:
         self._versions = list(versions)
         self._stored = stored
+        self._held = held
         self.keep = keep
         self._loaded: OrderedDict[str, PackArtifact] = OrderedDict()
         self.decoded = 0  # how many times an artifact was decoded (a publish's LRU is sized by it)
@@ -194,10 +207,14 @@ class Artifacts(Mapping[str, PackArtifact]):
     def read(self, version: str) -> PackArtifact:
         """A version's artifact read, verified and decoded, and not kept (for what is derived from it once)."""
         self.decoded += 1
+        if self._held is not None:
+            artifact: PackArtifact = pickle.loads(zlib.decompress(self._held(version)))
+            return artifact
         return artifact_of(self._stored(version))
 
     def stored(self, version: str) -> bytes:
-        """The version's artifact as stored: its canonical JSON, compressed (packed_artifact)."""
+        """The version's artifact as stored: its canonical JSON, compressed (packed_artifact). A publish's are handed
+        over once, to write their files: what it holds after is the `held` form alone."""
         return self._stored(version)
 
     def __contains__(self, version: object) -> bool:
@@ -214,6 +231,12 @@ def kept_decoded(size: int) -> int:
     """How many artifacts of `size` canonical bytes a publish keeps decoded: DECODED_BUDGET's worth, at least the 2 a
     diff reads whole (every one at the fixture's size; 4 at 500 managers; 2 at 2,000)."""
     return max(2, int(DECODED_BUDGET // (DECODED_PER_BYTE * max(size, 1))))
+
+
+def held_artifact(artifact: PackArtifact) -> bytes:
+    """How a publish holds a version it decodes (Artifacts `held`): its objects pickled, compressed at HELD_LEVEL.
+    Only ever read by the process tree that made it (a pickle is never read from a file)."""
+    return zlib.compress(pickle.dumps(artifact, protocol=pickle.HIGHEST_PROTOCOL), HELD_LEVEL)
 
 
 def packed_artifact(canonical: bytes) -> bytes:
