@@ -43,8 +43,8 @@ LEGACY_SUFFIX = ".json"  # an artifact file of a release published before they w
 DECODED_BUDGET = 640 << 20
 DECODED_PER_BYTE = 4.5
 # How a publish holds an artifact to decode it (`held_artifact`): pickled, zlib level 1. One 500-manager version
-# (30.6 MB of JSON) is 4.3 MB compressed in 0.1 s and decodes in 0.16–0.18 s against the JSON's 0.27–0.33 s, into
-# the same objects, the same 127 MB of them (docs/performance.md).
+# (30.6 MB of JSON; 3.8 MB as its file) is 3.6 MB, and decodes in 0.16–0.17 s into 92 MB of objects, against
+# 0.34 s and 125 MB from its file: the pickle keeps the strings the build shared (docs/performance.md).
 HELD_LEVEL = 1
 
 
@@ -168,7 +168,7 @@ class Answers(Mapping[str, Answer]):
 
 class Artifacts(Mapping[str, PackArtifact]):
     """13f-copycat artifacts by version, each decoded from its stored bytes (`stored(version)`: a release's file read
-    and verified) when first asked for. `keep`: how many stay decoded, the last asked for (a publish: each is ~5× its
+    and verified) when first asked for. `keep`: how many stay decoded, the last asked for (a publish: each is 3–4.5× its
     JSON in objects); None keeps every one for the life of the process (ras serve: each is a PackArtifact whose bytes
     match the sha256 the manifest vouches for, validated by the publish). `held`: what a publish decodes instead, the
     form held_artifact gives; it then hands over each version's stored bytes once (`stored`), to write its file."""
