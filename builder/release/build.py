@@ -234,6 +234,7 @@ def _held(data: ReleaseData) -> Artifacts:
 Request = tuple[Operation, dict[str, Any]]
 Rendered = list[tuple[str, int, str]]  # (request key, status, sha256 of the answer)
 MEMO_PARAMS = ("from", "to", "version")  # a request's memos are those of its operation and these (the modes share them)
+LATEST = ("latest",)  # the group of the requests that name no version (_groups)
 
 
 def _render_requests(
@@ -282,7 +283,9 @@ def _render_on_processes(
 def _groups(requests: list[Request], versions: list[str], block: int) -> list[list[int]]:
     """The requests grouped by what their memos are made of (operation and versions: the modes share them), largest
     group first: a group is rendered by one process, so no memo is computed twice, and the processes' shares even
-    out.
+    out. The requests that name no version read the latest one, and share its views, scores and policy in each mode
+    (an explanation, the latest pack, compareEthos and validatePolicy of one view): one group, by mode (at 2,000
+    managers a compareEthos rendered apart from the explanations scored the views again, 26 s).
 
     The diffs from `block` consecutive versions are one group, in the order of their newer version: while a process
     renders it, those older versions stay decoded and each newer one is decoded once (objects.Artifacts keeps
@@ -293,11 +296,16 @@ def _groups(requests: list[Request], versions: list[str], block: int) -> list[li
     for index, (operation, params) in enumerate(requests):
         if "from" in params and "to" in params:
             key: tuple = (operation.id, position[params["from"]] // block)
-        else:
+        elif any(name in params for name in MEMO_PARAMS):
             key = (operation.id, *(str(params.get(name)) for name in MEMO_PARAMS))
+        else:
+            key = LATEST
         groups.setdefault(key, []).append(index)
-    for group in groups.values():  # each pair's modes stay together (they share the pair's memos)
-        group.sort(key=lambda index: (position.get(str(requests[index][1].get("to")), 0), index))
+    for key, group in groups.items():  # each pair's modes stay together (they share the pair's memos)
+        if key == LATEST:
+            group.sort(key=lambda index: (str(requests[index][1].get("mode")), index))
+        else:
+            group.sort(key=lambda index: (position.get(str(requests[index][1].get("to")), 0), index))
     return sorted(groups.values(), key=lambda group: (-len(group), group[0]))
 
 
