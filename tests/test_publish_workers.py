@@ -10,9 +10,11 @@ from click.testing import CliRunner
 
 from bench import synthetic
 from builder.cli import main
+from builder.release.assemble import assemble
+from builder.release.build import MEMO_PARAMS, _groups, precomputed
 from builder.release.store import current_release
 from builder.sources.sec13f.cache import ParseCache
-from builder.sources.tree import read_sources
+from builder.sources.tree import fixture_source, read_sources
 
 SMALL = synthetic.Params(managers=5, quarters=10, positions=12, seed=11)  # more managers and quarters than processes
 
@@ -77,3 +79,25 @@ def test_two_workers_read_the_same_records_and_fill_the_parse_cache_alike(small_
     again = ParseCache(tmp_path / "cache-2")
     assert read_sources(small_tree, None, again, None, 2)[0] == read[1][0]
     assert again.report() == f"parse cache: {SMALL.managers * SMALL.quarters * 2} files from it, 0 parsed"
+
+
+def test_the_answers_of_the_latest_version_render_as_one_group_by_mode():
+    """The requests that name no version share the latest version's views, scores and policy: one group, each
+    mode's together; each diff pair's modes stay in one group too."""
+    data, _ = assemble(read_sources(fixture_source())[0], [])
+    requests = list(precomputed(data, False))
+    groups = _groups(requests, data.versions, 2)
+    latest = [i for i, (_, params) in enumerate(requests) if not any(name in params for name in MEMO_PARAMS)]
+    (found,) = [group for group in groups if set(group) & set(latest)]
+    assert sorted(found) == latest
+    operations = {requests[i][0].id for i in found}
+    assert {"explainPosition", "getLatestPack", "compareEthos", "validatePolicy"} <= operations
+    modes = [str(requests[i][1].get("mode")) for i in found]
+    assert modes == sorted(modes) and len(set(modes)) == 4
+    pairs: dict[tuple[str, str], set[int]] = {}
+    for number, group in enumerate(groups):
+        for i in group:
+            params = requests[i][1]
+            if "from" in params:
+                pairs.setdefault((params["from"], params["to"]), set()).add(number)
+    assert pairs and all(len(numbers) == 1 for numbers in pairs.values())
