@@ -62,19 +62,19 @@ def forked_map(
 
 
 def _pooled(forked: int, here: bool, context: Any) -> dict[int, Any]:
-    """The shares of `forked` pooled processes, each claiming items until none is left (and this one's, `here`)."""
-    pool = context.Pool(forked, initializer=die_with_parent)
+    """The shares of `forked` processes forked from this thread, each claiming items until none is left (and this
+    one's, `here`). One that dies without sending its share (killed) fails the map with a ChildProcessError; a
+    multiprocessing Pool would fork a replacement and wait for the lost items for ever."""
+    children = [_Child(lambda _: _share(), context) for _ in range(forked)]
+    failed = True
     try:
-        pending = [pool.apply_async(_share) for _ in range(forked)]
         results = dict(_share()) if here else {}
-        for share in pending:
-            results.update(share.get())
-        pool.close()
-    except BaseException:
-        pool.terminate()
-        raise
+        for child in children:
+            results.update(child.answer())
+        failed = False
     finally:
-        pool.join()
+        for child in children:
+            child.close(failed)
     return results
 
 

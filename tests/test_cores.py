@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -161,4 +162,38 @@ def test_a_failure_in_a_fresh_process_is_raised_here_and_the_others_are_stopped(
 
     with pytest.raises(SourceError, match=r"sec13f/q3\.xml:7: bad quarter"):
         forked_map(task, list(range(6)), 2, here=False, fresh=True)
+    assert multiprocessing.active_children() == []
+
+
+@pytest.mark.parametrize("here", [True, False])
+def test_a_pooled_worker_killed_mid_share_is_an_error_here_not_a_wait(here: bool):
+    """A worker killed (the kernel's out-of-memory killer, an operator) loses the items it held: the map says so
+    instead of waiting for them, and leaves no process behind. Run in a child with a deadline: a wait fails it."""
+    mapper: list[int] = []  # the process that maps (in which nothing is killed)
+
+    def task(item: int) -> int:
+        if os.getpid() != mapper[0]:
+            os.kill(os.getpid(), 9)  # every forked worker dies at its first item
+        time.sleep(0.05)  # the mapping process's own items take long enough for a worker to claim one
+        return item
+
+    def spread() -> str:
+        mapper.append(os.getpid())
+        try:
+            forked_map(task, list(range(12)), 3, here=here)
+        except ChildProcessError as exc:
+            return str(exc)
+        return "finished"
+
+    context = multiprocessing.get_context("fork")
+    receiving, sending = context.Pipe(duplex=False)
+    mapping = context.Process(target=lambda: sending.send(spread()))  # so a wait is a deadline here, not a hang
+    mapping.start()
+    mapping.join(60)
+    waiting = mapping.is_alive()
+    if waiting:
+        mapping.kill()
+        mapping.join()
+    assert not waiting, "the map waited for the killed worker's items"
+    assert "exit code -9" in receiving.recv()
     assert multiprocessing.active_children() == []

@@ -273,7 +273,11 @@ def _render_on_processes(
     kept = _held(data).keep
     groups = _groups(requests, data.versions, len(data.versions) if kept is None else max(1, kept - 2))
     shares, decoded = [], 0
-    for found, written, decodes in forked_map(rendered, groups, workers):
+    try:
+        done = forked_map(rendered, groups, workers)
+    except ChildProcessError as exc:  # killed (out of memory?) before it could say why
+        raise PublishError(f"rendering the answers stopped: {exc}") from None
+    for found, written, decodes in done:
         writer.merge(written)
         shares.append(found)
         decoded += decodes
