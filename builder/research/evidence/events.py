@@ -154,10 +154,10 @@ def steady(held: Holders, kept: Holders) -> bool:
 def _split_by_majority(pairs: Pairs, proof: Proof) -> tuple[Fraction, int, tuple[float, float]] | None:
     """The simple ratio most of the holders' shares moved by, exactly."""
     fit = ratios.common_ratio(pairs, proof.tolerance)
-    if fit is None:
-        return None
+    if fit is None or fit[1] < proof.needed(len(pairs)):
+        return None  # too few fit it (half the securities asked): no simple ratio to look for
     factor = ratios.simple(fit[0], pairs, SPLIT_TERMS, proof.tolerance)
-    if factor is None or factor == 1 or fit[1] < proof.needed(len(pairs)):
+    if factor is None or factor == 1:
         return None
     return factor, fit[1], fit[2]
 
