@@ -11,7 +11,7 @@ from builder.records import Amendment, CorporateAction, Filing, ManagerConfig, S
 from builder.research.caveats import ManagerQuarter, version_warnings
 from builder.research.changes import BOUGHT, CHANGE_KINDS, SOLD, Changes, Ended, book_changes  # noqa: F401 (re-exported)
 from builder.research.changes.actions import action_records
-from builder.research.changes.carry import legs_between, lot
+from builder.research.changes.carry import legs_between
 from builder.research.changes.side import Side
 from builder.research.coverage import quarter_coverage
 from builder.research.evidence import Evidence, decide, pack_witnesses
@@ -278,7 +278,7 @@ class _Keys(dict[str, str]):
 
 def _side(book: QuarterBook, dated: Dated, alive: frozenset[str]) -> Side:
     """A quarter book as the change rules see it: long-equity lots by CUSIP, keys at its quarter end, omissions."""
-    lots = {h.cusip: lot(h.cusip, h.shares, h.value, len(h.sources), h.issuer) for h in book.holdings if h.long_equity}
+    lots = {h.cusip: h for h in book.holdings if h.long_equity}  # each a Lot already
     # asked for every pair the rules weigh: a dict's own lookup, each CUSIP's key found once for the quarter
     return Side(book.period, lots, dated.named.__getitem__, omits_positions(book), alive=alive, cik=book.cik)
 

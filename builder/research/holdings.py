@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from datetime import date
 
 from builder.records import Amendment, Filing
+from builder.research.changes.carry import Lot
 
 
 @dataclass(frozen=True, slots=True)
@@ -20,15 +21,12 @@ class SourceRow:
 
 
 @dataclass(frozen=True, slots=True)
-class Holding:
-    """Rows of one quarter with the same CUSIP, putCall and share type, summed (SEC tables split them freely)."""
+class Holding(Lot):
+    """Rows of one quarter with the same CUSIP, putCall and share type, summed (SEC tables split them freely); a
+    long-equity one is the Lot the change rules read (`rows`: how many `sources`)."""
 
-    cusip: str
     put_call: str | None
     share_type: str
-    issuer: str
-    shares: int
-    value: int  # dollars
     sources: tuple[SourceRow, ...]
 
     @property
@@ -102,7 +100,7 @@ def _aggregate(filings: Sequence[Filing]) -> tuple[Holding, ...]:
                 entry[2] += row.value * scale
                 entry[3].append(_source_row(accession, row.row))
     return tuple(
-        _holding(cusip, put_call, share_type, issuer, shares, value, tuple(sources))
+        _holding(cusip, shares, value, len(sources), issuer, put_call, share_type, tuple(sources))
         for (cusip, put_call, share_type), (issuer, shares, value, sources) in sorted(sums.items(), key=_order)
     )
 
@@ -128,26 +126,29 @@ def _source_row(accession: str, row: int) -> SourceRow:
 
 def _holding(
     cusip: str,
-    put_call: str | None,
-    share_type: str,
-    issuer: str,
     shares: int,
     value: int,
+    rows: int,
+    issuer: str,
+    put_call: str | None,
+    share_type: str,
     sources: tuple[SourceRow, ...],
 ) -> Holding:
     made = _new(Holding)
     _SET_CUSIP(made, cusip)
-    _SET_PUT_CALL(made, put_call)
-    _SET_TYPE(made, share_type)
-    _SET_ISSUER(made, issuer)
     _SET_SHARES(made, shares)
     _SET_VALUE(made, value)
+    _SET_ROWS(made, rows)
+    _SET_ISSUER(made, issuer)
+    _SET_PUT_CALL(made, put_call)
+    _SET_TYPE(made, share_type)
     _SET_SOURCES(made, sources)
     return made
 
 
 # Each field's slot setter, by name (the makers' arguments are the fields, in order).
 _SET_ACCESSION, _SET_ROW = (vars(SourceRow)[name].__set__ for name in inspect.signature(_source_row).parameters)
-_SET_CUSIP, _SET_PUT_CALL, _SET_TYPE, _SET_ISSUER, _SET_SHARES, _SET_VALUE, _SET_SOURCES = (
-    vars(Holding)[name].__set__ for name in inspect.signature(_holding).parameters
+_SET_CUSIP, _SET_SHARES, _SET_VALUE, _SET_ROWS, _SET_ISSUER, _SET_PUT_CALL, _SET_TYPE, _SET_SOURCES = (
+    getattr(Holding, name).__set__
+    for name in inspect.signature(_holding).parameters  # a Lot's slots too
 )

@@ -8,7 +8,6 @@ carried share remembers the legs that moved it, so a change can cite them like a
 
 from __future__ import annotations
 
-import inspect
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -26,32 +25,13 @@ ROUNDING_SHARE = Fraction(1, 1_000_000)
 
 @dataclass(frozen=True, slots=True)
 class Lot:
-    """A manager's long-equity shares of one CUSIP at a quarter end."""
+    """A manager's long-equity shares of one CUSIP at a quarter end (a book's long-equity Holding is one)."""
 
     cusip: str
     shares: int
     value: int  # dollars
     rows: int  # source rows behind it (accounts); each may round a fractional share away
     issuer: str
-
-
-def lot(cusip: str, shares: int, value: int, rows: int, issuer: str) -> Lot:
-    """Lot(…) made by its slots' setters: a frozen dataclass's __init__ sets each field through object.__setattr__,
-    which looks the slot up again each time, and a build makes a Lot of every long holding of every book."""
-    made = _new(Lot)
-    _SET_CUSIP(made, cusip)
-    _SET_SHARES(made, shares)
-    _SET_VALUE(made, value)
-    _SET_ROWS(made, rows)
-    _SET_ISSUER(made, issuer)
-    return made
-
-
-_new = object.__new__
-# Each field's slot setter, by name (lot's arguments are the fields, in order).
-_SET_CUSIP, _SET_SHARES, _SET_VALUE, _SET_ROWS, _SET_ISSUER = (
-    vars(Lot)[name].__set__ for name in inspect.signature(lot).parameters
-)
 
 
 @dataclass(frozen=True, slots=True)
