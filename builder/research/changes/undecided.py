@@ -328,12 +328,9 @@ class _Parents:
         words = (_issuer_word(self.later.lots[c].issuer) for c in self.cusips)
         return frozenset(c[:6] for c in self.cusips), frozenset(word for word in words if word)
 
-    def kin(self, lot: Lot) -> bool:
-        """Whether a parent may be of `lot`'s issuer: its CUSIP issuer code, or its name's first distinctive word
-        (one_issuer); a child with no kin among them is of none."""
+    def kin(self, lot: Lot) -> bool:  # whether a parent may be of `lot`'s issuer (one_issuer: a code or a first word)
         codes, words = self.issuers
-        word = _issuer_word(lot.issuer)
-        return lot.cusip[:6] in codes or (word is not None and word in words)
+        return lot.cusip[:6] in codes or _issuer_word(lot.issuer) in words
 
     def near(self, side: int, low: float, high: float) -> list[str]:
         _, shares, cusips = self.sides[side]
