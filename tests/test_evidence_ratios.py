@@ -7,6 +7,7 @@ from fractions import Fraction
 
 import pytest
 
+from builder.research.evidence.events import _NEAR_ONE, SPLIT_TERMS
 from builder.research.evidence.ratios import (
     EXACT_TOLERANCE,
     RATIO_TOLERANCE,
@@ -75,3 +76,9 @@ def test_simple_states_a_split_and_refuses_a_ratio_no_simple_one_fits_as_well():
     assert simple(Fraction(30001, 10000), pairs) == 3
     assert nearest(Fraction(5, 2), 20) == Fraction(5, 2) and nearest(Fraction(1, 2), 20) == Fraction(1, 2)
     assert simple(Fraction(1892, 1000), [(1000, 1892), (50_000, 94_600)]) is None  # 1.892: no n:d up to 20 fits
+
+
+def test_a_ratio_within_near_one_of_one_is_nearest_one_to_one_so_a_split_by_majority_may_stop_there() -> None:
+    for step in range(-999, 1000):  # up to just inside _NEAR_ONE either side
+        assert nearest(1 + _NEAR_ONE * Fraction(step, 1000), SPLIT_TERMS) == 1
+    assert nearest(1 + 3 * _NEAR_ONE, SPLIT_TERMS) == Fraction(34, 33)  # further out another ratio is nearer

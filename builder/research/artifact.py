@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Container, Iterable, Mapping, Sequence
 from datetime import date
 from typing import TypeVar, cast
 
@@ -11,7 +11,7 @@ from builder.records import Amendment, CorporateAction, Filing, ManagerConfig, S
 from builder.research.caveats import ManagerQuarter, version_warnings
 from builder.research.changes import BOUGHT, CHANGE_KINDS, SOLD, Changes, Ended, book_changes  # noqa: F401 (re-exported)
 from builder.research.changes.actions import action_records
-from builder.research.changes.carry import Lot, legs_between
+from builder.research.changes.carry import legs_between
 from builder.research.changes.side import Side
 from builder.research.coverage import quarter_coverage
 from builder.research.evidence import Evidence, decide, pack_witnesses
@@ -71,11 +71,11 @@ def built_artifacts(
             sides[key] = _side(found, dated_at(key[1]), alive.get(key[1], frozenset())) if found else None
         return sides[key]
 
-    def book_of(key: tuple[str, date]) -> tuple[dict[str, dict], Side] | None:
-        # The long positions are made each time they are asked for (twice a book: as the current one and as the
-        # prior one) and let go with the manager's entry: one quarter end's are some 300 MB at 2,000 managers.
-        side = side_of(key)
-        return None if side is None else (_long_positions(books[key], dated_at(key[1])), side)
+    def positions_of(key: tuple[str, date], only: Container[str] | None) -> dict[str, dict]:
+        # The long positions are made each time they are asked for (a book's all as the current one, those it no
+        # longer holds as the prior one) and let go with the manager's entry: one quarter end's are some 300 MB at
+        # 2,000 managers.
+        return _long_positions(books[key], dated_at(key[1]), only)
 
     own: dict[date, Witnesses] = {}  # per quarter end, the pack's own books as witnesses: each quarter's once
 
@@ -96,7 +96,7 @@ def built_artifacts(
             del sides[key]
         for end in [end for end in dated if end < oldest]:
             del dated[end]
-        return build_artifact(quarter, sources, books, book_of, side_of, evidence, dated_at(quarter))
+        return build_artifact(quarter, sources, books, positions_of, side_of, evidence, dated_at(quarter))
 
     quarters = quarter_coverage(sources).published
     taken = {quarter: earlier(artifact_inputs(quarter, sources, books)) if earlier else None for quarter in quarters}
@@ -185,37 +185,39 @@ def build_artifact(
     quarter: date,
     sources: Sources,
     books: Mapping[tuple[str, date], QuarterBook],
-    book_of: Callable[[tuple[str, date]], tuple[dict[str, dict], Side] | None],
+    positions_of: Callable[[tuple[str, date], Container[str] | None], dict[str, dict]],
     side_of: Callable[[tuple[str, date]], Side | None],
     evidence: Evidence,
     rows: Dated,
 ) -> dict:
     """One version's artifact; `versionId` is assigned by the release (it depends on what was published).
 
-    `book_of((cik, quarter))`: the book's long positions by key and its Side, None when the manager did not file
-    (`side_of`: the Side alone);
+    `side_of((cik, quarter))`: the book's Side, None when the manager did not file; `positions_of(key, only)`: its
+    long positions by key (only those keyed in `only` unless it is None);
     `evidence`: what the holders of the securities decide since the previous quarter end; `rows`: the quarter end's
-    securities.csv rows (the Dated that `book_of` keys the quarter's books by)."""
+    securities.csv rows (the Dated that `positions_of` keys the quarter's books by)."""
     managers, parts = [], []
     prior_end = previous_quarter(quarter)
     actions = with_evidence(sources.corporate_actions, evidence, one_position(sources, quarter), prior_end, quarter)
     for manager in sources.copycat.managers:
         key, prior = (manager.cik, quarter), (manager.cik, previous_quarter(quarter))
-        current, before = book_of(key), book_of(prior)
+        current, before = side_of(key), side_of(prior)
         assert current is not None, "every manager of a published quarter has its book"
         legs = legs_between(actions, prior[1], quarter, manager.cik)
         earlier = None
         if before is not None:
             trend = side_of((manager.cik, previous_quarter(prior[1])))
-            earlier = dataclasses.replace(before[1], previous=trend.lots if trend else {})
-        later = dataclasses.replace(current[1], evidence=evidence)
+            earlier = dataclasses.replace(before, previous=trend.lots if trend else {})
+        later = dataclasses.replace(current, evidence=evidence)
         changes = book_changes(earlier, later, legs)
+        # the prior book's positions are read for those that ended only (a few of its 150 or so)
+        ended = {entry.key for entry in changes.ended}
         entry = _manager_entry(
             manager,
             books[key],
             books.get(prior),
-            current[0],
-            before[0] if before else None,
+            positions_of(key, None),
+            positions_of(prior, ended) if ended else {},
             changes,
             sources.securities,
             rows,
@@ -276,7 +278,7 @@ class _Keys(dict[str, str]):
 
 def _side(book: QuarterBook, dated: Dated, alive: frozenset[str]) -> Side:
     """A quarter book as the change rules see it: long-equity lots by CUSIP, keys at its quarter end, omissions."""
-    lots = {h.cusip: Lot(h.cusip, h.shares, h.value, len(h.sources), h.issuer) for h in book.holdings if h.long_equity}
+    lots = {h.cusip: h for h in book.holdings if h.long_equity}  # each a Lot already
     # asked for every pair the rules weigh: a dict's own lookup, each CUSIP's key found once for the quarter
     return Side(book.period, lots, dated.named.__getitem__, omits_positions(book), alive=alive, cik=book.cik)
 
@@ -295,14 +297,14 @@ def _manager_entry(
     book: QuarterBook,
     previous: QuarterBook | None,
     current: dict[str, dict],
-    prior: dict[str, dict] | None,
+    prior: Mapping[str, dict],
     changes: Changes,
     securities: Mapping[str, Security],
     rows: Dated,
 ) -> dict:
     book_value = sum(p["value"] for p in current.values())
     positions = [_with_change(p, changes.held[key], book_value) for key, p in sorted(current.items())]
-    ended = [_ended(entry, prior or {}, previous, securities) for entry in changes.ended]
+    ended = [_ended(entry, prior, previous, securities) for entry in changes.ended]
     return {
         "id": manager.id,
         "name": manager.name,
@@ -317,17 +319,20 @@ def _manager_entry(
     }
 
 
-def _long_positions(book: QuarterBook, rows: Dated) -> dict[str, dict]:
-    """Long-equity holdings keyed by the ticker valid at the quarter end (or by CUSIP when unmapped); CUSIPs sharing
-    a ticker are summed."""
+def _long_positions(book: QuarterBook, rows: Dated, only: Container[str] | None = None) -> dict[str, dict]:
+    """Long-equity holdings keyed by the ticker valid at the quarter end (or by CUSIP when unmapped), only those
+    keyed in `only` unless it is None; CUSIPs sharing a ticker are summed."""
     positions: dict[str, dict] = {}
+    named = rows.named
     for holding in book.holdings:
         if not holding.long_equity:
             continue
-        security, dated = rows[holding.cusip]
-        key = security.ticker if security else holding.cusip
+        key = named[holding.cusip]
+        if only is not None and key not in only:
+            continue
         entry = positions.get(key)
         if entry is None:
+            security, dated = rows[holding.cusip]
             positions[key] = _position(key, holding, security, dated)
         elif entry["cusip"] != holding.cusip:
             entry["shares"] += holding.shares
@@ -354,8 +359,10 @@ def _sources(holding: Holding) -> list[dict]:
 
 
 def _with_change(position: dict, change: dict, book_value: int) -> dict:
-    weight = round(position["value"] / book_value, WEIGHT_DIGITS) if book_value else 0.0
-    return {**position, "weight": weight, "change": change}
+    """The position with its weight and change (in place: a book's positions are made for its entry alone)."""
+    position["weight"] = round(position["value"] / book_value, WEIGHT_DIGITS) if book_value else 0.0
+    position["change"] = change
+    return position
 
 
 def _ended(

@@ -25,7 +25,7 @@ ROUNDING_SHARE = Fraction(1, 1_000_000)
 
 @dataclass(frozen=True, slots=True)
 class Lot:
-    """A manager's long-equity shares of one CUSIP at a quarter end."""
+    """A manager's long-equity shares of one CUSIP at a quarter end (a book's long-equity Holding is one)."""
 
     cusip: str
     shares: int
@@ -58,10 +58,10 @@ class Carried:
     def touched(self, cusip: str) -> bool:
         return bool(self.moved.get(cusip))
 
-    def rounding(self, cusip: str) -> Fraction:
+    def rounding(self, cusip: str) -> Fraction | int:
         """How far a filed figure may fall from the carried shares of `cusip` by fractional-share rounding."""
         if not self.touched(cusip):
-            return Fraction(0)
+            return 0  # the int: asked of every position that ended, and compared with an int's speed
         return max(
             self.allowance.get(cusip, Fraction(0)), Fraction(math.ceil(self.shares.get(cusip, 0) * ROUNDING_SHARE))
         )

@@ -64,7 +64,7 @@ def book_changes(
     sources = previous if carried.shares.keys() == earlier.lots.keys() else by_key(carried.shares, later.key)
     plain = not carried.moved and not carried.parents
     held = {
-        key: _unmoved(cusips, sources.get(key, _NONE), previous.get(key, _NONE), earlier, later, carried)
+        key: _unmoved(cusips, sources.get(key, _NONE), previous.get(key, _NONE), earlier.lots, later.lots, carried)
         if plain and not (found and _flagged(cusips, sources.get(key, _NONE), found))
         else _held(cusips, sources.get(key, []), previous.get(key, []), earlier, later, carried, found)
         for key, cusips in keys.items()
@@ -93,16 +93,23 @@ def _flagged(cusips: list[str], sources: list[str], found: dict) -> bool:
 
 
 def _unmoved(
-    cusips: list[str], sources: list[str], before: list[str], earlier: Side, later: Side, carried: Carried
+    cusips: list[str],
+    sources: list[str],
+    before: list[str],
+    earlier: Mapping[str, Lot],
+    later: Mapping[str, Lot],
+    carried: Carried,
 ) -> dict:
-    """_held of a position no corporate action moved shares into and no rule flagged: a trade, or none."""
-    filed = _total(later.lots, cusips)
+    """_held of a position no corporate action moved shares into and no rule flagged: a trade, or none. Asked of
+    most positions of every book, so a position of one CUSIP (most are) is read without _total."""
+    filed = later[cusips[0]].shares if len(cusips) == 1 else _total(later, cusips)
     shares = carried.shares
     exact = shares[sources[0]] if len(sources) == 1 else sum(shares[x] for x in sources)
     carried_shares = math.floor(exact)
     delta = filed - carried_shares if filed - exact else 0
     kind = "new" if exact == 0 else "added" if delta > 0 else "reduced" if delta < 0 else "unchanged"
-    return _change(kind, _total(earlier.lots, before), carried_shares, delta, "trade" if delta else "none")
+    previous = earlier[before[0]].shares if len(before) == 1 else _total(earlier, before)
+    return _change(kind, previous, carried_shares, delta, "trade" if delta else "none")
 
 
 def _held(
@@ -166,7 +173,8 @@ def _ended(earlier: Side, later: Side, carried: Carried, found: dict, held: set[
     for cusip in sorted(carried.ended):
         if earlier.key(cusip) not in held and cusip in earlier.lots:
             groups.setdefault((earlier.key(cusip), "converted"), []).append(cusip)
-    for cusip, shares in sorted(carried.shares.items()):
+    for cusip in sorted(carried.shares.keys() - later.lots.keys()):  # a CUSIP the later book files is held
+        shares = carried.shares[cusip]
         if shares >= 1 and later.key(cusip) not in held and shares > carried.rounding(cusip):
             key = earlier.key(cusip) if cusip in earlier.lots else later.key(cusip)
             groups.setdefault((key, "exited"), []).append(cusip)

@@ -20,9 +20,11 @@ CLASSES = 2  # classes of one issuer that must grow together
 def grown_classes(earlier: Side, later: Side, carried: Carried, closed: frozenset[str]) -> dict[str, dict]:
     """CUSIP → the candidate for each class that grew beside a kin class whose fall in value exceeds the growth."""
     marked: dict[str, dict[str, dict]] = {}
-    for child, lot in later.lots.items():
+    for child, lot in later.lots.items():  # every lot of every book: the plain tests first
+        if child in closed or child not in earlier.lots or lot.shares <= 0:
+            continue
         gained = int(lot.shares - carried.shares.get(child, 0))
-        if child in closed or child not in earlier.lots or carried.touched(child) or gained <= 0 or lot.shares <= 0:
+        if gained <= 0 or carried.touched(child):
             continue
         worth = gained * lot.value / lot.shares
         for parent in sorted(earlier.lots.keys() & later.lots.keys()):

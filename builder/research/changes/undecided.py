@@ -324,8 +324,13 @@ class _Parents:
         return max((self.later.lots[c].rows for c in self.cusips), default=0)
 
     @functools.cached_property
-    def issuers(self) -> frozenset[str]:  # the parents' issuer marks (see _marks): a child sharing none has no kin
-        return frozenset(mark for c in self.cusips for mark in _marks(self.later.lots[c]))
+    def issuers(self) -> tuple[frozenset[str], frozenset[str]]:  # the parents' CUSIP issuer codes and issuer words
+        words = (_issuer_word(self.later.lots[c].issuer) for c in self.cusips)
+        return frozenset(c[:6] for c in self.cusips), frozenset(word for word in words if word)
+
+    def kin(self, lot: Lot) -> bool:  # whether a parent may be of `lot`'s issuer (one_issuer: a code or a first word)
+        codes, words = self.issuers
+        return lot.cusip[:6] in codes or _issuer_word(lot.issuer) in words
 
     def near(self, side: int, low: float, high: float) -> list[str]:
         _, shares, cusips = self.sides[side]
@@ -341,7 +346,7 @@ def _distributions(earlier: Side, later: Side, carried: Carried, child: str, par
     comparisons = 2 * len(parents.cusips) * len(COMMON_RATIOS)
     widest = max(parents.most_rows + lot.rows, math.ceil(received * DISTRIBUTION_ROUNDING))
     unlikely = received % ROUND_LOT == 0 or comparisons * (2 * (1 + lot.rows) + 1) / received > MAX_CHANCE
-    if unlikely and not parents.issuers & _marks(lot):  # only the issuer's own classes could match: it has none
+    if unlikely and not parents.kin(lot):  # only the issuer's own classes could match: it has none
         return []
     matches: dict[str, tuple[Lot, Fraction, Side]] = {}
     for index, (side, _, _) in enumerate(parents.sides):
@@ -384,12 +389,6 @@ def _distribution(
         todo(earlier.quarter, later.quarter, f"{name_parent} distributes {name_child}"),
     )
     return {"rule": "distribution", "text": text, "record": record}
-
-
-def _marks(lot: Lot) -> frozenset[str]:
-    """What identifies a lot's issuer: its CUSIP issuer code, and its name's first distinctive word."""
-    word = _issuer_word(lot.issuer)
-    return frozenset((f"code:{lot.cusip[:6]}", *((f"word:{word}",) if word else ())))
 
 
 def one_issuer(a: Lot, b: Lot) -> bool:

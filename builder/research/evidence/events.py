@@ -122,7 +122,8 @@ def split(cusip: str, held: Holders, kept: Holders, citing: Citing, proof: Proof
         return None  # the holders' shares together did not move like a split's: no per-holder look needed
     earlier = dict(zip(held.ciks, held.shares, strict=True))
     pairs = [(earlier[cik], shares) for cik, shares in zip(kept.ciks, kept.shares, strict=True) if earlier.get(cik)]
-    price_move = ratios.price(kept) / ratios.price(held) if ratios.price(held) else 0.0
+    price = ratios.price(held)
+    price_move = ratios.price(kept) / price if price else 0.0
     if proof.few and len(pairs) < len(held):
         return None  # one of the few sold out: the rest cannot speak for a split alone
     fit = _fewsplit(pairs, price_move) if proof.few else _split_by_majority(pairs, proof)
@@ -151,13 +152,20 @@ def steady(held: Holders, kept: Holders) -> bool:
     )
 
 
+# Any other ratio with terms up to SPLIT_TERMS is at least 1 / SPLIT_TERMS from 1:1 (|m − d| / d): a ratio within half
+# that of 1 is nearer 1:1 than to any of them, so ratios.simple would give 1:1 or nothing, and no split either way.
+_NEAR_ONE = Fraction(1, 2 * SPLIT_TERMS)
+
+
 def _split_by_majority(pairs: Pairs, proof: Proof) -> tuple[Fraction, int, tuple[float, float]] | None:
     """The simple ratio most of the holders' shares moved by, exactly."""
     fit = ratios.common_ratio(pairs, proof.tolerance)
-    if fit is None:
-        return None
+    if fit is None or fit[1] < proof.needed(len(pairs)):
+        return None  # too few fit it (half the securities asked): no simple ratio to look for
+    if abs(fit[0] - 1) < _NEAR_ONE:
+        return None  # 1:1 is the simple ratio nearest it (most of the rest: the holders kept their shares)
     factor = ratios.simple(fit[0], pairs, SPLIT_TERMS, proof.tolerance)
-    if factor is None or factor == 1 or fit[1] < proof.needed(len(pairs)):
+    if factor is None or factor == 1:
         return None
     return factor, fit[1], fit[2]
 

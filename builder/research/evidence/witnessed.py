@@ -70,8 +70,11 @@ class Books:
         if books is None:
             books = {}
             for cusip, holders in self.sides[side].items():
-                for cik, shares in zip(holders.ciks, holders.shares, strict=True):
-                    books.setdefault(cik, {})[cusip] = shares
+                for cik, shares in zip(holders.ciks, holders.shares, strict=True):  # a row per holding: no setdefault
+                    book = books.get(cik)
+                    if book is None:
+                        book = books[cik] = {}
+                    book[cusip] = shares
             self._books[side] = books
         return books
 
