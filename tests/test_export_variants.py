@@ -12,7 +12,7 @@ import pytest
 from builder.canonical import sha256_hex
 from builder.export import variants
 from builder.export.tree import SITE, TREES, Settings, export_release
-from builder.export.variants import CACHE, cache_path, cached_variants
+from builder.export.variants import BATCH_ANSWERS, BATCH_BYTES, CACHE, Job, _batches, cache_path, cached_variants
 from builder.release.objects import object_path
 from builder.release.store import current_release
 
@@ -109,3 +109,12 @@ def test_another_level_is_another_cache_entry_and_unused_entries_go(published: P
     kept = sorted(path.name.split(".")[1] for path in (out / CACHE).rglob("*") if path.is_file())
     assert kept == sorted(["br-3", "br-4", f"gzip-{variants.GZIP_LEVEL}"] * answers)
     assert "removed 0 older trees, 1 unused cached variants" in lines[-3]
+
+
+def test_answers_go_to_the_workers_in_batches_in_their_order_a_large_one_alone():
+    sizes = {"big": BATCH_BYTES * 2, **{f"s{i:04}": 1000 for i in range(BATCH_ANSWERS + 10)}, "mid": BATCH_BYTES - 5}
+    jobs = [Job(sha, Path(sha), (), Path("cache")) for sha in sizes]
+    batches = _batches(jobs, sizes)
+    assert [job for batch in batches for job in batch] == jobs
+    assert [len(batch) for batch in batches] == [1, BATCH_ANSWERS, 10, 1]
+    assert all(sum(sizes[j.sha256] for j in batch) <= BATCH_BYTES or len(batch) == 1 for batch in batches)

@@ -37,6 +37,10 @@ EXTENSIONS = {"gzip": ".gz", "br": ".br"}
 BROTLI_MISSING = "brotli is not installed: writing gzip variants only (pip install brotli, then export again)"
 CACHE = Path(".cache") / "variants"  # under the export directory: every variant ever written, by content
 PROGRESS_SECONDS = 5.0  # at most one progress line this often while compressing
+# Answers go to a worker together until they reach this many bytes (or BATCH_ANSWERS): handing a small answer over
+# alone cost more than compressing it (the 11,000 explanations of 500 managers, 22 kB each).
+BATCH_BYTES = 4 << 20
+BATCH_ANSWERS = 256
 
 Progress = Callable[[str], None]
 
@@ -159,7 +163,7 @@ def compress_all(
     total, done, reused, done_bytes = len(jobs), 0, 0, 0
     found: dict[str, Variants] = {}
     last = time.perf_counter()
-    for sha256, variants, cached in _run(jobs, workers):
+    for sha256, variants, cached in _run(_batches(jobs, sizes), workers):
         found[sha256] = variants
         done, reused, done_bytes = done + 1, reused + cached, done_bytes + sizes[sha256]
         if time.perf_counter() - last >= PROGRESS_SECONDS and done < total:
@@ -177,13 +181,31 @@ def compress_all(
     return found
 
 
-def _run(jobs: list[Job], workers: int) -> Iterable[tuple[str, Variants, int]]:
-    if workers <= 1 or len(jobs) <= 1:
-        yield from map(variants_of, jobs)
+def _batches(jobs: list[Job], sizes: dict[str, int]) -> list[list[Job]]:
+    """`jobs` in their order, as consecutive batches of BATCH_BYTES or BATCH_ANSWERS (a larger answer alone)."""
+    found: list[list[Job]] = [[]]
+    held = 0
+    for job in jobs:
+        if found[-1] and (held + sizes[job.sha256] > BATCH_BYTES or len(found[-1]) >= BATCH_ANSWERS):
+            found.append([])
+            held = 0
+        found[-1].append(job)
+        held += sizes[job.sha256]
+    return [batch for batch in found if batch]
+
+
+def _variants_of_batch(batch: list[Job]) -> list[tuple[str, Variants, int]]:
+    return [variants_of(job) for job in batch]
+
+
+def _run(batches: list[list[Job]], workers: int) -> Iterable[tuple[str, Variants, int]]:
+    if workers <= 1 or len(batches) <= 1:
+        for batch in batches:
+            yield from _variants_of_batch(batch)
         return
     with ProcessPoolExecutor(workers) as pool:
-        for future in as_completed([pool.submit(variants_of, job) for job in jobs]):
-            yield future.result()
+        for future in as_completed([pool.submit(_variants_of_batch, batch) for batch in batches]):
+            yield from future.result()
 
 
 def prune_cache(cache: Path, keep: set[str]) -> int:
