@@ -6,6 +6,7 @@ import enum
 import inspect
 import sys
 from array import array
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date
 from decimal import Decimal
@@ -81,6 +82,13 @@ _ROW_NUMBERS: list[int] = []
 _new_row = object.__new__
 
 
+def slot_setters(cls: type, maker: Callable[..., object]) -> tuple[Callable[[object, Any], None], ...]:
+    """The setter of each slot of `cls` (its own or a base's) that `maker`'s parameters name, in their order: a maker
+    that sets a frozen slotted dataclass's fields with them skips the object.__setattr__ its __init__ makes per field
+    (holding_row here; research.holdings makes every Holding and SourceRow of a book so)."""
+    return tuple(getattr(cls, name).__set__ for name in inspect.signature(maker).parameters)
+
+
 def holding_row(
     row: int,
     issuer: str,
@@ -138,7 +146,7 @@ def holding_row(
     _SET_SOLE,
     _SET_SHARED,
     _SET_NONE,
-) = (vars(HoldingRow)[name].__set__ for name in inspect.signature(holding_row).parameters)
+) = slot_setters(HoldingRow, holding_row)
 
 
 FILED_FROM_HEADER = "submission header"  # the SGML header's FILED AS OF DATE

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import inspect
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date
 
-from builder.records import Amendment, Filing
+from builder.records import Amendment, Filing, slot_setters
 from builder.research.changes.carry import Lot
 
 
@@ -146,9 +145,8 @@ def _holding(
     return made
 
 
-# Each field's slot setter, by name (the makers' arguments are the fields, in order).
-_SET_ACCESSION, _SET_ROW = (vars(SourceRow)[name].__set__ for name in inspect.signature(_source_row).parameters)
-_SET_CUSIP, _SET_SHARES, _SET_VALUE, _SET_ROWS, _SET_ISSUER, _SET_PUT_CALL, _SET_TYPE, _SET_SOURCES = (
-    getattr(Holding, name).__set__
-    for name in inspect.signature(_holding).parameters  # a Lot's slots too
+# Each field's slot setter, by name (the makers' arguments are the fields, in order; a Holding's include a Lot's).
+_SET_ACCESSION, _SET_ROW = slot_setters(SourceRow, _source_row)
+_SET_CUSIP, _SET_SHARES, _SET_VALUE, _SET_ROWS, _SET_ISSUER, _SET_PUT_CALL, _SET_TYPE, _SET_SOURCES = slot_setters(
+    Holding, _holding
 )
