@@ -214,9 +214,9 @@ def warning_lines(warnings: list[dict]) -> list[str]:
 
 
 def warm(data: ReleaseData, versions: Iterable[str]) -> None:
-    """Compute before the fork what answers of every kind share (each version's hash, as-of, views in every mode,
-    holdings and what a diff carries through it), so that the workers inherit it instead of each computing it again
-    (and decoding the version for it). A publish has it already: each build worker sent it back (`derived`)."""
+    """Compute what answers of every kind share of each version (its hash, as-of, views in every mode, holdings and
+    what a diff carries through it): `derived` does, in the build worker that made it, so that the rendering
+    processes inherit it instead of each computing it again (and decoding the version for it)."""
     for version in versions:
         artifact_sha256(data, version)
         facts_of(data, version)

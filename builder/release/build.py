@@ -12,7 +12,8 @@ from __future__ import annotations
 import os
 import shutil
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
@@ -26,7 +27,7 @@ from builder.canonical import canonical_json, sha256_hex
 from builder.cores import forked_map, in_child
 from builder.errors import PublishError, SourceError, escaped
 from builder.records import Sources
-from builder.release.assemble import assemble, checked, documented, warm, warning_lines
+from builder.release.assemble import assemble, checked, documented, warning_lines
 from builder.release.atomic import fsync_directory, staged, sync_filesystem
 from builder.release.inputs import Reuse
 from builder.release.ledger import read_ledger, record_ledger
@@ -110,10 +111,8 @@ def prepare_release(
             data, ledger = assemble(sources, read_ledger(releases), previews, reuse.artifact, workers)
         return data, ledger, reuse, started
 
-    try:
+    with _stopping("reading the sources and building the artifacts"):
         data, ledger, reuse, started = in_child(read_and_assemble, progress)
-    except ChildProcessError as exc:  # killed (out of memory?) before it could say why
-        raise PublishError(f"reading the sources and building the artifacts stopped: {exc}") from None
     _refuse_reused_ids(previous, data)
     for line in warning_lines(data.index["warnings"]):
         progress(line)
@@ -261,8 +260,8 @@ def _render_on_processes(
     whichever process is free (builder.cores: forked, they share the parent's data copy-on-write) into a writer of
     its own on the same directory, merged into `writer` after. The large memos a group makes are let go after it
     (ReleaseData.scoped); the rest die with each worker. The objects are content-addressed, so the release is the
-    same bytes on any count, one included (the groups then render here, in turn)."""
-    warm(data, data.versions)
+    same bytes on any count, one included (the groups then render here, in turn). What answers of every kind read
+    of a version the build workers computed already (assemble.derived): the processes inherit it."""
 
     def rendered(group: list[int]) -> tuple[Rendered, Share, int]:
         branch, before = writer.branch(), _held(data).decoded
@@ -273,10 +272,8 @@ def _render_on_processes(
     kept = _held(data).keep
     groups = _groups(requests, data.versions, len(data.versions) if kept is None else max(1, kept - 2))
     shares, decoded = [], 0
-    try:
+    with _stopping("rendering the answers"):
         done = forked_map(rendered, groups, workers)
-    except ChildProcessError as exc:  # killed (out of memory?) before it could say why
-        raise PublishError(f"rendering the answers stopped: {exc}") from None
     for found, written, decodes in done:
         writer.merge(written)
         shares.append(found)
@@ -311,6 +308,15 @@ def _groups(requests: list[Request], versions: list[str], block: int) -> list[li
         else:
             group.sort(key=lambda index: (position.get(str(requests[index][1].get("to")), 0), index))
     return sorted(groups.values(), key=lambda group: (-len(group), group[0]))
+
+
+@contextmanager
+def _stopping(what: str) -> Iterator[None]:
+    """A process of the publish killed (out of memory?) before it could say why: one line saying `what` stopped."""
+    try:
+        yield
+    except ChildProcessError as exc:
+        raise PublishError(f"{what} stopped: {exc}") from None
 
 
 def seconds(started: float) -> str:
