@@ -158,10 +158,9 @@ def publish_command(
     tree = _source(source, fixture)
     gates = publish_gates(asked_gates, source_is_fixture(tree))
     _progress(f"gates: {', '.join(sorted(gates)) or 'none'}")
-    check = gate_check(releases, gates, _progress)
-    release_id = publish(
-        tree, releases, _as_date(as_of), _progress, max_unmapped, check, replace_real, workers or os.cpu_count() or 1
-    )
+    processes = workers or os.cpu_count() or 1
+    check = gate_check(releases, gates, _progress, processes)
+    release_id = publish(tree, releases, _as_date(as_of), _progress, max_unmapped, check, replace_real, processes)
     click.echo(release_id)
 
 

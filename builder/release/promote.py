@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import shutil
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from datetime import date
 from pathlib import Path
 
@@ -37,6 +37,7 @@ from builder.release.inputs import (
 )
 from builder.release.ledger import repair_ledger
 from builder.release.store import CURRENT, INDEX, STAGING_PREFIX, current_release, verify_release
+from builder.research.schema import PackArtifact
 from builder.sources.packs import read_packs_config
 from builder.sources.sec13f.cache import remove_temporaries as remove_cache_temporaries
 from builder.sources.tree import collector_paused
@@ -127,13 +128,13 @@ def publish(
     as_of: date | None,
     progress: Progress,
     max_unmapped: float = DEFAULT_MAX_UNMAPPED,
-    check: Callable[[str], None] | None = None,
+    check: Callable[[str, Mapping[str, PackArtifact]], None] | None = None,
     replace_real: bool = False,
     workers: int = 1,
 ) -> str:
     """Build, write and promote; a failure anywhere leaves `current` on the previous complete release.
 
-    `check`, given the written release's id, may raise to keep it unpromoted (the review gate); `workers`:
+    `check`, given the written release's id and its artifacts, may raise to keep it unpromoted (the review gate); `workers`:
     processes reading, building and rendering (the release is the same bytes on any number).
     """
     with releases_lock(releases):
@@ -151,9 +152,9 @@ def publish(
         with collector_paused():
             prepared = prepare_release(source, releases, as_of, progress, max_unmapped, workers)
             release_id = write_release(prepared, releases, progress, workers)
+            if check is not None:  # reads the versions as the publish holds them, not from their JSON files
+                check(release_id, prepared.data.artifacts)
             del prepared  # freed before the collector is back on, so its first pass walks what is left
-        if check is not None:
-            check(release_id)
         started = time.perf_counter()
         warning = record_inputs(releases, inputs_digest(tree, as_of, release_id, checks), release_id)
         warnings = [warning] if warning else []

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shlex
+from collections.abc import Mapping
 from pathlib import Path
 
 import click
@@ -11,13 +12,22 @@ import click
 from builder.errors import ReleaseError
 from builder.release.inventory import release_summaries
 from builder.release.store import DEFAULT_RELEASES, RELEASES_OPTION, current_release, list_releases
-from builder.review.compare import read_side, review
+from builder.research.schema import PackArtifact
+from builder.review.compare import Side, read_side, review
 from builder.review.page import review_page
 from builder.review.text import review_lines
 
 
-def review_of(releases: Path, candidate: str | None, against: str | None) -> dict:
-    """The review of `candidate` (default: the newest release written) against `against` (default: the promoted one)."""
+def review_of(
+    releases: Path,
+    candidate: str | None,
+    against: str | None,
+    workers: int | None = None,
+    artifacts: Mapping[str, PackArtifact] | None = None,
+) -> dict:
+    """The review of `candidate` (default: the newest release written) against `against` (default: the promoted one),
+    its versions read on `workers` processes (default: one per core); `artifacts`: the candidate's, when the caller
+    holds them (a publish), else read from its files."""
     if candidate is None:
         summaries = release_summaries(releases)
         if not summaries:
@@ -29,7 +39,10 @@ def review_of(releases: Path, candidate: str | None, against: str | None) -> dic
             raise ReleaseError(f"no release {name!r} in {releases}")
     base = releases / against if against else current_release(releases)
     option = "" if releases == DEFAULT_RELEASES else f" --releases {shlex.quote(str(releases))}"
-    return review(read_side(releases / candidate), read_side(base) if base is not None else None, option)
+    side = read_side(releases / candidate)
+    if artifacts is not None:
+        side = Side(side.release_id, side.index, artifacts)
+    return review(side, read_side(base) if base is not None else None, option, workers or os.cpu_count() or 1)
 
 
 @click.command("review")

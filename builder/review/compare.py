@@ -4,22 +4,25 @@ trades, undecided changes, and the verdict (builder.review.verdict) that sums th
 from __future__ import annotations
 
 import zlib
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 import orjson
 
+from builder.cores import forked_map
 from builder.errors import ReleaseError
 from builder.release.objects import artifact_of, artifact_path
 from builder.release.store import INDEX
 from builder.research.caveats import about, identity, sortable
-from builder.research.changes.actions import action_listing
+from builder.research.changes.actions import QuarterActions, action_listing
 from builder.research.changes.listing import undecided_changes
 from builder.research.coverage import unmapped_in
-from builder.research.schema import PackArtifact
+from builder.research.schema import ActionRecord, PackArtifact
 from builder.research.versions import content_digest
 from builder.research.views import MODES, manager_ids, view_tickers
-from builder.review.trades import kind_counts, ranked_trades, value_bridges
+from builder.review.trades import kind_counts, trades_and_bridges
 from builder.review.verdict import verdict
 
 MODES_NEED = 2  # managers a view mode needs to tell tickers apart: the mode chart shows from two on
@@ -36,72 +39,174 @@ GATES = frozenset(GATE_MEANINGS)
 
 @dataclass(frozen=True, slots=True)
 class Side:
-    """What a review reads of one release: its index and its 13f-copycat artifacts by version id."""
+    """What a review reads of one release: its index and its 13f-copycat artifacts by version id (read_side: each
+    read from its file when asked)."""
 
     release_id: str
     index: dict
-    artifacts: dict[str, PackArtifact]  # as published: the publish validated each against its schema
+    artifacts: Mapping[str, PackArtifact]  # as published: the publish validated each against its schema
+
+    @property
+    def versions(self) -> list[str]:
+        """Its version ids, oldest first."""
+        versions: list[str] = self.index["copycat"]["versions"]
+        return versions
+
+
+class _Stored(Mapping[str, PackArtifact]):
+    """A release's artifacts, each decoded from its file when asked and never kept: a review reads each once, in a
+    process of its own (at 2,000 managers the eight decoded at once held 4.7 GB)."""
+
+    def __init__(self, directory: Path, versions: list[str]) -> None:
+        self._directory, self._versions = directory, versions
+
+    def __getitem__(self, version: str) -> PackArtifact:
+        if version not in self._versions:
+            raise KeyError(version)
+        path = artifact_path(self._directory, version)
+        try:
+            return artifact_of(path.read_bytes())
+        except (OSError, ValueError, zlib.error) as exc:  # ValueError: JSON that does not parse
+            raise ReleaseError(f"{self._directory.name} is not a readable release: {path.name}: {exc}") from None
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._versions)
+
+    def __len__(self) -> int:
+        return len(self._versions)
 
 
 def read_side(directory: Path) -> Side:
-    """The index and artifacts of a release directory (ReleaseError when it is no readable release)."""
+    """The index of a release directory and its artifacts, read when asked (ReleaseError when it is no readable
+    release: its index, or an artifact file missing, here; an artifact that does not decode, when read)."""
     try:
         index = orjson.loads((directory / INDEX).read_bytes())
-        artifacts = {
-            version: artifact_of(artifact_path(directory, version).read_bytes())
-            for version in index["copycat"]["versions"]
-        }
-    except (OSError, orjson.JSONDecodeError, zlib.error, KeyError, TypeError) as exc:
+        versions = list(index["copycat"]["versions"])
+        missing = [version for version in versions if not artifact_path(directory, version).is_file()]
+    except (OSError, orjson.JSONDecodeError, KeyError, TypeError) as exc:
         raise ReleaseError(f"{directory.name} is not a readable release") from exc
-    return Side(directory.name, index, artifacts)
+    if missing:
+        raise ReleaseError(f"{directory.name} is not a readable release: no artifact file of {', '.join(missing)}")
+    return Side(directory.name, index, _Stored(directory, versions))
 
 
-def review(candidate: Side, against: Side | None, releases_option: str = "") -> dict:
+class _Version(NamedTuple):
+    """What a review reads of one version: small, so a review holds every version's and never two artifacts whole."""
+
+    quarter: str
+    digest: str  # content_digest
+    values: dict[str, int]  # each manager's book value, by manager id
+    undecided: list[dict]  # undecided_changes of the version
+    actions: list[ActionRecord]  # its corporate-action records
+    unmapped: float  # the share of its long book value in CUSIPs securities.csv does not map
+
+
+def review(candidate: Side, against: Side | None, releases_option: str = "", workers: int = 1) -> dict:
     """Everything `ras review` shows, as plain data (the text and the HTML page render this); `releases_option` is
-    what the next command needs to name the releases directory (" --releases DIR", or "" for the default)."""
-    before = against.artifacts if against else {}
-    latest, previous, latest_against = _latest(candidate), _previous(candidate), _latest(against)
+    what the next command needs to name the releases directory (" --releases DIR", or "" for the default).
+    `workers`: processes reading the versions (the same review on any number)."""
+    read, latest_part = _read(candidate, against, workers)
+    after = {version: read[version] for version in candidate.versions}
+    before = {version: read[version] for version in against.versions} if against else {}
+    latest, latest_against = candidate.versions[-1:], against.versions[-1:] if against else []
     result = {
         "candidate": candidate.release_id,
         "against": against.release_id if against else None,
         "asOf": {"candidate": candidate.index["asOf"], "against": against.index["asOf"] if against else None},
         "latest": {
-            "candidate": latest["versionId"] if latest else None,
-            "against": latest_against["versionId"] if latest_against else None,
+            "candidate": latest[0] if latest else None,
+            "against": latest_against[0] if latest_against else None,
         },
-        "versions": _versions(candidate.artifacts, before),
-        "coverage": _coverage(candidate, against),
+        "versions": _versions(after, before),
+        "coverage": _coverage(candidate, against, after, before),
         "warnings": _warnings(candidate.index, against.index if against else None),
-        "unmapped": {"candidate": _unmapped_share(candidate), "against": _unmapped_share(against) if against else None},
-        "trades": ranked_trades(previous, latest) if latest else [],
-        "bridges": value_bridges(previous, latest) if latest else [],
-        "kinds": kind_counts(latest) if latest else [],
-        "undecided": _undecided(candidate, against),
-        "actions": action_listing(candidate.artifacts.values(), against.artifacts.values() if against else ()),
-        "bookValues": _book_values(candidate),
-        "viewCounts": _view_counts(candidate),
+        "unmapped": {
+            "candidate": after[latest[0]].unmapped if latest else 0.0,
+            "against": (before[latest_against[0]].unmapped if latest_against else 0.0) if against else None,
+        },
+        "trades": latest_part["trades"],
+        "bridges": latest_part["bridges"],
+        "kinds": latest_part["kinds"],
+        "undecided": _undecided(after, before if against else None),
+        "actions": action_listing(_actions(after), _actions(before)),
+        "bookValues": _book_values(after),
+        "viewCounts": latest_part["viewCounts"],
     }
     result["verdict"] = verdict(result, tripped(result, GATES), releases_option)
     return result
 
 
-def _versions(after: dict[str, PackArtifact], before: dict[str, PackArtifact]) -> dict:
-    quarters_before = {a["quarter"]: v for v, a in before.items()}
+def _read(candidate: Side, against: Side | None, workers: int) -> tuple[dict[str, _Version], dict]:
+    """Each version of both sides read once (a version both publish: once), on `workers` processes forked for it,
+    each giving back its small part: every version's `_Version`, and what the candidate's latest quarter shows
+    (`_latest_part`, read with the version before it: the first and largest share)."""
+    pair = tuple(candidate.versions[-2:])
+    jobs: list[tuple[Side, tuple[str, ...]]] = [(candidate, pair)] if pair else []
+    seen = set(pair)
+    for side in (candidate, *([against] if against else [])):
+        for version in side.versions:
+            if version not in seen:
+                seen.add(version)
+                jobs.append((side, (version,)))
+
+    def task(job: tuple[Side, tuple[str, ...]]) -> tuple[dict[str, _Version], dict | None]:
+        side, versions = job
+        artifacts = [side.artifacts[version] for version in versions]
+        part = _latest_part(artifacts) if versions == pair and side is candidate else None
+        return {version: _version(artifact) for version, artifact in zip(versions, artifacts, strict=True)}, part
+
+    read: dict[str, _Version] = {}
+    latest_part: dict = {"trades": [], "bridges": [], "kinds": [], "viewCounts": []}
+    for found, part in forked_map(task, jobs, workers, here=False, fresh=True):
+        read.update(found)
+        latest_part = part or latest_part
+    return read, latest_part
+
+
+def _version(artifact: PackArtifact) -> _Version:
+    return _Version(
+        artifact["quarter"],
+        content_digest(artifact),
+        {manager["id"]: manager["bookValue"] for manager in artifact["managers"]},
+        undecided_changes([artifact]),
+        artifact["corporateActions"],
+        round(unmapped_in(artifact)[1], 6),
+    )
+
+
+def _latest_part(artifacts: list[PackArtifact]) -> dict:
+    """What the review shows of the latest version (the last of `artifacts`), against the one before (if given)."""
+    latest, previous = artifacts[-1], artifacts[-2] if len(artifacts) > 1 else None
+    trades, bridges = trades_and_bridges(previous, latest)
+    return {"trades": trades, "bridges": bridges, "kinds": kind_counts(latest), "viewCounts": _view_counts(latest)}
+
+
+def _by_quarter(versions: Mapping[str, _Version]) -> list[_Version]:
+    """The versions oldest first."""
+    return sorted(versions.values(), key=lambda found: found.quarter)
+
+
+def _actions(versions: Mapping[str, _Version]) -> list[QuarterActions]:
+    return [(found.quarter, found.actions) for found in versions.values()]
+
+
+def _versions(after: Mapping[str, _Version], before: Mapping[str, _Version]) -> dict:
+    quarters_before = {found.quarter: version for version, found in before.items()}
     added, restated = [], []
-    for version, artifact in after.items():
+    for version, found in after.items():
         if version in before:
             continue
-        old = quarters_before.get(artifact["quarter"])
-        entry = {"versionId": version, "quarter": artifact["quarter"], "contentSha256": content_digest(artifact)}
+        old = quarters_before.get(found.quarter)
+        entry = {"versionId": version, "quarter": found.quarter, "contentSha256": found.digest}
         if old is None:
             added.append(entry)
         else:
-            restated.append({**entry, "replaces": old, "replacedSha256": content_digest(before[old])})
-    quarters_after = {a["quarter"] for a in after.values()}
+            restated.append({**entry, "replaces": old, "replacedSha256": before[old].digest})
+    quarters_after = {found.quarter for found in after.values()}
     dropped = [
-        {"versionId": v, "quarter": a["quarter"], "contentSha256": content_digest(a)}
-        for v, a in before.items()
-        if a["quarter"] not in quarters_after
+        {"versionId": version, "quarter": found.quarter, "contentSha256": found.digest}
+        for version, found in before.items()
+        if found.quarter not in quarters_after
     ]
     return {
         "count": {"candidate": len(after), "against": len(before)},
@@ -111,17 +216,17 @@ def _versions(after: dict[str, PackArtifact], before: dict[str, PackArtifact]) -
     }
 
 
-def _coverage(candidate: Side, against: Side | None) -> list[dict]:
+def _coverage(
+    candidate: Side, against: Side | None, after: Mapping[str, _Version], before: Mapping[str, _Version]
+) -> list[dict]:
     """Per manager: the quarters each release publishes for it."""
 
-    def quarters(side: Side | None, manager: str) -> list[str]:
-        if side is None:
-            return []
-        return sorted(a["quarter"] for a in side.artifacts.values() if manager in manager_ids(a))
+    def quarters(versions: Mapping[str, _Version], manager: str) -> list[str]:
+        return sorted(found.quarter for found in versions.values() if manager in found.values)
 
     names = {m["id"]: m["name"] for side in (against, candidate) if side for m in side.index["copycat"]["managers"]}
     return [
-        {"id": m, "name": names[m], "candidate": quarters(candidate, m), "against": quarters(against, m)}
+        {"id": m, "name": names[m], "candidate": quarters(after, m), "against": quarters(before, m)}
         for m in sorted(names)
     ]
 
@@ -141,29 +246,12 @@ def _warnings(after: dict, before: dict | None) -> dict:
     }
 
 
-def _latest(side: Side | None) -> PackArtifact | None:
-    if side is None or not side.artifacts:
-        return None
-    return side.artifacts[side.index["copycat"]["versions"][-1]]
-
-
-def _unmapped_share(side: Side) -> float:
-    """Share of the latest version's long book value held in CUSIPs securities.csv does not map."""
-    latest = _latest(side)
-    return round(unmapped_in(latest)[1], 6) if latest else 0.0
-
-
-def _previous(side: Side) -> PackArtifact | None:
-    """The version before the latest one (what the latest quarter's trades are measured against), if published."""
-    versions = side.index["copycat"]["versions"]
-    return side.artifacts[versions[-2]] if len(versions) > 1 else None
-
-
-def _undecided(candidate: Side, against: Side | None) -> dict:
-    """The candidate's undecided changes, and which of them are open: not published undecided by the release it is
-    compared with (once promoted after review, an undecided change no longer stops the corporate-actions gate)."""
-    found = undecided_changes(candidate.artifacts.values())
-    seen = {_undecided_key(u) for u in undecided_changes(against.artifacts.values())} if against else set()
+def _undecided(after: Mapping[str, _Version], before: Mapping[str, _Version] | None) -> dict:
+    """The candidate's undecided changes, oldest first, and which of them are open: not published undecided by the
+    release it is compared with (once promoted after review, an undecided change no longer stops the
+    corporate-actions gate)."""
+    found = [{**entry} for version in _by_quarter(after) for entry in version.undecided]
+    seen = {_undecided_key(u) for found in (before or {}).values() for u in found.undecided}
     for entry in found:
         entry["open"] = _undecided_key(entry) not in seen
     return {"count": len(found), "open": sum(entry["open"] for entry in found), "changes": found}
@@ -173,20 +261,19 @@ def _undecided_key(entry: dict) -> tuple:
     return entry["quarter"], entry["manager"], entry["ticker"], entry["held"], tuple(entry["rules"])
 
 
-def _book_values(side: Side) -> list[dict]:
+def _book_values(versions: Mapping[str, _Version]) -> list[dict]:
     """Each manager's book value per published quarter, oldest first (one chart line each)."""
     series: dict[str, list[dict]] = {}
-    for artifact in sorted(side.artifacts.values(), key=lambda a: a["quarter"]):
-        for manager in artifact["managers"]:
-            series.setdefault(manager["id"], []).append({"quarter": artifact["quarter"], "value": manager["bookValue"]})
+    for version in _by_quarter(versions):
+        for manager, value in version.values.items():
+            series.setdefault(manager, []).append({"quarter": version.quarter, "value": value})
     return [{"manager": manager, "points": points} for manager, points in sorted(series.items())]
 
 
-def _view_counts(side: Side) -> list[dict]:
+def _view_counts(latest: PackArtifact) -> list[dict]:
     """How many tickers each view mode holds in the latest version over all managers; nothing with one manager, whose
     modes cannot tell tickers apart."""
-    latest = _latest(side)
-    if latest is None or len(latest["managers"]) < MODES_NEED:
+    if len(latest["managers"]) < MODES_NEED:
         return []
     managers = manager_ids(latest)
     return [{"mode": mode, "tickers": len(view_tickers(latest, managers, mode))} for mode in MODES]

@@ -10,7 +10,8 @@ never reviews again: the promoted release may have moved since, and the gate's a
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -22,6 +23,7 @@ from builder.errors import PublishError, at_path
 from builder.release.atomic import fsync_directory
 from builder.release.inputs import TEMPORARY_PREFIX  # the next publish removes one a kill left
 from builder.release.store import GATE_VERDICTS, SEAL
+from builder.research.schema import PackArtifact
 from builder.review.command import review_of
 from builder.review.compare import GATES, tripped
 from builder.review.text import review_lines
@@ -77,17 +79,26 @@ def parse_gates(value: str) -> frozenset[str]:
     return gates
 
 
-def gate_check(releases: Path, gates: frozenset[str], progress: Callable[[str], None]) -> Callable[[str], None]:
+def gate_check(
+    releases: Path, gates: frozenset[str], progress: Callable[[str], None], workers: int = 1
+) -> Callable[[str, Mapping[str, PackArtifact] | None], None]:
     """The check publish runs between writing a release and promoting it: it records the verdict, then raises
     GateRefused when a gate stopped the release. With no gate asked it only removes an earlier verdict of the same
-    release (this publish promotes it: what an earlier one recorded no longer holds)."""
+    release (this publish promotes it: what an earlier one recorded no longer holds). `workers`: processes reading
+    the versions of the review; `artifacts`, when given, the release's as the publish holds them."""
 
-    def check(release_id: str) -> None:
+    def check(release_id: str, artifacts: Mapping[str, PackArtifact] | None = None) -> None:
         if not gates:
             (releases / GATE_VERDICTS / f"{release_id}.json").unlink(missing_ok=True)
             return
-        result = review_of(releases, release_id, None)
+        started = time.perf_counter()
+        result = review_of(releases, release_id, None, workers, artifacts)
         lines = tripped(result, gates)
+        against = f"the promoted release {result['against']}" if result["against"] else "no promoted release"
+        progress(
+            f"reviewed {release_id} against {against} in {time.perf_counter() - started:.1f} s: "
+            + (f"{len(lines)} gate(s) stop it" if lines else f"no gate stops it ({', '.join(sorted(gates))})")
+        )
         stopped = tuple((line.split(":", 1)[0], line) for line in lines)
         write_verdict(
             releases,

@@ -7,10 +7,11 @@ actions): a change of market value is never taken for a trade. Pure: artifacts i
 
 from __future__ import annotations
 
+import heapq
 from collections import Counter
 
 from builder.research.changes import CHANGE_KINDS
-from builder.research.changes.books import PositionChange, moved_positions, record
+from builder.research.changes.books import Moved, PositionChange, moved_positions, record
 from builder.research.schema import PackArtifact
 from builder.research.views import entries, manager_ids
 
@@ -18,42 +19,46 @@ TRADES = ("new", "added", "reduced", "exited")  # the kinds that are bought or s
 PER_KIND = 5  # trades listed per kind: the quarter's story, short enough to read before promoting
 
 
-def ranked_trades(previous: PackArtifact | None, latest: PackArtifact) -> list[dict]:
-    """The largest trades of the latest version per kind (new, added, reduced, exited), each ranked by the shares
-    it traded valued at the later quarter's price (the earlier one for an exit): never by the change of market value."""
-    moves = _moves(previous, latest)
-    ranked = []
-    for kind in TRADES:
-        found = [_trade(change) for change in moves if change["kind"] == kind]
-        ranked += sorted(found, key=lambda t: (-abs(t["tradeEffect"]), t["manager"], t["ticker"]))[:PER_KIND]
-    return ranked
-
-
-def value_bridges(previous: PackArtifact | None, latest: PackArtifact) -> list[dict]:
-    """Per manager: book value before and after, and the change split into the trades' effect, the undecided changes'
-    (not split: no record says what was traded) and the rest, the price effect on shares held through the quarter."""
+def trades_and_bridges(previous: PackArtifact | None, latest: PackArtifact) -> tuple[list[dict], list[dict]]:
+    """The largest trades of the latest version per kind (new, added, reduced, exited), each ranked by the shares it
+    traded valued at the later quarter's price (the earlier one for an exit): never by the change of market value.
+    And per manager: book value before and after, and the change split into the trades' effect, the undecided
+    changes' (not split: no record says what was traded) and the rest, the price effect on shares held through the
+    quarter. One reading of the changes, kept compact (at 2,000 managers a quarter has half a million of them)."""
     if previous is None:
-        return []
-    moves = _moves(previous, latest)
+        return [], []
+    moves = moved_positions(previous, latest, sorted(manager_ids(latest)), (latest,))
+    by_kind: dict[str, list[tuple[int, Moved]]] = {kind: [] for kind in TRADES}
+    trade: Counter[str] = Counter()
+    undecided: Counter[str] = Counter()
+    for moved in moves:
+        manager_id, _, change, _, _, from_value, to_value = moved[0]
+        if change in by_kind:
+            effect = _effect(moved)
+            by_kind[change].append((effect, moved))
+            trade[manager_id] += effect
+        elif change == "undecided":
+            undecided[manager_id] += to_value - from_value
+    ranked = []
+    for trades in by_kind.values():  # ties in size by manager and ticker, each change once: as if sorting them all
+        largest = heapq.nsmallest(PER_KIND, trades, key=lambda found: (-abs(found[0]), *found[1][0][:2]))
+        ranked += [_trade(record(moved)) for _, moved in largest]
     before = {m["id"]: m["bookValue"] for m in previous["managers"]}
     bridges = []
     for manager in latest["managers"]:
-        mine = [change for change in moves if change["managerId"] == manager["id"]]
-        trade = sum(_trade(change)["tradeEffect"] for change in mine if change["kind"] in TRADES)
-        undecided = sum(change["toValue"] - change["fromValue"] for change in mine if change["kind"] == "undecided")
-        start, end = before.get(manager["id"], 0), manager["bookValue"]
+        start, end, key = before.get(manager["id"], 0), manager["bookValue"], manager["id"]
         bridges.append(
             {
-                "manager": manager["id"],
+                "manager": key,
                 "before": start,
                 "after": end,
                 "change": end - start,
-                "tradeEffect": trade,
-                "undecided": undecided,
-                "priceEffect": end - start - trade - undecided,
+                "tradeEffect": trade[key],
+                "undecided": undecided[key],
+                "priceEffect": end - start - trade[key] - undecided[key],
             }
         )
-    return bridges
+    return ranked, bridges
 
 
 def kind_counts(latest: PackArtifact) -> list[dict]:
@@ -64,21 +69,31 @@ def kind_counts(latest: PackArtifact) -> list[dict]:
     return [{"kind": kind, "count": counted.get(kind, 0)} for kind in CHANGE_KINDS]
 
 
-def _moves(previous: PackArtifact | None, latest: PackArtifact) -> list[PositionChange]:
-    if previous is None:
-        return []
-    return [record(change) for change in moved_positions(previous, latest, sorted(manager_ids(latest)), (latest,))]
+def _effect(moved: Moved) -> int:
+    """A compact change's trade effect, as `_trade` of its record says it, without making the record."""
+    (_, _, _, from_shares, to_shares, from_value, to_value), detail, _ = moved
+    delta, carried = (
+        (detail["shareDelta"], detail["carriedShares"]) if detail else (to_shares - from_shares, from_shares)
+    )
+    return _trade_effect(delta or 0, from_shares, to_shares, carried, from_value, to_value)
+
+
+def _trade_effect(
+    delta: int, from_shares: int, to_shares: int, carried: int | None, from_value: int, to_value: int
+) -> int:
+    """Shares traded × price: the later quarter's price, or for an ended position (no later price) the earlier one,
+    per share carried through corporate actions."""
+    shares, value = (to_shares, to_value) if to_shares else (carried or from_shares, from_value)
+    return round(delta * value / shares) if shares else 0
 
 
 def _trade(change: PositionChange) -> dict:
     """One trade: shares traded, and its value change split into trade effect (shares traded × price) and price
     effect (the rest: the price move on the shares carried into the quarter)."""
     delta = change["shareDelta"] or 0
-    if change["toShares"]:
-        shares, value = change["toShares"], change["toValue"]
-    else:  # ended: no later price, the earlier one (per share carried through corporate actions) stands in
-        shares, value = change["carriedShares"] or change["fromShares"], change["fromValue"]
-    trade = round(delta * value / shares) if shares else 0
+    trade = _trade_effect(
+        delta, change["fromShares"], change["toShares"], change["carriedShares"], change["fromValue"], change["toValue"]
+    )
     return {
         "manager": change["managerId"],
         "ticker": change["ticker"],

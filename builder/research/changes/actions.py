@@ -51,7 +51,7 @@ def _record(leg: CorporateAction) -> dict:
 def actions_line(artifacts: Iterable[PackArtifact]) -> str:
     """One progress line: the corporate-action records the versions apply, how many the holders' evidence decided
     (and from whose books), how many are the operator's."""
-    listing = action_listing(artifacts)
+    listing = action_listing(quarter_actions(artifacts))
     derived = [r for r in listing["records"] if r["derived"]]
     origins = sorted({r["evidence"]["origin"] for r in derived})
     kinds = sorted({r["kind"] for r in derived})
@@ -63,14 +63,23 @@ def actions_line(artifacts: Iterable[PackArtifact]) -> str:
     )
 
 
-def action_listing(artifacts: Iterable[PackArtifact], promoted: Iterable[PackArtifact] = ()) -> dict:
+QuarterActions = tuple[str, list[ActionRecord]]  # a version's quarter and its corporate-action records
+
+
+def quarter_actions(artifacts: Iterable[PackArtifact]) -> list[QuarterActions]:
+    """What action_listing reads of each version."""
+    return [(artifact["quarter"], artifact["corporateActions"]) for artifact in artifacts]
+
+
+def action_listing(versions: Iterable[QuarterActions], promoted: Iterable[QuarterActions] = ()) -> dict:
     """Every corporate-action record the versions apply, derived and hand ones side by side, oldest first, each
     marked `new` when the promoted versions do not apply it: what an operator reviews before promoting."""
-    seen = {_key(r) for artifact in promoted for r in artifact["corporateActions"]}
+    seen = {_key(r) for _, records in promoted for r in records}
     found: dict[tuple, dict] = {}
-    for artifact in sorted(artifacts, key=lambda a: a["quarter"]):
-        for record in artifact["corporateActions"]:
-            found.setdefault(_key(record), {**record, "quarter": artifact["quarter"], "new": _key(record) not in seen})
+    listed: list  # of ActionRecord; each one listed takes its quarter and whether it is new
+    for quarter, listed in sorted(versions, key=lambda version: version[0]):
+        for record in listed:
+            found.setdefault(_key(record), {**record, "quarter": quarter, "new": _key(record) not in seen})
     records = list(found.values())
     derived = sum(r["derived"] for r in records)
     return {
