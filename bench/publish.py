@@ -38,6 +38,7 @@ PHASES = {  # publish progress line → phase (builder/release/build.py)
     "build": r"^built .* in ([\d.]+) s",
     "render": r"^rendered .* in ([\d.]+) s",
     "write": r"^wrote .* in ([\d.]+) s",
+    "review": r"^reviewed .* in ([\d.]+) s",
     "promote": r"^verified and promoted .* in ([\d.]+) s",
 }
 
@@ -283,7 +284,7 @@ def main(argv: list[str] | None = None) -> int:
         generated[managers] = seconds
         name = f"{managers}x{args.quarters}x{args.positions}"
         cases.append(publish_case(name, tree, args))
-    headers = ["case", "rows", "cold publish s", "read s", "build s", "render s", "write s", "promote s", "peak MB",
+    headers = ["case", "rows", "cold publish s", "read s", "build s", "render s", "write s", "review s", "promote s", "peak MB",
                "release MB", "s per 1k rows", "per-row × smallest", "unchanged s (× cold)",
                "next quarter s (× cold; new answer bytes)", "baseline read s (× this read)"]  # fmt: skip
     notes = [

@@ -16,7 +16,12 @@ from pathlib import Path
 
 from bench import publish, report
 
-PHASES = ("read", "build", "render", "write", "promote")
+PHASES = ("read", "build", "render", "write", "review", "promote")
+# Gates that have the publish review the release, as an operator's does (corporate-actions, the default for real
+# sources), without stopping a cold one: the synthetic trees' few undecided changes, and the warnings about them, would
+# stop it on corporate-actions or new-warnings before the promote.
+REVIEWED = ("--gate", "restatement,shrink")
+TARGETS = {500: (40.0, None), 2000: (160.0, 2048.0)}  # managers → cold publish s, largest process MB (2 GiB)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -32,7 +37,7 @@ def main(argv: list[str] | None = None) -> int:
     for workers in (int(part) for part in args.workers.split(",")):
         releases = args.work / f"releases-workers-{source.name}-{workers}"
         shutil.rmtree(releases, ignore_errors=True)
-        runs[workers] = publish.publish_once(releases, source, *publish.NO_GATES, "--workers", str(workers))
+        runs[workers] = publish.publish_once(releases, source, *REVIEWED, "--workers", str(workers))
         shutil.rmtree(releases, ignore_errors=True)
     one = runs[min(runs)]
     rows = [
@@ -49,6 +54,24 @@ def main(argv: list[str] | None = None) -> int:
     ]
     ids = {publish.release_of(run) for run in runs.values()}
     best = min(runs.values(), key=lambda run: run["seconds"])
+    seconds, megabytes = TARGETS.get(args.managers, (None, None))
+    targets = [report.target("the same release id on every number of workers", len(ids) == 1, ", ".join(sorted(ids)))]
+    if seconds is not None:
+        targets.append(
+            report.target(
+                f"{args.managers} managers publish cold in ≤ {seconds:.0f} s",
+                best["seconds"] <= seconds,
+                f"{best['seconds']:.1f} s",
+            )
+        )
+    if megabytes is not None:
+        targets.append(
+            report.target(
+                f"{args.managers} managers publish in ≤ {megabytes:.0f} MB, largest process",
+                best["maxRssMb"] <= megabytes,
+                f"{best['maxRssMb']:.0f} MB",
+            )
+        )
     report.save(
         "workers",
         "Publish on every core: workers reading, building and rendering",
@@ -62,14 +85,11 @@ def main(argv: list[str] | None = None) -> int:
             "release id",
         ],
         rows,
-        [
-            report.target("the same release id on every number of workers", len(ids) == 1, ", ".join(sorted(ids))),
-            report.target(
-                f"{args.managers} managers publish cold in ≤ 40 s", best["seconds"] <= 40, f"{best['seconds']:.1f} s"
-            ),
-        ],
+        targets,
         notes=[
             f"tree {source.name}; each publish its own process, into an empty releases directory",
+            "each publish reviews the release (gates restatement and shrink), as an operator's does for its gates; "
+            "corporate-actions and new-warnings would stop the synthetic trees' publish on their few undecided changes",
             "workers are forked in each phase: a manager's 13F folder, a quarter, a group of answers at a time",
         ],
         raw={

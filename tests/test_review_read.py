@@ -9,10 +9,14 @@ from pathlib import Path
 import pytest
 
 from builder.errors import ReleaseError
+from builder.release.assemble import checked
+from builder.release.build import prepare_release, write_release
 from builder.release.objects import artifact_path
 from builder.release.store import current_release, load_release
 from builder.review.command import review_of
 from builder.review.compare import Side, read_side, review
+from builder.sources.tree import fixture_source
+from tests.conftest import quiet
 
 
 def test_a_review_read_from_the_files_is_the_review_of_the_artifacts_on_any_number_of_processes(published: Path):
@@ -53,3 +57,12 @@ def test_a_release_missing_an_artifact_file_is_refused_before_anything_is_read(r
     artifact_path(directory, version).unlink()
     with pytest.raises(ReleaseError, match=f"no artifact file of {version}"):
         read_side(directory)
+
+
+def test_a_publish_reviews_its_release_from_what_it_holds_as_from_the_files(tmp_path: Path):
+    releases = tmp_path / "releases"
+    prepared = prepare_release(fixture_source(), releases, None, quiet, workers=2)
+    release_id = write_release(prepared, releases, quiet, 2)
+    held = review_of(releases, release_id, None, 2, prepared.data)
+    assert held == review_of(releases, release_id, None, 1)
+    assert held["undecided"]["count"] == len(checked(prepared.data)[1]) > 0

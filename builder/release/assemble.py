@@ -16,8 +16,8 @@ from builder.records import Sources
 from builder.release.objects import Artifacts, held_artifact, kept_decoded, packed_artifact
 from builder.research.artifact import built_artifacts
 from builder.research.caveats import SCOPE, identity, sortable
-from builder.research.changes.listing import undecided_changes
-from builder.research.coverage import unmapped_in
+from builder.research.changes.actions import QuarterActions
+from builder.research.changes.listing import VersionFacts, version_facts
 from builder.research.schema import ArtifactWarning, PackArtifact
 from builder.research.versions import PACK_ID, assign_version, extended_ledger
 from builder.research.views import MODES
@@ -94,7 +94,7 @@ def assemble(
             size,
             entry,
             with_id["warnings"],
-            derived(with_id, sha256),
+            derived(with_id, sha256, entry["contentSha256"]),
         )
 
     built = built_artifacts(
@@ -227,35 +227,32 @@ def warm(data: ReleaseData, versions: Iterable[str]) -> None:
             view_tickers_of(data, version, [], mode)
 
 
-Checks = tuple[PackArtifact, list[dict], tuple[set[str], float]]  # what the publish checks of a version (`checked`)
-
-
-def derived(artifact: PackArtifact, sha256: str) -> Learned:
-    """What the publish checks of a version and what answers of every kind read of it, computed by the process that
-    built it while the artifact is at hand, so no process decodes it for them: the corporate actions it applies (its
-    quarter and records alone), its undecided changes and its unmapped CUSIPs with their share of its value (pinned
-    as ("checks", version)), and what `warm` computes. The process that assembles the release adopts it."""
+def derived(artifact: PackArtifact, sha256: str, digest: str) -> Learned:
+    """What the publish checks of a version, what a review shows of it and what answers of every kind read of it,
+    computed by the process that built it while the artifact is at hand, so no process decodes it for them: its
+    VersionFacts (pinned as ("facts", version); `digest`: its content digest, from its ledger entry) and what `warm`
+    computes. The process that assembles the release adopts it."""
     version = artifact["versionId"]
     data = ReleaseData({"packs": []}, {version: artifact}, pinned={("sha256", version): sha256})
 
-    def checks() -> None:
-        listed = {"quarter": artifact["quarter"], "corporateActions": artifact["corporateActions"]}
-        found: Checks = (cast(PackArtifact, listed), undecided_changes([artifact]), unmapped_in(artifact))
-        data.pinned[("checks", version)] = found
+    def facts() -> None:
+        data.pinned[("facts", version)] = version_facts(artifact, digest)
         warm(data, [version])
 
-    return data.learned(checks)[1]
+    return data.learned(facts)[1]
 
 
-def checked(data: ReleaseData) -> tuple[list[PackArtifact], list[dict], dict[str, tuple[set[str], float]]]:
+def versions_facts(data: ReleaseData) -> dict[str, VersionFacts]:
+    """Each version's VersionFacts, as its build worker read them (`derived`)."""
+    return {version: data.pinned[("facts", version)] for version in data.versions}
+
+
+def checked(data: ReleaseData) -> tuple[list[QuarterActions], list[dict], dict[str, tuple[set[str], float]]]:
     """What the publish checks and reports of every version (`derived`): the corporate actions each applies, the
     undecided changes, oldest first, and the unmapped CUSIPs with their share of each version's value."""
-    actions: list[PackArtifact] = []
-    undecided: list[dict] = []
-    unmapped: dict[str, tuple[set[str], float]] = {}
-    for version in data.versions:
-        listed, flagged, missing = data.pinned[("checks", version)]
-        actions.append(listed)
-        undecided += flagged
-        unmapped[version] = missing
-    return actions, undecided, unmapped
+    facts = versions_facts(data)
+    return (
+        [(found.quarter, found.actions) for found in facts.values()],
+        [change for found in facts.values() for change in found.undecided],
+        {version: (found.unmapped, found.unmapped_share) for version, found in facts.items()},
+    )

@@ -10,12 +10,13 @@ from __future__ import annotations
 import os
 import shutil
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from datetime import date
 from pathlib import Path
 
 import orjson
 
+from builder.api.data import ReleaseData
 from builder.errors import FixtureRefused, ReleaseError
 from builder.release.atomic import exclusive, settle
 from builder.release.build import (
@@ -37,7 +38,6 @@ from builder.release.inputs import (
 )
 from builder.release.ledger import repair_ledger
 from builder.release.store import CURRENT, INDEX, STAGING_PREFIX, current_release, verify_release
-from builder.research.schema import PackArtifact
 from builder.sources.packs import read_packs_config
 from builder.sources.sec13f.cache import remove_temporaries as remove_cache_temporaries
 from builder.sources.tree import collector_paused
@@ -128,13 +128,13 @@ def publish(
     as_of: date | None,
     progress: Progress,
     max_unmapped: float = DEFAULT_MAX_UNMAPPED,
-    check: Callable[[str, Mapping[str, PackArtifact]], None] | None = None,
+    check: Callable[[str, ReleaseData], None] | None = None,
     replace_real: bool = False,
     workers: int = 1,
 ) -> str:
     """Build, write and promote; a failure anywhere leaves `current` on the previous complete release.
 
-    `check`, given the written release's id and its artifacts, may raise to keep it unpromoted (the review gate); `workers`:
+    `check`, given the written release's id and its data, may raise to keep it unpromoted (the review gate); `workers`:
     processes reading, building and rendering (the release is the same bytes on any number).
     """
     with releases_lock(releases):
@@ -152,8 +152,8 @@ def publish(
         with collector_paused():
             prepared = prepare_release(source, releases, as_of, progress, max_unmapped, workers)
             release_id = write_release(prepared, releases, progress, workers)
-            if check is not None:  # reads the versions as the publish holds them, not from their JSON files
-                check(release_id, prepared.data.artifacts)
+            if check is not None:  # reads the versions as the publish holds them, not from their files
+                check(release_id, prepared.data)
             del prepared  # freed before the collector is back on, so its first pass walks what is left
         started = time.perf_counter()
         warning = record_inputs(releases, inputs_digest(tree, as_of, release_id, checks), release_id)

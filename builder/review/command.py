@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import os
 import shlex
-from collections.abc import Mapping
 from pathlib import Path
 
 import click
 
+from builder.api.data import ReleaseData
 from builder.errors import ReleaseError
+from builder.release.assemble import versions_facts
 from builder.release.inventory import release_summaries
 from builder.release.store import DEFAULT_RELEASES, RELEASES_OPTION, current_release, list_releases
-from builder.research.schema import PackArtifact
 from builder.review.compare import Side, read_side, review
 from builder.review.page import review_page
 from builder.review.text import review_lines
@@ -23,11 +23,11 @@ def review_of(
     candidate: str | None,
     against: str | None,
     workers: int | None = None,
-    artifacts: Mapping[str, PackArtifact] | None = None,
+    held: ReleaseData | None = None,
 ) -> dict:
     """The review of `candidate` (default: the newest release written) against `against` (default: the promoted one),
-    its versions read on `workers` processes (default: one per core); `artifacts`: the candidate's, when the caller
-    holds them (a publish), else read from its files."""
+    its versions read on `workers` processes (default: one per core); `held`: the candidate's data, when the caller
+    holds it (a publish: its artifacts and what its build read of each, assemble.versions_facts), else its files."""
     if candidate is None:
         summaries = release_summaries(releases)
         if not summaries:
@@ -40,8 +40,8 @@ def review_of(
     base = releases / against if against else current_release(releases)
     option = "" if releases == DEFAULT_RELEASES else f" --releases {shlex.quote(str(releases))}"
     side = read_side(releases / candidate)
-    if artifacts is not None:
-        side = Side(side.release_id, side.index, artifacts)
+    if held is not None:
+        side = Side(side.release_id, side.index, held.artifacts, versions_facts(held))
     return review(side, read_side(base) if base is not None else None, option, workers or os.cpu_count() or 1)
 
 

@@ -5,9 +5,8 @@ from __future__ import annotations
 
 import zlib
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import NamedTuple
 
 import orjson
 
@@ -17,10 +16,8 @@ from builder.release.objects import artifact_of, artifact_path
 from builder.release.store import INDEX
 from builder.research.caveats import about, identity, sortable
 from builder.research.changes.actions import QuarterActions, action_listing
-from builder.research.changes.listing import undecided_changes
-from builder.research.coverage import unmapped_in
-from builder.research.schema import ActionRecord, PackArtifact
-from builder.research.versions import content_digest
+from builder.research.changes.listing import VersionFacts, version_facts
+from builder.research.schema import PackArtifact
 from builder.research.views import MODES, manager_ids, view_tickers
 from builder.review.trades import kind_counts, trades_and_bridges
 from builder.review.verdict import verdict
@@ -45,6 +42,7 @@ class Side:
     release_id: str
     index: dict
     artifacts: Mapping[str, PackArtifact]  # as published: the publish validated each against its schema
+    facts: Mapping[str, VersionFacts] = field(default_factory=dict)  # what is known of its versions (a publish's)
 
     @property
     def versions(self) -> list[str]:
@@ -90,17 +88,6 @@ def read_side(directory: Path) -> Side:
     return Side(directory.name, index, _Stored(directory, versions))
 
 
-class _Version(NamedTuple):
-    """What a review reads of one version: small, so a review holds every version's and never two artifacts whole."""
-
-    quarter: str
-    digest: str  # content_digest
-    values: dict[str, int]  # each manager's book value, by manager id
-    undecided: list[dict]  # undecided_changes of the version
-    actions: list[ActionRecord]  # its corporate-action records
-    unmapped: float  # the share of its long book value in CUSIPs securities.csv does not map
-
-
 def review(candidate: Side, against: Side | None, releases_option: str = "", workers: int = 1) -> dict:
     """Everything `ras review` shows, as plain data (the text and the HTML page render this); `releases_option` is
     what the next command needs to name the releases directory (" --releases DIR", or "" for the default).
@@ -121,8 +108,8 @@ def review(candidate: Side, against: Side | None, releases_option: str = "", wor
         "coverage": _coverage(candidate, against, after, before),
         "warnings": _warnings(candidate.index, against.index if against else None),
         "unmapped": {
-            "candidate": after[latest[0]].unmapped if latest else 0.0,
-            "against": (before[latest_against[0]].unmapped if latest_against else 0.0) if against else None,
+            "candidate": _unmapped_share(after, latest),
+            "against": _unmapped_share(before, latest_against) if against else None,
         },
         "trades": latest_part["trades"],
         "bridges": latest_part["bridges"],
@@ -136,42 +123,31 @@ def review(candidate: Side, against: Side | None, releases_option: str = "", wor
     return result
 
 
-def _read(candidate: Side, against: Side | None, workers: int) -> tuple[dict[str, _Version], dict]:
-    """Each version of both sides read once (a version both publish: once), on `workers` processes forked for it,
-    each giving back its small part: every version's `_Version`, and what the candidate's latest quarter shows
-    (`_latest_part`, read with the version before it: the first and largest share)."""
+def _read(candidate: Side, against: Side | None, workers: int) -> tuple[dict[str, VersionFacts], dict]:
+    """Each version of both sides read once (a version both publish: once; one whose facts a side knows: never),
+    on `workers` processes forked for it, each giving back its small part: the version's facts, and what the
+    candidate's latest quarter shows (`_latest_part`, read with the version before it: the first, largest share)."""
+    read: dict[str, VersionFacts] = {**(against.facts if against else {}), **candidate.facts}
     pair = tuple(candidate.versions[-2:])
     jobs: list[tuple[Side, tuple[str, ...]]] = [(candidate, pair)] if pair else []
-    seen = set(pair)
+    seen = {*read, *pair}
     for side in (candidate, *([against] if against else [])):
         for version in side.versions:
             if version not in seen:
                 seen.add(version)
                 jobs.append((side, (version,)))
 
-    def task(job: tuple[Side, tuple[str, ...]]) -> tuple[dict[str, _Version], dict | None]:
+    def task(job: tuple[Side, tuple[str, ...]]) -> tuple[dict[str, VersionFacts], dict | None]:
         side, versions = job
-        artifacts = [side.artifacts[version] for version in versions]
-        part = _latest_part(artifacts) if versions == pair and side is candidate else None
-        return {version: _version(artifact) for version, artifact in zip(versions, artifacts, strict=True)}, part
+        artifacts = {version: side.artifacts[version] for version in versions}
+        part = _latest_part(list(artifacts.values())) if versions == pair and side is candidate else None
+        return {version: version_facts(found) for version, found in artifacts.items() if version not in read}, part
 
-    read: dict[str, _Version] = {}
     latest_part: dict = {"trades": [], "bridges": [], "kinds": [], "viewCounts": []}
     for found, part in forked_map(task, jobs, workers, here=False, fresh=True):
         read.update(found)
         latest_part = part or latest_part
     return read, latest_part
-
-
-def _version(artifact: PackArtifact) -> _Version:
-    return _Version(
-        artifact["quarter"],
-        content_digest(artifact),
-        {manager["id"]: manager["bookValue"] for manager in artifact["managers"]},
-        undecided_changes([artifact]),
-        artifact["corporateActions"],
-        round(unmapped_in(artifact)[1], 6),
-    )
 
 
 def _latest_part(artifacts: list[PackArtifact]) -> dict:
@@ -181,16 +157,21 @@ def _latest_part(artifacts: list[PackArtifact]) -> dict:
     return {"trades": trades, "bridges": bridges, "kinds": kind_counts(latest), "viewCounts": _view_counts(latest)}
 
 
-def _by_quarter(versions: Mapping[str, _Version]) -> list[_Version]:
+def _unmapped_share(versions: Mapping[str, VersionFacts], latest: list[str]) -> float:
+    """Share of the latest version's long book value held in CUSIPs securities.csv does not map."""
+    return round(versions[latest[0]].unmapped_share, 6) if latest else 0.0
+
+
+def _by_quarter(versions: Mapping[str, VersionFacts]) -> list[VersionFacts]:
     """The versions oldest first."""
     return sorted(versions.values(), key=lambda found: found.quarter)
 
 
-def _actions(versions: Mapping[str, _Version]) -> list[QuarterActions]:
+def _actions(versions: Mapping[str, VersionFacts]) -> list[QuarterActions]:
     return [(found.quarter, found.actions) for found in versions.values()]
 
 
-def _versions(after: Mapping[str, _Version], before: Mapping[str, _Version]) -> dict:
+def _versions(after: Mapping[str, VersionFacts], before: Mapping[str, VersionFacts]) -> dict:
     quarters_before = {found.quarter: version for version, found in before.items()}
     added, restated = [], []
     for version, found in after.items():
@@ -217,11 +198,11 @@ def _versions(after: Mapping[str, _Version], before: Mapping[str, _Version]) -> 
 
 
 def _coverage(
-    candidate: Side, against: Side | None, after: Mapping[str, _Version], before: Mapping[str, _Version]
+    candidate: Side, against: Side | None, after: Mapping[str, VersionFacts], before: Mapping[str, VersionFacts]
 ) -> list[dict]:
     """Per manager: the quarters each release publishes for it."""
 
-    def quarters(versions: Mapping[str, _Version], manager: str) -> list[str]:
+    def quarters(versions: Mapping[str, VersionFacts], manager: str) -> list[str]:
         return sorted(found.quarter for found in versions.values() if manager in found.values)
 
     names = {m["id"]: m["name"] for side in (against, candidate) if side for m in side.index["copycat"]["managers"]}
@@ -246,7 +227,7 @@ def _warnings(after: dict, before: dict | None) -> dict:
     }
 
 
-def _undecided(after: Mapping[str, _Version], before: Mapping[str, _Version] | None) -> dict:
+def _undecided(after: Mapping[str, VersionFacts], before: Mapping[str, VersionFacts] | None) -> dict:
     """The candidate's undecided changes, oldest first, and which of them are open: not published undecided by the
     release it is compared with (once promoted after review, an undecided change no longer stops the
     corporate-actions gate)."""
@@ -261,7 +242,7 @@ def _undecided_key(entry: dict) -> tuple:
     return entry["quarter"], entry["manager"], entry["ticker"], entry["held"], tuple(entry["rules"])
 
 
-def _book_values(versions: Mapping[str, _Version]) -> list[dict]:
+def _book_values(versions: Mapping[str, VersionFacts]) -> list[dict]:
     """Each manager's book value per published quarter, oldest first (one chart line each)."""
     series: dict[str, list[dict]] = {}
     for version in _by_quarter(versions):

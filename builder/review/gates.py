@@ -11,19 +11,19 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 import click
 import orjson
 
+from builder.api.data import ReleaseData
 from builder.canonical import canonical_json
 from builder.errors import PublishError, at_path
 from builder.release.atomic import fsync_directory
 from builder.release.inputs import TEMPORARY_PREFIX  # the next publish removes one a kill left
 from builder.release.store import GATE_VERDICTS, SEAL
-from builder.research.schema import PackArtifact
 from builder.review.command import review_of
 from builder.review.compare import GATES, tripped
 from builder.review.text import review_lines
@@ -81,18 +81,18 @@ def parse_gates(value: str) -> frozenset[str]:
 
 def gate_check(
     releases: Path, gates: frozenset[str], progress: Callable[[str], None], workers: int = 1
-) -> Callable[[str, Mapping[str, PackArtifact] | None], None]:
+) -> Callable[[str, ReleaseData | None], None]:
     """The check publish runs between writing a release and promoting it: it records the verdict, then raises
     GateRefused when a gate stopped the release. With no gate asked it only removes an earlier verdict of the same
     release (this publish promotes it: what an earlier one recorded no longer holds). `workers`: processes reading
-    the versions of the review; `artifacts`, when given, the release's as the publish holds them."""
+    the versions of the review; `held`, when given, the release's data as the publish holds it."""
 
-    def check(release_id: str, artifacts: Mapping[str, PackArtifact] | None = None) -> None:
+    def check(release_id: str, held: ReleaseData | None = None) -> None:
         if not gates:
             (releases / GATE_VERDICTS / f"{release_id}.json").unlink(missing_ok=True)
             return
         started = time.perf_counter()
-        result = review_of(releases, release_id, None, workers, artifacts)
+        result = review_of(releases, release_id, None, workers, held)
         lines = tripped(result, gates)
         against = f"the promoted release {result['against']}" if result["against"] else "no promoted release"
         progress(

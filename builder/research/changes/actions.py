@@ -7,7 +7,9 @@ from collections.abc import Iterable
 from datetime import date
 
 from builder.records import CorporateAction
-from builder.research.schema import ActionRecord, PackArtifact
+from builder.research.schema import ActionRecord
+
+QuarterActions = tuple[str, list[ActionRecord]]  # a version's quarter and its corporate-action records
 
 
 def action_fields(leg: CorporateAction) -> dict:
@@ -48,10 +50,10 @@ def _record(leg: CorporateAction) -> dict:
     }
 
 
-def actions_line(artifacts: Iterable[PackArtifact]) -> str:
+def actions_line(versions: Iterable[QuarterActions]) -> str:
     """One progress line: the corporate-action records the versions apply, how many the holders' evidence decided
     (and from whose books), how many are the operator's."""
-    listing = action_listing(quarter_actions(artifacts))
+    listing = action_listing(versions)
     derived = [r for r in listing["records"] if r["derived"]]
     origins = sorted({r["evidence"]["origin"] for r in derived})
     kinds = sorted({r["kind"] for r in derived})
@@ -61,14 +63,6 @@ def actions_line(artifacts: Iterable[PackArtifact]) -> str:
         + (f" ({by_kind}; from {' and '.join(origins)})" if derived else "")
         + f", {listing['hand']} from corporate_actions.csv"
     )
-
-
-QuarterActions = tuple[str, list[ActionRecord]]  # a version's quarter and its corporate-action records
-
-
-def quarter_actions(artifacts: Iterable[PackArtifact]) -> list[QuarterActions]:
-    """What action_listing reads of each version."""
-    return [(artifact["quarter"], artifact["corporateActions"]) for artifact in artifacts]
 
 
 def action_listing(versions: Iterable[QuarterActions], promoted: Iterable[QuarterActions] = ()) -> dict:

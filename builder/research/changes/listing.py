@@ -1,10 +1,14 @@
-"""The undecided changes of a set of versions, as an operator decides them: where, what they may be, what to paste."""
+"""The undecided changes of a set of versions, as an operator decides them: where, what they may be, what to paste;
+and the facts of a version the publish checks and a review shows (VersionFacts)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import NamedTuple
 
-from builder.research.schema import PackArtifact
+from builder.research.coverage import unmapped_in
+from builder.research.schema import ActionRecord, PackArtifact
+from builder.research.versions import content_digest
 from builder.research.views import entries
 
 LISTED = 50  # undecided changes printed in full on a terminal; the count (and the review page) give the rest
@@ -50,3 +54,30 @@ def undecided_lines(changes: list[dict], heading: str) -> list[str]:
     if len(changes) > LISTED:
         lines.append(f"  and {len(changes) - LISTED} more (`ras review --html` lists all)")
     return lines
+
+
+class VersionFacts(NamedTuple):
+    """What the publish checks and a review shows of one version, read while its artifact is at hand: small, so
+    whoever holds every version's holds no artifact whole."""
+
+    quarter: str
+    digest: str  # content_digest
+    values: dict[str, int]  # each manager's book value, by manager id
+    undecided: list[dict]  # its undecided changes (changes.listing)
+    actions: list[ActionRecord]  # the corporate-action records it applies
+    unmapped: set[str]  # the CUSIPs securities.csv does not map (coverage.unmapped_in) …
+    unmapped_share: float  # … and the share of its reported value they hold
+
+
+def version_facts(artifact: PackArtifact, digest: str | None = None) -> VersionFacts:
+    """`digest`: its content_digest when known (the ledger entry the publish made)."""
+    unmapped, share = unmapped_in(artifact)
+    return VersionFacts(
+        artifact["quarter"],
+        digest or content_digest(artifact),
+        {manager["id"]: manager["bookValue"] for manager in artifact["managers"]},
+        undecided_changes([artifact]),
+        artifact["corporateActions"],
+        unmapped,
+        share,
+    )
