@@ -54,24 +54,15 @@ def main(argv: list[str] | None = None) -> int:
     ]
     ids = {publish.release_of(run) for run in runs.values()}
     best = min(runs.values(), key=lambda run: run["seconds"])
-    seconds, megabytes = TARGETS.get(args.managers, (None, None))
+    limits = TARGETS.get(args.managers, (None, None))
+    measured = (
+        ("seconds", f"{args.managers} managers publish cold in ≤ {{:.0f}} s", "{:.1f} s"),
+        ("maxRssMb", f"{args.managers} managers publish in ≤ {{:.0f}} MB, largest process", "{:.0f} MB"),
+    )
     targets = [report.target("the same release id on every number of workers", len(ids) == 1, ", ".join(sorted(ids)))]
-    if seconds is not None:
-        targets.append(
-            report.target(
-                f"{args.managers} managers publish cold in ≤ {seconds:.0f} s",
-                best["seconds"] <= seconds,
-                f"{best['seconds']:.1f} s",
-            )
-        )
-    if megabytes is not None:
-        targets.append(
-            report.target(
-                f"{args.managers} managers publish in ≤ {megabytes:.0f} MB, largest process",
-                best["maxRssMb"] <= megabytes,
-                f"{best['maxRssMb']:.0f} MB",
-            )
-        )
+    for limit, (key, text, figure) in zip(limits, measured, strict=True):
+        if limit is not None:
+            targets.append(report.target(text.format(limit), best[key] <= limit, figure.format(best[key])))
     report.save(
         "workers",
         "Publish on every core: workers reading, building and rendering",
