@@ -101,3 +101,20 @@ def test_one_manager_gets_no_view_mode_chart(result, tmp_path: Path):
     html = review_page(result)
     assert html.count("<svg") == 2  # Berkshire's book value per quarter and its positions by change kind
     assert "tickers per view mode" not in html and 'id="next-command"' in html
+
+
+def test_at_operator_scale_the_terminal_review_groups_coverage_and_lists_the_largest_book_changes(result):
+    manager, bridge = result["coverage"][0], result["bridges"][0]
+    many = {
+        **result,
+        "coverage": [{**manager, "id": f"m{i:03}"} for i in range(60)] + [{**manager, "id": "gone", "candidate": []}],
+        "bridges": [{**bridge, "manager": f"m{i:03}", "change": i} for i in range(60)],
+    }
+    lines = review_lines(many)
+    coverage = lines[lines.index("coverage:") + 1 : lines.index("coverage:") + 3]
+    span = f"{len(manager['candidate'])} quarters {manager['candidate'][0]} … {manager['candidate'][-1]}"
+    assert coverage == [f"  60 managers: {span} (promoted: none)", "  gone: none (promoted: none)"]
+    heading = next(i for i, line in enumerate(lines) if line.startswith("book value per manager"))
+    assert lines[heading].endswith("(the 50 largest changes of 60)")
+    assert [line.split(":")[0] for line in lines[heading + 1 : heading + 3]] == ["  m059", "  m058"]
+    assert lines[heading + 51] == "  and 10 more (`ras review --html` lists all)" and len(lines) == heading + 52

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from collections import Counter
+
 from builder.research.changes.actions import action_lines
-from builder.research.changes.listing import undecided_lines
+from builder.research.changes.listing import LISTED, undecided_lines
 from builder.review.verdict import verdict_lines
 
 
@@ -25,8 +27,7 @@ def review_lines(result: dict) -> list[str]:
             f"sha256 {entry['replacedSha256'][:16]} → {entry['contentSha256'][:16]}"
         )
     lines.append("coverage:")
-    for manager in result["coverage"]:
-        lines.append(f"  {manager['id']}: {_span(manager['candidate'])} (promoted: {_span(manager['against'])})")
+    lines += _coverage_lines(result["coverage"])
     warnings = result["warnings"]
     lines.append(f"warnings: {warnings['count']}, {len(warnings['new'])} new, {len(warnings['resolved'])} resolved")
     for label, entries in (("new", warnings["new"]), ("resolved", warnings["resolved"])):
@@ -50,13 +51,33 @@ def review_lines(result: dict) -> list[str]:
         f"+ price {t['priceEffect']:+,}"
         for t in result["trades"]
     ]
-    lines.append("book value per manager, latest quarter: change = trades + undecided + price")
+    bridges = result["bridges"]
+    largest = sorted(bridges, key=lambda b: (-abs(b["change"]), b["manager"]))[:LISTED]
+    lines.append(
+        "book value per manager, latest quarter: change = trades + undecided + price"
+        + (f" (the {LISTED} largest changes of {len(bridges)})" if len(bridges) > LISTED else "")
+    )
     lines += [
         f"  {b['manager']}: {b['before']:,} → {b['after']:,} ({b['change']:+,}) = trades {b['tradeEffect']:+,} "
         f"+ undecided {b['undecided']:+,} + price {b['priceEffect']:+,}"
-        for b in result["bridges"]
+        for b in (largest if len(bridges) > LISTED else bridges)
     ]
+    if len(bridges) > LISTED:
+        lines.append(f"  and {len(bridges) - LISTED} more (`ras review --html` lists all)")
     return lines
+
+
+def _coverage_lines(coverage: list[dict]) -> list[str]:
+    """One line per manager; at operator scale, the managers that share the most common coverage on one line, the
+    rest each on its own."""
+    spans = [(_span(manager["candidate"]), _span(manager["against"])) for manager in coverage]
+    common = Counter(spans).most_common(1)
+    if len(coverage) <= LISTED or not common:
+        return [f"  {m['id']}: {now} (promoted: {before})" for m, (now, before) in zip(coverage, spans, strict=True)]
+    (now, before), count = common[0]
+    lines = [f"  {count} managers: {now} (promoted: {before})"]
+    others = [(m, span) for m, span in zip(coverage, spans, strict=True) if span != common[0][0]]
+    return lines + [f"  {m['id']}: {now} (promoted: {before})" for m, (now, before) in others]
 
 
 def _kinds(kinds: list[dict]) -> str:
