@@ -1,5 +1,5 @@
 """A review reads each version of both releases once, from its file, in processes forked for it (at 2,000 managers
-the eight versions decoded at once held 4.7 GB, and a quadratic bridge took minutes): the same review as from the
+the eight versions decoded at once held 8.6 GB, and a quadratic bridge took minutes): the same review as from the
 artifacts in memory, on any number of processes, and one clear error for a release it cannot read."""
 
 from __future__ import annotations
