@@ -380,13 +380,16 @@ def _one_to_one(
     if not known and not one_keyed(before, after):
         return None
     old = {p["ticker"]: p for p in before["positions"]}
+    taken = old.pop  # what no later position takes is left in `old`
     found: dict[str, Moved] = {}
     for position in after["positions"]:
-        ticker, shares, was = position["ticker"], position["shares"], old.pop(position["ticker"], None)
-        from_shares, from_value = (was["shares"], was["value"]) if was is not None else (0, 0)
-        if from_shares != shares:
+        ticker, shares = position["ticker"], position["shares"]
+        if (was := taken(ticker, None)) is None:
+            if shares:
+                found[ticker] = ((manager_id, ticker, "new", 0, shares, 0, position["value"]), None, position)
+        elif (from_shares := was["shares"]) != shares:
             kind: ShareChange = "new" if from_shares == 0 else "added" if shares > from_shares else "reduced"
-            row: Row = (manager_id, ticker, kind, from_shares, shares, from_value, position["value"])
+            row: Row = (manager_id, ticker, kind, from_shares, shares, was["value"], position["value"])
             found[ticker] = (row, None, position)
     gone = [position for position in old.values() if position["shares"] >= 1]  # each earlier one no later one holds
     named: dict[str, Named] = {e["ticker"]: e for e in after["ended"]} if gone else {}
