@@ -234,12 +234,14 @@ def _counts(kinds: Sequence[ShareChange]) -> KindCounts:
     return cast(KindCounts, {kind: found[kind] for kind in KINDS})
 
 
-def _names(tickers: Sequence[str], *names: Mapping[str, Named]) -> dict[str, SecurityName]:
-    """Each of `tickers` named by the first of `names` that names it (the later version, the earlier one, then the
-    changes: a key carried through corporate actions that neither version names)."""
+def _names(
+    tickers: Sequence[str], later: Mapping[str, Named], earlier: Mapping[str, Named], changed: Mapping[str, Named]
+) -> dict[str, SecurityName]:
+    """Each of `tickers` named by the later version, else by the earlier one, else by the changes (a key carried
+    through corporate actions that neither version names)."""
     found: dict[str, SecurityName] = {}
     for ticker in tickers:
-        named = next(known[ticker] for known in names if ticker in known)
+        named = later.get(ticker) or earlier.get(ticker) or changed[ticker]
         found[ticker] = {"issuer": named["issuer"], "tickerAsOf": named["tickerAsOf"], "mapped": named["mapped"]}
     return found
 
