@@ -215,8 +215,8 @@ def warning_lines(warnings: list[dict]) -> list[str]:
 
 def warm(data: ReleaseData, versions: Iterable[str]) -> None:
     """Compute what answers of every kind share of each version (its hash, as-of, views in every mode, holdings, what
-    a diff carries through it and reads of its keys): `derived` does, in the build worker that made it, so that the rendering
-    processes inherit it instead of each computing it again (and decoding the version for it)."""
+    a diff carries through it and reads of its keys): `derived` does, in the build worker that made it, so that the
+    rendering processes inherit it instead of each computing it again (and decoding the version for it)."""
     for version in versions:
         artifact_sha256(data, version)
         facts_of(data, version)
