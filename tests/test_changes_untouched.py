@@ -4,13 +4,20 @@ order, the undecided ones included; on the fictional fixture, on Berkshire's rea
 
 from __future__ import annotations
 
+from itertools import pairwise
+from typing import cast
+
 import pytest
 
 from bench import synthetic
+from builder.api import methods
+from builder.api.data import ReleaseData
 from builder.release.promote import publish
 from builder.release.store import current_release, load_release
-from builder.research.changes import books
-from builder.research.schema import PackArtifact
+from builder.research.changes import books, side
+from builder.research.diff import versions_changes
+from builder.research.schema import ArtifactManager, PackArtifact
+from builder.research.views import entries
 from tests.conftest import quiet
 
 TREE = synthetic.Params(managers=4, quarters=8, positions=20, seed=37)
@@ -76,3 +83,48 @@ def test_the_short_way_keeps_the_changes_the_versions_between_left_undecided(syn
     assert (pairs, short) == (84, 84)  # a synthetic tree has no corporate action
     assert flagged > 0
     assert 0 < shorter <= short - flagged
+
+
+def own_in_general(manager_id: str, before: ArtifactManager, after: ArtifactManager) -> list[books.Moved]:
+    """books._own without its way for plain trades: every entry's change through books._entry, by ticker."""
+    old = {p["ticker"]: p for p in before["positions"]}
+    found = []
+    for held, entry in entries(after):
+        change, was = entry["change"], old.get(entry["ticker"])
+        from_shares, from_value = (was["shares"], was["value"]) if was is not None else (0, 0)
+        to_shares, to_value = (entry["shares"], entry["value"]) if held else (0, 0)  # type: ignore[typeddict-item]
+        if change["kind"] != "unknown" and books._moves(
+            change["kind"], from_shares, to_shares, change["corporateActions"]
+        ):
+            known = cast(books.KnownChange, change)
+            found.append(books._entry(manager_id, entry, known, from_shares, to_shares, from_value, to_value))
+    return sorted(found, key=books._ticker)
+
+
+def test_consecutive_versions_changes_take_plain_trades_straight_to_their_rows(artifacts):
+    plain = detailed = 0
+    for older, newer in pairwise(artifacts):
+        after = {manager["id"]: manager for manager in newer["managers"]}
+        for before in older["managers"]:
+            found = books._own(before["id"], before, after[before["id"]])
+            assert found == own_in_general(before["id"], before, after[before["id"]])
+            plain += sum(detail is None for _, detail, _ in found)
+            detailed += sum(detail is not None for _, detail, _ in found)
+    assert plain > 0 and detailed > 0
+
+
+def test_a_diff_reads_the_same_changes_from_what_the_versions_carry_and_their_keyings(artifacts):
+    """What api.methods.diff_of passes (carried_through of each version after the older one, both sides' keyings)
+    gives the changes the whole artifacts give."""
+    versions = [artifact["versionId"] for artifact in artifacts]
+    data = ReleaseData({"packs": [], "copycat": {"versions": versions}}, dict(zip(versions, artifacts, strict=True)))
+    spared = 0
+    for first, older in enumerate(artifacts):
+        for last in range(first + 1, len(artifacts)):
+            newer, between = artifacts[last], artifacts[first + 1 : last + 1]
+            carried = [methods.carried_through(data, version) for version in versions[first + 1 : last + 1]]
+            keyings = (methods.keying_of(data, versions[first]), methods.keying_of(data, versions[last]))
+            whole = versions_changes(older, newer, [], between)
+            assert versions_changes(older, newer, [], carried, keyings) == whole
+            spared += side.untested(*keyings) is not None
+    assert spared > 0

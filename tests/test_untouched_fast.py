@@ -10,7 +10,8 @@ from collections import Counter
 from typing import cast
 
 from builder.research.changes import books
-from builder.research.schema import ArtifactManager, Candidate
+from builder.research.changes.side import Keying, keying, one_keyed, untested
+from builder.research.schema import ArtifactManager, Candidate, PackArtifact
 
 SEED = 37
 BOOKS = 3000  # random manager pairs
@@ -100,3 +101,52 @@ def test_the_shorter_way_gives_the_general_ones_changes_or_declines():
     assert taken["declined"] > BOOKS / 10
     assert taken["exited"] > 0 and taken["changes"] > taken["taken"]
     assert taken["flagged"] > 0
+
+
+def version(befores: list[ArtifactManager]) -> PackArtifact:
+    """A version holding `befores` as its managers' books, each under an id of its own (fictional)."""
+    managers = [{**manager, "id": f"fictional-manager-{index}"} for index, manager in enumerate(befores)]
+    return cast(PackArtifact, {"managers": managers})
+
+
+def test_versions_whose_keys_agree_spare_the_test_only_books_that_pass_it():
+    """`untested` on two versions' keyings: every manager it leaves out has two books that `one_keyed` passes,
+    whose shorter way (known to pass) gives the general one's changes."""
+    rng = random.Random(SEED)
+    taken: Counter[str] = Counter()
+    for _ in range(BOOKS // 3):
+        cusips = [f"{rng.randrange(16**6):06X}10{rng.randrange(10)}" for _ in range(rng.randrange(1, 30))]
+        earlier_key, later_key = keys(rng, cusips)
+        befores = [book(rng, cusips, earlier_key, book(rng, cusips, earlier_key, None)) for _ in range(3)]
+        older = version(befores)
+        newer = version([book(rng, cusips, later_key, before) for before in befores])
+        tested = untested(keying(older), keying(newer))
+        taken["versions tested whole" if tested is None else "versions spared"] += 1
+        for before, after in zip(older["managers"], newer["managers"], strict=True):
+            if tested is None or before["id"] in tested:
+                taken["books tested"] += tested is not None
+                continue
+            assert one_keyed(before, after), (before, after)
+            general = books._by_keys(before["id"], before, after, {})
+            assert books._one_to_one(before["id"], before, after, known=True) == general
+            taken["books spared"] += 1
+    assert taken["versions spared"] > BOOKS / 30
+    assert taken["versions tested whole"] > BOOKS / 30
+    assert taken["books spared"] > taken["versions spared"]
+    assert taken["books tested"] > 0  # an entry named twice by one book (held and ended): its manager is tested
+
+
+def test_a_keying_names_each_cusip_ticker_pair_once_and_the_books_that_repeat_a_cusip():
+    held = [entry("00000A101", "FICTA", 5), entry("00000B101", "00000B101", 3)]
+    ended = [entry("00000A101", "FICTA", None), entry("00000C101", "FICTC", None)]
+    twice = cast(ArtifactManager, {"id": "twice", "cik": "1", "positions": held, "ended": ended})
+    once = cast(ArtifactManager, {"id": "once", "cik": "2", "positions": held[:1], "ended": ended[1:]})
+    found = keying(cast(PackArtifact, {"managers": [twice, once]}))
+    assert found.pairs == {("00000A101", "FICTA"), ("00000B101", "00000B101"), ("00000C101", "FICTC")}
+    assert found.repeated == {"twice"}
+    renamed = Keying(frozenset({("00000A101", "FICTA2")}), frozenset())
+    assert untested(found, found) == {"twice"}
+    assert untested(found, renamed) is None  # one CUSIP under two tickers
+    spelled = Keying(frozenset({("00000D101", "00000C101")}), frozenset())
+    assert untested(found, spelled) is None  # a CUSIP spelled as another CUSIP's ticker
+    assert untested(found, Keying(frozenset({("00000D101", "FICTD")}), frozenset({"once"}))) == {"twice", "once"}

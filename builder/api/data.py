@@ -47,22 +47,34 @@ class ReleaseData:
     _packs: dict[str, dict] = field(default_factory=dict)
     _memo: OrderedDict[Hashable, Any] = field(default_factory=OrderedDict)
     _large: OrderedDict[Hashable, Any] = field(default_factory=OrderedDict)
+    _kept: list[dict[Hashable, Any]] = field(default_factory=list)  # memo(scoped=True) of each open `scoped` block
     _held: dict[str, Holdings] = field(default_factory=dict)  # version → its holdings (research.methods.ethos)
 
     def __post_init__(self) -> None:
         self._packs.update({pack["id"]: pack for pack in self.index["packs"]})
 
-    def memo(self, key: Hashable, compute: Callable[[], T], *, large: bool = False, pinned: bool = False) -> T:
+    def memo(
+        self,
+        key: Hashable,
+        compute: Callable[[], T],
+        *,
+        large: bool = False,
+        pinned: bool = False,
+        scoped: bool = False,
+    ) -> T:
         """A value derived from this release, computed once (bounded LRU); pure, so caching changes no byte.
 
         `large`: kept among the last LARGE_MEMO_SIZE such values only (a pair's changes at 500 managers are
         tens of megabytes; the builder renders every mode of a pair before the next pair). `pinned`: kept for the
-        release's life (small, and read again after any number of other values).
+        release's life (small, and read again after any number of other values). `scoped` (a large value): kept to
+        the end of the `scoped` block it is made in, whatever other large values come after it (read again across
+        a group of answers that make several in turn); outside one, as `large`.
         """
-        if pinned:
-            if key not in self.pinned:
-                self.pinned[key] = compute()
-            kept: T = self.pinned[key]
+        table = self.pinned if pinned else self._kept[-1] if scoped and self._kept else None
+        if table is not None:
+            if key not in table:
+                table[key] = compute()
+            kept: T = table[key]
             return kept
         memo, size = (self._large, LARGE_MEMO_SIZE) if large else (self._memo, MEMO_SIZE)
         if key in memo:
@@ -94,9 +106,11 @@ class ReleaseData:
         """Inside, memos as usual; after, the large ones made inside are let go (a publish's rendering processes
         share none between groups of answers, and at 2,000 managers one group's were 1.2 GB)."""
         before = set(self._large)
+        self._kept.append({})
         try:
             yield
         finally:
+            self._kept.pop()
             for key in [key for key in self._large if key not in before]:
                 del self._large[key]
 
@@ -128,6 +142,7 @@ class ReleaseData:
             self.pinned,
             _memo=self._memo,
             _large=self._large,
+            _kept=self._kept,
             _held=self._held,
         )
 

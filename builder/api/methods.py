@@ -15,6 +15,7 @@ from builder.api.data import ReleaseData
 from builder.api.shapes import PreviewAuditExport
 from builder.api.wire import API_PREFIX, ApiError, ErrorCode
 from builder.canonical import canonical_json, sha256_hex
+from builder.research.changes.side import Keying, keying
 from builder.research.diff import VersionDiff, diff_versions, versions_changes
 from builder.research.errors import NotInView
 from builder.research.methods.audit import CopycatAuditExport, ReleaseIdentity, SourceFileRecord, audit_record
@@ -121,22 +122,30 @@ def artifact_sha256(data: ReleaseData, version: str) -> str:
 def diff_of(
     data: ReleaseData, older: str, newer: str, managers: Sequence[str], mode: Mode, policy: Sequence[PolicyChange] = ()
 ) -> VersionDiff:
-    """diff_versions of two versions, sharing across modes what does not depend on the mode. Of each version between
-    them only what the changes carry through it is read (carried_through), so a diff holds two artifacts whole."""
+    """diff_versions of two versions, sharing across modes what does not depend on the mode. Of each version after
+    `older` only what the changes carry through it is read (carried_through), beside `newer`'s books, so a diff holds
+    two artifacts whole; of both, what the one-to-one test of their books reads (keying_of)."""
     before, after = data.artifacts[older], data.artifacts[newer]
-    inner = data.versions[data.versions.index(older) + 1 : data.versions.index(newer)]
-    between = [*(carried_through(data, v) for v in inner), after]
+    later = data.versions[data.versions.index(older) + 1 : data.versions.index(newer) + 1]
+    between = [carried_through(data, v) for v in later]
+    keyings = (keying_of(data, older), keying_of(data, newer))
+    # the latest pair's changes: the latest pack's agent payload reads them in every mode, each mode's explanations
+    # making large values in between (a group of a publish's answers: builder.release.build)
     book = data.memo(
-        ("book", older, newer, tuple(managers)), lambda: versions_changes(before, after, managers, between), large=True
+        ("book", older, newer, tuple(managers)),
+        lambda: versions_changes(before, after, managers, between, keyings),
+        large=True,
+        scoped=later == data.versions[-1:],
     )
     censuses = (census_of(data, older, managers), census_of(data, newer, managers))
     return diff_versions(before, after, managers, mode, book=book, censuses=censuses, policy=policy)
 
 
 def carried_through(data: ReleaseData, version: str) -> PackArtifact:
-    """What versions_changes reads of a version strictly between a diff's two (research.diff): its warnings, and of
-    each manager its id, its CIK and the entries whose change cites a corporate action or was left undecided (the
-    legs and flags a far diff carries through); none of the rest of the books. Small, so kept for the release."""
+    """What versions_changes reads of a version after a diff's older one (research.diff), beside the newer one's
+    books: its quarter, its warnings, and of each manager its id, its CIK and the entries whose change cites a
+    corporate action or was left undecided (the legs and flags a far diff carries through); none of the rest of the
+    books. Small, so kept for the release."""
 
     def carried(entries: list) -> list:
         return [e for e in entries if e["change"]["corporateActions"] or e["change"]["kind"] == "undecided"]
@@ -152,6 +161,12 @@ def carried_through(data: ReleaseData, version: str) -> PackArtifact:
         )
 
     found: PackArtifact = data.memo(("carried-through", version), part, pinned=True)
+    return found
+
+
+def keying_of(data: ReleaseData, version: str) -> Keying:
+    """What the one-to-one test of a diff's books reads of a whole version (changes.books.keying): small, so kept."""
+    found: Keying = data.memo(("keying", version), lambda: keying(data.artifacts[version]), pinned=True)
     return found
 
 

@@ -8,7 +8,7 @@ from typing import Any, NamedTuple, cast
 
 from builder.api.contract import COPYCAT_FEATURES
 from builder.api.data import Learned, ReleaseData
-from builder.api.methods import artifact_sha256, carried_through, completed_on, facts_of, view_tickers_of
+from builder.api.methods import artifact_sha256, carried_through, completed_on, facts_of, keying_of, view_tickers_of
 from builder.api.openapi.document import openapi_document
 from builder.canonical import canonical_json, sha256_hex
 from builder.cores import forked_map
@@ -214,14 +214,15 @@ def warning_lines(warnings: list[dict]) -> list[str]:
 
 
 def warm(data: ReleaseData, versions: Iterable[str]) -> None:
-    """Compute what answers of every kind share of each version (its hash, as-of, views in every mode, holdings and
-    what a diff carries through it): `derived` does, in the build worker that made it, so that the rendering
-    processes inherit it instead of each computing it again (and decoding the version for it)."""
+    """Compute what answers of every kind share of each version (its hash, as-of, views in every mode, holdings, what
+    a diff carries through it and reads of its keys): `derived` does, in the build worker that made it, so that the
+    rendering processes inherit it instead of each computing it again (and decoding the version for it)."""
     for version in versions:
         artifact_sha256(data, version)
         facts_of(data, version)
         completed_on(data, version)
         carried_through(data, version)
+        keying_of(data, version)
         data.holdings(version)
         for mode in MODES:
             view_tickers_of(data, version, [], mode)

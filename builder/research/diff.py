@@ -14,6 +14,7 @@ from builder.research.changes.books import ChangeDetail as ChangeDetail  # the c
 from builder.research.changes.books import PositionChange as PositionChange
 from builder.research.changes.books import Row, manager_changes, plain_detail
 from builder.research.changes.books import ShareChange as ShareChange
+from builder.research.changes.side import Keying
 from builder.research.methods.policy import PolicyChange
 from builder.research.schema import PackArtifact, TickerAsOf
 from builder.research.views import Census, Mode, Named, ViewRef, census, manager_ids, naming
@@ -233,20 +234,27 @@ def _counts(kinds: Sequence[ShareChange]) -> KindCounts:
     return cast(KindCounts, {kind: found[kind] for kind in KINDS})
 
 
-def _names(tickers: Sequence[str], *names: Mapping[str, Named]) -> dict[str, SecurityName]:
-    """Each of `tickers` named by the first of `names` that names it (the later version, the earlier one, then the
-    changes: a key carried through corporate actions that neither version names)."""
+def _names(
+    tickers: Sequence[str], later: Mapping[str, Named], earlier: Mapping[str, Named], changed: Mapping[str, Named]
+) -> dict[str, SecurityName]:
+    """Each of `tickers` named by the later version, else by the earlier one, else by the changes (a key carried
+    through corporate actions that neither version names)."""
     found: dict[str, SecurityName] = {}
     for ticker in tickers:
-        named = next(known[ticker] for known in names if ticker in known)
+        named = later.get(ticker) or earlier.get(ticker) or changed[ticker]
         found[ticker] = {"issuer": named["issuer"], "tickerAsOf": named["tickerAsOf"], "mapped": named["mapped"]}
     return found
 
 
 def versions_changes(
-    older: PackArtifact, newer: PackArtifact, managers: Sequence[str], between: Sequence[PackArtifact]
+    older: PackArtifact,
+    newer: PackArtifact,
+    managers: Sequence[str],
+    between: Sequence[PackArtifact],
+    keyings: tuple[Keying, Keying] | None = None,
 ) -> BookChanges:
-    """The selected managers' position, source and warning changes between two versions: the same in every mode."""
+    """The selected managers' position, source and warning changes between two versions: the same in every mode.
+    `between` and `keyings`: as changes.books.manager_changes reads them."""
     selected = sorted(managers or manager_ids(newer))
     later = [w for artifact in between for w in artifact["warnings"]]
     warnings = warning_changes(
@@ -256,7 +264,7 @@ def versions_changes(
     named: dict[str, Named] = {}  # each changed ticker's last entry
     details: list[ChangeDetail] = []
     # each manager's changes read while they are at hand (a pair far apart at 500 managers: 110,000 of them)
-    for manager, moved in manager_changes(older, newer, selected, between):
+    for manager, moved in manager_changes(older, newer, selected, between, keyings):
         if moved:
             changes[manager] = columns = _columns(map(itemgetter(0), moved))
             named.update(zip(columns["tickers"], map(itemgetter(2), moved), strict=True))

@@ -8,14 +8,13 @@ from collections.abc import Iterator, Mapping, Sequence
 from datetime import date
 from decimal import Decimal
 from fractions import Fraction
-from itertools import chain
 from typing import Literal, TypedDict, cast
 
 from builder.records import ActionKind, CorporateAction
 from builder.research.changes.carry import Lot
 from builder.research.changes.classify import BOUGHT, SOLD, by_key, unique_candidates
 from builder.research.changes.classify import book_changes as classify
-from builder.research.changes.side import Side
+from builder.research.changes.side import Keying, Keys, Side, one_keyed, untested
 from builder.research.schema import (
     ArtifactManager,
     Candidate,
@@ -121,16 +120,25 @@ def moved_positions(
 
 
 def manager_changes(
-    older: PackArtifact, newer: PackArtifact, managers: Sequence[str], between: Sequence[PackArtifact]
+    older: PackArtifact,
+    newer: PackArtifact,
+    managers: Sequence[str],
+    between: Sequence[PackArtifact],
+    keyings: tuple[Keying, Keying] | None = None,
 ) -> Iterator[tuple[str, list[Moved]]]:
     """Each selected manager and its changes of shares, by ticker. Consecutive versions: the newer artifact's own
     changes. Further apart: the older book carried through every corporate action the versions between cite, the
     later filing against it, and undecided wherever a quarter between left it undecided; where they cite none for the
-    manager (most managers, most pairs), the same changes read from the two books directly (`_untouched`)."""
+    manager (most managers, most pairs), the same changes read from the two books directly (`_untouched`).
+
+    `between` is read for what the versions between carry (their corporate actions, undecided changes and warnings,
+    so api.methods.carried_through of each will do, the newer one's included); `keyings`: each side's side.keying, which
+    spares most managers' books the one-to-one test (`_one_to_one`)."""
     adjacent = len(between) == 1 and newer["previousQuarter"] == older["quarter"]
     by_id_old = {m["id"]: m for m in older["managers"]}
     by_id_new = {m["id"]: m for m in newer["managers"]}
     by_id_between = [] if adjacent else [{m["id"]: m for m in artifact["managers"]} for artifact in between]
+    tested = untested(*keyings) if keyings and not adjacent else None
     for manager_id in managers:
         before, after = by_id_old[manager_id], by_id_new[manager_id]
         if adjacent:
@@ -142,7 +150,8 @@ def manager_changes(
             found = _carried(manager_id, before, after, older, newer, own, flagged)
             yield manager_id, [change for change in found if _moved(change)]
         else:  # what `_untouched` gives is all moved
-            yield manager_id, _untouched(manager_id, before, after, flagged)
+            known = tested is not None and manager_id not in tested
+            yield manager_id, _untouched(manager_id, before, after, flagged, known)
 
 
 def _moved(change: Moved) -> bool:
@@ -156,16 +165,37 @@ def _moves(kind: str, from_shares: int, to_shares: int, actions: list[CitedActio
 
 
 def _own(manager_id: str, before: ArtifactManager, after: ArtifactManager) -> list[Moved]:
-    """The newer artifact's changes of one manager that `_moved` keeps, as diff entries (sorted by ticker)."""
+    """The newer artifact's changes of one manager that `_moved` keeps, as diff entries (sorted by ticker); a plain
+    trade (`_change`) straight to its row."""
     old = {p["ticker"]: p for p in before["positions"]}
     found: list[Moved] = []
     for held, group in ((True, after["positions"]), (False, after["ended"])):  # views.entries
         for entry in group:
-            change = entry["change"]
-            kind, was = change["kind"], old.get(entry["ticker"])
+            change, ticker = entry["change"], entry["ticker"]
+            kind, was = change["kind"], old.get(ticker)
             from_shares, from_value = (was["shares"], was["value"]) if was is not None else (0, 0)
             to_shares, to_value = (cast(Position, entry)["shares"], cast(Position, entry)["value"]) if held else (0, 0)
-            if kind != "unknown" and _moves(kind, from_shares, to_shares, change["corporateActions"]):
+            actions = change["corporateActions"]
+            if (
+                kind in TRADES
+                and change["cause"] == "trade"
+                and not actions
+                and not change["candidates"]
+                and change["carriedShares"] == from_shares
+                and change["shareDelta"] == to_shares - from_shares
+            ):
+                if from_shares != to_shares:
+                    row: Row = (
+                        manager_id,
+                        ticker,
+                        cast(ShareChange, kind),
+                        from_shares,
+                        to_shares,
+                        from_value,
+                        to_value,
+                    )
+                    found.append((row, None, entry))
+            elif kind != "unknown" and _moves(kind, from_shares, to_shares, actions):
                 known = cast(KnownChange, change)
                 found.append(_entry(manager_id, entry, known, from_shares, to_shares, from_value, to_value))
     return sorted(found, key=_ticker)
@@ -276,7 +306,11 @@ def _carried(
 
 
 def _untouched(
-    manager_id: str, before: ArtifactManager, after: ArtifactManager, flagged: Mapping[str, list[Candidate]]
+    manager_id: str,
+    before: ArtifactManager,
+    after: ArtifactManager,
+    flagged: Mapping[str, list[Candidate]],
+    known: bool = False,
 ) -> list[Moved]:
     """What `_carried` gives when the versions between cite no corporate action (`_flagged`), less the entries `_moved`
     drops; without the lots, the carry and the rules. With no legs, carry() leaves each earlier lot whole under its
@@ -286,8 +320,9 @@ def _untouched(
     cause trade, or none when it is 0); and each earlier CUSIP of a share or more whose later key no later position
     has ended, grouped by its earlier key: undecided when `flagged` names one, else exited whole. None cites an
     action, none is converted: `_moved` keeps the undecided ones and those whose shares moved, the only ones built.
-    Most books key each CUSIP to one ticker: with nothing flagged, those take a shorter way still (`_one_to_one`)."""
-    found = None if flagged else _one_to_one(manager_id, before, after)
+    Most books key each CUSIP to one ticker: with nothing flagged, those take a shorter way still (`_one_to_one`;
+    `known`: these two books are known to pass its test)."""
+    found = None if flagged else _one_to_one(manager_id, before, after, known)
     return _by_keys(manager_id, before, after, flagged) if found is None else found
 
 
@@ -295,8 +330,8 @@ def _by_keys(
     manager_id: str, before: ArtifactManager, after: ArtifactManager, flagged: Mapping[str, list[Candidate]]
 ) -> list[Moved]:
     """`_untouched` of any two books: each later key's CUSIPs against the earlier ones it keys."""
-    earlier_key = _Keys({e["cusip"]: e["ticker"] for _, e in entries(before)})
-    later_key = _Keys({e["cusip"]: e["ticker"] for _, e in entries(after)})
+    earlier_key = Keys({e["cusip"]: e["ticker"] for _, e in entries(before)})
+    later_key = Keys({e["cusip"]: e["ticker"] for _, e in entries(after)})
     earlier = {p["cusip"]: p["shares"] for p in before["positions"]}
     later = {p["cusip"]: p["shares"] for p in after["positions"]}
     sources, held = by_key(earlier, later_key.__getitem__), by_key(later, later_key.__getitem__)
@@ -332,42 +367,36 @@ def _by_keys(
     return sorted(found, key=_ticker)
 
 
-def _one_to_one(manager_id: str, before: ArtifactManager, after: ArtifactManager) -> list[Moved] | None:
+def _one_to_one(
+    manager_id: str, before: ArtifactManager, after: ArtifactManager, known: bool = False
+) -> list[Moved] | None:
     """`_untouched` with nothing flagged, for two books whose entries each key one CUSIP to one ticker, the same
     where they meet (a CUSIP both name, a ticker both name) and no earlier CUSIP that the later version does not name
-    being a later ticker; else None. Then each key is its one CUSIP on either side: a later position's change is its
-    filed shares against the earlier position of its ticker (new when that held none or was not held), a trade as
-    the row says; an earlier position of a share or more whose CUSIP no later position holds exited whole, named as
-    the later version names it, else as the earlier one. Every such change moved, each ticker once, by ticker."""
-    earlier_key = {e["cusip"]: e["ticker"] for e in chain(before["positions"], before["ended"])}
-    later_key = {e["cusip"]: e["ticker"] for e in chain(after["positions"], after["ended"])}
-    earlier_cusip = dict(zip(earlier_key.values(), earlier_key.keys(), strict=True))
-    later_cusip = dict(zip(later_key.values(), later_key.keys(), strict=True))
-    both = earlier_key.items() & later_key.items()
-    if (
-        len(earlier_cusip) != len(before["positions"]) + len(before["ended"])
-        or len(later_cusip) != len(after["positions"]) + len(after["ended"])
-        or len(earlier_key.keys() & later_key.keys()) != len(both)
-        or len(earlier_cusip.keys() & later_cusip.keys()) != len(both)
-        or not (earlier_key.keys() - later_key.keys()).isdisjoint(later_cusip)
-    ):
+    being a later ticker (side.one_keyed, unless `known`); else None. Then each key is its one CUSIP on either side, and
+    a CUSIP is held later when its ticker is: a later position's change is its filed shares against the earlier
+    position of its ticker (new when that held none or was not held), a trade as the row says; an earlier position of
+    a share or more whose ticker no later position holds exited whole, named as the later version names it, else as
+    the earlier one. Every such change moved, each ticker once, by ticker."""
+    if not known and not one_keyed(before, after):
         return None
     old = {p["ticker"]: p for p in before["positions"]}
-    held = {p["cusip"] for p in after["positions"]}
+    taken = old.pop  # what no later position takes is left in `old`
     found: dict[str, Moved] = {}
     for position in after["positions"]:
-        ticker, shares, was = position["ticker"], position["shares"], old.get(position["ticker"])
-        from_shares, from_value = (was["shares"], was["value"]) if was is not None else (0, 0)
-        if from_shares != shares:
+        ticker, shares = position["ticker"], position["shares"]
+        if (was := taken(ticker, None)) is None:
+            if shares:
+                found[ticker] = ((manager_id, ticker, "new", 0, shares, 0, position["value"]), None, position)
+        elif (from_shares := was["shares"]) != shares:
             kind: ShareChange = "new" if from_shares == 0 else "added" if shares > from_shares else "reduced"
-            row: Row = (manager_id, ticker, kind, from_shares, shares, from_value, position["value"])
+            row: Row = (manager_id, ticker, kind, from_shares, shares, was["value"], position["value"])
             found[ticker] = (row, None, position)
-    named = {e["ticker"]: e for e in after["ended"]}
-    for position in before["positions"]:
-        if position["shares"] >= 1 and position["cusip"] not in held:
-            ticker, shares = position["ticker"], position["shares"]
-            row = (manager_id, ticker, "exited", shares, 0, position["value"], 0)
-            found[ticker] = (row, None, named.get(ticker, position))
+    gone = [position for position in old.values() if position["shares"] >= 1]  # each earlier one no later one holds
+    named: dict[str, Named] = {e["ticker"]: e for e in after["ended"]} if gone else {}
+    for position in gone:
+        ticker, shares = position["ticker"], position["shares"]
+        row = (manager_id, ticker, "exited", shares, 0, position["value"], 0)
+        found[ticker] = (row, None, named.get(ticker, position))
     return [found[ticker] for ticker in sorted(found)]
 
 
@@ -406,16 +435,9 @@ def _side(manager: ArtifactManager, artifact: PackArtifact) -> Side:
         p["cusip"]: Lot(p["cusip"], p["shares"], p["value"], len(p["sources"]), p["issuer"])
         for p in manager["positions"]
     }
-    keys = _Keys({e["cusip"]: e["ticker"] for _, e in entries(manager)})
+    keys = Keys({e["cusip"]: e["ticker"] for _, e in entries(manager)})
     # omissions need no flag here: the versions between already left what they touch undecided
     return Side(date.fromisoformat(artifact["quarter"]), lots, keys.__getitem__, False)
-
-
-class _Keys(dict):
-    """CUSIP → position key; a CUSIP the version does not name is its own key (asked a million times a publish)."""
-
-    def __missing__(self, cusip: str) -> str:
-        return cusip
 
 
 def _legs(between: Sequence[ArtifactManager]) -> list[CorporateAction]:
