@@ -15,6 +15,7 @@ import orjson
 import pytest
 
 from builder.errors import PublishError, ReleaseError
+from builder.release import inputs
 from builder.release.inputs import RECORD
 from builder.release.promote import promote, publish
 from builder.release.store import current_release, list_releases, verify_release
@@ -58,10 +59,14 @@ def test_verify_names_the_damaged_file(releases_copy: Path, kind: str):
     assert problems[0].startswith(f"objects/{victim.name}: ")
 
 
-def test_republishing_unchanged_sources_stops_before_building(releases_copy: Path, fixture_tree: Path):
+@pytest.mark.parametrize("workers", [1, 3])  # the source tree hashed on any number of processes: the same inputs
+def test_republishing_unchanged_sources_stops_before_building(
+    releases_copy: Path, fixture_tree: Path, workers: int, monkeypatch: pytest.MonkeyPatch
+):
+    monkeypatch.setattr(inputs, "HASHED_TOGETHER", 16)  # the fixture's 196 files in 13 shares
     before = current_release(releases_copy)
     messages: list[str] = []
-    assert publish(fixture_tree, releases_copy, None, messages.append) == before.name
+    assert publish(fixture_tree, releases_copy, None, messages.append, workers=workers) == before.name
     assert any(
         m.startswith(f"unchanged: the sources, --as-of and code built the promoted release {before.name}")
         for m in messages

@@ -21,12 +21,14 @@ import hashlib
 import os
 from collections.abc import Mapping
 from datetime import date
+from itertools import chain
 from pathlib import Path
 
 import orjson
 
 import builder
 from builder.canonical import canonical_json, sha256_hex
+from builder.cores import forked_map
 from builder.errors import at_path, escaped
 from builder.release.objects import artifact_of, stored_artifact_file
 from builder.release.store import GATE_VERDICTS, MANIFEST, ROUTES
@@ -37,13 +39,16 @@ RECORD = Path(".cache") / "publish.json"  # beside the releases, in the dot-dire
 ANSWERS = Path(".cache") / "answers"  # <release id>.json: the fingerprints of that release's answers
 _CODE = Path(builder.__file__).parent
 _SKIPPED_DIRECTORIES = frozenset({"__pycache__"})
+HASHED_TOGETHER = 512  # files a process hashes at a time (a 13F folder holds 20)
 
 
 SourceTree = list[tuple[str, str]]  # (relative path, sha256) of every file of a source tree, sorted
 
 
-def source_tree(source: Path) -> SourceTree:
-    return _tree(source.resolve())
+def source_tree(source: Path, workers: int = 1) -> SourceTree:
+    """Every file of the source tree with its sha256, hashed on `workers` processes (at 2,000 managers 42,000 files,
+    1.6 GB: a core hashes them in 3 s from the page cache, in 9-26 s from the disk)."""
+    return _tree(source.resolve(), workers=workers)
 
 
 def inputs_digest(tree: SourceTree, as_of: date | None, promoted: str | None, checks: Mapping[str, object]) -> str:
@@ -172,10 +177,14 @@ def _fingerprint(*inputs: object) -> str:
     return sha256_hex(canonical_json([code_digest(), *inputs]))
 
 
-def _tree(root: Path, skipped: frozenset[str] = frozenset()) -> list[tuple[str, str]]:
+def _tree(root: Path, skipped: frozenset[str] = frozenset(), workers: int = 1) -> list[tuple[str, str]]:
     """(relative path, sha256) of every file the source readers may see under root: dot-names are skipped as
-    they skip them, links to folders named, not followed."""
-    return sorted((relative(path, root), "link" if path.is_dir() else _sha256(path)) for path in walk(root, skipped))
+    they skip them, links to folders named, not followed. Hashed in shares of HASHED_TOGETHER files, one process
+    per worker."""
+    paths = list(walk(root, skipped))
+    shares = [paths[start : start + HASHED_TOGETHER] for start in range(0, len(paths), HASHED_TOGETHER)]
+    hashed = forked_map(lambda share: ["link" if path.is_dir() else _sha256(path) for path in share], shares, workers)
+    return sorted(zip((relative(path, root) for path in paths), chain.from_iterable(hashed), strict=True))
 
 
 def _sha256(path: Path) -> str:

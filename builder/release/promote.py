@@ -142,7 +142,7 @@ def publish(
         refuse_fixture_over_real(releases, source_is_fixture(source), replace_real)  # before the work, not after
         # The source tree as the publish found it, hashed once: what it is checked against now and recorded
         # against after (a file edited mid-publish then differs from the record and the next publish builds).
-        tree = source_tree(source)
+        tree = source_tree(source, workers)
         checks = {"maxUnmapped": max_unmapped}
         unchanged = _unchanged(tree, releases, as_of, checks, progress)
         if unchanged is not None:
