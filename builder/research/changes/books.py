@@ -176,13 +176,14 @@ def _own(manager_id: str, before: ArtifactManager, after: ArtifactManager) -> li
             from_shares, from_value = (was["shares"], was["value"]) if was is not None else (0, 0)
             to_shares, to_value = (cast(Position, entry)["shares"], cast(Position, entry)["value"]) if held else (0, 0)
             actions = change["corporateActions"]
-            if (
-                kind in TRADES
-                and change["cause"] == "trade"
-                and not actions
-                and not change["candidates"]
-                and change["carriedShares"] == from_shares
-                and change["shareDelta"] == to_shares - from_shares
+            if _plain(
+                kind,
+                (from_shares, to_shares),
+                change["carriedShares"],
+                change["shareDelta"],
+                change["cause"],
+                actions,
+                change["candidates"],
             ):
                 if from_shares != to_shares:
                     row: Row = (
@@ -232,14 +233,7 @@ def _change(
     """A change as `Moved`: `amounts` are its shares and values, from and to; a detail only when not a plain trade."""
     ticker, (from_shares, to_shares, from_value, to_value) = named["ticker"], amounts
     row: Row = (manager_id, ticker, kind, from_shares, to_shares, from_value, to_value)
-    if (
-        kind in TRADES
-        and cause == "trade"
-        and carried == from_shares
-        and delta == to_shares - from_shares
-        and not actions
-        and not candidates
-    ):
+    if _plain(kind, (from_shares, to_shares), carried, delta, cause, actions, candidates):
         return row, None, named
     detail: ChangeDetail = {
         "managerId": manager_id,
@@ -251,6 +245,27 @@ def _change(
         "candidates": candidates,
     }
     return row, detail, named
+
+
+def _plain(
+    kind: str,
+    shares: tuple[int, int],
+    carried: int | None,
+    delta: int | None,
+    cause: str,
+    actions: list[CitedAction],
+    candidates: list[Candidate],
+) -> bool:
+    """Whether a change is a plain trade (`shares`: from and to): all of it follows from its row (plain_detail)."""
+    from_shares, to_shares = shares
+    return (
+        kind in TRADES
+        and cause == "trade"
+        and carried == from_shares
+        and delta == to_shares - from_shares
+        and not actions
+        and not candidates
+    )
 
 
 def _ticker(change: Moved) -> str:
