@@ -70,9 +70,8 @@ def action_listing(versions: Iterable[QuarterActions], promoted: Iterable[Quarte
     marked `new` when the promoted versions do not apply it: what an operator reviews before promoting."""
     seen = {_key(r) for _, records in promoted for r in records}
     found: dict[tuple, dict] = {}
-    listed: list  # of ActionRecord; each one listed takes its quarter and whether it is new
-    for quarter, listed in sorted(versions, key=lambda version: version[0]):
-        for record in listed:
+    for quarter, applied in sorted(versions, key=lambda version: version[0]):
+        for record in applied:
             found.setdefault(_key(record), {**record, "quarter": quarter, "new": _key(record) not in seen})
     records = list(found.values())
     derived = sum(r["derived"] for r in records)
