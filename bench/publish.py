@@ -21,7 +21,7 @@ from pathlib import Path
 import orjson
 
 from bench import report, synthetic
-from bench.processes import measure, ras
+from bench.processes import measure, ras, settled_disk
 from builder.release.objects import object_path
 
 WORK = Path("/tmp/ras-bench")  # synthetic trees and releases: large, never inside the checkout
@@ -80,6 +80,7 @@ def no_gates(checkout: Path) -> tuple[str, ...]:
 def publish_once(releases: Path, source: Path | None, *extra: str, cwd: Path | None = None) -> dict:
     """One `ras publish` as its own process: seconds, peak MB, phases, parse cache use, release id."""
     command = ras("publish", "--releases", str(releases), *(["--source", str(source)] if source else []), *extra)
+    pressure = settled_disk()
     result = measure(command, cwd=cwd) if cwd else measure(command)
     if result.returncode:
         raise SystemExit(f"publish into {releases} failed: {result.stderr[-3000:]}")
@@ -91,6 +92,7 @@ def publish_once(releases: Path, source: Path | None, *extra: str, cwd: Path | N
         "fromCache": counted(result.stderr, r"^parse cache: (\d+) files from it"),
         "parsed": counted(result.stderr, r"^parse cache: \d+ files from it, (\d+) parsed"),
         "skipped": "unchanged: " in result.stderr,
+        "ioPressure": pressure,  # at its start, after settled_disk
         "stderr": result.stderr,
     }
 
