@@ -36,12 +36,15 @@ def main(argv: list[str] | None = None) -> int:
     args.work.mkdir(parents=True, exist_ok=True)
     source, _ = publish.tree_for(args.managers, args)
     every: dict[int, list[dict]] = {int(part): [] for part in args.workers.split(",")}
-    for _ in range(args.repeat):  # taking turns: a slow stretch of the shared disk falls on every worker count
+    written = []  # removed only after the last run: deleting gigabytes of release sets the disk writing for minutes
+    for run in range(args.repeat):  # taking turns: a slow stretch of the shared disk falls on every worker count
         for workers, done in every.items():
-            releases = args.work / f"releases-workers-{source.name}-{workers}"
+            releases = args.work / f"releases-workers-{source.name}-{workers}-{run}"
             shutil.rmtree(releases, ignore_errors=True)
             done.append(publish.publish_once(releases, source, *REVIEWED, "--workers", str(workers)))
-            shutil.rmtree(releases, ignore_errors=True)
+            written.append(releases)
+    for releases in written:
+        shutil.rmtree(releases, ignore_errors=True)
     runs = {workers: median_run(done) for workers, done in every.items()}
     one = runs[min(runs)]
     rows = [
@@ -82,7 +85,7 @@ def main(argv: list[str] | None = None) -> int:
         rows,
         targets,
         notes=[
-            f"tree {source.name}; each publish its own process, into an empty releases directory, started after a "
+            f"tree {source.name}; each publish its own process, into an empty releases directory (the runs' releases removed after the last), started after a "
             f"sync once the disk was quiet (bench.processes.settled_disk: I/O pressure at the starts "
             + ", ".join(f"{run['ioPressure']:.1f}" for done in every.values() for run in done)
             + " %)",
