@@ -31,9 +31,10 @@ from builder.research.schema import PackArtifact
 # (500 managers' 33 MB `latest`): it is read per request, its hash checked once (see _verified).
 CACHE_BYTES = 24 * 1024 * 1024
 OBJECT_PREFIX = "objects/"
-# Artifacts are stored as gzip: level 6 against 1 and 9 on one 500-manager artifact (30.6 MB of JSON): 3.83 MB in
-# 0.68 s, against 4.62 MB in 0.31 s and 3.73 MB in 2.0 s (docs/performance.md).
-ARTIFACT_LEVEL = 6
+# Artifacts are stored as gzip at level 4: on one 2,000-manager artifact (122.4 MB of JSON) 16.14 MB in 0.77 s, against
+# 15.31 MB in 1.46 s at level 6 and 14.91 MB in 3.95 s at level 9 (docs/performance.md); each build worker compresses one
+# a quarter, on the publish's path.
+ARTIFACT_LEVEL = 4
 GZIP_WBITS = 31  # zlib's window bits for one gzip member
 GZIP_MAGIC = b"\x1f\x8b"
 LEGACY_SUFFIX = ".json"  # an artifact file of a release published before they were stored compressed
