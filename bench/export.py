@@ -20,7 +20,7 @@ from pathlib import Path
 import brotli
 
 from bench import publish, report
-from bench.processes import measure, ras
+from bench.processes import measure, ras, settled_disk
 from builder.release.objects import object_path
 from builder.release.store import current_release, load_release
 
@@ -42,6 +42,7 @@ SURVEY = (
 
 
 def export_once(releases: Path, out: Path) -> dict:
+    settled_disk()  # as the publish it is compared with starts: not while the disk writes that release back
     result = measure(ras("export", "--releases", str(releases), "--out", str(out)))
     if result.returncode:
         raise SystemExit(f"export into {out} failed: {result.stderr[-3000:]}")
