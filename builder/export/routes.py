@@ -6,6 +6,7 @@ answers it from the same release; so a target is only listed when the app would 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from urllib.parse import parse_qsl, urlsplit
@@ -42,13 +43,29 @@ def mode_aliases(release: LoadedRelease) -> Iterator[tuple[str, str]]:
     for operation in OPERATIONS:
         if operation.method != "GET" or not operation.view or operation.precompute is None:
             continue
-        for params in operation.precompute(release.data):
+        for canonical, params in _precomputed(operation, release):
             if "mode" in params:
                 continue
-            canonical = operation.request_key(params)
             alias = operation.request_key({**params, "mode": DEFAULT_MODE})
             if _answers_like(operation, release, params, alias) == canonical:  # preview packs: 400, not an alias
                 yield alias, canonical
+
+
+def _precomputed(operation: Operation, release: LoadedRelease) -> Iterator[tuple[str, dict[str, str | list[str]]]]:
+    """(request key, parameters) of each of the release's answers to `operation`, read back from its keys: enumerated
+    as a publish does (`operation.precompute`), the explanations' tickers would decode the latest two artifacts, a
+    tenth of a 500-manager export. A key counts when the parameters read from it make that very key again."""
+    template = re.escape(operation.route).replace(r"\{", "{").replace(r"\}", "}")
+    path = re.compile(re.sub(r"{(\w+)}", r"(?P<\1>[^/?]+)", template))
+    for key in release.answers:
+        found = path.fullmatch(key.partition("?")[0])
+        if found is None:
+            continue
+        params: dict[str, str | list[str]] = dict(found.groupdict())
+        for name, value in parse_qsl(key.partition("?")[2], keep_blank_values=True):
+            params[name] = value.split(",") if name == "managers" else value
+        if operation.request_key(params) == key:
+            yield key, params
 
 
 def served_routes(release: LoadedRelease) -> Served:
