@@ -141,15 +141,21 @@ def test_a_child_killed_before_it_answers_is_an_error_here():
 LEFT_BEHIND: list[int] = []  # what a task leaves in its process's heap
 
 
-def test_a_fresh_process_for_each_item_sees_nothing_an_earlier_item_left():
+@pytest.mark.parametrize("workers", [1, 2])
+def test_a_fresh_process_for_each_item_sees_nothing_an_earlier_item_left(workers: int):
+    """On one worker too: a one-core publish built every quarter in place and peaked at 2.3 GB at 2,000 managers."""
+
     def task(item: int) -> tuple[int, int, int]:
         LEFT_BEHIND.append(item)
         return item, os.getpid(), len(LEFT_BEHIND)
 
-    found = forked_map(task, list(range(7)), 2, order=[6, 5, 4, 3, 2, 1, 0], here=False, fresh=True)
+    found = forked_map(task, list(range(7)), workers, order=[6, 5, 4, 3, 2, 1, 0], here=False, fresh=True)
     assert [item for item, _, _ in found] == list(range(7))
     assert len({pid for _, pid, _ in found} | {os.getpid()}) == 8  # seven processes, none of them this one
     assert {seen for _, _, seen in found} == {1} and LEFT_BEHIND == []
+    [(_, alone, _)] = forked_map(task, [0], workers, here=False, fresh=True)
+    assert alone != os.getpid() and LEFT_BEHIND == []  # a single item as well
+    assert forked_map(task, [], workers, here=False, fresh=True) == []
     pooled = forked_map(task, list(range(7)), 2, here=False)
     assert max(seen for _, _, seen in pooled) > 1  # a pooled worker's next item finds the earlier one's list
 
