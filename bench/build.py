@@ -43,6 +43,7 @@ gc.collect()
 gc.disable()  # as a publish builds them (builder.sources.tree.collector_paused)
 started, used = time.perf_counter(), cpu()
 artifacts = built_artifacts(sources, None, in_turn)
+artifacts = [made[0] if isinstance(made, tuple) else made for made in artifacts]  # (artifact, taken) since 2026-11-27
 seconds, used = time.perf_counter() - started, cpu() - used
 digest = hashlib.sha256(b"".join(hashlib.sha256(canonical_json(a)).digest() for a in artifacts)).hexdigest()
 print(f"{seconds:.3f} {used:.3f} {len(artifacts)} {digest}", file=sys.stderr)

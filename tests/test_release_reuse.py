@@ -14,6 +14,7 @@ import pytest
 
 from bench import synthetic
 from builder.errors import PublishError
+from builder.release import inputs
 from builder.release.build import prepare_release, write_release
 from builder.release.inputs import ANSWERS
 from builder.release.objects import object_path, packed_artifact, unpacked_artifact
@@ -163,4 +164,28 @@ def test_a_candidate_built_but_not_promoted_leaves_the_promoted_release_lending(
     assert candidate != promoted and current_release(releases).name == promoted
     release = releases / publish(full, releases, None, messages.append)
     assert _artifacts_taken(messages) == 7 and _taken(messages) == len(MODES) * SHARED_PAIRS
+    assert _content(release) == _content(cold)
+
+
+def test_the_artifacts_a_next_quarter_takes_are_read_by_the_build_workers(
+    quarters, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Reading and decoding a promoted artifact costs about what building it does: each is read in the process forked
+    for its quarter, as the new quarter is built, not one after the other before the building starts."""
+    before, full, cold = quarters
+    readers = tmp_path / "readers"
+    read = inputs._intact_artifact
+
+    def recorded(path: Path, sha256: str) -> dict | None:
+        with readers.open("a") as sink:
+            sink.write(f"{os.getpid()}\n")
+        return read(path, sha256)
+
+    releases, messages = tmp_path / "releases", []
+    publish(before, releases, None, lambda line: None, workers=2)
+    monkeypatch.setattr(inputs, "_intact_artifact", recorded)
+    release = releases / publish(full, releases, None, messages.append, workers=2)
+    pids = readers.read_text().split()
+    assert len(pids) == 7 and len(set(pids)) == 7 and str(os.getpid()) not in pids  # a process per quarter
+    assert _artifacts_taken(messages) == 7
     assert _content(release) == _content(cold)

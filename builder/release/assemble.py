@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import replace
 from typing import Any, NamedTuple, cast
 
@@ -14,7 +14,7 @@ from builder.canonical import canonical_json, sha256_hex
 from builder.cores import forked_map
 from builder.records import Sources
 from builder.release.objects import Artifacts, held_artifact, kept_decoded, packed_artifact
-from builder.research.artifact import built_artifacts
+from builder.research.artifact import Lender, Made, built_artifacts
 from builder.research.caveats import SCOPE, identity, sortable
 from builder.research.changes.actions import QuarterActions
 from builder.research.changes.listing import VersionFacts, version_facts
@@ -63,24 +63,27 @@ class Packed(NamedTuple):
     entry: dict  # its ledger entry ({versionId, quarter, contentSha256})
     warnings: list[ArtifactWarning]
     learned: Learned  # what the checks and answers of every kind read of it (derived), made while it was at hand
+    taken: bool  # from an earlier build (the promoted release), not built
 
 
 def assemble(
     sources: Sources,
     ledger: Iterable[dict],
     previews: Iterable[Any] = (),
-    earlier: Callable[[list], dict | None] | None = None,
+    earlier: Lender | None = None,
     workers: int = 1,
 ) -> tuple[ReleaseData, list[dict]]:
     """The release data of `sources`; `ledger` lists versions already published. Returns the new ledger too.
 
-    `earlier`: artifacts an earlier build made from the same inputs (see research.artifact.build_artifacts); the
-    others are built on `workers` processes, a quarter each at a time (the same artifacts on any number). Each is
-    held as bytes (Packed) and decoded when read, a few kept decoded (objects.Artifacts, kept_decoded).
+    `earlier`: what reads the artifacts an earlier build made from the same inputs (see
+    research.artifact.build_artifacts); every artifact is read or built on `workers` processes, a quarter each at a
+    time (the same artifacts on any number), and those taken so are pinned as ("taken", version). Each is held as
+    bytes (Packed) and decoded when read, a few kept decoded (objects.Artifacts, kept_decoded).
     """
     published = {entry["versionId"]: entry for entry in ledger}
 
-    def packed(artifact: dict) -> Packed:
+    def packed(made: Made) -> Packed:
+        artifact, taken = made
         with_id, entry = assign_version(cast(PackArtifact, artifact), published)
         body = canonical_json(with_id)
         sha256, stored, size = sha256_hex(body), packed_artifact(body), len(body)
@@ -95,13 +98,14 @@ def assemble(
             entry,
             with_id["warnings"],
             derived(with_id, sha256, entry["contentSha256"]),
+            taken,
         )
 
     built = built_artifacts(
         sources,
-        None if earlier is None else lambda inputs: None if (found := earlier(inputs)) is None else packed(found),
-        # built in forked processes only, one for each quarter: a quarter's books and evidence never grow the heap
-        # that lives on, nor the next quarter's
+        earlier,
+        # read or built in forked processes only, one for each quarter: a quarter's books and evidence never grow the
+        # heap that lives on, nor the next quarter's
         lambda task, quarters: forked_map(
             lambda quarter: packed(task(quarter)), quarters, workers, here=False, fresh=True
         ),
@@ -128,6 +132,7 @@ def assemble(
     data = ReleaseData(index, artifacts)
     for version in built:  # what the publish knows of each without decoding it
         data.pinned.update({("sha256", version.version): version.sha256, ("quarter", version.version): version.quarter})
+        data.pinned.update({("taken", version.version): True} if version.taken else {})
         data.adopt(version.learned)
     new_ledger = extended_ledger(published.values(), [version.entry for version in built])
     return data, new_ledger

@@ -122,7 +122,8 @@ def prepare_release(
     for line in undecided_lines(undecided, "undecided changes (`ras review` lists them)"):
         progress(line)
     report_unmapped(unmapped, max_unmapped, progress)
-    taken = f", {reuse.artifacts_taken} taken unchanged from the promoted release" if reuse.artifacts_taken else ""
+    lent = sum(1 for version in data.versions if data.pinned.get(("taken", version)))
+    taken = f", {lent} taken unchanged from the promoted release" if lent else ""
     progress(
         f"built {len(data.versions)} versions of 13f-copycat ({data.versions[0]} … {data.versions[-1]}){taken} "
         f"in {seconds(started)}"

@@ -19,7 +19,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from datetime import date
 from itertools import chain
 from pathlib import Path
@@ -126,7 +126,6 @@ class Reuse:
         self.releases, self.previous = releases, previous
         self.answers: dict[str, str] = {}  # request key → fingerprint, for the release being built
         self.artifacts: list[str] = []  # each artifact's fingerprint, in version order
-        self.artifacts_taken = 0
         self._record: dict = {}
         self._routes: dict[str, dict] = {}
         self._files: dict[str, str] = {}
@@ -146,8 +145,10 @@ class Reuse:
         fingerprint = self.answers[key] = _fingerprint(inputs, key)
         return self._routes.get(key) if self._record.get("answers", {}).get(key) == fingerprint else None
 
-    def artifact(self, inputs: object) -> dict | None:
-        """Note the artifact's fingerprint; the promoted release's artifact of the same inputs, intact, if any."""
+    def artifact(self, inputs: object) -> Callable[[], dict | None] | None:
+        """Note the artifact's fingerprint; where the promoted release holds an artifact of the same inputs, what reads
+        it (intact, else None). The build workers call it, each for its quarter: reading and decoding an artifact costs
+        about what building it does, so the versions a new quarter leaves unchanged are read on every core."""
         fingerprint = _fingerprint(inputs)
         self.artifacts.append(fingerprint)
         version = self._record.get("artifacts", {}).get(fingerprint)
@@ -156,14 +157,7 @@ class Reuse:
         path = stored_artifact_file(version, self._files.__contains__)
         if path not in self._files:
             return None
-        try:
-            body = (self.previous / path).read_bytes()
-        except OSError:
-            return None
-        if sha256_hex(body) != self._files[path]:
-            return None
-        self.artifacts_taken += 1
-        return {**artifact_of(body), "versionId": ""}  # the release assigns ids: the same content, the same id
+        return functools.partial(_intact_artifact, self.previous / path, self._files[path])
 
     def record(self, release_id: str, versions: list[str]) -> str:
         """Keep the fingerprints of `release_id`'s answers and artifacts for the next publish (only a cache: a
@@ -171,6 +165,18 @@ class Reuse:
         artifacts = dict(zip(self.artifacts, versions, strict=True))
         record = {"releaseId": release_id, "code": code_digest(), "answers": self.answers, "artifacts": artifacts}
         return write_record(self.releases / ANSWERS / f"{release_id}.json", record)
+
+
+def _intact_artifact(path: Path, sha256: str) -> dict | None:
+    """The artifact of a promoted release's file, without its version id (the release assigns ids: the same content,
+    the same id); None when the file is gone or its bytes are not those its manifest names."""
+    try:
+        body = path.read_bytes()
+    except OSError:
+        return None
+    if sha256_hex(body) != sha256:
+        return None
+    return {**artifact_of(body), "versionId": ""}
 
 
 def _fingerprint(*inputs: object) -> str:

@@ -22,37 +22,36 @@ from builder.research.versions import PACK_ID
 
 ARTIFACT_SCHEMA = "pack-artifact/2.0"
 WEIGHT_DIGITS = 6  # weights are fractions of the book; 6 places resolve 1 dollar in a $1m book
-Spread = Callable[[Callable[[date], dict], Sequence[date]], list[dict]]  # see build_artifacts
-Built = TypeVar("Built")  # what a caller keeps of each artifact built (built_artifacts)
+Made = tuple[dict, bool]  # a quarter's artifact, and whether it was taken from an earlier build instead of built
+Lender = Callable[[list], Callable[[], dict | None] | None]  # see build_artifacts
+Spread = Callable[[Callable[[date], Made], Sequence[date]], list[Made]]
+Built = TypeVar("Built")  # what a caller keeps of each artifact made (built_artifacts)
 
 
-def in_turn(task: Callable[[date], dict], quarters: Sequence[date]) -> list[dict]:
+def in_turn(task: Callable[[date], Made], quarters: Sequence[date]) -> list[Made]:
     """`task` of each quarter, one after the other (a caller may spread them over processes instead)."""
     return [task(quarter) for quarter in quarters]
 
 
-def build_artifacts(
-    sources: Sources, earlier: Callable[[list], dict | None] | None = None, spread: Spread = in_turn
-) -> list[PackArtifact]:
+def build_artifacts(sources: Sources, earlier: Lender | None = None, spread: Spread = in_turn) -> list[PackArtifact]:
     """The PackArtifact of each quarter of the window every manager filed, oldest first, without version ids.
 
-    `earlier(inputs)` may return the artifact an earlier build made from the same `artifact_inputs` (with the
-    same code), which is then taken instead of built: after a new quarter, every quarter but the newest.
-    `spread(task, quarters)` builds the others, each independent of the rest: `[task(q) for q in quarters]`, in
-    that order, however it runs them.
+    `earlier(inputs)` may return what reads the artifact an earlier build made from the same `artifact_inputs` (with
+    the same code), and that artifact is then taken instead of built, unless the reader finds it damaged (None): after
+    a new quarter, every quarter but the newest. `spread(task, quarters)` makes each, every one independent of the
+    rest: `[task(q) for q in quarters]`, in that order, however it runs them.
     """
     # build_artifact writes the PackArtifact's fields as a plain dict (the writer is not typed yet), and `earlier`
     # gives one a promoted release published; the publish validates each against the schema (export_audit_trail).
-    return cast(list[PackArtifact], built_artifacts(sources, earlier, spread))
+    return cast(list[PackArtifact], [artifact for artifact, _ in built_artifacts(sources, earlier, spread)])
 
 
 def built_artifacts(
-    sources: Sources,
-    earlier: Callable[[list], Built | None] | None,
-    spread: Callable[[Callable[[date], dict], Sequence[date]], list[Built]],
+    sources: Sources, earlier: Lender | None, spread: Callable[[Callable[[date], Made], Sequence[date]], list[Built]]
 ) -> list[Built]:
-    """build_artifacts, each artifact as `spread` and `earlier` give it (a caller may turn each into what it keeps of
-    it as soon as it is built: the release keeps them as compressed bytes)."""
+    """build_artifacts, each artifact as `spread` gives it (a caller may turn each into what it keeps of it as soon as
+    it is made, where it is made: the release keeps them as compressed bytes). What `earlier` lends is read by the task
+    too, so however `spread` runs the building it runs the reading."""
     books = QuarterBooks(sources.filings)
     sides: dict[tuple[str, date], Side | None] = {}
     alive = filed_at(sources.filings)
@@ -99,10 +98,14 @@ def built_artifacts(
         return build_artifact(quarter, sources, books, positions_of, side_of, evidence, dated_at(quarter))
 
     quarters = quarter_coverage(sources).published
-    taken = {quarter: earlier(artifact_inputs(quarter, sources, books)) if earlier else None for quarter in quarters}
-    missing = [quarter for quarter in quarters if taken[quarter] is None]
-    made = dict(zip(missing, spread(built, missing), strict=True))
-    return [found if (found := taken[quarter]) is not None else made[quarter] for quarter in quarters]
+    lent = {quarter: earlier(artifact_inputs(quarter, sources, books)) if earlier else None for quarter in quarters}
+
+    def made(quarter: date) -> Made:
+        read = lent[quarter]
+        found = read() if read is not None else None
+        return (found, True) if found is not None else (built(quarter), False)
+
+    return spread(made, quarters)
 
 
 def quarter_evidence(sources: Sources, quarter: date, own: Callable[[date], Witnesses]) -> Evidence:
