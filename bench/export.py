@@ -13,14 +13,13 @@ from __future__ import annotations
 
 import argparse
 import gzip
-import shutil
 import time
 from pathlib import Path
 
 import brotli
 
 from bench import publish, report
-from bench.processes import measure, ras, settled_disk
+from bench.processes import measure, ras, removed_set_aside, set_aside, settled_disk
 from builder.release.objects import object_path
 from builder.release.store import current_release, load_release
 
@@ -110,7 +109,7 @@ def main(argv: list[str] | None = None) -> int:
     full, out = args.work / f"releases-export-{name}", args.work / f"export-{name}"
     step, step_out = args.work / f"releases-export-{name}-step", args.work / f"export-{name}-step"
     for path in (full, out, step, step_out):
-        shutil.rmtree(path, ignore_errors=True)
+        set_aside(path)
     cold = publish.publish_once(full, source, *publish.NO_GATES)
     whole = export_once(full, out)
     publish.publish_once(step, publish.without_newest_quarter(source, args.work / f"{name}-before"), *publish.NO_GATES)
@@ -158,6 +157,7 @@ def main(argv: list[str] | None = None) -> int:
         raw={"cold": cold["seconds"], "export": whole["seconds"], "again": again["seconds"], "survey": levels},
         extra=extra,
     )
+    removed_set_aside()  # the last run's releases and trees, deleted once nothing is timed
     return 0
 
 

@@ -21,7 +21,7 @@ from pathlib import Path
 import orjson
 
 from bench import report, synthetic
-from bench.processes import measure, ras, settled_disk
+from bench.processes import measure, ras, removed_set_aside, set_aside, settled_disk
 from builder.release.objects import object_path
 
 WORK = Path("/tmp/ras-bench")  # synthetic trees and releases: large, never inside the checkout
@@ -110,7 +110,7 @@ def without_newest_quarter(tree: Path, out: Path) -> Path:
 def publish_case(name: str, source: Path | None, args: argparse.Namespace) -> dict:
     """Cold, unchanged and (synthetic trees) next-quarter publishes of one tree, and the baseline's cold one."""
     releases = args.work / f"releases-{name}"
-    shutil.rmtree(releases, ignore_errors=True)
+    set_aside(releases)
     calibration = report.calibrate()
     first = publish_once(releases, source, *NO_GATES)
     case = {
@@ -128,7 +128,7 @@ def publish_case(name: str, source: Path | None, args: argparse.Namespace) -> di
     case["unchanged"] = {key: again[key] for key in ("seconds", "skipped")}
     if source is not None:
         step = args.work / f"releases-{name}-next-quarter"
-        shutil.rmtree(step, ignore_errors=True)
+        set_aside(step)
         before = publish_once(step, without_newest_quarter(source, args.work / f"{source.name}-before"), *NO_GATES)
         after = publish_once(step, source, *NO_GATES)
         case["nextQuarter"] = {
@@ -136,14 +136,14 @@ def publish_case(name: str, source: Path | None, args: argparse.Namespace) -> di
             **{k: after[k] for k in ("seconds", "phases", "fromCache", "parsed", "maxRssMb")},
             "newBytes": new_share(step / release_of(before), step / release_of(after)),
         }
-        shutil.rmtree(step, ignore_errors=True)
+        set_aside(step)
     if args.baseline is not None:
         other = args.work / f"releases-{name}-baseline"
-        shutil.rmtree(other, ignore_errors=True)
+        set_aside(other)
         tree = source or args.baseline / "builder" / "fixture" / "source"
         baseline = publish_once(other, tree, *no_gates(args.baseline), cwd=args.baseline)
         case["baseline"] = {key: baseline[key] for key in ("seconds", "phases", "maxRssMb")}
-        shutil.rmtree(other, ignore_errors=True)
+        set_aside(other)
     return case  # the releases stay under --work for bench.post and bench.live (the next run replaces them)
 
 
@@ -286,6 +286,7 @@ def main(argv: list[str] | None = None) -> int:
         generated[managers] = seconds
         name = f"{managers}x{args.quarters}x{args.positions}"
         cases.append(publish_case(name, tree, args))
+    removed_set_aside()  # the last runs' releases, deleted once nothing is timed
     headers = ["case", "rows", "cold publish s", "read s", "build s", "render s", "write s", "review s", "promote s", "peak MB",
                "release MB", "s per 1k rows", "per-row × smallest", "unchanged s (× cold)",
                "next quarter s (× cold; new answer bytes)", "baseline read s (× this read)"]  # fmt: skip

@@ -12,10 +12,10 @@ is the peak of what the publish and its workers hold together, sampled from /pro
 from __future__ import annotations
 
 import argparse
-import shutil
 from pathlib import Path
 
 from bench import publish, report
+from bench.processes import removed_set_aside, set_aside
 
 PHASES = ("read", "build", "render", "write", "review", "promote")
 # Gates that have the publish review the release, as an operator's does (corporate-actions, the default for real
@@ -36,15 +36,13 @@ def main(argv: list[str] | None = None) -> int:
     args.work.mkdir(parents=True, exist_ok=True)
     source, _ = publish.tree_for(args.managers, args)
     every: dict[int, list[dict]] = {int(part): [] for part in args.workers.split(",")}
-    written = []  # removed only after the last run: deleting gigabytes of release sets the disk writing for minutes
     for run in range(args.repeat):  # taking turns: a slow stretch of the shared disk falls on every worker count
         for workers, done in every.items():
             releases = args.work / f"releases-workers-{source.name}-{workers}-{run}"
-            shutil.rmtree(releases, ignore_errors=True)
+            set_aside(releases)
             done.append(publish.publish_once(releases, source, *REVIEWED, "--workers", str(workers)))
-            written.append(releases)
-    for releases in written:
-        shutil.rmtree(releases, ignore_errors=True)
+            set_aside(releases)
+    removed_set_aside()  # only after the last run: deleting gigabytes of release sets the disk writing for minutes
     runs = {workers: median_run(done) for workers, done in every.items()}
     one = runs[min(runs)]
     rows = [
