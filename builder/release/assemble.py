@@ -132,7 +132,8 @@ def assemble(
     data = ReleaseData(index, artifacts)
     for version in built:  # what the publish knows of each without decoding it
         data.pinned.update({("sha256", version.version): version.sha256, ("quarter", version.version): version.quarter})
-        data.pinned.update({("taken", version.version): True} if version.taken else {})
+        if version.taken:
+            data.pinned[("taken", version.version)] = True
         data.adopt(version.learned)
     new_ledger = extended_ledger(published.values(), [version.entry for version in built])
     return data, new_ledger
