@@ -17,7 +17,7 @@ from builder.release.objects import Artifacts, held_artifact, kept_decoded, pack
 from builder.research.artifact import Lender, Made, built_artifacts
 from builder.research.caveats import SCOPE, identity, sortable
 from builder.research.changes.actions import QuarterActions
-from builder.research.changes.listing import VersionFacts, version_facts
+from builder.research.changes.listing import VersionFacts, actions_of, version_facts
 from builder.research.schema import ArtifactWarning, PackArtifact
 from builder.research.versions import PACK_ID, assign_version, extended_ledger
 from builder.research.views import MODES
@@ -259,7 +259,7 @@ def checked(data: ReleaseData) -> tuple[list[QuarterActions], list[dict], dict[s
     undecided changes, oldest first, and the unmapped CUSIPs with their share of each version's value."""
     facts = versions_facts(data)
     return (
-        [(found.quarter, found.actions) for found in facts.values()],
+        actions_of(facts.values()),
         [change for found in facts.values() for change in found.undecided],
         {version: (found.unmapped, found.unmapped_share) for version, found in facts.items()},
     )

@@ -15,8 +15,8 @@ from builder.errors import ReleaseError
 from builder.release.objects import artifact_of, artifact_path
 from builder.release.store import INDEX
 from builder.research.caveats import about, identity, sortable
-from builder.research.changes.actions import QuarterActions, action_listing
-from builder.research.changes.listing import VersionFacts, version_facts
+from builder.research.changes.actions import action_listing
+from builder.research.changes.listing import VersionFacts, actions_of, version_facts
 from builder.research.schema import PackArtifact
 from builder.research.views import MODES, manager_ids, view_tickers
 from builder.review.trades import kind_counts, trades_and_bridges
@@ -115,7 +115,7 @@ def review(candidate: Side, against: Side | None, releases_option: str = "", wor
         "bridges": latest_part["bridges"],
         "kinds": latest_part["kinds"],
         "undecided": _undecided(after, before if against else None),
-        "actions": action_listing(_actions(after), _actions(before)),
+        "actions": action_listing(actions_of(after.values()), actions_of(before.values())),
         "bookValues": _book_values(after),
         "viewCounts": latest_part["viewCounts"],
     }
@@ -165,10 +165,6 @@ def _unmapped_share(versions: Mapping[str, VersionFacts], latest: list[str]) -> 
 def _by_quarter(versions: Mapping[str, VersionFacts]) -> list[VersionFacts]:
     """The versions oldest first."""
     return sorted(versions.values(), key=lambda found: found.quarter)
-
-
-def _actions(versions: Mapping[str, VersionFacts]) -> list[QuarterActions]:
-    return [(found.quarter, found.actions) for found in versions.values()]
 
 
 def _versions(after: Mapping[str, VersionFacts], before: Mapping[str, VersionFacts]) -> dict:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import NamedTuple
 
+from builder.research.changes.actions import QuarterActions
 from builder.research.coverage import unmapped_in
 from builder.research.schema import ActionRecord, PackArtifact
 from builder.research.versions import content_digest
@@ -81,3 +82,8 @@ def version_facts(artifact: PackArtifact, digest: str | None = None) -> VersionF
         unmapped,
         share,
     )
+
+
+def actions_of(versions: Iterable[VersionFacts]) -> list[QuarterActions]:
+    """Each version's quarter and the corporate-action records it applies (what actions.action_listing reads)."""
+    return [(found.quarter, found.actions) for found in versions]
