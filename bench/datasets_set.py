@@ -89,8 +89,9 @@ def _submissions() -> str:
 
 
 def _coverpages() -> str:
-    lines = ["ACCESSION_NUMBER\tREPORTCALENDARORQUARTER\tISAMENDMENT\tAMENDMENTNO\tAMENDMENTTYPE\n"]
-    lines += [f"{accession(f)}\t{PERIOD}\tN\t\t\n" for f in range(FILERS)]
+    header = "ACCESSION_NUMBER\tREPORTCALENDARORQUARTER\tISAMENDMENT\tAMENDMENTNO\tAMENDMENTTYPE\tFILINGMANAGER_NAME\tREPORTTYPE"
+    lines = [header + "\n"]
+    lines += [f"{accession(f)}\t{PERIOD}\tN\t\t\tFICTIONAL FILER {f:05d}\t13F HOLDINGS REPORT\n" for f in range(FILERS)]
     return "".join(lines)
 
 

@@ -223,13 +223,20 @@ def tables(filings: Iterable[Filing], filer: FilerDetails = DEFAULT_FILER) -> di
 
 
 def tsv(header: Sequence[str], rows: Iterable[Sequence[object]]) -> bytes:
-    """Tab-separated, LF line ends, `"` doubled inside a quoted field; tabs and line breaks in text become spaces."""
+    """Tab-separated, LF line ends, `"` doubled inside a quoted field; a tab or line break in text becomes a space."""
     out = io.StringIO()
     writer = csv.writer(out, delimiter="\t", lineterminator="\n", quoting=csv.QUOTE_MINIMAL, quotechar='"')
     writer.writerow(header)
     for row in rows:
-        writer.writerow([" ".join(str(field).split()) if isinstance(field, str) else field for field in row])
+        writer.writerow([_one_line(field) if isinstance(field, str) else field for field in row])
     return out.getvalue().encode("utf-8")
+
+
+def _one_line(text: str) -> str:
+    return text.replace("\r\n", " ").translate(_BREAKS)
+
+
+_BREAKS = str.maketrans("\t\r\n", "   ")
 
 
 def zip_bytes(members: dict[str, bytes]) -> bytes:

@@ -151,6 +151,7 @@ def holding_row(
 
 FILED_FROM_HEADER = "submission header"  # the SGML header's FILED AS OF DATE
 FILED_FROM_SIGNATURE = "signatureDate (estimated)"  # neither header nor record: the day it was signed
+FILED_FROM_DATASET = "Form 13F data set (FILING_DATE)"  # a filing read from the SEC's Form 13F data sets
 
 
 @dataclass(frozen=True, slots=True)
@@ -174,7 +175,7 @@ class Filing:
     confidential_omitted: bool
     rows: tuple[HoldingRow, ...]
     warnings: tuple[ScopeWarning, ...] = ()
-    # where `filed` comes from: FILED_FROM_HEADER, a record line, FILED_FROM_SIGNATURE
+    # where `filed` comes from: FILED_FROM_HEADER, a record line, FILED_FROM_SIGNATURE, FILED_FROM_DATASET
     filed_from: str = FILED_FROM_HEADER
 
     def dollars(self, value: int) -> int:

@@ -179,9 +179,10 @@ def artifact_inputs(quarter: date, sources: Sources, books: QuarterBooks) -> lis
 
 
 def _files_behind(filing: Filing) -> list[str]:
-    """The files of a filing, and the record that dates it when one does (`filed_from` is then "<path>:<line>")."""
+    """The files of a filing (a data set's zip for a filing read from one: `<zip>#<accession>`), and the record that
+    dates it when one does (`filed_from` is then "<path>:<line>")."""
     record = filing.filed_from.rpartition(":")[0]
-    return [*filing.source.split(" + "), *([record] if record else [])]
+    return [*(path.partition("#")[0] for path in filing.source.split(" + ")), *([record] if record else [])]
 
 
 def build_artifact(

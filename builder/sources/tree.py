@@ -10,27 +10,31 @@ error, never a reason to fall back to invented data. The command's first line na
 from __future__ import annotations
 
 import gc
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import date
 from importlib import resources
 from multiprocessing import get_context
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from builder.errors import PublishError, SourceError, escaped
-from builder.records import Filing, ScopeWarning, SourceFile, SourceProblem, Sources
-from builder.sources.datasets.read import DatasetsRead, Warmed
+from builder.records import Filing, ManagerConfig, ScopeWarning, SourceFile, SourceProblem, Sources
+from builder.sources.datasets.read import DatasetsRead, OwnRead, Warmed
 from builder.sources.files import DATASETS, Limits, tree_problems
 from builder.sources.identity import link_by_figi, linked_tickers
 from builder.sources.packs import read_packs_config
 from builder.sources.previews import read_previews
 from builder.sources.provenance import source_file
 from builder.sources.sec13f.cache import ParseCache
-from builder.sources.sec13f.filings import read_copycat_filings
+from builder.sources.sec13f.filings import FilingsRead, absent_managers, folders_of, read_copycat_filings
 from builder.sources.tables.corporate_actions import FILE_NAME as CORPORATE_ACTIONS
 from builder.sources.tables.corporate_actions import read_corporate_actions
 from builder.sources.tables.securities import read_securities
+
+if TYPE_CHECKING:
+    from builder.sources.datasets.reader import OpenSets
 
 SOURCE_SIGNS = ("sec13f", "securities.csv", CORPORATE_ACTIONS)  # what only an operator's source tree holds
 
@@ -87,6 +91,7 @@ def read_sources(
     config, problems = read_packs_config(root / "packs.toml", root)
     if config is None:
         raise SourceError(problems)
+    managers, has_sets = config.copycat.managers, (root / DATASETS).is_dir()
     edges = tree_problems(root, config.limits)  # names, links and sizes, for every kind of file at once
     if edges:
         raise SourceError(edges)
@@ -94,13 +99,16 @@ def read_sources(
     actions, action_problems = read_corporate_actions(root, config.limits.file)
     with _warming(root, datasets_cache, config.limits) as warmed:  # the data sets' cache, while the 13F files parse
         with collector_paused():
-            filings = read_copycat_filings(root, config.copycat.managers, cache, config.limits, workers)
+            disk = read_copycat_filings(root, managers, cache, config.limits, workers, elsewhere=has_sets)
         previews = read_previews(root, config.sections, config.limits.file)
-    latest = max((filing.filed for filing in filings.filings), default=None)
-    point = as_of or config.as_of or latest
-    datasets = _read_datasets(
-        root, filings.filings, datasets_cache, config.limits, point, warmed[0] if warmed else None
-    )
+    with _opened_sets(root, datasets_cache, config.limits, warmed[0] if warmed else None) as sets:
+        own = _own_filings(root, sets, managers, disk)
+        found = tuple(sorted((*disk.filings, *own.filings), key=_filing_order))
+        absent = absent_managers(managers, folders_of(root), {f.cik for f in found}, datasets=True) if has_sets else []
+        point = as_of or config.as_of or max((filing.filed for filing in found), default=None)
+        cusips = frozenset(row.cusip for f in found for row in f.rows)
+        datasets = _witnesses(sets, cusips, point, warmed[0] if warmed else None)
+    filings = FilingsRead(found, disk.warnings, disk.skipped, (*disk.problems, *own.problems, *absent), disk.files)
     problems = (*security_problems, *action_problems, *filings.problems, *previews.problems, *datasets.problems)
     if problems:
         raise SourceError(problems)
@@ -127,7 +135,8 @@ def read_sources(
     )
     reports = (
         f"read {len(filings.filings)} filings ({sum(len(f.rows) for f in filings.filings)} rows) "
-        f"of {len(config.copycat.managers)} managers, {len(securities)} securities, {len(actions)} corporate-action legs",
+        f"of {len(config.copycat.managers)} managers{_from_sets(own)}, {len(securities)} securities, "
+        f"{len(actions)} corporate-action legs",
         *([cache.report()] if cache is not None else []),
         *linked_tickers(mapped, securities),
         *(f"skipped {entry.source}: {entry.message}" for entry in filings.skipped),
@@ -138,22 +147,50 @@ def read_sources(
     return sources, reports
 
 
-def _read_datasets(
-    root: Path,
-    filings: tuple[Filing, ...],
-    cache_dir: Path | None,
-    limits: Limits,
-    as_of: date | None,
-    warmed: Warmed | None,
-) -> DatasetsRead:
-    """The Form 13F data sets' witnesses of every CUSIP in the pack's filings, point in time; pyarrow is imported
-    only for a tree that has them."""
+@contextmanager
+def _opened_sets(
+    root: Path, cache_dir: Path | None, limits: Limits, warmed: Warmed | None
+) -> Iterator[OpenSets | None]:
+    """The tree's Form 13F data sets opened (None when it has none); pyarrow is imported only for a tree that has them."""
     if not (root / DATASETS).is_dir():
-        return DatasetsRead(None, (), (), ())
-    from builder.sources.datasets.reader import read_witnesses
+        yield None
+        return
+    from builder.sources.datasets.reader import open_sets
 
-    cusips = frozenset(row.cusip for f in filings for row in f.rows)
-    return read_witnesses(root, cusips, cache_dir, limits, as_of, warmed)
+    with open_sets(root, cache_dir, limits, warmed) as sets:
+        yield sets
+
+
+def _own_filings(root: Path, sets: OpenSets | None, managers: Sequence[ManagerConfig], disk: FilingsRead) -> OwnRead:
+    """The pack managers' filings the data sets hold and no file does."""
+    if sets is None or sets.problems:
+        return OwnRead((), ())
+    from builder.sources.datasets.own import OwnAsk, own_filings
+
+    undated = frozenset((f.cik, f.period) for f in disk.filings if f.accession.startswith("local:"))
+    ask = OwnAsk(frozenset(m.cik for m in managers), frozenset(f.accession for f in disk.filings), undated)
+    return own_filings(sets, ask, root)
+
+
+def _witnesses(
+    sets: OpenSets | None, cusips: frozenset[str], as_of: date | None, warmed: Warmed | None
+) -> DatasetsRead:
+    """Every filer's holding of the pack's CUSIPs in the data sets, point in time."""
+    if sets is None:
+        return DatasetsRead(None, (), (), ())
+    if sets.problems:
+        return DatasetsRead(None, tuple(sets.files), tuple(sets.problems), ())
+    return sets.witnesses(cusips, as_of, warmed.written if warmed is not None else 0)
+
+
+def _from_sets(own: OwnRead) -> str:
+    if not own.filings:
+        return ""
+    return f" ({len(own.filings)} of them, {sum(len(f.rows) for f in own.filings)} rows, from the Form 13F data sets)"
+
+
+def _filing_order(filing: Filing) -> tuple[str, date, date, int, str]:
+    return filing.cik, filing.period, filing.filed, filing.amendment_no, filing.accession
 
 
 @contextmanager

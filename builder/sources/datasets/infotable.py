@@ -1,10 +1,12 @@
-"""INFOTABLE.tsv of one data set → each accession's long-equity rows summed by CUSIP, and its median price.
+"""INFOTABLE.tsv of one data set → each accession's long-equity rows summed by CUSIP, and its median price; and,
+when asked, every row as filed (`rows.RowsWriter`).
 
 pyarrow's streaming CSV reader takes the inflated member in blocks, so a 400 MB table is never whole in memory:
 each block is narrowed at once to the long-equity rows (SSHPRNAMTTYPE SH, no PUTCALL) and four columns, and
 only those are kept. Rows of one CUSIP in one accession are summed, never de-duplicated (a table splits a
 position over several rows: about a fifth of the keys repeat). A row with a bad CUSIP, number or field count
-is counted, not fatal; a missing column is.
+is counted, not fatal (a witness's row; a pack manager's own filing checks its rows again, by our 13F reader's
+rules, and a bad one is fatal there); a missing column is.
 """
 
 from __future__ import annotations
@@ -18,6 +20,8 @@ import pyarrow.compute as pc
 import pyarrow.csv as csv
 
 from builder.sources.datasets.members import DatasetError
+from builder.sources.datasets.rows import COLUMNS as ROW_COLUMNS
+from builder.sources.datasets.rows import Broken, RowsWriter, broken_row
 
 BLOCK_BYTES = 4 * 1024 * 1024  # a CSV block: small enough that few blocks in flight stay a few tens of MB
 PARTITIONS = 4  # the final sum runs over a quarter of the accessions at a time: its hash table stays small
@@ -34,6 +38,7 @@ class Aggregated:
     medians: dict[int, float]
     rows: int
     bad: int
+    broken: tuple[Broken, ...] = ()  # the lines that could not be split, where they name an accession
 
 
 def accession_key(accession: str) -> int:
@@ -46,43 +51,49 @@ def header(stream: IO[bytes]) -> list[str]:
     return stream.readline(1 << 16).decode("utf-8", "replace").rstrip("\r\n").split("\t")
 
 
-def aggregate_infotable(stream: IO[bytes]) -> Aggregated:
-    """Read the INFOTABLE member `stream` (its header line first) to the end."""
-    malformed = [0]
+def aggregate_infotable(stream: IO[bytes], rows: RowsWriter | None = None) -> Aggregated:
+    """Read the INFOTABLE member `stream` (its header line first) to the end; with `rows`, write every row to it."""
+    broken: list[Broken] = []
 
-    def skip(_row: object) -> str:
-        malformed[0] += 1
+    def skip(row: csv.InvalidRow) -> str:
+        broken.append(broken_row(row.text))
         return "skip"
 
+    wanted = list(dict.fromkeys((*COLUMNS, *(ROW_COLUMNS if rows is not None else ()))))
     reader = csv.open_csv(
         stream,
         read_options=csv.ReadOptions(block_size=BLOCK_BYTES),
         parse_options=csv.ParseOptions(delimiter="\t", invalid_row_handler=skip),
         convert_options=csv.ConvertOptions(
-            include_columns=list(COLUMNS), column_types=dict.fromkeys(COLUMNS, pa.string()), strings_can_be_null=False
+            include_columns=wanted, column_types=dict.fromkeys(wanted, pa.string()), strings_can_be_null=False
         ),
     )
-    kept, prices, rows, bad = [], [], 0, 0
+    kept, prices, read, bad = [], [], 0, 0
     try:
         for batch in reader:
-            rows += batch.num_rows
-            table, invalid = _long_equity(pa.Table.from_batches([batch]))
+            read += batch.num_rows
+            block = pa.Table.from_batches([batch])
+            accession = pc.replace_substring(block["ACCESSION_NUMBER"], "-", "")
+            well_formed = pc.and_(_digits(accession, 18, 18), pc.equal(pc.utf8_length(block["ACCESSION_NUMBER"]), 20))
+            if rows is not None:
+                rows.write(block, accession, well_formed)
+            table, invalid = _long_equity(block, accession, well_formed)
             bad += invalid
             kept.append(table)
             prices.append(_prices(table))
     except (pa.ArrowException, UnicodeDecodeError) as exc:
         raise DatasetError(f"INFOTABLE.tsv cannot be read: {exc}") from exc
-    return Aggregated(_summed(kept), _medians(prices), rows + malformed[0], bad + malformed[0])
+    named = tuple(found for found in broken if found.accession)
+    return Aggregated(_summed(kept), _medians(prices), read + len(broken), bad + len(broken), named)
 
 
-def _long_equity(table: pa.Table) -> tuple[pa.Table, int]:
-    """The block's SH rows without PUTCALL, in HOLDINGS columns, and how many of them were invalid."""
-    table = table.filter(
-        pc.and_(pc.equal(table["SSHPRNAMTTYPE"], "SH"), pc.equal(pc.utf8_trim_whitespace(table["PUTCALL"]), ""))
-    )
-    accession = pc.replace_substring(table["ACCESSION_NUMBER"], "-", "")
+def _long_equity(table: pa.Table, accession: pa.ChunkedArray, well_formed: pa.ChunkedArray) -> tuple[pa.Table, int]:
+    """The block's SH rows without PUTCALL, in HOLDINGS columns, and how many of them were invalid (`accession`: each
+    row's ACCESSION_NUMBER without its dashes, `well_formed` where that is one)."""
+    equity = pc.and_(pc.equal(table["SSHPRNAMTTYPE"], "SH"), pc.equal(pc.utf8_trim_whitespace(table["PUTCALL"]), ""))
+    table, accession, well_formed = table.filter(equity), accession.filter(equity), well_formed.filter(equity)
     valid = pc.and_(
-        pc.and_(_digits(accession, 18, 18), pc.equal(pc.utf8_length(table["ACCESSION_NUMBER"]), 20)),
+        well_formed,
         pc.and_(
             pc.and_(pc.ascii_is_alnum(table["CUSIP"]), pc.equal(pc.utf8_length(table["CUSIP"]), 9)),
             pc.and_(_digits(table["VALUE"], 1, 18), _digits(table["SSHPRNAMT"], 1, 18)),

@@ -12,7 +12,7 @@ import io
 import zipfile
 from collections.abc import Iterator
 from contextlib import contextmanager
-from pathlib import PurePosixPath
+from pathlib import Path, PurePosixPath
 from typing import IO
 
 MIB = 1024 * 1024
@@ -22,7 +22,7 @@ MEMBER_BYTES = 2048 * MIB
 TABLE_BYTES = 64 * MIB
 # Tab-separated text deflates 3–10 times; a member claiming more than 100 times its compressed size is a bomb.
 MAX_RATIO = 100
-TABLES = ("SUBMISSION.tsv", "COVERPAGE.tsv", "INFOTABLE.tsv")
+TABLES = ("SUBMISSION.tsv", "COVERPAGE.tsv", "SUMMARYPAGE.tsv", "INFOTABLE.tsv")  # the ones read
 
 
 class DatasetError(Exception):
@@ -81,3 +81,32 @@ class Counted(io.RawIOBase):
             raise DatasetError(f"{self._name} inflates past its stated size: a zip bomb, not a table")
         buffer[: len(data)] = data
         return len(data)
+
+
+def line_of(path: Path, member: str, starts: str) -> int | None:
+    """The number of the first line of member `member` of the zip at `path` that begins with `starts` (the header is
+    line 1); None when none does or the zip cannot be read. For a message only: it reads the member again."""
+    wanted = starts.encode("utf-8")
+    try:
+        with path.open("rb") as handle:
+            archive = Archive(handle)
+            try:
+                with archive.open(member) as stream:
+                    return _first_line(stream, wanted)
+            finally:
+                archive.close()
+    except (OSError, DatasetError):
+        return None
+
+
+def _first_line(stream: IO[bytes], wanted: bytes) -> int | None:
+    """The number of the first line of `stream` that begins with `wanted`, read a MiB at a time."""
+    pending, number = b"", 0
+    while chunk := stream.read(MIB):
+        lines = (pending + chunk).split(b"\n")
+        pending = lines.pop()
+        for line in lines:
+            number += 1
+            if line.startswith(wanted):
+                return number
+    return number + 1 if pending.startswith(wanted) and pending else None

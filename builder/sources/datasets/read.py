@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from builder.records import SourceFile, SourceProblem, Witnesses
+from builder.records import Filing, SourceFile, SourceProblem, Witnesses
 from builder.sources.datasets.members import DatasetError
 
 
@@ -27,3 +27,11 @@ class Warmed:
 
     sets: dict[Path, SourceFile | DatasetError]
     written: int
+
+
+@dataclass(frozen=True, slots=True)
+class OwnRead:
+    """The pack managers' own filings read from the data sets (`datasets.own`), and what is wrong with them."""
+
+    filings: tuple[Filing, ...]
+    problems: tuple[SourceProblem, ...]

@@ -161,30 +161,64 @@ def _primary(root: Element) -> PrimaryDocument:
     if not period:
         raise DocumentError("has no periodOfReport (headerData/filerInfo/periodOfReport)")
     signed = _text(root, "formData/signatureBlock/signatureDate")
-    submission_type = _required(root, "headerData/submissionType").upper()
-    amendment_type = _text(cover, "amendmentInfo/amendmentType")
-    return PrimaryDocument(
-        submission_type=submission_type,
-        cik=cik10(_required(root, "headerData/filerInfo/filer/credentials/cik")),
+    page = _at(root, "formData/summaryPage")
+    summary = (
+        None
+        if page is None
+        else (_text(page, "tableEntryTotal"), _text(page, "tableValueTotal"), _text(page, "isConfidentialOmitted"))
+    )
+    return primary_document(
+        submission_type=_required(root, "headerData/submissionType"),
+        cik=_required(root, "headerData/filerInfo/filer/credentials/cik"),
         period=_date(period, "periodOfReport"),
         signature_date=_date(signed, "signatureDate") if signed else None,
-        manager_name=_text(cover, "filingManager/name") or "",
-        report_type=(_text(cover, "reportType") or "").upper(),
-        is_amendment=_flag(_text(cover, "isAmendment"), "isAmendment") or submission_type.endswith("/A"),
-        amendment_no=_optional_int(_text(cover, "amendmentNo"), "amendmentNo"),
-        amendment_type=" ".join(amendment_type.upper().split()) if amendment_type else None,
-        summary=_summary(_at(root, "formData/summaryPage")),
+        cover=(
+            _text(cover, "filingManager/name"),
+            _text(cover, "reportType"),
+            _text(cover, "isAmendment"),
+            _text(cover, "amendmentNo"),
+            _text(cover, "amendmentInfo/amendmentType"),
+        ),
+        summary=summary,
         table=_embedded_table(root),
     )
 
 
-def _summary(page: Element | None) -> Summary | None:
-    if page is None:
-        return None
+def primary_document(
+    *,
+    submission_type: str,
+    cik: str,
+    period: date,
+    signature_date: date | None,
+    cover: tuple[str | None, str | None, str | None, str | None, str | None],
+    summary: tuple[str | None, str | None, str | None] | None,
+    table: tuple[HoldingRow, ...] | None = None,
+) -> PrimaryDocument:
+    """A PrimaryDocument from its texts as filed, by the rules of an `edgarSubmission`: `cover` the filing manager's
+    name, reportType, isAmendment, amendmentNo and amendmentType, `summary` tableEntryTotal, tableValueTotal and
+    isConfidentialOmitted (None: no summary page). The Form 13F data sets give the same texts of a filing."""
+    name, report_type, is_amendment, amendment_no, amendment_type = cover
+    submission_type = submission_type.upper()
+    return PrimaryDocument(
+        submission_type=submission_type,
+        cik=cik10(cik),
+        period=period,
+        signature_date=signature_date,
+        manager_name=name or "",
+        report_type=(report_type or "").upper(),
+        is_amendment=_flag(is_amendment, "isAmendment") or submission_type.endswith("/A"),
+        amendment_no=_optional_int(amendment_no, "amendmentNo"),
+        amendment_type=" ".join(amendment_type.upper().split()) if amendment_type else None,
+        summary=None if summary is None else _summary(*summary),
+        table=table,
+    )
+
+
+def _summary(entry_total: str | None, value_total: str | None, omitted: str | None) -> Summary:
     return Summary(
-        entry_total=_optional_int(_text(page, "tableEntryTotal"), "tableEntryTotal"),
-        value_total=_optional_int(_text(page, "tableValueTotal"), "tableValueTotal"),
-        confidential_omitted=_flag(_text(page, "isConfidentialOmitted"), "isConfidentialOmitted"),
+        entry_total=_optional_int(entry_total, "tableEntryTotal"),
+        value_total=_optional_int(value_total, "tableValueTotal"),
+        confidential_omitted=_flag(omitted, "isConfidentialOmitted"),
     )
 
 
@@ -218,7 +252,7 @@ def _checked(rows: Iterable[Sequence[str]]) -> tuple[HoldingRow, ...]:
     errors: list[str] = []
     for index, texts in enumerate(rows, start=1):
         try:
-            found.append(_holding(index, texts))
+            found.append(table_row(index, texts))
         except DocumentError as exc:
             errors.append(f"row {index}: {exc.message}")
     if errors:
@@ -250,8 +284,10 @@ def _row(entry: Element) -> tuple[str, ...]:
     )
 
 
-def _holding(index: int, texts: Sequence[str]) -> HoldingRow:
-    """One row from its texts (`_row`), checked in this order: the first problem is the row's."""
+def table_row(index: int, texts: Sequence[str]) -> HoldingRow:
+    """Row `index` of an information table from its texts (`_row`'s: issuer, title, cusip, value, sshPrnamt,
+    sshPrnamtType, putCall, investmentDiscretion, otherManager, Sole, Shared, None), checked in this order: the
+    first problem is the row's. The Form 13F data sets give the same texts of a row."""
     issuer, title, cusip, value, shares, share_type, put_call, discretion, others, sole, shared, none = texts
     cusip = cusip.upper()
     if not _CUSIP.fullmatch(cusip):

@@ -95,14 +95,20 @@ def read_copycat_filings(
     cache: ParseCache | None = None,
     limits: Limits = DEFAULT_LIMITS,
     workers: int = 1,
+    elsewhere: bool = False,
 ) -> FilingsRead:
     """Reads root/sec13f/<cik>/…: configured managers' folders, each filing's CIK checked against its folder.
 
     The folders are read on `workers` processes (builder.cores), their reads taken in folder order: the same
-    records on any number."""
+    records on any number. `elsewhere`: the managers' filings may come from the Form 13F data sets too, so a
+    manager without a folder, or without sec13f/ at all, is no problem here (the caller asks `absent_managers`
+    once it has read the sets)."""
     folder = root / "sec13f"
     if not folder.is_dir():
-        return _result([], [], [SourceProblem("sec13f", "sec13f/ is missing: it holds sec13f/<cik>/ per manager")], [])
+        missing = (
+            [] if elsewhere else [SourceProblem("sec13f", "sec13f/ is missing: it holds sec13f/<cik>/ per manager")]
+        )
+        return _result([], [], missing, [])
     wanted = {manager.cik.strip().zfill(10): manager for manager in managers}
     filings: list[Filing] = []
     folders: dict[str, str] = {}
@@ -136,7 +142,8 @@ def read_copycat_filings(
         problems += [_foreign(filing, cik) for filing in found.filings if filing.cik != cik]
         filings += [filing for filing in found.filings if filing.cik == cik]
         reads.append(found)
-    problems += _absent_managers(wanted, folders, {filing.cik for filing in filings})
+    if not elsewhere:
+        problems += absent_managers(managers, folders, {filing.cik for filing in filings}, datasets=False)
     problems = [*problems, *(problem for read in reads for problem in read.problems)]
     skipped += [entry for read in reads for entry in read.skipped]
     return _result(filings, skipped, problems, [file for read in reads for file in read.files])
@@ -272,15 +279,33 @@ def _foreign(filing: Filing, cik: str) -> SourceProblem:
     return SourceProblem(_first(filing.source), message)
 
 
-def _absent_managers(wanted: dict[str, ManagerConfig], folders: dict[str, str], found: set[str]) -> list[SourceProblem]:
+def folders_of(root: Path) -> dict[str, str]:
+    """CIK → the source path of its folder under sec13f/ (the first, when two names give one CIK)."""
+    folder = root / "sec13f"
+    found: dict[str, str] = {}
+    for entry in sorted(folder.iterdir()) if folder.is_dir() else ():
+        cik = _folder_cik(entry)
+        if cik is not None and not hidden(entry.name):
+            found.setdefault(cik, relative(entry, root))
+    return found
+
+
+def absent_managers(
+    managers: Sequence[ManagerConfig], folders: dict[str, str], found: set[str], *, datasets: bool
+) -> list[SourceProblem]:
+    """A problem for each manager no filing was found for (`datasets`: the Form 13F data sets were read too)."""
     problems = []
-    for cik, manager in sorted(wanted.items()):
+    elsewhere = " and none in the Form 13F data sets (sec13f-datasets/)" if datasets else ""
+    for manager in sorted(managers, key=lambda m: m.cik):
+        cik = manager.cik.strip().zfill(10)
         if cik in found:
             continue
         if cik in folders:
-            problems.append(SourceProblem(folders[cik], f"{manager.name} (CIK {cik}) has no 13F-HR filing in it"))
+            problems.append(
+                SourceProblem(folders[cik], f"{manager.name} (CIK {cik}) has no 13F-HR filing in it{elsewhere}")
+            )
         else:
-            message = f"{manager.name} (CIK {cik}) has no folder sec13f/{cik}/ (leading zeros optional)"
+            message = f"{manager.name} (CIK {cik}) has no folder sec13f/{cik}/ (leading zeros optional){elsewhere}"
             problems.append(SourceProblem(f"sec13f/{cik}", message))
     return problems
 

@@ -49,10 +49,13 @@ def build_filing(
     accession: str,
     filed: date | None,
     recorded: tuple[date, str] | None = None,
+    dated_by: str = FILED_FROM_HEADER,
 ) -> Filing:
-    """A Filing of a primary document and its rows, dated by `filed` (a submission header's), else by `recorded`
-    (EDGAR's filing date and the record line that gives it), else by its signatureDate with a warning."""
+    """A Filing of a primary document and its rows, dated by `filed` (`dated_by` says whose date: a submission
+    header's, or a data set's FILING_DATE), else by `recorded` (EDGAR's filing date and the record line that gives
+    it), else by its signatureDate with a warning."""
     filed, filed_from, dating = filing_date(primary, source, filed, recorded)
+    filed_from = dated_by if filed_from == FILED_FROM_HEADER else filed_from
     amendment, amendment_warnings = _amendment(primary, source)
     unit = decide_unit(rows, filed, source)
     warnings = (*dating, *amendment_warnings, *((unit.warning,) if unit.warning else ()))
