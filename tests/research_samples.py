@@ -72,6 +72,7 @@ def _security(ticker: str) -> dict:
 def _filing(manager_id: str, quarter: str, rows: int, value: int) -> dict:
     return {
         "accession": accession(manager_id, quarter),
+        "url": None,  # the hand-made samples are fictional
         "formType": "13F-HR",
         "amendment": "original",
         "amendmentNo": 0,

@@ -19,8 +19,9 @@ from click.testing import CliRunner
 
 from bench.datasets_writer import write_datasets
 from builder.cli import main
-from builder.records import FILED_FROM_DATASET, Amendment, Filing
+from builder.records import FILED_FROM_DATASET, Amendment, Filing, ManagerConfig, ValueUnit
 from builder.research.holdings import QuarterBooks
+from builder.sources.named import named_managers
 from builder.sources.tree import read_sources
 from tests.berkshire import CIK, berkshire_tree
 
@@ -87,7 +88,12 @@ def test_every_answer_from_the_data_sets_equals_the_one_from_the_filings_but_for
     assert moved, "the sources are named differently"
     assert {path for path in moved if not SOURCE_NAMING.search(path)} == set()
     latest = other["/api/v1/packs/13f-copycat/latest"]["data"]
-    assert latest["artifact"]["managers"][0]["filings"][0]["filedFrom"] == FILED_FROM_DATASET
+    filing = latest["artifact"]["managers"][0]["filings"][0]
+    assert filing["filedFrom"] == FILED_FROM_DATASET
+    assert filing["source"] == "sec13f-datasets/2020q4_form13f.zip#0000950123-20-012127"
+    assert filing["url"] == (  # where an agent checks it: the filing's index on EDGAR, whichever way it was read
+        "https://www.sec.gov/Archives/edgar/data/1067983/000095012320012127/0000950123-20-012127-index.htm"
+    )
     assert latest == json.loads(json.dumps(latest))  # plain JSON
     books = [one["/api/v1/packs/13f-copycat/latest"], other["/api/v1/packs/13f-copycat/latest"]]
     positions = [b["data"]["artifact"]["managers"][0]["positions"] for b in books]
@@ -196,3 +202,44 @@ def test_a_pack_manager_with_no_filing_anywhere_is_one_problem_naming_both_place
         "Error: sec13f/9900000099: Nobody Filed LLC (CIK 9900000099) has no folder sec13f/9900000099/ (leading zeros "
         "optional) and none in the Form 13F data sets (sec13f-datasets/)"
     ) in result.output
+
+
+def test_a_cik_alone_in_packs_toml_is_enough_the_name_and_id_come_from_the_newest_filing(tmp_path):
+    files = berkshire_tree(tmp_path / "files", versions=4)
+    sets = as_sets(files, tmp_path / "sets")
+    (sets / "packs.toml").write_text('[copycat]\nversions = 4\n\n[[copycat.managers]]\ncik = "1067983"\n')
+    sources, _ = read_sources(sets)
+    newest = max(sources.filings, key=lambda f: f.filed)
+    (manager,) = sources.copycat.managers
+    assert (manager.id, manager.name, manager.cik) == ("berkshire-hathaway-inc", newest.manager_name, "0001067983")
+    assert newest.manager_name == "Berkshire Hathaway Inc"
+    publish(sets, tmp_path / "rel")
+    latest = answers(tmp_path / "rel")["/api/v1/packs/13f-copycat/latest"]["data"]
+    assert [m["id"] for m in latest["artifact"]["managers"]] == ["berkshire-hathaway-inc"]
+
+
+def test_managers_named_alike_by_their_filings_each_add_their_cik_and_a_given_id_is_kept():
+    def filing(cik: str, name: str, filed: date) -> Filing:
+        return Filing(
+            f"x{cik}", f"000000000{cik[-1]}-20-000001", cik, name, "13F-HR", "13F HOLDINGS REPORT", Q2_2020, filed,
+            Amendment.ORIGINAL, 0, ValueUnit.THOUSANDS, "rule", 0, 0, False, (),
+        )  # fmt: skip
+
+    managers = [
+        ManagerConfig("", "", "0000000001"),
+        ManagerConfig("", "", "0000000002"),
+        ManagerConfig("mine", "", "3"),
+    ]
+    found = [
+        filing("0000000001", "OLD NAME LLC", date(2020, 1, 1)),
+        filing("0000000001", "ALIKE CAPITAL, L.P.", date(2020, 8, 1)),  # the newest names it
+        filing("0000000002", "Alike Capital LP", date(2020, 8, 2)),
+    ]
+    named = named_managers(managers, found)
+    assert [(m.id, m.name) for m in named] == [
+        ("alike-capital-l-p", "ALIKE CAPITAL, L.P."),
+        ("alike-capital-lp", "Alike Capital LP"),
+        ("mine", "CIK 3"),
+    ]
+    twins = named_managers(managers[:2], [found[1], filing("0000000002", "Alike Capital, L.P.", date(2020, 8, 2))])
+    assert [m.id for m in twins] == ["alike-capital-l-p-1", "alike-capital-l-p-2"]

@@ -173,7 +173,7 @@ def splits_step(source: Path, config: PacksConfig, base: str, rate: float, after
             f"splits: not matched to CUSIPs, securities.csv cannot be read ({problems[0]}); run `ras securities`, "
             "then `ras fetch` again"
         ]
-    held = held_cusips(source, config.copycat.managers)
+    held = held_cusips(source, config)
     listing, requests = fetch_splits(base, api_key, rate, after, through, source)
     rows = split_rows(listing.splits, securities, held)
     added = append_rows(source, rows)
@@ -197,7 +197,7 @@ def securities_command(source: Path, openfigi_url: str) -> None:
     """Map the filings' CUSIPs that securities.csv lacks with OpenFIGI (OPENFIGI_API_KEY: larger batches, faster)."""
     config = read_config(source)
     today = date.today()
-    asked, skipped = wanted_cusips(source, config.copycat.managers, today)
+    asked, skipped = wanted_cusips(source, config, today)
     if skipped:
         click.echo(
             f"{len(skipped)} CUSIPs OpenFIGI did not know in the last {RECHECK_AFTER.days} days: not asked again"

@@ -11,8 +11,9 @@ from pathlib import Path
 from builder.errors import SourceError
 from builder.fetch.archive import write_atomically
 from builder.fetch.openfigi import Resolved, Unresolved
-from builder.records import ManagerConfig, SourceProblem
-from builder.sources.sec13f.filings import read_copycat_filings
+from builder.records import SourceProblem
+from builder.sources.pack_filings import read_pack_filings
+from builder.sources.packs import PacksConfig
 
 SECURITIES = "securities.csv"
 UNRESOLVED = "securities-unresolved.csv"  # CUSIPs OpenFIGI could not map, and when it was asked
@@ -21,19 +22,20 @@ HEADER = ("cusip", "ticker", "name", "figi", "source")
 RESOLVER = "openfigi"  # the `source` of rows the resolver wrote; an operator's rows have their own or none
 
 
-def held_cusips(root: Path, managers: Sequence[ManagerConfig]) -> set[str]:
-    """Every CUSIP the managers' filings in the source tree list."""
-    filings = read_copycat_filings(root, managers)
+def held_cusips(root: Path, config: PacksConfig) -> set[str]:
+    """Every CUSIP the managers' filings in the source tree list (their files', and the Form 13F data sets' where no
+    file holds a filing)."""
+    filings = read_pack_filings(root, config, witnesses=False).read
     if filings.problems:
         raise SourceError(filings.problems)
     return {row.cusip for filing in filings.filings for row in filing.rows}
 
 
-def wanted_cusips(root: Path, managers: Sequence[ManagerConfig], today: date) -> tuple[list[str], list[str]]:
+def wanted_cusips(root: Path, config: PacksConfig, today: date) -> tuple[list[str], list[str]]:
     """CUSIPs of the source filings that securities.csv lacks: (to ask OpenFIGI, skipped as recently unknown)."""
     known = _known(root)
     recent = {cusip for cusip, (checked, _) in read_unresolved(root).items() if today - checked < RECHECK_AFTER}
-    held = sorted(held_cusips(root, managers) - known)
+    held = sorted(held_cusips(root, config) - known)
     return [c for c in held if c not in recent], [c for c in held if c in recent]
 
 

@@ -316,7 +316,7 @@ def _manager_entry(
         "fictional": manager.fictional,
         "previousQuarterFiled": previous is not None,
         "bookValue": book_value,
-        "filings": [_filing_entry(f) for f in book.filings],
+        "filings": [_filing_entry(f, manager.fictional) for f in book.filings],
         "positions": positions,
         "ended": ended,
         "otherHoldings": [_other(h, rows) for h in book.holdings if not h.long_equity],
@@ -410,9 +410,10 @@ def _other(holding: Holding, rows: Dated) -> dict:
     }
 
 
-def _filing_entry(filing: Filing) -> dict:
+def _filing_entry(filing: Filing, fictional: bool) -> dict:
     return {
         "accession": filing.accession,
+        "url": None if fictional else filing.edgar_url,
         "formType": filing.form_type,
         "amendment": filing.amendment.value,
         "amendmentNo": filing.amendment_no,

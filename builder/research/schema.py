@@ -83,6 +83,15 @@ Sources = Annotated[list[SourceRow], Keywords(minItems=1)]
 
 class ArtifactFiling(TypedDict):
     accession: Nonempty
+    url: Annotated[
+        str | None,
+        TYPE_LIST,
+        Keywords(
+            description="The filing's index page on SEC EDGAR, where its documents can be checked; null when the "
+            "accession number is not known or the manager is fictional.",
+            pattern="^https://www\\.sec\\.gov/Archives/edgar/data/[0-9]+/[0-9]{18}/[0-9-]{20}-index\\.htm$",
+        ),
+    ]
     formType: Annotated[Literal["13F-HR", "13F-HR/A"], BARE]
     amendment: Annotated[Literal["original", "restatement", "new-holdings"], BARE]
     amendmentNo: ArtifactCount
@@ -91,7 +100,8 @@ class ArtifactFiling(TypedDict):
         str,
         Keywords(
             description="Where the filing date comes from: 'submission header', the '<path>:<line>' of the "
-            "filing_dates.csv ras fetch keeps from EDGAR's listing, or 'signatureDate (estimated)'.",
+            "filing_dates.csv ras fetch keeps from EDGAR's listing, 'Form 13F data set (FILING_DATE)' for a filing "
+            "read from the SEC's Form 13F data sets, or 'signatureDate (estimated)'.",
             minLength=1,
         ),
     ]

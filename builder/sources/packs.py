@@ -66,7 +66,7 @@ def _copycat(section: Any, name: str, problems: list[SourceProblem]) -> CopycatC
         if manager is not None:
             managers.append(manager)
     if not managers and not problems:
-        problems.append(SourceProblem(name, "[copycat] lists no managers ([[copycat.managers]] id, name, cik)"))
+        problems.append(SourceProblem(name, "[copycat] lists no managers ([[copycat.managers]] with a cik)"))
     _check_unique(managers, name, problems)
     return CopycatConfig(tuple(managers), versions)
 
@@ -76,17 +76,19 @@ def _manager(entry: Any, index: int, name: str, problems: list[SourceProblem]) -
     if not isinstance(entry, dict):
         problems.append(SourceProblem(name, f"{where} must be a table"))
         return None
-    manager_id, manager_name, cik = entry.get("id"), entry.get("name"), str(entry.get("cik", ""))
-    if not isinstance(manager_id, str) or not MANAGER_ID.match(manager_id):
+    # Only the CIK is required: a manager named by it alone takes the name its newest filing gives and an id made
+    # of that name (sources.named).
+    manager_id, manager_name, cik = entry.get("id", ""), entry.get("name", ""), str(entry.get("cik", ""))
+    if not isinstance(manager_id, str) or (manager_id and not MANAGER_ID.match(manager_id)):
         problems.append(SourceProblem(name, f"{where}: id must match {MANAGER_ID.pattern}, not {manager_id!r}"))
         return None
-    if not isinstance(manager_name, str) or not manager_name.strip():
-        problems.append(SourceProblem(name, f"{where} ({manager_id}): name is required"))
+    if not isinstance(manager_name, str) or ("name" in entry and not manager_name.strip()):
+        problems.append(SourceProblem(name, f"{where} ({manager_id or cik}): name must be text, not {manager_name!r}"))
         return None
     if not cik.isdigit() or len(cik) > 10:
         problems.append(SourceProblem(name, f"{where} ({manager_id}): cik must be up to 10 digits, not {cik!r}"))
         return None
-    allowed = _allow_missing(entry.get("allow_missing", []), f"{where} ({manager_id})", name, problems)
+    allowed = _allow_missing(entry.get("allow_missing", []), f"{where} ({manager_id or cik})", name, problems)
     return ManagerConfig(manager_id, manager_name.strip(), cik.zfill(10), bool(entry.get("fictional", False)), allowed)
 
 
@@ -116,7 +118,7 @@ def _check_unique(managers: list[ManagerConfig], name: str, problems: list[Sourc
         seen: set[str] = set()
         for manager in managers:
             value = getattr(manager, attribute)
-            if value in seen:
+            if value and value in seen:  # an id left to the filings is checked once it is made
                 problems.append(SourceProblem(name, f"[copycat] manager {attribute} {value!r} appears twice"))
             seen.add(value)
 

@@ -10,31 +10,26 @@ error, never a reason to fall back to invented data. The command's first line na
 from __future__ import annotations
 
 import gc
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date
 from importlib import resources
-from multiprocessing import get_context
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from builder.errors import PublishError, SourceError, escaped
-from builder.records import Filing, ManagerConfig, ScopeWarning, SourceFile, SourceProblem, Sources
-from builder.sources.datasets.read import DatasetsRead, OwnRead, Warmed
-from builder.sources.files import DATASETS, Limits, tree_problems
+from builder.records import Filing, ScopeWarning, SourceFile, SourceProblem, Sources
+from builder.sources.files import tree_problems
 from builder.sources.identity import link_by_figi, linked_tickers
+from builder.sources.named import named_managers
+from builder.sources.pack_filings import read_pack_filings
 from builder.sources.packs import read_packs_config
 from builder.sources.previews import read_previews
 from builder.sources.provenance import source_file
 from builder.sources.sec13f.cache import ParseCache
-from builder.sources.sec13f.filings import FilingsRead, absent_managers, folders_of, read_copycat_filings
 from builder.sources.tables.corporate_actions import FILE_NAME as CORPORATE_ACTIONS
 from builder.sources.tables.corporate_actions import read_corporate_actions
 from builder.sources.tables.securities import read_securities
-
-if TYPE_CHECKING:
-    from builder.sources.datasets.reader import OpenSets
 
 SOURCE_SIGNS = ("sec13f", "securities.csv", CORPORATE_ACTIONS)  # what only an operator's source tree holds
 
@@ -91,34 +86,26 @@ def read_sources(
     config, problems = read_packs_config(root / "packs.toml", root)
     if config is None:
         raise SourceError(problems)
-    managers, has_sets = config.copycat.managers, (root / DATASETS).is_dir()
     edges = tree_problems(root, config.limits)  # names, links and sizes, for every kind of file at once
     if edges:
         raise SourceError(edges)
     securities, security_problems = read_securities(root / "securities.csv", root, config.limits.file)
     actions, action_problems = read_corporate_actions(root, config.limits.file)
-    with _warming(root, datasets_cache, config.limits) as warmed:  # the data sets' cache, while the 13F files parse
-        with collector_paused():
-            disk = read_copycat_filings(root, managers, cache, config.limits, workers, elsewhere=has_sets)
-        previews = read_previews(root, config.sections, config.limits.file)
-    with _opened_sets(root, datasets_cache, config.limits, warmed[0] if warmed else None) as sets:
-        own = _own_filings(root, sets, managers, disk)
-        found = tuple(sorted((*disk.filings, *own.filings), key=_filing_order))
-        absent = absent_managers(managers, folders_of(root), {f.cik for f in found}, datasets=True) if has_sets else []
-        point = as_of or config.as_of or max((filing.filed for filing in found), default=None)
-        cusips = frozenset(row.cusip for f in found for row in f.rows)
-        datasets = _witnesses(sets, cusips, point, warmed[0] if warmed else None)
-    filings = FilingsRead(found, disk.warnings, disk.skipped, (*disk.problems, *own.problems, *absent), disk.files)
+    with collector_paused():
+        pack = read_pack_filings(root, config, cache, datasets_cache, workers, as_of)
+    previews = read_previews(root, config.sections, config.limits.file)
+    filings, datasets = pack.read, pack.datasets
     problems = (*security_problems, *action_problems, *filings.problems, *previews.problems, *datasets.problems)
     if problems:
         raise SourceError(problems)
     as_of = as_of or config.as_of or max(filing.filed for filing in filings.filings)
     known, later = _filed_by(filings.filings, as_of)
     mapped, securities = securities, link_by_figi(securities, known)
+    copycat = replace(config.copycat, managers=named_managers(config.copycat.managers, filings.filings))
     sources = Sources(
         fixture=config.fixture,
         as_of=as_of,
-        copycat=config.copycat,
+        copycat=copycat,
         securities=securities,
         filings=known,
         files=tuple(
@@ -135,7 +122,7 @@ def read_sources(
     )
     reports = (
         f"read {len(filings.filings)} filings ({sum(len(f.rows) for f in filings.filings)} rows) "
-        f"of {len(config.copycat.managers)} managers{_from_sets(own)}, {len(securities)} securities, "
+        f"of {len(config.copycat.managers)} managers{pack.from_sets()}, {len(securities)} securities, "
         f"{len(actions)} corporate-action legs",
         *([cache.report()] if cache is not None else []),
         *linked_tickers(mapped, securities),
@@ -145,77 +132,6 @@ def read_sources(
         *datasets.reports,
     )
     return sources, reports
-
-
-@contextmanager
-def _opened_sets(
-    root: Path, cache_dir: Path | None, limits: Limits, warmed: Warmed | None
-) -> Iterator[OpenSets | None]:
-    """The tree's Form 13F data sets opened (None when it has none); pyarrow is imported only for a tree that has them."""
-    if not (root / DATASETS).is_dir():
-        yield None
-        return
-    from builder.sources.datasets.reader import open_sets
-
-    with open_sets(root, cache_dir, limits, warmed) as sets:
-        yield sets
-
-
-def _own_filings(root: Path, sets: OpenSets | None, managers: Sequence[ManagerConfig], disk: FilingsRead) -> OwnRead:
-    """The pack managers' filings the data sets hold and no file does."""
-    if sets is None or sets.problems:
-        return OwnRead((), ())
-    from builder.sources.datasets.own import OwnAsk, own_filings
-
-    undated = frozenset((f.cik, f.period) for f in disk.filings if f.accession.startswith("local:"))
-    ask = OwnAsk(frozenset(m.cik for m in managers), frozenset(f.accession for f in disk.filings), undated)
-    return own_filings(sets, ask, root)
-
-
-def _witnesses(
-    sets: OpenSets | None, cusips: frozenset[str], as_of: date | None, warmed: Warmed | None
-) -> DatasetsRead:
-    """Every filer's holding of the pack's CUSIPs in the data sets, point in time."""
-    if sets is None:
-        return DatasetsRead(None, (), (), ())
-    if sets.problems:
-        return DatasetsRead(None, tuple(sets.files), tuple(sets.problems), ())
-    return sets.witnesses(cusips, as_of, warmed.written if warmed is not None else 0)
-
-
-def _from_sets(own: OwnRead) -> str:
-    if not own.filings:
-        return ""
-    return f" ({len(own.filings)} of them, {sum(len(f.rows) for f in own.filings)} rows, from the Form 13F data sets)"
-
-
-def _filing_order(filing: Filing) -> tuple[str, date, date, int, str]:
-    return filing.cik, filing.period, filing.filed, filing.amendment_no, filing.accession
-
-
-@contextmanager
-def _warming(root: Path, cache_dir: Path | None, limits: Limits) -> Iterator[list[Warmed]]:
-    """The data-set zips hashed (once: the read after the block takes their hashes), and within the block a
-    process of its own writing the cache entries they lack (spawned, not forked: pyarrow's threads do not survive a
-    fork; and only when an entry is missing). On leaving, wait for it; the list yielded then holds the `Warmed`.
-    Its failure only leaves the entries to the read after it, which reports any problem."""
-    found: list[Warmed] = []
-    if not (root / DATASETS).is_dir():
-        yield found
-        return
-    from builder.sources.datasets.reader import hashed_sets, unwarmed, warm
-
-    sets = hashed_sets(root, limits)
-    missing = unwarmed(sets, cache_dir) if cache_dir is not None else []
-    process = get_context("spawn").Process(target=warm, args=(missing,), daemon=True) if missing else None
-    if process is not None:
-        process.start()
-    try:
-        yield found
-    finally:
-        if process is not None:
-            process.join()
-    found.append(Warmed(sets, sum(1 for _, entry in missing if entry.exists())))
 
 
 @contextmanager

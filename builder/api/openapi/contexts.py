@@ -227,7 +227,12 @@ IN_CONTEXT: dict[str, str] = {
     "EthosComparison.basis.persistenceWindow": "The quarters of the persistence window, newest first.",
     "EthosComparison.overlap.tickers": "Tickers in every selected ethos's top set.",
     "PolicyResult.signal": "no-signal when any check blocks: stay in cash.",
-    "ArtifactFiling.source": "The filing's files in the source tree.",
+    "ArtifactFiling.source": "The filing's files in the source tree; for a filing read from the SEC's Form 13F data "
+    "sets, the data set's zip and the accession number (<zip>#<accession>).",
+    "ArtifactFiling.url": "The filing's index page on SEC EDGAR, where its documents can be checked; null when the "
+    "accession number is not known or the manager is fictional.",
+    "PositionExplanation.sourceRecords.url": "The filing's index page on SEC EDGAR, where its documents can be "
+    "checked; null when the accession number is not known or the manager is fictional.",
     "ArtifactWarning.source": "The source the warning is about.",
     "Health.warnings.pack": "The pack the warning belongs to.",
     "CopycatAuditExport.contentHash.value": "The sha256 digest, hexadecimal.",
@@ -260,9 +265,11 @@ IN_CONTEXT: dict[str, str] = {
     "ticker: what its statement cites with row null.",
     "PositionExplanation.previousQuarter": "The quarter before: an ended change's sources are its rows.",
     "PositionExplanation.sourceRecords.filedFrom": "Where the filing date comes from: 'submission header', the "
-    "'<path>:<line>' of the filing_dates.csv ras fetch keeps from EDGAR's listing, or 'signatureDate (estimated)'.",
+    "'<path>:<line>' of the filing_dates.csv ras fetch keeps from EDGAR's listing, 'Form 13F data set (FILING_DATE)' "
+    "for a filing read from the SEC's Form 13F data sets, or 'signatureDate (estimated)'.",
     "PositionExplanation.sourceRecords.folder": "The folder of the filing's source files in the source tree (empty "
-    "when they share none).",
+    "when they share none; sec13f-datasets for a filing read from the Form 13F data sets, whose file is then "
+    "<zip>#<accession>).",
     "PositionExplanation.sourceRecords.files": "The filing's source files, by their path in folder.",
     "CitedStatement.citations.row": "null for a position no longer held (no row this quarter).",
     "PositionExplanation.warnings": "The view's warnings about the pack, the explained managers' filings and this "

@@ -117,6 +117,7 @@ class SourceRecord(TypedDict):
 
     managerId: str
     accession: Nonempty
+    url: str | None
     formType: Annotated[Literal["13F-HR", "13F-HR/A"], BARE]
     amendment: Annotated[Literal["original", "restatement", "new-holdings"], BARE]
     amendmentNo: ArtifactCount

@@ -300,12 +300,11 @@ def absent_managers(
         cik = manager.cik.strip().zfill(10)
         if cik in found:
             continue
+        who = f"{manager.name} (CIK {cik})" if manager.name else f"CIK {cik}"
         if cik in folders:
-            problems.append(
-                SourceProblem(folders[cik], f"{manager.name} (CIK {cik}) has no 13F-HR filing in it{elsewhere}")
-            )
+            problems.append(SourceProblem(folders[cik], f"{who} has no 13F-HR filing in it{elsewhere}"))
         else:
-            message = f"{manager.name} (CIK {cik}) has no folder sec13f/{cik}/ (leading zeros optional){elsewhere}"
+            message = f"{who} has no folder sec13f/{cik}/ (leading zeros optional){elsewhere}"
             problems.append(SourceProblem(f"sec13f/{cik}", message))
     return problems
 
