@@ -123,11 +123,24 @@ def test_a_new_position_after_an_omitting_filing_is_undecided_and_both_versions_
 
 
 def test_a_third_sold_across_a_seven_for_one_split_in_a_rising_market_never_reads_as_a_buy():
-    # 300 → 1,400 shares (a third of 7 × 300 sold) and the price $70 → $12 (÷7, then up 20 %)
+    # 300 → 1,400 shares (a third of 7 × 300 sold) and the price $70 → $12 (÷7, then up 20 %): one book, no witness
     held, _, _ = changes({TSLA: (300, 70)}, {TSLA: (1_400, 12)}, "")
     assert summary(held[TSLA]) == ("undecided", 300, None, "undecided")
-    splits = [c["record"] for c in held[TSLA]["candidates"] if c["rule"] == "split"]
-    assert any(record.startswith("2025-06-30,split,88160R101,,7:1,,") for record in splits), splits
+    (candidate,) = held[TSLA]["candidates"]
+    assert (candidate["rule"], candidate["record"]) == ("no-evidence", None)  # no split, no ratio, no line to paste
+    assert "7:1" not in candidate["text"] and "split" not in candidate["text"]
+
+
+def test_other_holders_whose_shares_the_split_multiplied_decide_it_and_the_third_sold_is_a_sale():
+    others = [(f"000000001{i}", 100 * (i + 3)) for i in range(4)]
+    filings = [filing(CIK, Q1, {TSLA: (300, 70)}), filing(CIK, Q2, {TSLA: (1_400, 12)})]
+    for cik, shares in others:
+        filings += [filing(cik, Q1, {TSLA: (shares, 70)}), filing(cik, Q2, {TSLA: (7 * shares, 12)})]
+    managers = [("alpha", CIK), *((f"other{i}", cik) for i, (cik, _) in enumerate(others))]
+    artifact = assign_versions(build_artifacts(sources(filings, managers)), [])[0][-1]
+    alpha = {p["ticker"]: p["change"] for p in artifact["managers"][0]["positions"]}
+    assert summary(alpha[TSLA]) == ("reduced", 2_100, -700, "trade-and-corporate-action")
+    assert [(r["kind"], r["ratio"], r["derived"]) for r in artifact["corporateActions"]] == [("split", "7:1", True)]
 
 
 def test_with_the_record_that_same_change_is_a_sale_of_seven_hundred():
@@ -221,13 +234,15 @@ def test_a_hand_record_overrides_the_evidence_in_its_own_quarter_only():
     assert summary(third["managers"][0]["positions"][0]["change"]) == ("unchanged", 8_104, 0, "corporate-action")
 
 
-def test_no_merger_line_is_suggested_for_a_security_another_manager_still_files():
+def test_a_merger_another_manager_still_filing_the_security_refutes_is_no_story_and_the_change_is_a_sale():
     # alpha's DTV ended and T began at 1.892 to the share for the same value: a merger, one book would say; but beta
-    # still files DTV at the later quarter end, so DTV was not merged away, and the line would invent beta a sale
+    # still files DTV at the later quarter end, so DTV was not merged away: alpha sold DTV and bought T
     artifact = latest_of_two(({DTV: (31_353_468, 85)}, {T: (59_320_756, 45)}), ({DTV: (500_017, 85)},) * 2)
     alpha = artifact["managers"][0]
-    (candidate,) = next(e for e in alpha["ended"] if e["ticker"] == DTV)["change"]["candidates"]
-    assert candidate["rule"] == "same-value" and "a stock merger at 1.892:1" in candidate["text"]
-    assert candidate["record"] is None
+    ended = next(e for e in alpha["ended"] if e["ticker"] == DTV)["change"]
+    assert summary(ended) == ("exited", 31_353_468, -31_353_468, "trade")
+    assert summary(next(p for p in alpha["positions"] if p["ticker"] == T)["change"]) == ("new", 0, 59_320_756, "trade")
+    # alone, no book says yes or no: undecided, and no merger partner, ratio or line is drawn from alpha's own T
     alone = changes({DTV: (31_353_468, 85)}, {T: (59_320_756, 45)}, "")[1][DTV]["candidates"]
-    assert alone[0]["record"].startswith("2025-06-30,merger,25490A309,00206R102,1.892:1,")  # no other book says no
+    assert [(c["rule"], c["record"]) for c in alone] == [("no-evidence", None)]
+    assert "00206R102" not in alone[0]["text"] and "1.892" not in alone[0]["text"]

@@ -47,6 +47,7 @@ CandidateRule = Annotated[
         "confidential-omission",
         "received-not-reported",
         "received-outside-book",
+        "no-evidence",
     ],
     BARE,
 ]

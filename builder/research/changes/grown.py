@@ -17,9 +17,10 @@ from builder.research.changes.side import Side
 CLASSES = 2  # classes of one issuer that must grow together
 
 
-def grown_classes(earlier: Side, later: Side, carried: Carried, closed: frozenset[str]) -> dict[str, dict]:
-    """CUSIP → the candidate for each class that grew beside a kin class whose fall in value exceeds the growth."""
-    marked: dict[str, dict[str, dict]] = {}
+def grown_classes(earlier: Side, later: Side, carried: Carried, closed: frozenset[str]) -> dict[str, tuple[dict, str]]:
+    """CUSIP → the candidate for each class that grew beside a kin class whose fall in value exceeds the growth,
+    with that class's CUSIP (whose other holders may bear it out)."""
+    marked: dict[str, dict[str, tuple[dict, str]]] = {}
     for child, lot in later.lots.items():  # every lot of every book: the plain tests first
         if child in closed or child not in earlier.lots or lot.shares <= 0:
             continue
@@ -32,7 +33,10 @@ def grown_classes(earlier: Side, later: Side, carried: Carried, closed: frozense
                 continue
             fell = _fall(earlier.lots[parent], later.lots[parent])
             if fell > worth:
-                marked.setdefault(child[:6], {})[child] = _candidate(later, child, gained, worth, parent, fell)
+                marked.setdefault(child[:6], {})[child] = (
+                    _candidate(later, child, gained, worth, parent, fell),
+                    parent,
+                )
                 break
     return {c: found for group in marked.values() if len(group) >= CLASSES for c, found in group.items()}
 

@@ -46,15 +46,24 @@ def undecided_lines(changes: list[dict], heading: str) -> list[str]:
     for entry in changes[:LISTED]:
         where = f"{entry['quarter']} {entry['manager']}/{entry['ticker']}{'' if entry['held'] else ' (ended)'}"
         lines.append(f"  {where}: {entry['text']}")
-        lines.append(
-            f"    corporate_actions.csv: {entry['record']}"
-            if entry["record"]
-            else "    no record settles it (confidential treatment); a NEW HOLDINGS amendment that discloses the "
-            "omitted position settles it"
-        )
+        lines.append(f"    {_settling(entry)}")
     if len(changes) > LISTED:
         lines.append(f"  and {len(changes) - LISTED} more (`ras review --html` lists all)")
     return lines
+
+
+def _settling(entry: dict) -> str:
+    """What settles an undecided change: its candidate's line to paste, the data sets, or a disclosure."""
+    if entry["record"]:
+        return f"corporate_actions.csv: {entry['record']}"
+    if "no-evidence" in entry["rules"]:
+        return (
+            "no witness: `ras fetch` brings the Form 13F data sets (every filer's book decides it), or write the "
+            "public record into corporate_actions.csv"
+        )
+    if "confidential-omission" in entry["rules"]:
+        return "no record settles it (confidential treatment); a NEW HOLDINGS amendment that discloses the omitted position settles it"
+    return "no line to paste: write the public record into corporate_actions.csv"
 
 
 class VersionFacts(NamedTuple):

@@ -1,7 +1,12 @@
 """When no record decides a change: the rules that find the corporate actions (and omissions) a change may be; pure.
 
-A change these rules flag is published as undecided with its candidate explanations, never as a trade. Each
-candidate carries a corporate_actions.csv line an operator can paste once the public record confirms it.
+A rule reads one book and can only flag a change; its story is told only where a witness bears it out
+(builder.research.evidence.support: another holder of the security whose book fits the same event), citing the
+witnesses, with a corporate_actions.csv line an operator can paste once the public record confirms it. Where the
+other holders' books refute it, the change is a trade. Where no other holder is seen: with the Form 13F data sets
+covering both quarter ends there is no witness of any event (every filer's book is there), so the change is a
+trade; without them the pack's own books are all there is, and the change is undecided with "no evidence" and no
+story. Rules about the book itself (an omission the filing declares) need no other witness (changes.own).
 The methods page states each rule, its thresholds and its measured precision on real filings.
 """
 
@@ -15,10 +20,11 @@ from fractions import Fraction
 
 from builder.research.changes.carry import Carried, Lot
 from builder.research.changes.grown import grown_classes
-from builder.research.changes.own import BOOK_OWN, omission, received_outside, unreported
+from builder.research.changes.own import omission, received_outside, unreported
 from builder.research.changes.paste import record_line, todo
 from builder.research.changes.side import Side
-from builder.research.evidence import Evidence
+from builder.research.evidence import Evidence, support
+from builder.research.evidence.support import Support, Verdict
 
 # (a) Split: the common split ratios, a 3-for-2 among them (Torchmark 2014), and the reverse splits 1:2 … 1:20.
 SPLIT_FACTORS = tuple(
@@ -87,12 +93,16 @@ PAIRING = frozenset({"same-issuer", "same-value"})  # a position that paired wit
 def candidates(earlier: Side, later: Side, carried: Carried) -> dict[str, list[dict]]:
     """CUSIP (of either side) → the candidate explanations the data allows for its change; empty when none."""
     found: dict[str, list[dict]] = {}
+    covered = later.evidence.origin == DATASETS  # every filer's book is a witness: no one seen is no one
 
-    def add(cusips: tuple[str, ...], candidate: dict) -> None:
-        if candidate["rule"] not in BOOK_OWN:  # say which evidence weighed it, and which would decide it
-            candidate["text"] += f" ({wanting(earlier, later, cusips)})"
+    def add(cusips: tuple[str, ...], candidate: dict, witnessed: Support | None = None) -> None:
+        verdict = Verdict.SUPPORTED if witnessed is None else witnessed.verdict  # None: a rule about the book itself
+        if verdict is Verdict.REFUTED or (verdict is Verdict.UNWITNESSED and covered):
+            return  # the other holders' books show no such event: a trade
         for cusip in cusips:
-            found.setdefault(cusip, []).append(candidate)
+            found.setdefault(cusip, []).append(
+                no_evidence(earlier, later, cusip) if verdict is Verdict.UNWITNESSED else candidate
+            )
 
     # what the evidence settled no rule second-guesses; a parent whose distribution is recorded fell by its child's,
     # and a split another holder's steady count refutes (it would invent that holder a sale)
@@ -108,25 +118,30 @@ def candidates(earlier: Side, later: Side, carried: Carried) -> dict[str, list[d
         if outside:
             add((cusip,), outside)
         if not touched and cusip not in closed and cusip in earlier.lots and cusip in carried.shares:
-            for candidate in _splits(earlier, later, cusip):
-                add((cusip,), candidate)
+            for candidate, witnessed in _splits(earlier, later, cusip):
+                add((cusip,), candidate, witnessed)
     for after in (c for c in new if c not in later.evidence.settled):
         same_key = [before for before in open_gone if earlier.key(before) == later.key(after)]
         for before in same_key or open_gone:  # a CUSIP change inside one position pairs with nothing else
             paired = _pair(earlier, later, before, after)
             if paired:
-                add((before, after), paired)
+                add((before, after), *paired)
     parents = _Parents(earlier, later)
     for child in (c for c in later.lots if c not in later.evidence.settled):
-        for candidate in _distributions(earlier, later, carried, child, parents):
-            add((child,), candidate)
-    for child, candidate in grown_classes(earlier, later, carried, frozenset(closed)).items():
-        add((child,), candidate)
+        for candidate, witnessed in _distributions(earlier, later, carried, child, parents):
+            add((child,), candidate, witnessed)
+    for child, (candidate, parent) in grown_classes(earlier, later, carried, frozenset(closed)).items():
+        witnessed = support.distribution(later.evidence.books, parent, child, None, _own(later))
+        add(
+            (child,),
+            _cited(candidate, witnessed, f"holders of {later.key(parent)} gained {later.key(child)} too"),
+            witnessed,
+        )
     pairing = {cusip for cusip, found_for in found.items() if any(c["rule"] in PAIRING for c in found_for)}
     for before in (c for c in open_gone if c not in pairing):  # shares that became another security's: no cash
         acquired = _cash_merger(earlier, later, before)
         if acquired:
-            add((before,), acquired)
+            add((before,), *acquired)
     held_after = {later.key(c) for c in later.lots} if later.omitted and gone else set()
     held_before = {later.key(c) for c in earlier.lots} if earlier.omitted else set()
     for before in gone:
@@ -157,20 +172,35 @@ def _closed(evidence: Evidence) -> frozenset[str]:
     return last[1]
 
 
-def wanting(earlier: Side, later: Side, cusips: tuple[str, ...]) -> str:
-    """What evidence weighed a change and what would decide it: the holders seen, and the data sets to fetch."""
-    seen = max((later.evidence.seen.get(cusip, 0) for cusip in cusips), default=0)
-    holders = f"{seen} holder{'s' if seen != 1 else ''}"
-    if later.evidence.origin == "sec13f-datasets":
-        return f"{holders} seen in the Form 13F data sets: too few, or none that fit one event"
-    return (
-        f"{holders} seen, in the pack's own filings; the SEC's Form 13F data sets for {earlier.quarter} and "
-        f"{later.quarter}, fetched by ras fetch --datasets, would show every filer's"
+DATASETS = "sec13f-datasets"  # Witnesses.origin of the Form 13F data sets: every filer's book
+
+
+def no_evidence(earlier: Side, later: Side, cusip: str) -> dict:
+    """The candidate of a change no witness can speak to: no other holder's book, and no data set to show one."""
+    name = later.key(cusip) if cusip in later.lots else earlier.key(cusip)
+    text = (
+        f"{name}: no other holder's book shows what happened to it between {earlier.quarter} and {later.quarter} "
+        "(no Form 13F data set covers these quarter ends: `ras fetch` brings every filer's), so nothing decides "
+        "whether it was a trade or a corporate action"
     )
+    return {"rule": "no-evidence", "text": text, "record": None}
 
 
-def _splits(earlier: Side, later: Side, cusip: str) -> list[dict]:
-    """(a) Same CUSIP, the implied price moved by about a common split ratio while the shares moved the other way."""
+def _cited(candidate: dict, witnessed: Support, what: str) -> dict:
+    """A candidate whose witnesses bear it out, citing them (an unsupported one is never published: `add`)."""
+    if witnessed.verdict is not Verdict.SUPPORTED:
+        return candidate
+    return {**candidate, "text": f"{candidate['text']} ({witnessed.text(what)})"}
+
+
+def _own(side: Side) -> int:
+    """The CIK of the side's book, as the witnesses' books key it (-1: none given)."""
+    return int(side.cik) if side.cik else -1
+
+
+def _splits(earlier: Side, later: Side, cusip: str) -> list[tuple[dict, Support]]:
+    """(a) Same CUSIP, the implied price moved by about a common split ratio while the shares moved the other way;
+    each with what the other holders of the security show of that ratio."""
     before, after = earlier.lots[cusip], later.lots[cusip]
     if min(before.shares, after.shares, before.value, after.value) <= 0:
         return []
@@ -196,13 +226,16 @@ def _splits(earlier: Side, later: Side, cusip: str) -> list[dict]:
             later.quarter, "split", cusip, "", _ratio(factor), "", todo(earlier.quarter, later.quarter, f"{name} split")
         )
         score = abs(math.log(market)) + abs(math.log(trade))  # the likeliest: least market move and least trade
-        found.append((score, {"rule": "split", "text": text, "record": record}))
+        witnessed = support.split(later.evidence.books, cusip, factor, _own(later))
+        what = f"holders who filed {name} at both ends hold {_ratio(factor)} of their shares"
+        found.append((score, (_cited({"rule": "split", "text": text, "record": record}, witnessed, what), witnessed)))
     return [candidate for _, candidate in sorted(found, key=lambda entry: entry[0])]
 
 
-def _pair(earlier: Side, later: Side, before: str, after: str) -> dict | None:
+def _pair(earlier: Side, later: Side, before: str, after: str) -> tuple[dict, Support] | None:
     """(b) In one manager's quarter a position ended and another began: of the same issuer (names match, whatever
-    the ratio), or of another issuer with about the same value (a stock merger)."""
+    the ratio), or of another issuer with about the same value (a stock merger); with what the other holders of the
+    ended one show of it."""
     old, new = earlier.lots.get(before), later.lots[after]
     if old is None:
         return None
@@ -247,11 +280,14 @@ def _pair(earlier: Side, later: Side, before: str, after: str) -> dict | None:
         if fits
         else None
     )
-    return {"rule": rule, "text": text, "record": record}
+    witnessed = support.merger(later.evidence.books, before, after, ratio, _own(later))
+    what = f"holders of {name_before} left it and gained {_ratio(ratio)} {name_after} per share"
+    return _cited({"rule": rule, "text": text, "record": record}, witnessed, what), witnessed
 
 
-def _cash_merger(earlier: Side, later: Side, cusip: str) -> dict | None:
-    """(d) A position held whole through a quarter at a pinned price, then gone: acquired for cash, or sold."""
+def _cash_merger(earlier: Side, later: Side, cusip: str) -> tuple[dict, Support] | None:
+    """(d) A position held whole through a quarter at a pinned price, then gone: acquired for cash, or sold; with
+    what the other holders of the security show (every holder leaves a security acquired for cash)."""
     last, before = earlier.lots.get(cusip), earlier.previous.get(cusip)
     if last is None or before is None or min(last.shares, before.shares, last.value, before.value) <= 0:
         return None
@@ -278,7 +314,9 @@ def _cash_merger(earlier: Side, later: Side, cusip: str) -> dict | None:
             f"{name} acquired for cash (the price is the last implied one: give the deal's)",
         ),
     )
-    return {"rule": "cash-merger", "text": text, "record": record}
+    witnessed = support.acquisition(later.evidence.books, cusip, _own(later))
+    what = f"holders of {name} hold none at {later.quarter}, as every holder of a security acquired for cash"
+    return _cited({"rule": "cash-merger", "text": text, "record": record}, witnessed, what), witnessed
 
 
 def _stated_ratio(old: Lot, new: Lot) -> Fraction | None:
@@ -337,8 +375,11 @@ class _Parents:
         return cusips[bisect_left(shares, low) : bisect_right(shares, high)]
 
 
-def _distributions(earlier: Side, later: Side, carried: Carried, child: str, parents: _Parents) -> list[dict]:
-    """(c) A new position whose shares are a common fraction or multiple of a position the manager held."""
+def _distributions(
+    earlier: Side, later: Side, carried: Carried, child: str, parents: _Parents
+) -> list[tuple[dict, Support]]:
+    """(c) A new position whose shares are a common fraction or multiple of a position the manager held; each with
+    what the other holders of that position show of it."""
     lot = later.lots[child]
     received = lot.shares
     if carried.shares.get(child, 0) or carried.touched(child) or received <= 0:
@@ -367,7 +408,10 @@ def _distributions(earlier: Side, later: Side, carried: Carried, child: str, par
         # round lots fit round ratios of round positions (50,000,000 General Motors ÷ 10 ≈ 4,999,998 Formula One)
         if not same_issuer and (received % ROUND_LOT == 0 or held.shares % ROUND_LOT == 0 or chance > MAX_CHANCE):
             continue
-        found.append(_distribution(earlier, later, parent, child, held, received, ratio, side))
+        candidate = _distribution(earlier, later, parent, child, held, received, ratio, side)
+        witnessed = support.distribution(later.evidence.books, parent, child, ratio, _own(later))
+        what = f"holders of {side.key(parent)} received {_ratio(ratio)} {later.key(child)} per share"
+        found.append((_cited(candidate, witnessed, what), witnessed))
     return found
 
 

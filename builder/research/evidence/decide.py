@@ -56,6 +56,7 @@ def decide(witnesses: Witnesses, earlier: date, later: date, kin: Kin = same_iss
         seen,
         witnesses.origin,
         frozenset(passes.steady),
+        passes.books,
     )
 
 

@@ -24,6 +24,7 @@ class Evidence:
     seen: Mapping[str, int] = field(default_factory=dict)  # CUSIP → its holders at the earlier end (else the later)
     origin: str = ""  # Witnesses.origin of the books weighed ("" when none covered the quarter ends)
     steady: frozenset[str] = frozenset()  # securities a holder kept about as many shares of: no split
+    books: Books | None = None  # the holders' books at both quarter ends: what bears out or refutes one book's story
 
 
 NO_EVIDENCE = Evidence((), frozenset())
@@ -64,6 +65,7 @@ class Books:
         self.sides = (before, after)
         self._books: list[dict[int, dict[str, int]] | None] = [None, None]
         self._leaving: float | None = None
+        self._growing: float | None = None
 
     def of(self, side: int) -> dict[int, dict[str, int]]:
         books = self._books[side]
@@ -86,6 +88,21 @@ class Books:
             gone = sum(len(book.keys() - after.get(cik, {}).keys()) for cik, book in before.items())
             self._leaving = gone / held if held else 0.0
         return self._leaving
+
+    def growing(self) -> float:
+        """The share of the positions held at both ends whose shares grew."""
+        if self._growing is None:
+            before, after = self.of(0), self.of(1)
+            both = grew = 0
+            for cik, book in before.items():
+                later = after.get(cik, {})
+                for cusip, shares in book.items():
+                    now = later.get(cusip)
+                    if now is not None:
+                        both += 1
+                        grew += now > shares
+            self._growing = grew / both if both else 0.0
+        return self._growing
 
     def gains(self, cusip: str, held: Holders) -> dict[str, list[tuple[int, int]]]:
         """Other CUSIP → (shares of `cusip` before, shares of the other gained) of each holder that gained it."""

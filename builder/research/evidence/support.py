@@ -1,0 +1,151 @@
+"""Whether the other holders of a security bear out a story one book's change suggests; pure.
+
+One manager's book can only flag a change that looks like a corporate action: a position that ended beside a new one
+of about the same value, shares that moved by a split's ratio, a new position that is a fraction of one held. Such
+arithmetic fits unrelated trades often (two real managers' 2015-2016 filings gave 14 real trades read as mergers
+into whatever the book happened to buy, and as 3:2 splits that never happened). A story is told only where a witness
+bears it out: another holder of the security, at the same two quarter ends, whose book fits the same event. Where
+the other holders' books refute it (they kept the shares a merger would have taken, their counts did not split),
+the change is a trade; where no other holder is seen, or too few for chance to be ruled out, nothing decides it.
+
+The standard is lower than deciding (builder.research.evidence.decide), and of the same kind: enough holders must fit
+(a quarter of those concerned, AGREE, so that a few coincidences among thousands of filers tell no story), and
+chance must rarely make so many fit: at most MAX_CHANCE, at the rate holders do the same by trading, spread over
+every security weighed (as events.absent spreads it: a quarter weighs thousands, and one in a thousand fits by
+chance). Two filers that sold out the quarter a third filer's cash-merger candidate vanished are no witnesses: a
+tenth of positions end every quarter.
+"""
+
+from __future__ import annotations
+
+import enum
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+
+from builder.research.evidence.events import AGREE, FEW_SPLIT_TRADE, MAX_CHANCE, VANISHED
+from builder.research.evidence.witnessed import Books
+
+# A witness fits an event within a trade beside it of this share of the shares the event gives (as the few may show
+# a split beside a trade: events.FEW_SPLIT_TRADE), or within ROUNDING_SHARES.
+SUPPORT_TOLERANCE = FEW_SPLIT_TRADE
+ROUNDING_SHARES = 3
+# The chance a holder's trading lands its count within SUPPORT_TOLERANCE of one given figure: the window's width,
+# as a share of the figure (holders' trades spread over far wider ranges).
+LANDING = 2 * SUPPORT_TOLERANCE
+
+
+class Verdict(enum.Enum):
+    SUPPORTED = "supported"  # enough other holders' books fit it, more than chance would make fit: told, citing them
+    REFUTED = "refuted"  # other holders held the security and too few fit it: a trade
+    UNWITNESSED = "unwitnessed"  # no other holder held it, or too few fit for chance to be ruled out
+
+
+@dataclass(frozen=True, slots=True)
+class Support:
+    """What the other holders' books say of one candidate."""
+
+    relevant: int  # other holders of the security the candidate is about, at the quarter end it starts from
+    fitting: int  # of them, those whose books fit the candidate's event
+    chance: float  # that a holder's book fits it by trading alone
+    weighed: int = 1  # securities the holders' books hold at the earlier end: the chances taken
+
+    @property
+    def verdict(self) -> Verdict:
+        if self.relevant == 0:
+            return Verdict.UNWITNESSED
+        if self.fitting < max(1, math.ceil(AGREE * self.relevant)):
+            return Verdict.REFUTED
+        if _tail(self.relevant, self.fitting, self.chance) > MAX_CHANCE / max(self.weighed, 1):
+            return Verdict.UNWITNESSED
+        return Verdict.SUPPORTED
+
+    def text(self, what: str) -> str:
+        """The citation of a supported candidate: how many other holders fit, of how many."""
+        held = f"{self.relevant} other holder{'s' if self.relevant != 1 else ''}"
+        return f"witnessed: {self.fitting} of the {held} {what}"
+
+
+NONE_SEEN = Support(0, 0, 1.0)
+
+
+def split(books: Books | None, cusip: str, factor: Fraction, own: int) -> Support:
+    """Other holders of `cusip` at both ends whose shares moved by `factor`."""
+    if books is None:
+        return NONE_SEEN
+    before, after = books.sides
+    earlier = dict(zip(before[cusip].ciks, before[cusip].shares, strict=True)) if cusip in before else {}
+    pairs = [
+        (earlier[cik], shares)
+        for cik, shares in (zip(after[cusip].ciks, after[cusip].shares, strict=True) if cusip in after else ())
+        if cik != own and earlier.get(cik, 0) > 0
+    ]
+    return Support(len(pairs), sum(_fits(now, had * float(factor)) for had, now in pairs), LANDING, len(before))
+
+
+def merger(books: Books | None, before: str, after: str, ratio: Fraction, own: int) -> Support:
+    """Other holders of `before` at the earlier end that no longer hold it and gained `ratio` of `after` per share."""
+    if books is None or before not in books.sides[0]:
+        return NONE_SEEN
+    first, then = books.of(0), books.of(1)
+    held = books.sides[0][before]
+    relevant = fitting = 0
+    for cik, shares in zip(held.ciks, held.shares, strict=True):
+        if cik == own or shares <= 0:
+            continue
+        relevant += 1
+        now = then.get(cik, {})
+        gained = now.get(after, 0) - first.get(cik, {}).get(after, 0)
+        fitting += now.get(before, 0) == 0 and _fits(gained, shares * float(ratio))
+    # each left the one, and landed on the other's count
+    return Support(relevant, fitting, books.leaving() * LANDING, len(books.sides[0]))
+
+
+def distribution(books: Books | None, parent: str, child: str, ratio: Fraction | None, own: int) -> Support:
+    """Other holders of `parent` at both ends that gained `child`: `ratio` of it per parent share (any amount when
+    None: a distribution into classes already held, whose ratio one book cannot see)."""
+    if books is None or parent not in books.sides[0]:
+        return NONE_SEEN
+    first, then = books.of(0), books.of(1)
+    held = books.sides[0][parent]
+    relevant = fitting = 0
+    for cik, shares in zip(held.ciks, held.shares, strict=True):
+        now = then.get(cik, {})
+        if cik == own or shares <= 0 or not now.get(parent):
+            continue
+        relevant += 1
+        gained = now.get(child, 0) - first.get(cik, {}).get(child, 0)
+        fitting += gained > 0 if ratio is None else _fits(gained, shares * float(ratio))
+    # a gain of any size is what holders' buying gives as often as positions grow; of one size, seldom
+    return Support(
+        relevant, fitting, books.growing() if ratio is None else books.growing() * LANDING, len(books.sides[0])
+    )
+
+
+def acquisition(books: Books | None, cusip: str, own: int) -> Support:
+    """Other holders of `cusip` at the earlier end that hold none at the later one, where (almost) every holder left
+    it (a security acquired for cash leaves every book; one most holders still file was not)."""
+    if books is None or cusip not in books.sides[0]:
+        return NONE_SEEN
+    others = [cik for cik in books.sides[0][cusip].ciks if cik != own]
+    staying = {cik for cik in books.sides[1][cusip].ciks if cik != own} if cusip in books.sides[1] else set()
+    left = 0 if len(staying) > VANISHED * max(len(others), 1) else sum(cik not in staying for cik in others)
+    return Support(len(others), left, books.leaving(), len(books.sides[0]))
+
+
+def _fits(got: int, expected: float) -> bool:
+    return expected > 0 and abs(got - expected) <= max(ROUNDING_SHARES, SUPPORT_TOLERANCE * expected)
+
+
+def _tail(n: int, k: int, p: float) -> float:
+    """The chance that at least `k` of `n` holders fit by chance, each with chance `p`: the binomial tail."""
+    if p <= 0:
+        return 0.0
+    if p >= 1:
+        return 1.0
+    log_p, log_q = math.log(p), math.log1p(-p)
+    terms = (
+        math.lgamma(n + 1) - math.lgamma(i + 1) - math.lgamma(n - i + 1) + i * log_p + (n - i) * log_q
+        for i in range(k, n + 1)
+    )
+    return min(1.0, sum(math.exp(term) for term in terms))
