@@ -224,10 +224,14 @@ def test_a_hand_record_overrides_the_evidence_in_its_own_quarter_only():
     filings = [
         filing(CIK, Q1, {TSLA: (1_013, 400)}),
         filing(CIK, Q2, {TSLA: (2_026, 200)}),  # the recorded 2:1 split
-        filing(CIK, q3, {TSLA: (8_104, 50)}),  # a 4:1 split no record names: the book decides it, to the share
+        filing(CIK, q3, {TSLA: (8_104, 50)}),  # a 4:1 split no record names: the two books decide it, to the share
+        filing(OTHER, Q1, {TSLA: (2_001, 400)}),
+        filing(OTHER, Q2, {TSLA: (4_002, 200)}),
+        filing(OTHER, q3, {TSLA: (16_008, 50)}),
     ]
     legs, _ = parse_corporate_actions(f"{HEADER}\n2025-05-01,split,{TSLA},,2:1,,split 8-K", "corporate_actions.csv")
-    built = build_artifacts(dataclasses.replace(sources(filings, [("alpha", CIK)]), corporate_actions=legs))
+    managers = [("alpha", CIK), ("beta", OTHER)]
+    built = build_artifacts(dataclasses.replace(sources(filings, managers), corporate_actions=legs))
     second, third = assign_versions(built, [])[0][-2:]
     assert [(r["ratio"], r["derived"]) for r in second["corporateActions"]] == [("2:1", False)]
     assert [(r["ratio"], r["derived"]) for r in third["corporateActions"]] == [("4:1", True)]

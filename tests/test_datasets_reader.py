@@ -17,7 +17,7 @@ from bench import datasets_set
 from builder.cli import main
 from builder.records import HoldingRow
 from builder.release.build import DATASETS_CACHE
-from builder.sources import tree
+from builder.sources import pack_filings
 from builder.sources.datasets import members, reader
 from builder.sources.datasets.reader import read_witnesses
 from builder.sources.files import DEFAULT_LIMITS
@@ -300,7 +300,7 @@ def test_a_publish_reads_the_data_sets_once_and_a_half_written_cache_entry_is_re
     root, releases = tmp_path / "source", tmp_path / "releases"
     shutil.copytree(fixture_source(), root)
     berkshire_set()[0].write(root / "sec13f-datasets" / "2020q1_form13f.zip")
-    hashed, spawned = counted(monkeypatch, reader, "_source_file"), counted(monkeypatch, tree, "get_context")
+    hashed, spawned = counted(monkeypatch, reader, "_source_file"), counted(monkeypatch, pack_filings, "get_context")
     first = CliRunner().invoke(main, ["publish", "--source", str(root), "--releases", str(releases)])
     assert first.exit_code == 0, first.output
     assert "0 from cache" in first.output

@@ -135,12 +135,12 @@ LMCA, LMCK = "531229102", "531229300"  # Liberty Media Series A and C, and what 
 LSXMA, LSXMK, FWONA, FWONK = "531229409", "531229607", "531229870", "531229854"
 
 
-def test_one_holder_of_two_classes_recapitalised_together_is_paired_by_the_ratios_both_classes_share():
-    # Berkshire's own figures (10,000,000 A and 20,000,000 C): A → 1 SiriusXM A + 1/4 Media A, C alike; every other
-    # pairing (A → SiriusXM C at 2:1 …) gives the two classes different ratios
-    before = {LMCA: {1: (10_000_000, 38)}, LMCK: {1: (20_000_000, 38)}}
-    after = {LSXMA: {1: (10_000_000, 31)}, LSXMK: {1: (20_000_000, 31)}}
-    after |= {FWONA: {1: (2_499_998, 19)}, FWONK: {1: (4_999_998, 19)}}
+def test_two_holders_of_two_classes_recapitalised_together_are_paired_by_the_ratios_both_classes_share():
+    # Berkshire's own figures (10,000,000 A and 20,000,000 C) and a second holder's: A → 1 SiriusXM A + 1/4 Media A,
+    # C alike; every other pairing (A → SiriusXM C at 2:1 …) gives the two classes different ratios
+    before = {LMCA: {1: (10_000_000, 38), 2: (3_000_001, 38)}, LMCK: {1: (20_000_000, 38), 2: (6_000_003, 38)}}
+    after = {LSXMA: {1: (10_000_000, 31), 2: (3_000_001, 31)}, LSXMK: {1: (20_000_000, 31), 2: (6_000_003, 31)}}
+    after |= {FWONA: {1: (2_499_998, 19), 2: (750_000, 19)}, FWONK: {1: (4_999_998, 19), 2: (1_500_000, 19)}}
     legs = decide(universe(before, after), EARLIER, LATER).legs
     assert sorted((leg.cusip, leg.new_cusip, leg.ratio_text) for leg in legs) == [
         (LMCA, LSXMA, "1:1"),
@@ -149,6 +149,15 @@ def test_one_holder_of_two_classes_recapitalised_together_is_paired_by_the_ratio
         (LMCK, FWONK, "1:4"),
     ]
     assert all("the one of equal ratios" in leg.source for leg in legs)
+
+
+def test_one_holder_alone_decides_nothing_however_well_its_book_fits():
+    # Berkshire's recapitalisation alone: its book fits every ratio exactly, and is still one book, no witness
+    before = {LMCA: {1: (10_000_000, 38)}, LMCK: {1: (20_000_000, 38)}}
+    after = {LSXMA: {1: (10_000_000, 31)}, LSXMK: {1: (20_000_000, 31)}}
+    after |= {FWONA: {1: (2_499_998, 19)}, FWONK: {1: (4_999_998, 19)}}
+    evidence = decide(universe(before, after), EARLIER, LATER)
+    assert evidence.legs == () and not {LMCA, LMCK, LSXMA, FWONA} & evidence.settled
 
 
 def test_two_classes_whose_pairings_fit_equal_ratios_two_ways_stay_open():

@@ -113,3 +113,25 @@ def test_only_what_no_book_can_settle_stays_undecided_and_heinz_has_its_receipt_
         for e in (*m["positions"], *m["ended"])
     ]
     assert "undecided" not in fictional  # the second manager's book borders no omission
+
+
+def test_a_derived_record_cites_the_holders_that_decided_it_and_is_dated_between_the_quarter_ends(universe):
+    visa = next(r for a in universe.artifacts.values() for r in a["corporateActions"] if r["cusip"] == "92826C839")
+    assert (visa["effectiveAfter"], visa["effective"], visa["kind"], visa["ratio"]) == (
+        "2014-12-31",
+        "2015-03-31",
+        "split",
+        "4:1",
+    )
+    evidence = visa["evidence"]
+    assert evidence["origin"] == "sec13f-datasets" and evidence["sources"]
+    assert evidence["holders"] > 1 and evidence["agreeing"] >= 2  # Berkshire and its fictional witnesses, not one book
+    quarter = next(a for a in universe.artifacts.values() if a["quarter"] == "2015-03-31")
+    berkshire = next(m for m in quarter["managers"] if m["id"] == "berkshire")
+    change = next(p for p in berkshire["positions"] if p["ticker"] == "V")["change"]
+    assert (change["kind"], change["cause"], change["shareDelta"]) == (
+        "reduced",
+        "trade-and-corporate-action",
+        -152_000,
+    )
+    assert change["corporateActions"][0]["record"] == "evidence:2015-03-31:92826C839>split"

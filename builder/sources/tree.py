@@ -18,7 +18,7 @@ from importlib import resources
 from pathlib import Path
 
 from builder.errors import PublishError, SourceError, escaped
-from builder.records import Filing, ScopeWarning, SourceFile, SourceProblem, Sources
+from builder.records import Filing, ScopeWarning, SourceFile, SourceProblem, Sources, Witnesses
 from builder.sources.files import tree_problems
 from builder.sources.identity import link_by_figi, linked_tickers
 from builder.sources.named import named_managers
@@ -130,8 +130,28 @@ def read_sources(
         *_later_report(later, as_of),
         *previews.reports,
         *datasets.reports,
+        *_evidence_report(datasets.witnesses, known, len(copycat.managers)),
     )
     return sources, reports
+
+
+def _evidence_report(witnesses: Witnesses | None, filings: tuple[Filing, ...], managers: int) -> tuple[str, ...]:
+    """What evidence of corporate actions the publish lacks, and what that costs, in one line (none when the data
+    sets cover every quarter end the filings report)."""
+    ends = sorted({filing.period for filing in filings})
+    bare = [end for end in ends if witnesses is None or end not in witnesses.quarters]
+    if not bare:
+        return ()
+    which = (
+        "no Form 13F data sets in sec13f-datasets/"
+        if witnesses is None
+        else (f"the Form 13F data sets cover {len(ends) - len(bare)} of the {len(ends)} quarter ends filed")
+    )
+    return (
+        f"evidence: {which}; for {bare[0]} … {bare[-1]} the pack's own {managers} book(s) are the only witnesses of "
+        "corporate actions, so a change they cannot decide is published as undecided, never as bought or sold "
+        "(`ras fetch` brings every filer's books: the SEC's data sets, about 100 MB a quarter)",
+    )
 
 
 @contextmanager

@@ -42,7 +42,11 @@ def undecided_changes(artifacts: Iterable[PackArtifact]) -> list[dict]:
 
 def undecided_lines(changes: list[dict], heading: str) -> list[str]:
     """Terminal lines: the heading with the count, then each change (at most LISTED) with the line to paste."""
-    lines = [f"{heading}: {len(changes)}; each counts as neither bought nor sold"] if changes else []
+    wanting = sum("no-evidence" in entry["rules"] for entry in changes)
+    cost = (
+        f"; {wanting} of them for want of a witness (no Form 13F data set covers their quarter ends)" if wanting else ""
+    )
+    lines = [f"{heading}: {len(changes)}; each counts as neither bought nor sold{cost}"] if changes else []
     for entry in changes[:LISTED]:
         where = f"{entry['quarter']} {entry['manager']}/{entry['ticker']}{'' if entry['held'] else ' (ended)'}"
         lines.append(f"  {where}: {entry['text']}")

@@ -11,12 +11,22 @@ from builder.research.changes.carry import Carried
 from builder.research.changes.paste import record_line, todo
 from builder.research.changes.side import Side
 
-BOOK_OWN = frozenset({"confidential-omission", "received-not-reported", "received-outside-book"})  # their rules
 # A position delivered by a merger, exchange or spin-off filed at more than this multiple of what the earlier book
 # gives (Berkshire's 192,666 Kraft shares became 325,634,818 Kraft Heinz: its private Heinz stake merged in) is no
 # plain purchase beside the action: a receipt from outside the 13F book, or bought, one book cannot tell.
 RECEIVED_MULTIPLE = 3
 DELIVERING = frozenset({ActionKind.MERGER, ActionKind.EXCHANGE, ActionKind.SPIN_OFF})
+
+
+def no_evidence(earlier: Side, later: Side, cusip: str) -> dict:
+    """The candidate of a change no witness can speak to: no other holder's book, and no data set to show one."""
+    name = later.key(cusip) if cusip in later.lots else earlier.key(cusip)
+    text = (
+        f"{name}: no other holder's book shows what happened to it between {earlier.quarter} and {later.quarter} "
+        "(no Form 13F data set covers these quarter ends: `ras fetch` brings every filer's), so nothing decides "
+        "whether it was a trade or a corporate action"
+    )
+    return {"rule": "no-evidence", "text": text, "record": None}
 
 
 def omission(earlier: Side, later: Side, cusip: str, *, vanished: bool) -> dict:

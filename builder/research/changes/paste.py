@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 from datetime import date
+from fractions import Fraction
 
 
 def todo(earlier: date, later: date, what: str) -> str:
@@ -20,3 +21,10 @@ def record_line(
     row = [effective.isoformat(), kind, cusip, new_cusip, ratio, cash, source, *receipt]
     csv.writer(buffer, lineterminator="").writerow(row)
     return buffer.getvalue()
+
+
+def ratio_text(ratio: Fraction) -> str:
+    """new:old as corporate_actions.csv writes it: 4:1, 1:20, 3:2, 1.892:1."""
+    if ratio.denominator <= 20 and ratio.numerator <= 20:
+        return f"{ratio.numerator}:{ratio.denominator}"
+    return f"{float(ratio):.6g}:1"

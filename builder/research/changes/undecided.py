@@ -20,10 +20,10 @@ from fractions import Fraction
 
 from builder.research.changes.carry import Carried, Lot
 from builder.research.changes.grown import grown_classes
-from builder.research.changes.own import omission, received_outside, unreported
-from builder.research.changes.paste import record_line, todo
+from builder.research.changes.own import no_evidence, omission, received_outside, unreported
+from builder.research.changes.paste import ratio_text, record_line, todo
 from builder.research.changes.side import Side
-from builder.research.evidence import Evidence, support
+from builder.research.evidence import support
 from builder.research.evidence.support import Support, Verdict
 
 # (a) Split: the common split ratios, a 3-for-2 among them (Torchmark 2014), and the reverse splits 1:2 … 1:20.
@@ -107,7 +107,7 @@ def candidates(earlier: Side, later: Side, carried: Carried) -> dict[str, list[d
     # what the evidence settled no rule second-guesses; a parent whose distribution is recorded fell by its child's,
     # and a split another holder's steady count refutes (it would invent that holder a sale)
     spun = {parent for spun in carried.parents.values() for parent, _ in spun}
-    closed = _closed(later.evidence) | spun if spun else _closed(later.evidence)
+    closed = later.evidence.closed | spun if spun else later.evidence.closed
     gone = [x for x, shares in carried.shares.items() if shares >= 1 and x not in later.lots]
     new = [c for c in later.lots if carried.shares.get(c, 0) == 0]  # an omission is the book's own: never settled
     open_gone = [before for before in gone if before not in later.evidence.settled]
@@ -134,7 +134,7 @@ def candidates(earlier: Side, later: Side, carried: Carried) -> dict[str, list[d
         witnessed = support.distribution(later.evidence.books, parent, child, None, _own(later))
         add(
             (child,),
-            _cited(candidate, witnessed, f"holders of {later.key(parent)} gained {later.key(child)} too"),
+            witnessed.cited(candidate, f"holders of {later.key(parent)} gained {later.key(child)} too"),
             witnessed,
         )
     pairing = {cusip for cusip, found_for in found.items() if any(c["rule"] in PAIRING for c in found_for)}
@@ -160,37 +160,7 @@ def candidates(earlier: Side, later: Side, carried: Carried) -> dict[str, list[d
     return found
 
 
-_CLOSED: dict[str, tuple[Evidence, frozenset[str]]] = {}  # the last Evidence asked of _closed, and its answer
-
-
-def _closed(evidence: Evidence) -> frozenset[str]:
-    """What `evidence` settles or refutes a split of; every manager's book of a quarter asks of the same Evidence,
-    so the union is made once (the sets hold every security the holders decide)."""
-    last = _CLOSED.get("last")
-    if last is None or last[0] is not evidence:
-        last = _CLOSED["last"] = (evidence, evidence.settled | evidence.steady)
-    return last[1]
-
-
 DATASETS = "sec13f-datasets"  # Witnesses.origin of the Form 13F data sets: every filer's book
-
-
-def no_evidence(earlier: Side, later: Side, cusip: str) -> dict:
-    """The candidate of a change no witness can speak to: no other holder's book, and no data set to show one."""
-    name = later.key(cusip) if cusip in later.lots else earlier.key(cusip)
-    text = (
-        f"{name}: no other holder's book shows what happened to it between {earlier.quarter} and {later.quarter} "
-        "(no Form 13F data set covers these quarter ends: `ras fetch` brings every filer's), so nothing decides "
-        "whether it was a trade or a corporate action"
-    )
-    return {"rule": "no-evidence", "text": text, "record": None}
-
-
-def _cited(candidate: dict, witnessed: Support, what: str) -> dict:
-    """A candidate whose witnesses bear it out, citing them (an unsupported one is never published: `add`)."""
-    if witnessed.verdict is not Verdict.SUPPORTED:
-        return candidate
-    return {**candidate, "text": f"{candidate['text']} ({witnessed.text(what)})"}
 
 
 def _own(side: Side) -> int:
@@ -219,16 +189,22 @@ def _splits(earlier: Side, later: Side, cusip: str) -> list[tuple[dict, Support]
         name = later.key(cusip)
         text = (
             f"{name}: {before.shares:,} shares at {earlier.quarter}, {after.shares:,} at {later.quarter}, the price "
-            f"per share ×{price_move:.3f}: fits a {_ratio(factor)} split with the price ×{market:.2f} net of it "
-            f"(and {_signed(trade - 1)} shares traded beside it)"
+            f"per share ×{price_move:.3f}: fits a {ratio_text(factor)} split with the price ×{market:.2f} net of it "
+            f"(and {f'{trade - 1:+.1%}'} shares traded beside it)"
         )
         record = record_line(
-            later.quarter, "split", cusip, "", _ratio(factor), "", todo(earlier.quarter, later.quarter, f"{name} split")
+            later.quarter,
+            "split",
+            cusip,
+            "",
+            ratio_text(factor),
+            "",
+            todo(earlier.quarter, later.quarter, f"{name} split"),
         )
         score = abs(math.log(market)) + abs(math.log(trade))  # the likeliest: least market move and least trade
         witnessed = support.split(later.evidence.books, cusip, factor, _own(later))
-        what = f"holders who filed {name} at both ends hold {_ratio(factor)} of their shares"
-        found.append((score, (_cited({"rule": "split", "text": text, "record": record}, witnessed, what), witnessed)))
+        what = f"holders who filed {name} at both ends hold {ratio_text(factor)} of their shares"
+        found.append((score, (witnessed.cited({"rule": "split", "text": text, "record": record}, what), witnessed)))
     return [candidate for _, candidate in sorted(found, key=lambda entry: entry[0])]
 
 
@@ -245,7 +221,7 @@ def _pair(earlier: Side, later: Side, before: str, after: str) -> tuple[dict, Su
     value_ratio = new.value / old.value if old.value > 0 else 0.0
     if not same_issuer and not 1 / VALUE_BAND <= value_ratio <= VALUE_BAND:
         return None
-    stated = _stated_ratio(old, new)
+    stated = _statedratio_text(old, new)
     if not same_issuer and stated is None:
         return None
     ratio = stated or (Fraction(new.shares, old.shares) if old.shares else Fraction(1))
@@ -260,7 +236,7 @@ def _pair(earlier: Side, later: Side, before: str, after: str) -> tuple[dict, Su
             if same_issuer
             else "about the same value, a stock merger"
         )
-        + (f" at {_ratio(ratio)}" if stated else f" ({_ratio(ratio)} by share count)")
+        + (f" at {ratio_text(ratio)}" if stated else f" ({ratio_text(ratio)} by share count)")
     )
     # a line to paste only at a ratio an issuer would state and the values bear out: 192,666 Kraft shares "became"
     # 325,634,818 Kraft Heinz only with Heinz's own holders beside them, and no record of 1,690:1 is true
@@ -273,7 +249,7 @@ def _pair(earlier: Side, later: Side, before: str, after: str) -> tuple[dict, Su
             kind,
             before,
             after,
-            _ratio(ratio),
+            ratio_text(ratio),
             "",
             todo(earlier.quarter, later.quarter, f"{name_before} into {name_after}"),
         )
@@ -281,8 +257,8 @@ def _pair(earlier: Side, later: Side, before: str, after: str) -> tuple[dict, Su
         else None
     )
     witnessed = support.merger(later.evidence.books, before, after, ratio, _own(later))
-    what = f"holders of {name_before} left it and gained {_ratio(ratio)} {name_after} per share"
-    return _cited({"rule": rule, "text": text, "record": record}, witnessed, what), witnessed
+    what = f"holders of {name_before} left it and gained {ratio_text(ratio)} {name_after} per share"
+    return witnessed.cited({"rule": rule, "text": text, "record": record}, what), witnessed
 
 
 def _cash_merger(earlier: Side, later: Side, cusip: str) -> tuple[dict, Support] | None:
@@ -316,10 +292,10 @@ def _cash_merger(earlier: Side, later: Side, cusip: str) -> tuple[dict, Support]
     )
     witnessed = support.acquisition(later.evidence.books, cusip, _own(later))
     what = f"holders of {name} hold none at {later.quarter}, as every holder of a security acquired for cash"
-    return _cited({"rule": "cash-merger", "text": text, "record": record}, witnessed, what), witnessed
+    return witnessed.cited({"rule": "cash-merger", "text": text, "record": record}, what), witnessed
 
 
-def _stated_ratio(old: Lot, new: Lot) -> Fraction | None:
+def _statedratio_text(old: Lot, new: Lot) -> Fraction | None:
     """The exchange ratio the two share counts stand in, when chance would rarely give it: a simple fraction (1:1
     for a rename), or one of four decimals as mergers state them; None when they stand in none."""
     allowance = max(old.rows + new.rows, math.ceil(new.shares * 1e-6))
@@ -410,8 +386,8 @@ def _distributions(
             continue
         candidate = _distribution(earlier, later, parent, child, held, received, ratio, side)
         witnessed = support.distribution(later.evidence.books, parent, child, ratio, _own(later))
-        what = f"holders of {side.key(parent)} received {_ratio(ratio)} {later.key(child)} per share"
-        found.append((_cited(candidate, witnessed, what), witnessed))
+        what = f"holders of {side.key(parent)} received {ratio_text(ratio)} {later.key(child)} per share"
+        found.append((witnessed.cited(candidate, what), witnessed))
     return found
 
 
@@ -420,7 +396,7 @@ def _distribution(
 ) -> dict:
     name_parent, name_child = side.key(parent), later.key(child)
     text = (
-        f"{received:,} {name_child} are {_ratio(ratio)} of the {held.shares:,} {name_parent} held at {side.quarter}: "
+        f"{received:,} {name_child} are {ratio_text(ratio)} of the {held.shares:,} {name_parent} held at {side.quarter}: "
         "a spin-off or distribution"
     )
     record = record_line(
@@ -428,7 +404,7 @@ def _distribution(
         "spin-off",
         parent,
         child,
-        _ratio(ratio),
+        ratio_text(ratio),
         "",
         todo(earlier.quarter, later.quarter, f"{name_parent} distributes {name_child}"),
     )
@@ -448,14 +424,3 @@ def one_issuer(a: Lot, b: Lot) -> bool:
 def _issuer_word(issuer: str) -> str | None:
     words = [w for w in re.split(r"[^A-Z0-9&]+", issuer.upper()) if w and w not in ISSUER_NOISE]
     return words[0] if words and len(words[0]) >= 3 and words[0] not in GENERIC_WORDS else None
-
-
-def _ratio(ratio: Fraction) -> str:
-    """new:old as corporate_actions.csv writes it: 4:1, 1:20, 3:2, 1.892:1."""
-    if ratio.denominator <= 20 and ratio.numerator <= 20:
-        return f"{ratio.numerator}:{ratio.denominator}"
-    return f"{float(ratio):.6g}:1"
-
-
-def _signed(fraction: float) -> str:
-    return f"{fraction:+.1%}"

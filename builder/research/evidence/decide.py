@@ -9,8 +9,9 @@ other, was spun off. Each decision is a corporate-action leg like a hand record'
 the later quarter end and citing how many holders, how their ratios spread, which quarter ends.
 
 Many holders outvote chance. A security with fewer holders than MIN_WITNESSES is decided only exactly: every holder
-fits one ratio an issuer would use, to the share, where chance would rarely give that fit; else it stays open for
-the single-book rules (builder.research.changes.undecided), which can only flag it.
+fits one ratio an issuer would use, to the share, where chance would rarely give that fit; one held by a single filer
+(fewer than MIN_HOLDERS) is not decided at all. Either stays open for the single-book rules
+(builder.research.changes.undecided), which can only flag it, and tell a story only where other holders bear it out.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from datetime import date
 from builder.records import CorporateAction, Holders, Witnesses
 from builder.research.evidence.events import (
     CONTINUED,
+    MIN_HOLDERS,
     MIN_WITNESSES,
     NEWBORN,
     VANISHED,
@@ -78,6 +80,8 @@ class _Passes:
         """Splits of the securities most holders kept (settling them); the vanished ones, for the next pass."""
         vanished = []
         for cusip, held in self.before.items():
+            if len(held) < MIN_HOLDERS:
+                continue  # one filer's own book: nothing to decide it by
             kept = self.after.get(cusip)
             share = len(kept) / len(held) if kept is not None else 0.0
             if share >= CONTINUED and kept is not None:
@@ -114,6 +118,8 @@ class _Passes:
             prior = self.before.get(cusip)
             if cusip in self.settled or cusip in targets or (prior is not None and len(prior) > NEWBORN * len(held)):
                 continue  # decided above, or held before by some: not new
+            if len(held) < MIN_HOLDERS:
+                continue  # one filer's own book: nothing to decide it by
             proof = self.proof(held)
             spun = spun_off(cusip, held, self.books, self.settled, self.citing, proof)
             self.legs += spun

@@ -60,10 +60,13 @@ class Support:
             return Verdict.UNWITNESSED
         return Verdict.SUPPORTED
 
-    def text(self, what: str) -> str:
-        """The citation of a supported candidate: how many other holders fit, of how many."""
+    def cited(self, candidate: dict[str, str | None], what: str) -> dict[str, str | None]:
+        """A supported candidate citing its witnesses (how many other holders fit `what`, of how many); any other as
+        it is (an unsupported one is never told)."""
+        if self.verdict is not Verdict.SUPPORTED:
+            return candidate
         held = f"{self.relevant} other holder{'s' if self.relevant != 1 else ''}"
-        return f"witnessed: {self.fitting} of the {held} {what}"
+        return {**candidate, "text": f"{candidate['text']} (witnessed: {self.fitting} of the {held} {what})"}
 
 
 NONE_SEEN = Support(0, 0, 1.0)

@@ -25,6 +25,11 @@ class Evidence:
     origin: str = ""  # Witnesses.origin of the books weighed ("" when none covered the quarter ends)
     steady: frozenset[str] = frozenset()  # securities a holder kept about as many shares of: no split
     books: Books | None = None  # the holders' books at both quarter ends: what bears out or refutes one book's story
+    # what the holders settle or refute a split of: every book of the quarter asks, so it is made with the Evidence
+    closed: frozenset[str] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "closed", self.settled | self.steady)
 
 
 NO_EVIDENCE = Evidence((), frozenset())
