@@ -323,6 +323,13 @@ class Witnesses:
     filers: dict[date, int]  # quarter end → how many filers reported for it (every security, not only those asked)
 
 
+class ManagerSource(enum.StrEnum):
+    """Where a manager's quarters come from (packs.toml `source` of a `[[copycat.managers]]` entry)."""
+
+    DATASETS = "datasets"  # the Form 13F data sets, and a filing file under sec13f/<cik>/ where one is there
+    FILINGS = "filings"  # its filing files only: `ras fetch` downloads each of them from EDGAR
+
+
 @dataclass(frozen=True, slots=True)
 class ManagerConfig:
     id: str  # public manager id used in the API (`managers=` values)
@@ -330,6 +337,7 @@ class ManagerConfig:
     cik: str  # 10 digits, zero-padded
     fictional: bool = False
     allow_missing: tuple[date, ...] = ()  # quarters packs.toml lets this manager miss inside the window
+    source: ManagerSource = ManagerSource.DATASETS
 
 
 @dataclass(frozen=True, slots=True)
