@@ -12,12 +12,13 @@ from builder.research.caveats import for_managers, warning_changes
 from builder.research.caveats.scope import WarningChanges
 from builder.research.changes.books import ChangeDetail as ChangeDetail  # the changes' shapes, as diffs name them
 from builder.research.changes.books import PositionChange as PositionChange
-from builder.research.changes.books import Row, manager_changes, plain_detail
+from builder.research.changes.books import Row, plain_detail
 from builder.research.changes.books import ShareChange as ShareChange
 from builder.research.changes.side import Keying
 from builder.research.methods.policy import PolicyChange
 from builder.research.schema import PackArtifact, TickerAsOf
 from builder.research.views import Census, Mode, Named, ViewRef, census, manager_ids, naming
+from builder.research.windows.spans import manager_changes
 from builder.typed import Count, Date
 
 COLUMNS = ("tickers", "kinds", "fromShares", "toShares", "fromValues", "toValues")  # a Row's after its manager
@@ -254,7 +255,7 @@ def versions_changes(
     keyings: tuple[Keying, Keying] | None = None,
 ) -> BookChanges:
     """The selected managers' position, source and warning changes between two versions: the same in every mode.
-    `between` and `keyings`: as changes.books.manager_changes reads them."""
+    `between` and `keyings`: as research.windows.spans.manager_changes reads them."""
     selected = sorted(managers or manager_ids(newer))
     later = [w for artifact in between for w in artifact["warnings"]]
     warnings = warning_changes(

@@ -11,9 +11,10 @@ import heapq
 from collections import Counter
 
 from builder.research.changes import CHANGE_KINDS
-from builder.research.changes.books import Moved, PositionChange, moved_positions, record
+from builder.research.changes.books import Moved, PositionChange, record
 from builder.research.schema import PackArtifact
 from builder.research.views import entries, manager_ids
+from builder.research.windows.spans import moved_positions
 
 TRADES = ("new", "added", "reduced", "exited")  # the kinds that are bought or sold, in the order they are read
 PER_KIND = 5  # trades listed per kind: the quarter's story, short enough to read before promoting
