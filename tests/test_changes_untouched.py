@@ -56,13 +56,13 @@ def compared(artifacts: list[PackArtifact]) -> tuple[int, int, int, int]:
             for before in older["managers"]:
                 own = [next(m for m in version["managers"] if m["id"] == before["id"]) for version in between]
                 pairs += 1
-                cites, flagged = spans._flagged(own)
-                if cites:
+                seen = spans._between(own)
+                if seen.cites:
                     continue
-                carried = spans._carried(before["id"], before, after[before["id"]], older, newer, own, flagged)
-                untouched = spans._untouched(before["id"], before, after[before["id"]], flagged)
-                assert untouched == spans._by_keys(before["id"], before, after[before["id"]], flagged)
-                shorter += not flagged and spans._one_to_one(before["id"], before, after[before["id"]]) is not None
+                carried = spans._carried(before["id"], before, after[before["id"]], older, newer, seen)
+                untouched = spans._untouched(before["id"], before, after[before["id"]], seen)
+                assert untouched == spans._by_keys(before["id"], before, after[before["id"]], seen)
+                shorter += not seen.flagged and spans._one_to_one(before["id"], before, after[before["id"]]) is not None
                 assert untouched == [change for change in carried if books.listed(change)], (
                     older["quarter"],
                     newer["quarter"],

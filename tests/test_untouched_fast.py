@@ -84,8 +84,9 @@ def test_the_shorter_way_gives_the_general_ones_changes_or_declines():
         before = book(rng, cusips, earlier_key, book(rng, cusips, earlier_key, None))
         after = book(rng, cusips, later_key, before)
         flagged = flags(rng, cusips)
-        general = spans._by_keys("fictional-manager", before, after, flagged)
-        assert spans._untouched("fictional-manager", before, after, flagged) == general
+        seen = spans.Between(False, flagged, [], {}, {})  # what versions between that cite no corporate action carry
+        general = spans._by_keys("fictional-manager", before, after, seen)
+        assert spans._untouched("fictional-manager", before, after, seen) == general
         if flagged:  # the shorter way is not for them
             taken["flagged"] += 1
             continue
@@ -127,7 +128,7 @@ def test_versions_whose_keys_agree_spare_the_test_only_books_that_pass_it():
                 taken["books tested"] += tested is not None
                 continue
             assert one_keyed(before, after), (before, after)
-            general = spans._by_keys(before["id"], before, after, {})
+            general = spans._by_keys(before["id"], before, after, spans.Between(False, {}, [], {}, {}))
             assert spans._one_to_one(before["id"], before, after, known=True) == general
             taken["books spared"] += 1
     assert taken["versions spared"] > BOOKS / 30

@@ -178,6 +178,9 @@ def _ended(earlier: Side, later: Side, carried: Carried, found: dict, held: set[
         if shares >= 1 and later.key(cusip) not in held and shares > carried.rounding(cusip):
             key = earlier.key(cusip) if cusip in earlier.lots else later.key(cusip)
             groups.setdefault((key, "exited"), []).append(cusip)
+    for key, fate in [k for k in groups if k[1] == "exited" and (k[0], "converted") in groups]:
+        # the shares an event moved to a CUSIP of the same key, then sold: one position's exit (Media General's, 2016)
+        groups[key, fate] = groups.pop((key, "converted")) + groups[key, fate]
     return [
         _ended_entry(key, fate, cusips, earlier, later, carried, found)
         for (key, fate), cusips in sorted(groups.items())
@@ -194,8 +197,9 @@ def _ended_entry(
         return Ended(
             key, tuple(cusips), tuple(cusips), _change("converted", previous, 0, 0, "corporate-action", citations)
         )
-    exact = sum(carried.shares[c] for c in cusips)  # whole shares unless a leg made a fraction: only floored
-    applied = _unique(a for c in cusips for a in carried.moved.get(c, ())) if carried.moved else []
+    exact = sum(carried.shares.get(c, 0) for c in cusips)  # whole shares unless a leg made a fraction: only floored
+    moved = (a for c in cusips for a in (*carried.ended.get(c, ()), *carried.moved.get(c, ())))
+    applied = _unique(moved) if carried.moved or carried.ended else []
     citations = [_citation(a, earlier, later) for a in applied]
     origins = tuple(sorted({o for c in cusips for o in carried.origins.get(c, {c}) if o in earlier.lots}))
     flagged = unique_candidates(found.get(c, ()) for c in cusips) if found else []
@@ -274,6 +278,8 @@ def _citation_text(applied: Applied, earlier: Side, later: Side) -> str:
     terms = f" ({leg.ratio_text})" if leg.ratio_text else ""
     cash = f"${leg.cash_per_share:,} a share" if leg.cash_per_share is not None else ""
     when = f"{_VERBS[leg.kind]} effective {leg.effective}"
+    if leg.shares is not None and leg.kind is ActionKind.SPIN_OFF:  # a diff across quarters: windows.spans._received
+        return f"{when}{terms}: received {leg.shares:,} {after} on the {before} shares held then"
     if leg.shares is not None:
         return f"{when}: received {leg.shares:,} {after} for holdings outside the 13F book"
     if leg.kind is ActionKind.CASH_MERGER:
