@@ -5,13 +5,15 @@ what was received (a stake held outside the 13F book, merged in); pure."""
 from __future__ import annotations
 
 import math
+from typing import get_args
 
 from builder.records import ActionKind
 from builder.research.changes.carry import Carried
 from builder.research.changes.paste import record_line, todo
 from builder.research.changes.side import Side
+from builder.research.schema import BookRule, Candidate
 
-BOOK_OWN = frozenset({"confidential-omission", "received-not-reported", "received-outside-book"})  # their rules
+BOOK_OWN: frozenset[str] = frozenset(get_args(BookRule))  # their rules
 # A position delivered by a merger, exchange or spin-off filed at more than this multiple of what the earlier book
 # gives (Berkshire's 192,666 Kraft shares became 325,634,818 Kraft Heinz: its private Heinz stake merged in) is no
 # plain purchase beside the action: a receipt from outside the 13F book, or bought, one book cannot tell.
@@ -19,7 +21,7 @@ RECEIVED_MULTIPLE = 3
 DELIVERING = frozenset({ActionKind.MERGER, ActionKind.EXCHANGE, ActionKind.SPIN_OFF})
 
 
-def omission(earlier: Side, later: Side, cusip: str, *, vanished: bool) -> dict:
+def omission(earlier: Side, later: Side, cusip: str, *, vanished: bool) -> Candidate:
     """A position vanishing into a filing that omits positions (`vanished`), or first appearing after one."""
     if vanished:
         name = earlier.key(cusip) if cusip in earlier.lots else later.key(cusip)
@@ -36,7 +38,7 @@ def omission(earlier: Side, later: Side, cusip: str, *, vanished: bool) -> dict:
     return {"rule": "confidential-omission", "text": text, "record": None}
 
 
-def unreported(later: Side, carried: Carried, cusip: str) -> dict:
+def unreported(later: Side, carried: Carried, cusip: str) -> Candidate:
     """Shares received through a corporate action, absent from the later filing."""
     shares = math.floor(carried.shares[cusip])
     text = (
@@ -46,7 +48,7 @@ def unreported(later: Side, carried: Carried, cusip: str) -> dict:
     return {"rule": "received-not-reported", "text": text, "record": None}
 
 
-def received_outside(earlier: Side, later: Side, carried: Carried, cusip: str) -> dict | None:
+def received_outside(earlier: Side, later: Side, carried: Carried, cusip: str) -> Candidate | None:
     """A position a corporate action delivered, filed at several times what it delivered."""
     legs = carried.moved.get(cusip, ())
     carried_shares = math.floor(carried.shares.get(cusip, 0))

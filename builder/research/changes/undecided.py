@@ -19,6 +19,7 @@ from builder.research.changes.own import BOOK_OWN, omission, received_outside, u
 from builder.research.changes.paste import record_line, todo
 from builder.research.changes.side import Side
 from builder.research.evidence import Evidence
+from builder.research.schema import Candidate, CandidateRule
 
 # (a) Split: the common split ratios, a 3-for-2 among them (Torchmark 2014), and the reverse splits 1:2 … 1:20.
 SPLIT_FACTORS = tuple(
@@ -82,13 +83,14 @@ DISTRIBUTION_ROUNDING = 1e-5  # or one share per source row of each side, whiche
 # that quarter end (an acquired security is gone for everyone): acquired for cash, or sold.
 PINNED_PRICE = 0.03
 PAIRING = frozenset({"same-issuer", "same-value"})  # a position that paired with a new one was no cash merger
+Flagged = dict[str, list[Candidate]]  # CUSIP → the candidate explanations of its change
 
 
-def candidates(earlier: Side, later: Side, carried: Carried) -> dict[str, list[dict]]:
+def candidates(earlier: Side, later: Side, carried: Carried) -> Flagged:
     """CUSIP (of either side) → the candidate explanations the data allows for its change; empty when none."""
-    found: dict[str, list[dict]] = {}
+    found: Flagged = {}
 
-    def add(cusips: tuple[str, ...], candidate: dict) -> None:
+    def add(cusips: tuple[str, ...], candidate: Candidate) -> None:
         if candidate["rule"] not in BOOK_OWN:  # say which evidence weighed it, and which would decide it
             candidate["text"] += f" ({wanting(earlier, later, cusips)})"
         for cusip in cusips:
@@ -169,7 +171,7 @@ def wanting(earlier: Side, later: Side, cusips: tuple[str, ...]) -> str:
     )
 
 
-def _splits(earlier: Side, later: Side, cusip: str) -> list[dict]:
+def _splits(earlier: Side, later: Side, cusip: str) -> list[Candidate]:
     """(a) Same CUSIP, the implied price moved by about a common split ratio while the shares moved the other way."""
     before, after = earlier.lots[cusip], later.lots[cusip]
     if min(before.shares, after.shares, before.value, after.value) <= 0:
@@ -178,7 +180,7 @@ def _splits(earlier: Side, later: Side, cusip: str) -> list[dict]:
     shares_move = after.shares / before.shares
     if 1 / MIN_MOVE < price_move < MIN_MOVE or 1 / MIN_MOVE < shares_move < MIN_MOVE:
         return []
-    found = []
+    found: list[tuple[float, Candidate]] = []
     for factor in SPLIT_FACTORS:
         market = price_move * float(factor)
         if (factor > 1) != (shares_move > 1) or not 1 / MAX_MARKET_MOVE <= market <= MAX_MARKET_MOVE:
@@ -200,7 +202,7 @@ def _splits(earlier: Side, later: Side, cusip: str) -> list[dict]:
     return [candidate for _, candidate in sorted(found, key=lambda entry: entry[0])]
 
 
-def _pair(earlier: Side, later: Side, before: str, after: str) -> dict | None:
+def _pair(earlier: Side, later: Side, before: str, after: str) -> Candidate | None:
     """(b) In one manager's quarter a position ended and another began: of the same issuer (names match, whatever
     the ratio), or of another issuer with about the same value (a stock merger)."""
     old, new = earlier.lots.get(before), later.lots[after]
@@ -216,7 +218,7 @@ def _pair(earlier: Side, later: Side, before: str, after: str) -> dict | None:
     if not same_issuer and stated is None:
         return None
     ratio = stated or (Fraction(new.shares, old.shares) if old.shares else Fraction(1))
-    rule = "same-issuer" if same_issuer else "same-value"
+    rule: CandidateRule = "same-issuer" if same_issuer else "same-value"
     kind = "exchange" if same_issuer else "merger"
     name_before, name_after = earlier.key(before), later.key(after)
     text = (
@@ -250,7 +252,7 @@ def _pair(earlier: Side, later: Side, before: str, after: str) -> dict | None:
     return {"rule": rule, "text": text, "record": record}
 
 
-def _cash_merger(earlier: Side, later: Side, cusip: str) -> dict | None:
+def _cash_merger(earlier: Side, later: Side, cusip: str) -> Candidate | None:
     """(d) A position held whole through a quarter at a pinned price, then gone: acquired for cash, or sold."""
     last, before = earlier.lots.get(cusip), earlier.previous.get(cusip)
     if last is None or before is None or min(last.shares, before.shares, last.value, before.value) <= 0:
@@ -337,7 +339,7 @@ class _Parents:
         return cusips[bisect_left(shares, low) : bisect_right(shares, high)]
 
 
-def _distributions(earlier: Side, later: Side, carried: Carried, child: str, parents: _Parents) -> list[dict]:
+def _distributions(earlier: Side, later: Side, carried: Carried, child: str, parents: _Parents) -> list[Candidate]:
     """(c) A new position whose shares are a common fraction or multiple of a position the manager held."""
     lot = later.lots[child]
     received = lot.shares
@@ -358,7 +360,7 @@ def _distributions(earlier: Side, later: Side, carried: Carried, child: str, par
                 allowance = max(held.rows + lot.rows, math.ceil(received * DISTRIBUTION_ROUNDING))
                 if parent not in matches and abs(received - held.shares * ratio) <= allowance:
                     matches[parent] = (held, ratio, side)
-    found = []
+    found: list[Candidate] = []
     for parent, (held, ratio, side) in sorted(matches.items()):
         if later.key(parent) == later.key(child) or parent == child:
             continue
@@ -373,7 +375,7 @@ def _distributions(earlier: Side, later: Side, carried: Carried, child: str, par
 
 def _distribution(
     earlier: Side, later: Side, parent: str, child: str, held: Lot, received: int, ratio: Fraction, side: Side
-) -> dict:
+) -> Candidate:
     name_parent, name_child = side.key(parent), later.key(child)
     text = (
         f"{received:,} {name_child} are {_ratio(ratio)} of the {held.shares:,} {name_parent} held at {side.quarter}: "

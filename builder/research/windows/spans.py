@@ -12,7 +12,7 @@ from typing import NamedTuple, cast
 
 from builder.records import ActionKind, CorporateAction
 from builder.research.changes import books
-from builder.research.changes.books import KnownChange, Moved, Row, ShareChange
+from builder.research.changes.books import Moved, Row, ShareChange
 from builder.research.changes.carry import Lot
 from builder.research.changes.classify import book_changes as classify
 from builder.research.changes.classify import by_key, unique_candidates
@@ -144,10 +144,7 @@ def _carried(
     """One manager's changes across several quarters; `seen`: what the versions after the older one carry for it."""
     keys = _later_keys(before, seen, after)
     earlier, later = _side(before, older), _side(after, newer, keys)
-    # changes.classify (not typed yet) takes and gives plain dicts: the candidates are Candidate records, and its
-    # changes Change records, never 'unknown' (that needs an earlier side missing, and `earlier` is always given).
-    undecided = cast(dict[str, list[dict]], seen.flagged)
-    changes = classify(earlier, later, seen.legs, rules=lambda *_: undecided)
+    changes = classify(earlier, later, seen.legs, rules=lambda *_: seen.flagged)
     old = {p["ticker"]: p for p in before["positions"]}
     new = {p["ticker"]: p for p in after["positions"]}
     found: list[Moved] = []
@@ -158,7 +155,7 @@ def _carried(
             books.as_entry(
                 manager_id,
                 position,
-                cast(KnownChange, change),
+                change,
                 old[ticker]["shares"] if ticker in old else 0,
                 position["shares"],
                 old[ticker]["value"] if ticker in old else 0,
@@ -170,7 +167,7 @@ def _carried(
             books.as_entry(
                 manager_id,
                 named.get(ended.key) or books.unnamed(ended.key),
-                cast(KnownChange, ended.change),
+                ended.change,
                 old[ended.key]["shares"] if ended.key in old else 0,
                 0,
                 old[ended.key]["value"] if ended.key in old else 0,
@@ -275,8 +272,7 @@ def _candidates(flagged: Mapping[str, list[Candidate]], *groups: list[str]) -> l
     """The candidates `flagged` lists for any CUSIP of `groups`, each once (as changes.classify gathers them)."""
     if not flagged or all(flagged.keys().isdisjoint(group) for group in groups):
         return []
-    found = cast(Mapping[str, list[dict]], flagged)  # changes.classify (not typed yet) takes plain dicts
-    return cast(list[Candidate], unique_candidates(found[c] for group in groups for c in group if c in found))
+    return unique_candidates(flagged[c] for group in groups for c in group if c in flagged)
 
 
 def _untouched_change(
