@@ -4,7 +4,7 @@ apart is research.windows.spans'."""
 
 from __future__ import annotations
 
-from typing import Literal, TypedDict, cast
+from typing import TypedDict, cast
 
 from builder.research.changes.classify import BOUGHT, SOLD
 from builder.research.schema import (
@@ -13,6 +13,7 @@ from builder.research.schema import (
     Cause,
     CitedAction,
     ConvertedChange,
+    MeasuredKind,
     Position,
     TickerAsOf,
     TradeChange,
@@ -22,7 +23,7 @@ from builder.research.views import Named
 from builder.typed import Count
 
 # A diff lists moves, corporate actions and undecided changes; never an unknown one (no filing to compare).
-ShareChange = Literal["new", "added", "reduced", "unchanged", "exited", "converted", "undecided"]
+ShareChange = MeasuredKind
 
 
 class PositionChange(TypedDict):

@@ -29,6 +29,7 @@ from builder.research.schema import (
     Sold,
     TradeCause,
     TradeChange,
+    Traded,
     TradeKind,
     UndecidedChange,
     UnknownChange,
@@ -37,6 +38,7 @@ from builder.research.schema import (
 CHANGE_KINDS: tuple[ChangeKind, ...] = get_args(ChangeKind)  # in their declared order
 BOUGHT: frozenset[str] = frozenset(get_args(Bought))
 SOLD: frozenset[str] = frozenset(get_args(Sold))
+TRADED: tuple[str, ...] = get_args(Traded)  # the kinds that are bought or sold, in their declared order
 CASH_IN_LIEU = 10  # shares a corporate action may leave a book short by (cash paid in lieu of fractions), per leg
 
 
