@@ -13,10 +13,17 @@ from datetime import date
 from decimal import Decimal
 from fractions import Fraction
 from operator import attrgetter
-from typing import Any
+from typing import Any, Literal
+
+FormType = Literal["13F-HR", "13F-HR/A"]  # holdings reports, combination reports included (reportType says which)
+ShareType = Literal["SH", "PRN"]  # eis_13FDocument.xsd SHRSPRNTYPE: shares or principal amount
+PutCall = Literal["Put", "Call"]  # eis_13FDocument.xsd PUT_CALL
+Origin = Literal[
+    "sec13f-datasets", "pack-filings"
+]  # whose books witnessed a corporate action: every filer's, or the pack's
 
 
-class Amendment(enum.Enum):
+class Amendment(enum.StrEnum):
     """How a 13F filing relates to earlier filings for the same quarter (Form 13F cover page)."""
 
     ORIGINAL = "original"
@@ -24,7 +31,7 @@ class Amendment(enum.Enum):
     NEW_HOLDINGS = "new-holdings"  # adds rows to the quarter's table
 
 
-class ValueUnit(enum.Enum):
+class ValueUnit(enum.StrEnum):
     """The unit of the `value` column as filed."""
 
     DOLLARS = "dollars"
@@ -50,8 +57,8 @@ class HoldingRow:
     cusip: str  # upper-case, 9 characters
     value: int
     shares: int  # sshPrnamt
-    share_type: str  # "SH" or "PRN"
-    put_call: str | None  # "Put", "Call" or None
+    share_type: ShareType
+    put_call: PutCall | None
     discretion: str
     other_managers: str  # "" when absent
     voting_sole: int
@@ -97,8 +104,8 @@ def holding_row(
     cusip: str,
     value: int,
     shares: int,
-    share_type: str,
-    put_call: str | None,
+    share_type: ShareType,
+    put_call: PutCall | None,
     discretion: str,
     other_managers: str,
     voting_sole: int,
@@ -167,7 +174,7 @@ class Filing:
     accession: str  # accession number when known (full .txt, .nc, or a file name), else a stable id from `source`
     cik: str  # 10 digits, zero-padded
     manager_name: str
-    form_type: str  # "13F-HR" or "13F-HR/A"
+    form_type: FormType
     report_type: str  # "13F HOLDINGS REPORT" or "13F COMBINATION REPORT"
     period: date  # periodOfReport (quarter end)
     filed: date  # filing date: the header's FILED AS OF DATE, else EDGAR's recorded date, else signatureDate
@@ -288,7 +295,7 @@ class ActionEvidence:
     holders: int  # filers that held the security at the earlier quarter end
     agreeing: int  # of the holders it concerns, those whose books fit the event (the rest traded beside it)
     ratios: tuple[str, str] | None  # the lowest and highest ratio among them, "1.8920"; None for a cash acquisition
-    origin: str  # Witnesses.origin: "sec13f-datasets" or "pack-filings"
+    origin: Origin  # Witnesses.origin
     sources: tuple[str, ...]  # the data-set zips behind it; () for the pack's own filings
 
 
@@ -331,10 +338,17 @@ class Witnesses:
     whether a change was a trade or a corporate action. From the SEC's Form 13F data sets when the source tree
     has them (`sec13f-datasets/`), else from the pack's own filings."""
 
-    origin: str  # "sec13f-datasets" or "pack-filings"
+    origin: Origin
     sources: tuple[str, ...]  # the source-relative files behind them (the data-set zips); () for the pack's filings
     quarters: dict[date, dict[str, Holders]]  # quarter end → CUSIP → its holders (only the CUSIPs asked for)
     filers: dict[date, int]  # quarter end → how many filers reported for it (every security, not only those asked)
+
+
+class ManagerSource(enum.StrEnum):
+    """Where a manager's quarters come from (packs.toml `source` of a `[[copycat.managers]]` entry)."""
+
+    DATASETS = "datasets"  # the Form 13F data sets, and a filing file under sec13f/<cik>/ where one is there
+    FILINGS = "filings"  # its filing files only: `ras fetch` downloads each of them from EDGAR
 
 
 @dataclass(frozen=True, slots=True)
@@ -344,6 +358,7 @@ class ManagerConfig:
     cik: str  # 10 digits, zero-padded
     fictional: bool = False
     allow_missing: tuple[date, ...] = ()  # quarters packs.toml lets this manager miss inside the window
+    source: ManagerSource = ManagerSource.DATASETS
 
 
 @dataclass(frozen=True, slots=True)

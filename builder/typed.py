@@ -68,7 +68,7 @@ class Unpromised:
 
 
 class Bare:
-    """Marks a Literal of several values to write as `{"enum": [...]}` alone, None allowed among them (the
+    """Marks a Literal (or a string enum) of several values to write as `{"enum": [...]}` alone, None allowed among them (the
     PackArtifact schema's style), not as a string enum."""
 
 
@@ -145,7 +145,10 @@ def _schema(hint: Any, style: _Style) -> Schema:
     elif origin is Literal:
         schema = {"type": "string", "enum": list(_strings(args))}
     elif isinstance(hint, type) and issubclass(hint, enum.Enum):
-        schema = {"type": "string", "enum": list(_strings(tuple(member.value for member in hint)))}
+        values = list(_strings(tuple(member.value for member in hint)))
+        schema = (
+            {"enum": values} if any(isinstance(extra, Bare) for extra in extras) else {"type": "string", "enum": values}
+        )
     elif origin is list:
         schema = {"type": "array", "items": _schema(args[0], style)}
     elif origin is dict:  # a map keyed by ids: the keys' schema (an open id lists the known ones as examples)

@@ -18,6 +18,7 @@ from builder.research.changes import books, side
 from builder.research.diff import versions_changes
 from builder.research.schema import ArtifactManager, PackArtifact
 from builder.research.views import entries
+from builder.research.windows import spans
 from tests.conftest import quiet
 
 TREE = synthetic.Params(managers=4, quarters=8, positions=20, seed=37)
@@ -55,14 +56,14 @@ def compared(artifacts: list[PackArtifact]) -> tuple[int, int, int, int]:
             for before in older["managers"]:
                 own = [next(m for m in version["managers"] if m["id"] == before["id"]) for version in between]
                 pairs += 1
-                cites, flagged = books._flagged(own)
-                if cites:
+                seen = spans._between(own)
+                if seen.cites:
                     continue
-                carried = books._carried(before["id"], before, after[before["id"]], older, newer, own, flagged)
-                untouched = books._untouched(before["id"], before, after[before["id"]], flagged)
-                assert untouched == books._by_keys(before["id"], before, after[before["id"]], flagged)
-                shorter += not flagged and books._one_to_one(before["id"], before, after[before["id"]]) is not None
-                assert untouched == [change for change in carried if books._moved(change)], (
+                carried = spans._carried(before["id"], before, after[before["id"]], older, newer, seen)
+                untouched = spans._untouched(before["id"], before, after[before["id"]], seen)
+                assert untouched == spans._by_keys(before["id"], before, after[before["id"]], seen)
+                shorter += not seen.flagged and spans._one_to_one(before["id"], before, after[before["id"]]) is not None
+                assert untouched == [change for change in carried if books.listed(change)], (
                     older["quarter"],
                     newer["quarter"],
                     before["id"],
@@ -86,19 +87,19 @@ def test_the_short_way_keeps_the_changes_the_versions_between_left_undecided(syn
 
 
 def own_in_general(manager_id: str, before: ArtifactManager, after: ArtifactManager) -> list[books.Moved]:
-    """books._own without its way for plain trades: every entry's change through books._entry, by ticker."""
+    """books.own_changes without its way for plain trades: every entry's change through books.as_entry, by ticker."""
     old = {p["ticker"]: p for p in before["positions"]}
     found = []
     for held, entry in entries(after):
         change, was = entry["change"], old.get(entry["ticker"])
         from_shares, from_value = (was["shares"], was["value"]) if was is not None else (0, 0)
         to_shares, to_value = (entry["shares"], entry["value"]) if held else (0, 0)  # type: ignore[typeddict-item]
-        if change["kind"] != "unknown" and books._moves(
+        if change["kind"] != "unknown" and books.moves(
             change["kind"], from_shares, to_shares, change["corporateActions"]
         ):
             known = cast(books.KnownChange, change)
-            found.append(books._entry(manager_id, entry, known, from_shares, to_shares, from_value, to_value))
-    return sorted(found, key=books._ticker)
+            found.append(books.as_entry(manager_id, entry, known, from_shares, to_shares, from_value, to_value))
+    return sorted(found, key=books.by_ticker)
 
 
 def test_consecutive_versions_changes_take_plain_trades_straight_to_their_rows(artifacts):
@@ -106,7 +107,7 @@ def test_consecutive_versions_changes_take_plain_trades_straight_to_their_rows(a
     for older, newer in pairwise(artifacts):
         after = {manager["id"]: manager for manager in newer["managers"]}
         for before in older["managers"]:
-            found = books._own(before["id"], before, after[before["id"]])
+            found = books.own_changes(before["id"], before, after[before["id"]])
             assert found == own_in_general(before["id"], before, after[before["id"]])
             plain += sum(detail is None for _, detail, _ in found)
             detailed += sum(detail is not None for _, detail, _ in found)

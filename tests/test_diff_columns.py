@@ -13,8 +13,9 @@ import pytest
 
 from builder.api import methods
 from builder.research.changes import BOUGHT, SOLD
-from builder.research.changes.books import moved_positions, record
+from builder.research.changes.books import record
 from builder.research.diff import _shown, position_changes
+from builder.research.windows.spans import moved_positions
 
 PACK = "/api/v1/packs/13f-copycat"
 COLUMNS = ("tickers", "kinds", "fromShares", "toShares", "fromValues", "toValues")

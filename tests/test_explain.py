@@ -7,11 +7,13 @@ from datetime import date
 import pytest
 
 from builder.api.wire import ErrorCode, api_error
+from builder.records import Amendment, ValueUnit
 from builder.research.errors import NotInView
 from builder.research.methods.ethos import score_view
 from builder.research.methods.explain import explain_position
 from builder.research.methods.explained import citations, source_paths, source_record
 from builder.research.methods.policy import evaluate_policy
+from builder.research.schema import ArtifactFiling
 from builder.research.views import select_view
 from tests.research_samples import make_artifact
 
@@ -116,9 +118,29 @@ def test_a_source_records_folder_and_files_are_the_filings_source_paths():
     ],
 )
 def test_source_paths_are_split_at_their_common_folder_and_joined_back(source, folder, files):
-    record = source_record("m", {"accession": "1", "source": source})  # type: ignore[typeddict-item]
+    filing: ArtifactFiling = {
+        "accession": "1",
+        "formType": "13F-HR",
+        "amendment": Amendment.ORIGINAL,
+        "amendmentNo": 0,
+        "filed": "2014-02-14",
+        "filedFrom": "submission header",
+        "source": source,
+        "unit": ValueUnit.THOUSANDS,
+        "unitRule": "filed-before-2023-01-03",
+        "rows": 2,
+        "tableEntryTotal": 2,
+        "tableValueTotal": 30,
+    }
+    record = source_record("m", filing)
     assert (record["folder"], record["files"]) == (folder, files)
     assert source_paths(record) == source
+    assert record["managerId"] == "m" and {**record, "source": source} == {
+        **filing,
+        "managerId": "m",
+        "folder": folder,
+        "files": files,
+    }
 
 
 def test_the_explanation_carries_the_tickers_scores_and_overlap():

@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 
 from builder.api.data import ReleaseData
+from builder.research.changes import TRADED
 from builder.review.compare import GATES, Side, review, tripped
 from builder.review.page import review_page
 from builder.review.text import review_lines
-from builder.review.trades import TRADES
 from tests.berkshire import berkshire_tree
 from tests.test_caveats_realdata import data_of, only
 
@@ -42,8 +42,8 @@ def result(berkshire: ReleaseData) -> dict:
 
 def test_trades_are_the_change_records_ranked_by_shares_traded_never_by_change_of_market_value(result, berkshire):
     trades = result["trades"]
-    assert [t["kind"] for t in trades] == sorted((t["kind"] for t in trades), key=TRADES.index)  # new, added, …
-    for kind in TRADES:
+    assert [t["kind"] for t in trades] == sorted((t["kind"] for t in trades), key=TRADED.index)  # new, added, …
+    for kind in TRADED:
         effects = [abs(t["tradeEffect"]) for t in trades if t["kind"] == kind]
         assert effects == sorted(effects, reverse=True)
     assert {t["ticker"] for t in trades if t["kind"] == "new"} <= NEW and {"JPM", "WFC"} <= {

@@ -1,5 +1,5 @@
-"""The shorter way to an untouched manager's changes (books._one_to_one: each CUSIP keyed to one ticker, the same on
-both sides, nothing flagged) gives exactly what the general one (books._by_keys) gives, or declines: on random books
+"""The shorter way to an untouched manager's changes (spans._one_to_one: each CUSIP keyed to one ticker, the same on
+both sides, nothing flagged) gives exactly what the general one (spans._by_keys) gives, or declines: on random books
 that share CUSIPs under one ticker, rename tickers between versions, key a ticker to a CUSIP the other version names
 otherwise, flag CUSIPs, hold zero-share lines and end positions. The real releases' books: test_changes_untouched."""
 
@@ -9,9 +9,9 @@ import random
 from collections import Counter
 from typing import cast
 
-from builder.research.changes import books
 from builder.research.changes.side import Keying, keying, one_keyed, untested
 from builder.research.schema import ArtifactManager, Candidate, PackArtifact
+from builder.research.windows import spans
 
 SEED = 37
 BOOKS = 3000  # random manager pairs
@@ -84,12 +84,13 @@ def test_the_shorter_way_gives_the_general_ones_changes_or_declines():
         before = book(rng, cusips, earlier_key, book(rng, cusips, earlier_key, None))
         after = book(rng, cusips, later_key, before)
         flagged = flags(rng, cusips)
-        general = books._by_keys("fictional-manager", before, after, flagged)
-        assert books._untouched("fictional-manager", before, after, flagged) == general
+        seen = spans.Between(False, flagged, [], {}, {})  # what versions between that cite no corporate action carry
+        general = spans._by_keys("fictional-manager", before, after, seen)
+        assert spans._untouched("fictional-manager", before, after, seen) == general
         if flagged:  # the shorter way is not for them
             taken["flagged"] += 1
             continue
-        shorter = books._one_to_one("fictional-manager", before, after)
+        shorter = spans._one_to_one("fictional-manager", before, after)
         if shorter is None:
             taken["declined"] += 1
             continue
@@ -127,8 +128,8 @@ def test_versions_whose_keys_agree_spare_the_test_only_books_that_pass_it():
                 taken["books tested"] += tested is not None
                 continue
             assert one_keyed(before, after), (before, after)
-            general = books._by_keys(before["id"], before, after, {})
-            assert books._one_to_one(before["id"], before, after, known=True) == general
+            general = spans._by_keys(before["id"], before, after, spans.Between(False, {}, [], {}, {}))
+            assert spans._one_to_one(before["id"], before, after, known=True) == general
             taken["books spared"] += 1
     assert taken["versions spared"] > BOOKS / 30
     assert taken["versions tested whole"] > BOOKS / 30

@@ -11,7 +11,7 @@ which the tool's output schema is generated (builder.typed.compact_schema).
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Annotated, Any, Literal, NotRequired, TypedDict, cast
+from typing import Annotated, Any, NotRequired, TypedDict, cast
 
 from builder.api.shapes import (
     CopycatLatestPack,
@@ -23,6 +23,7 @@ from builder.api.shapes import (
     PackCatalog,
     PackFeature,
     PackLabel,
+    PackStatus,
     PreviewAuditExport,
     PreviewIdentity,
     PreviewLatestPack,
@@ -44,6 +45,7 @@ from builder.research.methods.explained import (
     PolicyBrief,
     PositionExplanation,
     TickerOverlap,
+    ViewStatus,
     cited,
 )
 from builder.research.methods.policy import Outcome, PolicyResult, Signal
@@ -81,7 +83,7 @@ class PackListing(TypedDict):
     id: Annotated[str, KEY]
     label: Annotated[PackLabel, KEY]
     title: str
-    status: Annotated[Literal["available", "planned"], KEY]
+    status: Annotated[PackStatus, KEY]
     latestVersion: str | None
     asOf: Date | None
     features: list[PackFeature]
@@ -165,7 +167,7 @@ class PolicyAnswer(TypedDict):
     versionId: str
     asOf: Date
     freshness: Freshness
-    signal: Literal["research-only", "no-signal"]
+    signal: Signal
     checks: list[CheckListing]
     blockingReasonCount: int
     blockingReasons: list[str]
@@ -228,7 +230,7 @@ class ExplanationAnswer(TypedDict):
     versionId: str
     quarter: Date
     view: Annotated[ViewBrief, UNPROMISED]
-    viewStatus: Literal["in-view", "left-view"]
+    viewStatus: ViewStatus
     summary: Annotated[SummaryBrief, UNPROMISED]
     changeCount: Count
     changes: list[ChangeBrief]

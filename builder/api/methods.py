@@ -165,7 +165,7 @@ def carried_through(data: ReleaseData, version: str) -> PackArtifact:
 
 
 def keying_of(data: ReleaseData, version: str) -> Keying:
-    """What the one-to-one test of a diff's books reads of a whole version (changes.books.keying): small, so kept."""
+    """What the one-to-one test of a diff's books reads of a whole version (changes.side.keying): small, so kept."""
     found: Keying = data.memo(("keying", version), lambda: keying(data.artifacts[version]), pinned=True)
     return found
 

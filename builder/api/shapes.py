@@ -28,6 +28,7 @@ from builder.typed import KEY, Count, Date, Keywords, Sha256
 HealthStatus = Literal["consumable", "degraded"]  # degraded while fixture or scope warnings exist
 PackLabel = Literal["launch pack", "data preview", "research preview"]  # contract section 1
 PackFeature = Literal["views", "diff", "explain", "ethos", "policy"]  # what 13f-copycat answers; a preview pack none
+PackStatus = Literal["available", "planned"]  # a planned pack is listed, with no links; its routes answer 404
 NoExecution = Literal[False]  # research only: no broker, no orders
 CopycatVersionId = Annotated[str, Keywords(pattern=r"^multi-manager-[0-9]{4}-[0-9]{2}-[0-9]{2}-v[0-9]+\.[0-9]+$")]
 

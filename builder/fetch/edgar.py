@@ -5,15 +5,16 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import date
-from typing import Any
+from typing import Any, get_args
 
 import orjson
 
 from builder.fetch.client import Client, FetchError
+from builder.records import FormType
 
 DATA_HOST = "https://data.sec.gov"  # the submissions API (EDGAR developer resources, "data.sec.gov")
 ARCHIVE_HOST = "https://www.sec.gov"  # /Archives/edgar/data/…: the filings themselves
-HOLDINGS_FORMS = ("13F-HR", "13F-HR/A")  # downloaded: the holdings reports and their amendments
+HOLDINGS_FORMS: tuple[str, ...] = get_args(FormType)  # downloaded: the holdings reports and their amendments
 NOTICE_FORMS = ("13F-NT", "13F-NT/A", "13F-CTR", "13F-CTR/A")  # listed in the summary, never downloaded
 
 

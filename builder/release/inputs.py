@@ -19,7 +19,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from datetime import date
 from itertools import chain
 from pathlib import Path
@@ -32,6 +32,8 @@ from builder.cores import forked_map
 from builder.errors import at_path, escaped
 from builder.release.objects import artifact_of, stored_artifact_file
 from builder.release.store import GATE_VERDICTS, MANIFEST, ROUTES
+from builder.research.artifact import ArtifactInputs, Reader
+from builder.research.schema import PackArtifact
 from builder.sources.files import relative, walk
 
 TEMPORARY_PREFIX = ".tmp-"  # a record being written: `.tmp-<name>-<pid>`, removed by the next publish if left
@@ -145,7 +147,7 @@ class Reuse:
         fingerprint = self.answers[key] = _fingerprint(inputs, key)
         return self._routes.get(key) if self._record.get("answers", {}).get(key) == fingerprint else None
 
-    def artifact(self, inputs: object) -> Callable[[], dict | None] | None:
+    def artifact(self, inputs: ArtifactInputs) -> Reader | None:
         """Note the artifact's fingerprint; where the promoted release holds an artifact of the same inputs, what reads
         it (intact, else None). The build workers call it, each for its quarter: reading and decoding an artifact costs
         about what building it does, so the versions a new quarter leaves unchanged are read on every core."""
@@ -167,7 +169,7 @@ class Reuse:
         return write_record(self.releases / ANSWERS / f"{release_id}.json", record)
 
 
-def _intact_artifact(path: Path, sha256: str) -> dict | None:
+def _intact_artifact(path: Path, sha256: str) -> PackArtifact | None:
     """The artifact of a promoted release's file, without its version id (the release assigns ids: the same content,
     the same id); None when the file is gone or its bytes are not those its manifest names."""
     try:

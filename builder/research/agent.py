@@ -12,7 +12,7 @@ the canonical bytes are within BUDGET_BYTES, whatever the names and texts hold.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Annotated, Any, Literal, NotRequired, TypedDict, TypeGuard, TypeVar
+from typing import Annotated, Any, Literal, NotRequired, TypedDict, TypeGuard, TypeVar, get_args
 
 from builder.canonical import canonical_json
 from builder.research.changes import BOUGHT, SOLD
@@ -20,7 +20,7 @@ from builder.research.diff import PositionChange, VersionDiff, position_changes
 from builder.research.methods.ethos import EthosComparison
 from builder.research.methods.policy import PolicyResult, Signal
 from builder.research.quarters import Freshness, freshness
-from builder.research.schema import ChangeKind, PackArtifact, TickerAsOf
+from builder.research.schema import ChangeKind, PackArtifact, TickerAsOf, Traded
 from builder.research.views import Mode, View, ViewPosition, ViewTicker
 from builder.typed import KEY, Count, Date, Fraction, Keywords
 
@@ -90,14 +90,11 @@ class FilingDate(TypedDict):
     filed: Date
 
 
-TradeKind = Literal["added", "exited", "new", "reduced"]
-
-
 class Trade(TypedDict):
     ticker: str
     issuer: str
     tickerAsOf: TickerAsOf
-    kind: TradeKind
+    kind: Annotated[Traded, Keywords(enum=sorted(get_args(Traded)))]  # the document has listed them alphabetically
     shareDelta: int
     tradedValue: int
 
@@ -187,7 +184,7 @@ SHAPES = {"AgentPayload": AgentPayload, "AgentHolding": AgentHolding, "AgentPoli
 Payload = TypeVar("Payload", bound=Mapping[str, Any])
 
 
-def is_trade(kind: str) -> TypeGuard[TradeKind]:
+def is_trade(kind: str) -> TypeGuard[Traded]:
     """The one trade test: only a new, added, reduced or exited position was bought or sold."""
     return kind in BOUGHT or kind in SOLD
 

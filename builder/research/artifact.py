@@ -5,11 +5,11 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Container, Iterable, Mapping, Sequence
 from datetime import date
-from typing import TypeVar, cast
+from typing import Final, TypeVar
 
 from builder.records import Amendment, CorporateAction, Filing, ManagerConfig, Security, Sources, Witnesses
 from builder.research.caveats import ManagerQuarter, version_warnings
-from builder.research.changes import BOUGHT, CHANGE_KINDS, SOLD, Changes, Ended, book_changes  # noqa: F401 (re-exported)
+from builder.research.changes import Changes, Ended, book_changes, unknown_changes
 from builder.research.changes.actions import action_records
 from builder.research.changes.carry import legs_between
 from builder.research.changes.side import Side
@@ -17,23 +17,49 @@ from builder.research.coverage import quarter_coverage
 from builder.research.evidence import Evidence, decide, pack_witnesses
 from builder.research.holdings import Holding, QuarterBook, QuarterBooks
 from builder.research.quarters import filing_deadline, previous_quarter
-from builder.research.schema import PackArtifact
+from builder.research.schema import (
+    ArtifactFiling,
+    ArtifactManager,
+    Change,
+    OtherHolding,
+    PackArtifact,
+    Position,
+    PositionName,
+    SourceRow,
+)
+from builder.research.schema import Ended as EndedPosition
 from builder.research.versions import PACK_ID
 
-ARTIFACT_SCHEMA = "pack-artifact/2.0"
+ARTIFACT_SCHEMA: Final = "pack-artifact/2.0"
 WEIGHT_DIGITS = 6  # weights are fractions of the book; 6 places resolve 1 dollar in a $1m book
-Made = tuple[dict, bool]  # a quarter's artifact, and whether it was taken from an earlier build instead of built
-Lender = Callable[[list], Callable[[], dict | None] | None]  # see build_artifacts
-Spread = Callable[[Callable[[date], Made], Sequence[date]], list[Made]]
+# What an artifact is made of (artifact_inputs): its quarter, whether the sources are the fixture, and each file
+# behind it as (path, sha256)
+ArtifactInputs = tuple[str, bool, list[tuple[str, str]]]
+Reader = Callable[[], PackArtifact | None]  # an earlier build's artifact, None when it is found damaged
+Lender = Callable[[ArtifactInputs], Reader | None]  # see build_artifacts
 Built = TypeVar("Built")  # what a caller keeps of each artifact made (built_artifacts)
 
 
-def in_turn(task: Callable[[date], Made], quarters: Sequence[date]) -> list[Made]:
+@dataclasses.dataclass(frozen=True, slots=True)
+class Made:
+    """A quarter's artifact, and whether it was taken from an earlier build instead of built."""
+
+    artifact: PackArtifact
+    taken: bool
+
+
+Task = Callable[[date], Made]
+Spread = Callable[[Task, Sequence[date]], list[Built]]  # makes each quarter's artifact, in order, however it runs them
+
+
+def in_turn(task: Task, quarters: Sequence[date]) -> list[Made]:
     """`task` of each quarter, one after the other (a caller may spread them over processes instead)."""
     return [task(quarter) for quarter in quarters]
 
 
-def build_artifacts(sources: Sources, earlier: Lender | None = None, spread: Spread = in_turn) -> list[PackArtifact]:
+def build_artifacts(
+    sources: Sources, earlier: Lender | None = None, spread: Spread[Made] = in_turn
+) -> list[PackArtifact]:
     """The PackArtifact of each quarter of the window every manager filed, oldest first, without version ids.
 
     `earlier(inputs)` may return what reads the artifact an earlier build made from the same `artifact_inputs` (with
@@ -41,71 +67,77 @@ def build_artifacts(sources: Sources, earlier: Lender | None = None, spread: Spr
     a new quarter, every quarter but the newest. `spread(task, quarters)` makes each, every one independent of the
     rest: `[task(q) for q in quarters]`, in that order, however it runs them.
     """
-    # build_artifact writes the PackArtifact's fields as a plain dict (the writer is not typed yet), and `earlier`
-    # gives one a promoted release published; the publish validates each against the schema (export_audit_trail).
-    return cast(list[PackArtifact], [artifact for artifact, _ in built_artifacts(sources, earlier, spread)])
+    return [made.artifact for made in built_artifacts(sources, earlier, spread)]
 
 
-def built_artifacts(
-    sources: Sources, earlier: Lender | None, spread: Callable[[Callable[[date], Made], Sequence[date]], list[Built]]
-) -> list[Built]:
+def built_artifacts(sources: Sources, earlier: Lender | None, spread: Spread[Built]) -> list[Built]:
     """build_artifacts, each artifact as `spread` gives it (a caller may turn each into what it keeps of it as soon as
     it is made, where it is made: the release keeps them as compressed bytes). What `earlier` lends is read by the task
     too, so however `spread` runs the building it runs the reading."""
-    books = QuarterBooks(sources.filings)
-    sides: dict[tuple[str, date], Side | None] = {}
-    alive = filed_at(sources.filings)
-    dated: dict[date, Dated] = {}  # per quarter end, every CUSIP's securities.csv row, looked up once for all books
-
-    def dated_at(end: date) -> Dated:
-        found = dated.get(end)
-        if found is None:
-            found = dated[end] = Dated(sources.securities, end)
-        return found
-
-    def side_of(key: tuple[str, date]) -> Side | None:
-        # Each book's Side once: a quarter end is one version's current book, the next one's prior and its trend.
-        if key not in sides:
-            found = books.get(key)
-            sides[key] = _side(found, dated_at(key[1]), alive.get(key[1], frozenset())) if found else None
-        return sides[key]
-
-    def positions_of(key: tuple[str, date], only: Container[str] | None) -> dict[str, dict]:
-        # The long positions are made each time they are asked for (a book's all as the current one, those it no
-        # longer holds as the prior one) and let go with the manager's entry: one quarter end's are some 300 MB at
-        # 2,000 managers.
-        return _long_positions(books[key], dated_at(key[1]), only)
-
-    own: dict[date, Witnesses] = {}  # per quarter end, the pack's own books as witnesses: each quarter's once
-
-    def witnessed(quarter: date) -> Witnesses:
-        if quarter not in own:
-            keys = [(m.cik, quarter) for m in sources.copycat.managers if (m.cik, quarter) in books]
-            own[quarter] = pack_witnesses((cik, q, _lots(side_of((cik, q)))) for cik, q in keys)
-        return own[quarter]
-
-    def built(quarter: date) -> dict:
-        evidence = quarter_evidence(sources, quarter, witnessed)
-        for done in [end for end in own if end < quarter]:  # the next quarter asks for this one's only
-            del own[done]
-        # build_artifact reads the Sides of this quarter end and the two before it; the quarters after it (in order,
-        # however they are spread) no earlier ones
-        oldest = previous_quarter(previous_quarter(quarter))
-        for key in [key for key in sides if key[1] < oldest]:
-            del sides[key]
-        for end in [end for end in dated if end < oldest]:
-            del dated[end]
-        return build_artifact(quarter, sources, books, positions_of, side_of, evidence, dated_at(quarter))
-
+    window = Window(sources)
     quarters = quarter_coverage(sources).published
-    lent = {quarter: earlier(artifact_inputs(quarter, sources, books)) if earlier else None for quarter in quarters}
+    lent = {q: earlier(artifact_inputs(q, sources, window.books)) if earlier else None for q in quarters}
 
     def made(quarter: date) -> Made:
         read = lent[quarter]
         found = read() if read is not None else None
-        return (found, True) if found is not None else (built(quarter), False)
+        return Made(found, True) if found is not None else Made(window.built(quarter), False)
 
     return spread(made, quarters)
+
+
+class Window:
+    """What the artifacts of a window's quarters share, each made when first asked for and let go once no later
+    quarter (in order, however they are spread) asks for it: each book's Side (a quarter end is one version's current
+    book, the next one's prior and its trend), each quarter end's securities.csv rows, and the pack's own books as
+    witnesses."""
+
+    def __init__(self, sources: Sources) -> None:
+        self.sources = sources
+        self.books = QuarterBooks(sources.filings)
+        self._alive = filed_at(sources.filings)
+        self._sides: dict[tuple[str, date], Side | None] = {}
+        self._dated: dict[date, Dated] = {}  # per quarter end, every CUSIP's securities.csv row, looked up once
+        self._own: dict[date, Witnesses] = {}  # per quarter end, the pack's own books as witnesses
+
+    def dated(self, end: date) -> Dated:
+        found = self._dated.get(end)
+        if found is None:
+            found = self._dated[end] = Dated(self.sources.securities, end)
+        return found
+
+    def side(self, key: tuple[str, date]) -> Side | None:
+        """The book's Side, None when the manager did not file for that quarter end."""
+        if key not in self._sides:
+            found = self.books.get(key)
+            alive = self._alive.get(key[1], frozenset())
+            self._sides[key] = _side(found, self.dated(key[1]), alive) if found else None
+        return self._sides[key]
+
+    def positions(self, key: tuple[str, date], only: Container[str] | None) -> dict[str, Long]:
+        """The book's long positions by key, only those keyed in `only` unless it is None. Made each time they are
+        asked for (a book's all as the current one, those it no longer holds as the prior one) and let go with the
+        manager's entry: one quarter end's are some 300 MB at 2,000 managers."""
+        return _long_positions(self.books[key], self.dated(key[1]), only)
+
+    def witnessed(self, quarter: date) -> Witnesses:
+        if quarter not in self._own:
+            keys = [(m.cik, quarter) for m in self.sources.copycat.managers if (m.cik, quarter) in self.books]
+            self._own[quarter] = pack_witnesses((cik, q, _lots(self.side((cik, q)))) for cik, q in keys)
+        return self._own[quarter]
+
+    def built(self, quarter: date) -> PackArtifact:
+        """The quarter's artifact; what no later quarter reads is let go first."""
+        evidence = quarter_evidence(self.sources, quarter, self.witnessed)
+        for done in [end for end in self._own if end < quarter]:  # the next quarter asks for this one's only
+            del self._own[done]
+        # an artifact reads the Sides of its quarter end and the two before it; the quarters after it no earlier ones
+        oldest = previous_quarter(previous_quarter(quarter))
+        for key in [key for key in self._sides if key[1] < oldest]:
+            del self._sides[key]
+        for end in [end for end in self._dated if end < oldest]:
+            del self._dated[end]
+        return build_artifact(quarter, self, evidence)
 
 
 def quarter_evidence(sources: Sources, quarter: date, own: Callable[[date], Witnesses]) -> Evidence:
@@ -165,7 +197,7 @@ def with_evidence(
     return [*legs, *derived]
 
 
-def artifact_inputs(quarter: date, sources: Sources, books: QuarterBooks) -> list:
+def artifact_inputs(quarter: date, sources: Sources, books: QuarterBooks) -> ArtifactInputs:
     """What the artifact of `quarter` is made of, as JSON: every source file that is not a 13F filing (packs.toml,
     securities.csv, corporate_actions.csv, …) and the 13F files behind each manager's book of the quarter and of the
     two before (the price trend of the one before the previous quarter is read by the undecided rules), with the
@@ -175,7 +207,7 @@ def artifact_inputs(quarter: date, sources: Sources, books: QuarterBooks) -> lis
     keys = [(m.cik, q) for m in sources.copycat.managers for q in (quarter, before, previous_quarter(before))]
     filed = {path for key in keys for f in books.filings(key) for path in _files_behind(f)}
     others = [path for path in sha256 if not path.startswith("sec13f/")]
-    return [quarter.isoformat(), sources.fixture, [[path, sha256[path]] for path in sorted({*others, *filed})]]
+    return quarter.isoformat(), sources.fixture, [(path, sha256[path]) for path in sorted({*others, *filed})]
 
 
 def _files_behind(filing: Filing) -> list[str]:
@@ -185,62 +217,55 @@ def _files_behind(filing: Filing) -> list[str]:
     return [*(path.partition("#")[0] for path in filing.source.split(" + ")), *([record] if record else [])]
 
 
-def build_artifact(
-    quarter: date,
-    sources: Sources,
-    books: Mapping[tuple[str, date], QuarterBook],
-    positions_of: Callable[[tuple[str, date], Container[str] | None], dict[str, dict]],
-    side_of: Callable[[tuple[str, date]], Side | None],
-    evidence: Evidence,
-    rows: Dated,
-) -> dict:
+def build_artifact(quarter: date, window: Window, evidence: Evidence) -> PackArtifact:
     """One version's artifact; `versionId` is assigned by the release (it depends on what was published).
 
-    `side_of((cik, quarter))`: the book's Side, None when the manager did not file; `positions_of(key, only)`: its
-    long positions by key (only those keyed in `only` unless it is None);
-    `evidence`: what the holders of the securities decide since the previous quarter end; `rows`: the quarter end's
-    securities.csv rows (the Dated that `positions_of` keys the quarter's books by)."""
-    managers, parts = [], []
-    prior_end = previous_quarter(quarter)
+    `evidence`: what the holders of the securities decide since the previous quarter end."""
+    sources, prior_end = window.sources, previous_quarter(quarter)
     actions = with_evidence(sources.corporate_actions, evidence, one_position(sources, quarter), prior_end, quarter)
-    for manager in sources.copycat.managers:
-        key, prior = (manager.cik, quarter), (manager.cik, previous_quarter(quarter))
-        current, before = side_of(key), side_of(prior)
-        assert current is not None, "every manager of a published quarter has its book"
-        legs = legs_between(actions, prior[1], quarter, manager.cik)
-        earlier = None
-        if before is not None:
-            trend = side_of((manager.cik, previous_quarter(prior[1])))
-            earlier = dataclasses.replace(before, previous=trend.lots if trend else {})
-        later = dataclasses.replace(current, evidence=evidence)
-        changes = book_changes(earlier, later, legs)
-        # the prior book's positions are read for those that ended only (a few of its 150 or so)
-        ended = {entry.key for entry in changes.ended}
-        entry = _manager_entry(
-            manager,
-            books[key],
-            books.get(prior),
-            positions_of(key, None),
-            positions_of(prior, ended) if ended else {},
-            changes,
-            sources.securities,
-            rows,
-        )
-        managers.append(entry)
-        previous = books.get(prior)
-        parts.append(ManagerQuarter(books[key], previous if previous and omits_positions(previous) else None, entry))
+    parts = [_manager_quarter(manager, quarter, window, actions, evidence) for manager in sources.copycat.managers]
     return {
         "schema": ARTIFACT_SCHEMA,
         "packId": PACK_ID,
         "versionId": "",
         "quarter": quarter.isoformat(),
-        "previousQuarter": previous_quarter(quarter).isoformat(),
+        "previousQuarter": prior_end.isoformat(),
         "filingDeadline": filing_deadline(quarter).isoformat(),
         "fixture": sources.fixture,
-        "managers": managers,
-        "corporateActions": action_records(actions, previous_quarter(quarter), quarter),
+        "managers": [part.entry for part in parts],
+        "corporateActions": action_records(actions, prior_end, quarter),
         "warnings": version_warnings(sources, parts),
     }
+
+
+def _manager_quarter(
+    manager: ManagerConfig, quarter: date, window: Window, actions: Sequence[CorporateAction], evidence: Evidence
+) -> ManagerQuarter:
+    """One manager's entry of the quarter's artifact, with the books its warnings are made from."""
+    key, prior = (manager.cik, quarter), (manager.cik, previous_quarter(quarter))
+    current, before = window.side(key), window.side(prior)
+    assert current is not None, "every manager of a published quarter has its book"
+    later = dataclasses.replace(current, evidence=evidence)
+    changes: Changes
+    if before is None:
+        changes = unknown_changes(later)
+    else:
+        trend = window.side((manager.cik, previous_quarter(prior[1])))
+        earlier = dataclasses.replace(before, previous=trend.lots if trend else {})
+        changes = book_changes(earlier, later, legs_between(actions, prior[1], quarter, manager.cik))
+    # the prior book's positions are read for those that ended only (a few of its 150 or so)
+    ended = {entry.key for entry in changes.ended}
+    book, previous = window.books[key], window.books.get(prior)
+    entry = _manager_entry(
+        manager,
+        book,
+        previous,
+        window.positions(key, None),
+        window.positions(prior, ended) if ended else {},
+        changes,
+        window.dated(quarter),
+    )
+    return ManagerQuarter(book, previous if previous and omits_positions(previous) else None, entry)
 
 
 def filed_at(filings: Sequence[Filing]) -> dict[date, frozenset[str]]:
@@ -300,15 +325,14 @@ def _manager_entry(
     manager: ManagerConfig,
     book: QuarterBook,
     previous: QuarterBook | None,
-    current: dict[str, dict],
-    prior: Mapping[str, dict],
+    current: Mapping[str, Long],
+    prior: Mapping[str, Long],
     changes: Changes,
-    securities: Mapping[str, Security],
     rows: Dated,
-) -> dict:
-    book_value = sum(p["value"] for p in current.values())
-    positions = [_with_change(p, changes.held[key], book_value) for key, p in sorted(current.items())]
-    ended = [_ended(entry, prior, previous, securities) for entry in changes.ended]
+) -> ArtifactManager:
+    book_value = sum(p.value for p in current.values())
+    positions = [_position(p, changes.held[key], book_value) for key, p in sorted(current.items())]
+    ended = [_ended(entry, prior, previous, rows.securities) for entry in changes.ended]
     return {
         "id": manager.id,
         "name": manager.name,
@@ -323,10 +347,34 @@ def _manager_entry(
     }
 
 
-def _long_positions(book: QuarterBook, rows: Dated, only: Container[str] | None = None) -> dict[str, dict]:
+@dataclasses.dataclass(slots=True)
+class Long:
+    """A long-equity position while its holdings are summed: the first holding's security, the shares, value and
+    source rows of every CUSIP keyed to it."""
+
+    key: str
+    holding: Holding
+    security: Security | None
+    dated: bool  # the securities.csv row's dates cover the quarter end
+    shares: int
+    value: int
+    sources: list[SourceRow]
+
+    def name(self) -> PositionName:
+        security = self.security
+        return {
+            "ticker": self.key,
+            "mapped": security is not None,
+            "tickerAsOf": "quarter-end" if self.dated else "current" if security else "unmapped",
+            "cusip": self.holding.cusip,
+            "issuer": security.name if security and security.name else self.holding.issuer,
+        }
+
+
+def _long_positions(book: QuarterBook, rows: Dated, only: Container[str] | None = None) -> dict[str, Long]:
     """Long-equity holdings keyed by the ticker valid at the quarter end (or by CUSIP when unmapped), only those
     keyed in `only` unless it is None; CUSIPs sharing a ticker are summed."""
-    positions: dict[str, dict] = {}
+    positions: dict[str, Long] = {}
     named = rows.named
     for holding in book.holdings:
         if not holding.long_equity:
@@ -337,65 +385,57 @@ def _long_positions(book: QuarterBook, rows: Dated, only: Container[str] | None 
         entry = positions.get(key)
         if entry is None:
             security, dated = rows[holding.cusip]
-            positions[key] = _position(key, holding, security, dated)
-        elif entry["cusip"] != holding.cusip:
-            entry["shares"] += holding.shares
-            entry["value"] += holding.value
-            entry["sources"] += _sources(holding)
+            positions[key] = Long(key, holding, security, dated, holding.shares, holding.value, _sources(holding))
+        elif entry.holding.cusip != holding.cusip:
+            entry.shares += holding.shares
+            entry.value += holding.value
+            entry.sources += _sources(holding)
     return positions
 
 
-def _position(key: str, holding: Holding, security: Security | None, dated: bool) -> dict:
+def _position(long: Long, change: Change, book_value: int) -> Position:
+    """A position with its weight in the book and its change."""
     return {
-        "ticker": key,
-        "mapped": security is not None,
-        "tickerAsOf": "quarter-end" if dated else "current" if security else "unmapped",
-        "cusip": holding.cusip,
-        "issuer": security.name if security and security.name else holding.issuer,
-        "shares": holding.shares,
-        "value": holding.value,
-        "sources": _sources(holding),
+        **long.name(),
+        "shares": long.shares,
+        "value": long.value,
+        "weight": round(long.value / book_value, WEIGHT_DIGITS) if book_value else 0.0,
+        "change": change,
+        "sources": long.sources,
     }
 
 
-def _sources(holding: Holding) -> list[dict]:
+def _sources(holding: Holding) -> list[SourceRow]:
     return [{"accession": s.accession, "row": s.row} for s in holding.sources]
 
 
-def _with_change(position: dict, change: dict, book_value: int) -> dict:
-    """The position with its weight and change (in place: a book's positions are made for its entry alone)."""
-    position["weight"] = round(position["value"] / book_value, WEIGHT_DIGITS) if book_value else 0.0
-    position["change"] = change
-    return position
-
-
 def _ended(
-    entry: Ended, prior: Mapping[str, dict], previous: QuarterBook | None, securities: Mapping[str, Security]
-) -> dict:
+    entry: Ended, prior: Mapping[str, Long], previous: QuarterBook | None, securities: Mapping[str, Security]
+) -> EndedPosition:
     """A position the book no longer holds, as the previous quarter named it; its sources are that quarter's rows."""
     before = prior.get(entry.key)
-    if before is None:  # received through a corporate action and never filed: cite the rows it came from
-        rows = [
-            s
-            for h in (previous.holdings if previous else ())
-            if h.cusip in entry.origins and h.long_equity
-            for s in _sources(h)
-        ]
-        security = securities.get(entry.cusips[0])
-        before = {
-            "ticker": entry.key,
-            "mapped": security is not None,
-            "tickerAsOf": "current" if security else "unmapped",
-            "cusip": entry.cusips[0],
-            "issuer": security.name if security else "",
-            "sources": rows,
-        }
-    return {key: before[key] for key in ("ticker", "mapped", "tickerAsOf", "cusip", "issuer", "sources")} | {
-        "change": entry.change
+    if before is not None:
+        return {**before.name(), "change": entry.change, "sources": before.sources}
+    # received through a corporate action and never filed: cite the rows it came from
+    rows = [
+        s
+        for h in (previous.holdings if previous else ())
+        if h.cusip in entry.origins and h.long_equity
+        for s in _sources(h)
+    ]
+    security = securities.get(entry.cusips[0])
+    return {
+        "ticker": entry.key,
+        "mapped": security is not None,
+        "tickerAsOf": "current" if security else "unmapped",
+        "cusip": entry.cusips[0],
+        "issuer": security.name if security else "",
+        "change": entry.change,
+        "sources": rows,
     }
 
 
-def _other(holding: Holding, rows: Dated) -> dict:
+def _other(holding: Holding, rows: Dated) -> OtherHolding:
     security = rows[holding.cusip][0]
     return {
         "ticker": security.ticker if security else holding.cusip,
@@ -410,17 +450,17 @@ def _other(holding: Holding, rows: Dated) -> dict:
     }
 
 
-def _filing_entry(filing: Filing, fictional: bool) -> dict:
+def _filing_entry(filing: Filing, fictional: bool) -> ArtifactFiling:
     return {
         "accession": filing.accession,
         "url": None if fictional else filing.edgar_url,
         "formType": filing.form_type,
-        "amendment": filing.amendment.value,
+        "amendment": filing.amendment,
         "amendmentNo": filing.amendment_no,
         "filed": filing.filed.isoformat(),
         "filedFrom": filing.filed_from,
         "source": filing.source,
-        "unit": filing.unit.value,
+        "unit": filing.unit,
         "unitRule": filing.unit_rule,
         "rows": len(filing.rows),
         "tableEntryTotal": filing.table_entry_total,

@@ -12,12 +12,13 @@ from builder.research.caveats import for_managers, warning_changes
 from builder.research.caveats.scope import WarningChanges
 from builder.research.changes.books import ChangeDetail as ChangeDetail  # the changes' shapes, as diffs name them
 from builder.research.changes.books import PositionChange as PositionChange
-from builder.research.changes.books import Row, manager_changes, plain_detail
+from builder.research.changes.books import Row, plain_detail
 from builder.research.changes.books import ShareChange as ShareChange
 from builder.research.changes.side import Keying
 from builder.research.methods.policy import PolicyChange
 from builder.research.schema import PackArtifact, TickerAsOf
 from builder.research.views import Census, Mode, Named, ViewRef, census, manager_ids, naming
+from builder.research.windows.spans import manager_changes
 from builder.typed import Count, Date
 
 COLUMNS = ("tickers", "kinds", "fromShares", "toShares", "fromValues", "toValues")  # a Row's after its manager
@@ -138,6 +139,9 @@ def diff_versions(
     before_tickers, after_tickers = before.tickers(mode), after.tickers(mode)
     book = book or versions_changes(older, newer, managers, between or (newer,))
     shown = before_tickers | after_tickers
+    # a key neither end holds changes only between them (carried through a corporate action, or left undecided): the
+    # complete dataset shows it, another view where a corporate action links it to one of its tickers
+    shown |= book["named"].keys() if mode == "any" else _reached(book["details"], shown)
     entered, left = sorted(after_tickers - before_tickers), sorted(before_tickers - after_tickers)
     named = sorted({*entered, *left, *(book["named"].keys() & shown)})  # book["named"]: every changed ticker
     return {
@@ -153,6 +157,27 @@ def diff_versions(
         "warnings": book["warnings"],
         "policy": list(policy),
     }
+
+
+def _reached(details: Sequence[ChangeDetail], shown: set[str]) -> set[str]:
+    """The changed tickers outside `shown` that a corporate action links to one in it, chain after chain: a change
+    citing a record that a shown ticker's change cites too (the shares of a position in the view carried into a key
+    that neither end's view holds, such as DirecTV's into AT&T and sold before the later version)."""
+    citing: dict[str, set[str]] = {}  # record → the tickers whose change cites it
+    for detail in details:
+        for action in detail["corporateActions"]:
+            citing.setdefault(action["record"], set()).add(detail["ticker"])
+    linked: dict[str, set[str]] = {}  # ticker → the tickers a record links it to
+    for tickers in citing.values():
+        for ticker in tickers:
+            linked.setdefault(ticker, set()).update(tickers)
+    found: set[str] = set()
+    frontier = [ticker for ticker in linked if ticker in shown]
+    while frontier:
+        for ticker in linked[frontier.pop()] - shown - found:
+            found.add(ticker)
+            frontier.append(ticker)
+    return found
 
 
 def position_changes(diff: VersionDiff) -> list[PositionChange]:
@@ -254,7 +279,7 @@ def versions_changes(
     keyings: tuple[Keying, Keying] | None = None,
 ) -> BookChanges:
     """The selected managers' position, source and warning changes between two versions: the same in every mode.
-    `between` and `keyings`: as changes.books.manager_changes reads them."""
+    `between` and `keyings`: as research.windows.spans.manager_changes reads them."""
     selected = sorted(managers or manager_ids(newer))
     later = [w for artifact in between for w in artifact["warnings"]]
     warnings = warning_changes(

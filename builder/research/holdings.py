@@ -6,8 +6,9 @@ from collections import defaultdict
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date
+from typing import Any
 
-from builder.records import Amendment, Filing, slot_setters
+from builder.records import Amendment, Filing, PutCall, ShareType, slot_setters
 from builder.research.changes.carry import Lot
 
 
@@ -24,8 +25,8 @@ class Holding(Lot):
     """Rows of one quarter with the same CUSIP, putCall and share type, summed (SEC tables split them freely); a
     long-equity one is the Lot the change rules read (`rows`: how many `sources`)."""
 
-    put_call: str | None
-    share_type: str
+    put_call: PutCall | None
+    share_type: ShareType
     sources: tuple[SourceRow, ...]
 
     @property
@@ -86,7 +87,8 @@ def _applied(group: list[Filing]) -> tuple[Filing, ...]:
 
 
 def _aggregate(filings: Sequence[Filing]) -> tuple[Holding, ...]:
-    sums: dict[tuple[str, str | None, str], list] = {}
+    # key → [issuer, shares, value, source rows]: a list, added to in place (every row of every book comes here)
+    sums: dict[tuple[str, PutCall | None, ShareType], list[Any]] = {}
     for filing in filings:
         scale, accession = filing.dollars(1), filing.accession  # a row's value in dollars: value × scale
         for row in filing.rows:  # every row of every book: no call it can spare
@@ -129,8 +131,8 @@ def _holding(
     value: int,
     rows: int,
     issuer: str,
-    put_call: str | None,
-    share_type: str,
+    put_call: PutCall | None,
+    share_type: ShareType,
     sources: tuple[SourceRow, ...],
 ) -> Holding:
     made = _new(Holding)

@@ -18,6 +18,7 @@ import orjson
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError
 
+from builder.records import ActionKind, Amendment, FormType, Origin, PutCall, ShareType, ValueUnit
 from builder.typed import BARE, ONE_OF, TYPE_LIST, Fraction, Keywords, json_schema
 
 SCHEMA_FILE = "pack-artifact.schema.json"
@@ -32,25 +33,19 @@ Cusip = Annotated[str, Keywords(pattern="^[0-9A-Z]{9}$")]
 Text = Annotated[str, Keywords()]
 Nonempty = Annotated[str, Keywords(minLength=1)]
 Cik = Annotated[str, Keywords(pattern="^[0-9]{10}$")]
-ChangeKind = Literal["new", "added", "reduced", "unchanged", "exited", "converted", "undecided", "unknown"]
-TradeKind = Annotated[Literal["new", "added", "reduced", "unchanged", "exited"], BARE]
-Cause = Literal["trade", "corporate-action", "trade-and-corporate-action", "none", "undecided", "unknown"]
-ActionKind = Annotated[Literal["split", "merger", "cash-merger", "spin-off", "exchange"], BARE]
+# The enumerations of a change, each declared here once (tests/test_enumerations.py lists them): the kinds, the
+# causes and the candidate rules. A Literal made of others keeps their values in its own order.
+Bought = Literal["new", "added"]  # a trade that bought shares
+Sold = Literal["reduced", "exited"]  # a trade that sold shares
+TradeKind = Literal["new", "added", "reduced", "unchanged", "exited"]  # a decided change: Bought, Sold or unchanged
+Traded = Literal[Bought, Sold]  # a trade: the only changes counted as bought or sold
+MeasuredKind = Literal[TradeKind, "converted", "undecided"]  # a change against a previous book (what a diff lists)
+ChangeKind = Literal[MeasuredKind, "unknown"]  # "unknown": no previous book to measure against
+TradeCause = Literal["trade", "corporate-action", "trade-and-corporate-action", "none"]  # a decided change's
+Cause = Literal[TradeCause, "undecided", "unknown"]
 TickerAsOf = Literal["quarter-end", "current", "unmapped"]
-CandidateRule = Annotated[
-    Literal[
-        "split",
-        "same-issuer",
-        "same-value",
-        "distribution",
-        "cash-merger",
-        "confidential-omission",
-        "received-not-reported",
-        "received-outside-book",
-        "no-evidence",
-    ],
-    BARE,
-]
+BookRule = Literal["confidential-omission", "received-not-reported", "received-outside-book"]  # about one book itself
+CandidateRule = Literal["split", "same-issuer", "same-value", "distribution", "cash-merger", BookRule, "no-evidence"]
 Ratio = Annotated[str | None, TYPE_LIST, Keywords(pattern="^[0-9.]+:[0-9.]+$")]  # new:old, as filed
 Cash = Annotated[str | None, TYPE_LIST, Keywords(pattern="^[0-9]+(\\.[0-9]+)?$")]  # dollars per share, a decimal
 NullableCount = Annotated[int | None, TYPE_LIST, Keywords(minimum=0)]
@@ -93,8 +88,8 @@ class ArtifactFiling(TypedDict):
             pattern="^https://www\\.sec\\.gov/Archives/edgar/data/[0-9]+/[0-9]{18}/[0-9-]{20}-index\\.htm$",
         ),
     ]
-    formType: Annotated[Literal["13F-HR", "13F-HR/A"], BARE]
-    amendment: Annotated[Literal["original", "restatement", "new-holdings"], BARE]
+    formType: Annotated[FormType, BARE]
+    amendment: Annotated[Amendment, BARE]
     amendmentNo: ArtifactCount
     filed: ArtifactDate
     filedFrom: Annotated[
@@ -107,7 +102,7 @@ class ArtifactFiling(TypedDict):
         ),
     ]
     source: Nonempty
-    unit: Annotated[Literal["dollars", "thousands"], BARE]
+    unit: Annotated[ValueUnit, BARE]
     unitRule: Nonempty
     rows: ArtifactCount
     tableEntryTotal: NullableCount
@@ -125,7 +120,7 @@ class _Dated(_Effective):
 class _Leg(TypedDict):
     """What a corporate-action record says, cited or in effect (after its date: a field order the schema keeps)."""
 
-    kind: ActionKind
+    kind: Annotated[ActionKind, BARE]
     cusip: Cusip | None
     newCusip: Cusip | None
     ratio: Ratio
@@ -135,7 +130,11 @@ class _Leg(TypedDict):
     receivedShares: NullableCount
 
 
-class CitedAction(_Effective, _Leg):
+class ActionFields(_Effective, _Leg):
+    """The fields a corporate-action record and every citation of it share (changes.actions.action_fields)."""
+
+
+class CitedAction(ActionFields):
     """A corporate-action record (corporate_actions.csv) cited like a filing, with what it did to these shares."""
 
     text: Nonempty
@@ -148,7 +147,7 @@ class ActionEvidence(TypedDict):
     holders: ArtifactCount
     agreeing: ArtifactCount
     ratios: Annotated[list[Decimal], Keywords(minItems=2, maxItems=2)] | None
-    origin: Annotated[Literal["sec13f-datasets", "pack-filings"], BARE]
+    origin: Annotated[Origin, BARE]
     sources: list[str]
 
 
@@ -164,7 +163,7 @@ class Candidate(TypedDict):
     """One explanation an undecided change allows, with a corporate_actions.csv line to paste once the public record
     confirms it."""
 
-    rule: CandidateRule
+    rule: Annotated[CandidateRule, BARE]
     text: Nonempty
     record: Annotated[str | None, TYPE_LIST]
 
@@ -173,11 +172,11 @@ class TradeChange(TypedDict):
     """A decided change: the shares filed against the previous book carried through the corporate actions between
     the quarter ends. shareDelta is the shares traded (0 when only corporate actions moved them)."""
 
-    kind: TradeKind
+    kind: Annotated[TradeKind, BARE]
     previousShares: ArtifactCount
     carriedShares: ArtifactCount
     shareDelta: int
-    cause: Annotated[Literal["trade", "corporate-action", "trade-and-corporate-action", "none"], BARE]
+    cause: Annotated[TradeCause, BARE]
     corporateActions: list[CitedAction]
     candidates: list[Candidate]
 
@@ -219,17 +218,23 @@ class UnknownChange(TypedDict):
     candidates: Annotated[list[Candidate], Keywords(maxItems=0)]
 
 
-Change = Annotated[TradeChange | ConvertedChange | UndecidedChange | UnknownChange, ONE_OF]  # told apart by `kind`
+KnownChange = TradeChange | ConvertedChange | UndecidedChange  # measured against a previous book: never unknown
+Change = Annotated[KnownChange | UnknownChange, ONE_OF]  # told apart by `kind`
 
 
-class Position(TypedDict):
-    """A long-equity position (no options, no PRN), keyed by ticker, or by CUSIP when unmapped."""
+class PositionName(TypedDict):
+    """How a version names a position: its key (the ticker, or the CUSIP when unmapped) and its security."""
 
     ticker: Nonempty
     mapped: bool
     tickerAsOf: Annotated[TickerAsOf, BARE]
     cusip: Cusip
     issuer: Text
+
+
+class Position(PositionName):
+    """A long-equity position (no options, no PRN), keyed by ticker, or by CUSIP when unmapped."""
+
     shares: ArtifactCount
     value: ArtifactCount
     weight: Fraction
@@ -237,15 +242,10 @@ class Position(TypedDict):
     sources: Sources
 
 
-class Ended(TypedDict):
+class Ended(PositionName):
     """A position of the previous quarter that this quarter's book no longer holds (exited by trade, converted by a
     corporate action, or undecided); sources are the previous quarter's rows."""
 
-    ticker: Nonempty
-    mapped: bool
-    tickerAsOf: Annotated[TickerAsOf, BARE]
-    cusip: Cusip
-    issuer: Text
     change: Change
     sources: list[SourceRow]
 
@@ -257,8 +257,8 @@ class OtherHolding(TypedDict):
     mapped: bool
     cusip: Cusip
     issuer: Text
-    putCall: Annotated[Literal["Put", "Call", None], BARE]
-    shareType: Annotated[Literal["SH", "PRN"], BARE]
+    putCall: Annotated[Literal[PutCall, None], BARE]
+    shareType: Annotated[ShareType, BARE]
     shares: ArtifactCount
     value: ArtifactCount
     sources: Sources

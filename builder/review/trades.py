@@ -10,12 +10,12 @@ from __future__ import annotations
 import heapq
 from collections import Counter
 
-from builder.research.changes import CHANGE_KINDS
-from builder.research.changes.books import Moved, PositionChange, moved_positions, record
+from builder.research.changes import CHANGE_KINDS, TRADED
+from builder.research.changes.books import Moved, PositionChange, record
 from builder.research.schema import PackArtifact
 from builder.research.views import entries, manager_ids
+from builder.research.windows.spans import moved_positions
 
-TRADES = ("new", "added", "reduced", "exited")  # the kinds that are bought or sold, in the order they are read
 PER_KIND = 5  # trades listed per kind: the quarter's story, short enough to read before promoting
 
 
@@ -28,7 +28,7 @@ def trades_and_bridges(previous: PackArtifact | None, latest: PackArtifact) -> t
     if previous is None:
         return [], []
     moves = moved_positions(previous, latest, sorted(manager_ids(latest)), (latest,))
-    by_kind: dict[str, list[tuple[int, Moved]]] = {kind: [] for kind in TRADES}
+    by_kind: dict[str, list[tuple[int, Moved]]] = {kind: [] for kind in TRADED}
     trade: Counter[str] = Counter()
     undecided: Counter[str] = Counter()
     for moved in moves:

@@ -3,6 +3,8 @@ warnings are new, how many undecided changes are open, and the exact next comman
 
 from __future__ import annotations
 
+from builder.research.changes import TRADED
+
 # What to do about each gate before promoting; the operator may also promote what they reviewed and accept.
 FIXES = {
     "new-warnings": "resolve the new warnings in the sources (listed below), or accept them",
@@ -52,7 +54,7 @@ def _agents(result: dict) -> list[str]:
     counts = [f"{len(versions[k])} {k}" for k in ("added", "restated", "dropped") if versions[k]]
     lines.append(f"versions: {', '.join(counts) if counts else 'the same ones, the same bytes'}")
     kinds = {entry["kind"]: entry["count"] for entry in result["kinds"]}
-    traded = ", ".join(f"{kinds[k]} {k}" for k in ("new", "added", "reduced", "exited"))
+    traded = ", ".join(f"{kinds[k]} {k}" for k in TRADED)
     lines.append(f"the latest quarter's trades: {traded}; {kinds['undecided']} undecided, counted as neither")
     warnings = result["warnings"]
     lines.append(f"warnings: {warnings['count']}, {len(warnings['new'])} new, {len(warnings['resolved'])} resolved")

@@ -10,9 +10,9 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
-from builder.records import CopycatConfig, ManagerConfig, SourceProblem
+from builder.records import CopycatConfig, ManagerConfig, ManagerSource, SourceProblem
 from builder.sources.files import CONFIG_BYTES, DEFAULT_LIMITS, Limits, read_limits
-from builder.sources.packs_keys import unknown_keys
+from builder.sources.packs_keys import KeyLines, key_lines, unknown_keys
 
 DEFAULT_VERSIONS = 8  # DESIGN: newest 8 common quarters unless packs.toml says otherwise
 QUARTER_ENDS = ((3, 31), (6, 30), (9, 30), (12, 31))  # 13F periods end on calendar quarter ends
@@ -45,24 +45,25 @@ def read_packs_config(path: Path, base: Path) -> tuple[PacksConfig | None, tuple
     except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         line = _toml_error_line(exc)
         return None, (SourceProblem(name, f"not valid TOML: {exc}", line),)
-    problems: list[SourceProblem] = unknown_keys(sections, text, name)
+    lines = key_lines(text)
+    problems: list[SourceProblem] = unknown_keys(sections, lines, name)
     source = sections.get("source", {})
     as_of = _as_of(source.get("as_of"), name, problems)
-    copycat = _copycat(sections.get("copycat", {}), name, problems)
+    copycat = _copycat(sections.get("copycat", {}), name, problems, lines)
     limits = read_limits(sections.get("limits", {}), name, problems)
     if problems:
         return None, tuple(problems)
     return PacksConfig(bool(source.get("fixture", False)), as_of, copycat, sections, limits), ()
 
 
-def _copycat(section: Any, name: str, problems: list[SourceProblem]) -> CopycatConfig:
+def _copycat(section: Any, name: str, problems: list[SourceProblem], lines: KeyLines) -> CopycatConfig:
     versions = section.get("versions", DEFAULT_VERSIONS)
     if not isinstance(versions, int) or isinstance(versions, bool) or not 1 <= versions <= 64:
         problems.append(SourceProblem(name, f"[copycat] versions must be an integer 1–64, not {versions!r}"))
         versions = DEFAULT_VERSIONS
     managers: list[ManagerConfig] = []
     for index, entry in enumerate(section.get("managers", []), start=1):
-        manager = _manager(entry, index, name, problems)
+        manager = _manager(entry, index, name, problems, lines)
         if manager is not None:
             managers.append(manager)
     if not managers and not problems:
@@ -71,7 +72,7 @@ def _copycat(section: Any, name: str, problems: list[SourceProblem]) -> CopycatC
     return CopycatConfig(tuple(managers), versions)
 
 
-def _manager(entry: Any, index: int, name: str, problems: list[SourceProblem]) -> ManagerConfig | None:
+def _manager(entry: Any, index: int, name: str, problems: list[SourceProblem], lines: KeyLines) -> ManagerConfig | None:
     where = f"[[copycat.managers]] #{index}"
     if not isinstance(entry, dict):
         problems.append(SourceProblem(name, f"{where} must be a table"))
@@ -89,7 +90,22 @@ def _manager(entry: Any, index: int, name: str, problems: list[SourceProblem]) -
         problems.append(SourceProblem(name, f"{where} ({manager_id}): cik must be up to 10 digits, not {cik!r}"))
         return None
     allowed = _allow_missing(entry.get("allow_missing", []), f"{where} ({manager_id or cik})", name, problems)
-    return ManagerConfig(manager_id, manager_name.strip(), cik.zfill(10), bool(entry.get("fictional", False)), allowed)
+    line = lines.get(("copycat.managers", index - 1, "source"))
+    source = _source(entry.get("source", ManagerSource.DATASETS.value), f"{where} ({manager_id or cik})", name, line)
+    if isinstance(source, SourceProblem):
+        problems.append(source)
+        return None
+    fictional = bool(entry.get("fictional", False))
+    return ManagerConfig(manager_id, manager_name.strip(), cik.zfill(10), fictional, allowed, source)
+
+
+def _source(value: Any, where: str, name: str, line: int | None) -> ManagerSource | SourceProblem:
+    """Where the manager's quarters come from: the data sets (the default) or its filing files alone."""
+    try:
+        return ManagerSource(value)
+    except ValueError:
+        known = " or ".join(f'"{member.value}"' for member in ManagerSource)
+        return SourceProblem(name, f"{where}: source must be {known}, not {value!r}", line)
 
 
 def _allow_missing(value: Any, where: str, name: str, problems: list[SourceProblem]) -> tuple[date, ...]:

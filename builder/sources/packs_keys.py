@@ -21,27 +21,27 @@ KNOWN: dict[str, frozenset[str]] = {  # table path → its keys (subtables are l
     "limits": frozenset(LIMIT_KEYS),
     "source": frozenset({"fixture", "as_of", "user_agent"}),
     "copycat": frozenset({"versions", "managers"}),
-    "copycat.managers": frozenset({"id", "name", "cik", "fictional", "allow_missing"}),
+    "copycat.managers": frozenset({"id", "name", "cik", "fictional", "allow_missing", "source"}),
     "person": _PREVIEW | {"name", "aliases", "unused"},
     "congress": _PREVIEW | {"demo", "strict", "aliases", "unused"},  # aliases: a free table of names, not checked
     "congress.demo": _RULE,
     "congress.strict": _RULE,
     "social": _PREVIEW | {"forum", "abbreviation", "min_mentions", "min_baseline", "top", "exclude"},
 }
+KeyLines = dict[tuple[str, int, str], int]  # (table path, array index, key) → its line
 _HEADER = re.compile(r"^\s*(\[\[?)\s*([^\]]+?)\s*\]\]?")
 _KEY = re.compile(r"""^\s*("[^"]*"|'[^']*'|[A-Za-z0-9_-]+)\s*[.=]""")
 
 
-def unknown_keys(sections: Mapping[str, Any], text: str, name: str) -> list[SourceProblem]:
+def unknown_keys(sections: Mapping[str, Any], lines: KeyLines, name: str) -> list[SourceProblem]:
     """A problem for every section or key packs.toml does not define, in file order."""
-    lines = _key_lines(text)
     found: list[SourceProblem] = []
     _check_table("", 0, sections, lines, name, found)
     return sorted(found, key=lambda p: p.line or 0)
 
 
 def _check_table(
-    path: str, index: int, table: Mapping[str, Any], lines: dict, name: str, found: list[SourceProblem]
+    path: str, index: int, table: Mapping[str, Any], lines: KeyLines, name: str, found: list[SourceProblem]
 ) -> None:
     for key, value in table.items():
         child = f"{path}.{key}" if path else key
@@ -65,9 +65,9 @@ def _unknown(path: str, key: str) -> str:
     return f"unknown key {key!r} in [{path}]{hint}"
 
 
-def _key_lines(text: str) -> dict[tuple[str, int, str], int]:
+def key_lines(text: str) -> KeyLines:
     """(table path, array index, key) → the 1-based line that defines it, headers included."""
-    lines: dict[tuple[str, int, str], int] = {}
+    lines: KeyLines = {}
     table, index, arrays = "", 0, dict[str, int]()
     for number, line in enumerate(text.splitlines(), start=1):
         header = _HEADER.match(line)

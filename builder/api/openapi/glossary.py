@@ -201,7 +201,9 @@ FIELDS: dict[str, str] = {
     "cause": "Why the shares moved: trade, corporate-action, trade-and-corporate-action, none, undecided or unknown.",
     "corporateActions": "The corporate-action records that moved these shares, cited like filings.",
     "candidates": "What an undecided change may be, each with a corporate_actions.csv line to paste once confirmed.",
-    "receivedShares": "Shares received from holdings outside the 13F book (a receipt record); null otherwise.",
+    "receivedShares": "Shares received from holdings outside the 13F book (a receipt record); in a diff across "
+    "several quarters, a spin-off's child shares as its own quarter received them (on the parent shares held at the "
+    "record date); null otherwise.",
     "record": "Where the record is: corporate_actions.csv and its line, or evidence:<quarter end>:<cusip>>… for one the "
     "holders' evidence derived; for a candidate, a line to paste there.",
     "effective": "The date the corporate action took effect.",

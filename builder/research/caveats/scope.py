@@ -15,7 +15,7 @@ from typing import Any, TypedDict
 
 from builder.records import ScopeWarning, Sources
 from builder.research.holdings import QuarterBook
-from builder.research.schema import ArtifactWarning
+from builder.research.schema import ArtifactManager, ArtifactWarning
 from builder.research.versions import PACK_ID
 
 SCOPE = ("pack", "manager", "quarter", "accession", "cusip")
@@ -30,7 +30,7 @@ class ManagerQuarter:
 
     book: QuarterBook
     omitting: QuarterBook | None
-    entry: dict
+    entry: ArtifactManager
 
 
 def warning(
@@ -149,21 +149,22 @@ def _omission(previous: QuarterBook, manager: str) -> ArtifactWarning:
     )
 
 
-def _unmapped(entry: dict, quarter: date) -> list[ArtifactWarning]:
+def _unmapped(entry: ArtifactManager, quarter: date) -> list[ArtifactWarning]:
     """One unmapped-cusip warning per CUSIP without a ticker, wherever it surfaces: a position, a position no longer
     held (named by the previous quarter's rows) or an option or PRN row."""
-    where: dict[str, tuple[str, str, int]] = {}
-    kinds = (
-        ("position", entry["positions"]),
-        ("position no longer held", entry["ended"]),
-        ("option or PRN row", entry["otherHoldings"]),
+    where: dict[str, tuple[str, str, int]] = {}  # CUSIP → where it first surfaced, its issuer, the value it holds
+    unmapped = (
+        *(("position", p["cusip"], p["issuer"], p["value"]) for p in entry["positions"] if not p["mapped"]),
+        *(("position no longer held", e["cusip"], e["issuer"], 0) for e in entry["ended"] if not e["mapped"]),
+        *(
+            ("option or PRN row", o["cusip"], o["issuer"], o["value"])
+            for o in entry["otherHoldings"]
+            if not o["mapped"]
+        ),
     )
-    for kind, items in kinds:
-        for item in items:
-            if item["mapped"]:
-                continue
-            first, issuer, value = where.get(item["cusip"], (kind, item["issuer"], 0))
-            where[item["cusip"]] = (first, issuer, value + item.get("value", 0))
+    for kind, cusip, named, worth in unmapped:
+        first, issuer, value = where.get(cusip, (kind, named, 0))
+        where[cusip] = (first, issuer, value + worth)
     # about securities.csv and a CUSIP, not about one filing: no accession, so a CUSIP held on is the same warning
     return [
         warning(
@@ -180,7 +181,7 @@ def _unmapped(entry: dict, quarter: date) -> list[ArtifactWarning]:
     ]
 
 
-def _undecided(entry: dict, quarter: date) -> list[ArtifactWarning]:
+def _undecided(entry: ArtifactManager, quarter: date) -> list[ArtifactWarning]:
     tickers = [e["ticker"] for e in (*entry["positions"], *entry["ended"]) if e["change"]["kind"] == "undecided"]
     if not tickers:
         return []

@@ -2,6 +2,15 @@
 actions between them (`carry`), the later filing classified against it with its cause (`classify`), and the
 changes no record decides flagged with their candidate explanations (`undecided`)."""
 
-from builder.research.changes.classify import BOUGHT, CAUSES, CHANGE_KINDS, ENDED, SOLD, Changes, Ended, book_changes
+from builder.research.changes.classify import (
+    BOUGHT,
+    CHANGE_KINDS,
+    SOLD,
+    TRADED,
+    Changes,
+    Ended,
+    book_changes,
+    unknown_changes,
+)
 
-__all__ = ["BOUGHT", "CAUSES", "CHANGE_KINDS", "ENDED", "SOLD", "Changes", "Ended", "book_changes"]
+__all__ = ["BOUGHT", "CHANGE_KINDS", "SOLD", "TRADED", "Changes", "Ended", "book_changes", "unknown_changes"]

@@ -5,18 +5,35 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from datetime import date
+from typing import TypedDict
 
 from builder.records import CorporateAction
-from builder.research.schema import ActionRecord
+from builder.research.schema import ActionFields, ActionRecord
 
 QuarterActions = tuple[str, list[ActionRecord]]  # a version's quarter and its corporate-action records
 
 
-def action_fields(leg: CorporateAction) -> dict:
+class ListedAction(ActionRecord):
+    """A record as an operator reviews it: the first version that applies it, and whether the promoted one does not."""
+
+    quarter: str
+    new: bool
+
+
+class ActionListing(TypedDict):
+    """Every corporate-action record a set of versions applies, with the counts of each kind (action_listing)."""
+
+    derived: int
+    hand: int
+    new: int
+    records: list[ListedAction]
+
+
+def action_fields(leg: CorporateAction) -> ActionFields:
     """The fields a record and every citation of it share."""
     return {
         "effective": leg.effective.isoformat(),
-        "kind": leg.kind.value,
+        "kind": leg.kind,
         "cusip": leg.cusip or None,
         "newCusip": leg.new_cusip or None,
         "ratio": leg.ratio_text or None,
@@ -27,12 +44,12 @@ def action_fields(leg: CorporateAction) -> dict:
     }
 
 
-def action_records(legs: Iterable[CorporateAction], after: date, through: date) -> list[dict]:
+def action_records(legs: Iterable[CorporateAction], after: date, through: date) -> list[ActionRecord]:
     """The records in effect in (`after`, `through`], hand records first, each with the evidence of a derived one."""
     return [_record(leg) for leg in legs if after < leg.effective <= through]
 
 
-def _record(leg: CorporateAction) -> dict:
+def _record(leg: CorporateAction) -> ActionRecord:
     evidence = leg.evidence
     return {
         **action_fields(leg),
@@ -55,7 +72,7 @@ def actions_line(versions: Iterable[QuarterActions]) -> str:
     (and from whose books), how many are the operator's."""
     listing = action_listing(versions)
     derived = [r for r in listing["records"] if r["derived"]]
-    origins = sorted({r["evidence"]["origin"] for r in derived})
+    origins = sorted({r["evidence"]["origin"] for r in derived if r["evidence"]})  # a derived record has evidence
     kinds = sorted({r["kind"] for r in derived})
     by_kind = ", ".join(f"{sum(r['kind'] == kind for r in derived)} {kind}" for kind in kinds)
     return (
@@ -65,11 +82,11 @@ def actions_line(versions: Iterable[QuarterActions]) -> str:
     )
 
 
-def action_listing(versions: Iterable[QuarterActions], promoted: Iterable[QuarterActions] = ()) -> dict:
+def action_listing(versions: Iterable[QuarterActions], promoted: Iterable[QuarterActions] = ()) -> ActionListing:
     """Every corporate-action record the versions apply, derived and hand ones side by side, oldest first, each
     marked `new` when the promoted versions do not apply it: what an operator reviews before promoting."""
     seen = {_key(r) for _, records in promoted for r in records}
-    found: dict[tuple, dict] = {}
+    found: dict[tuple[str, str | None, str | None, str], ListedAction] = {}
     for quarter, applied in sorted(versions, key=lambda version: version[0]):
         for record in applied:
             found.setdefault(_key(record), {**record, "quarter": quarter, "new": _key(record) not in seen})
@@ -83,7 +100,7 @@ def action_listing(versions: Iterable[QuarterActions], promoted: Iterable[Quarte
     }
 
 
-def action_lines(listing: dict) -> list[str]:
+def action_lines(listing: ActionListing) -> list[str]:
     """Terminal lines of `action_listing`: the counts, then each new record with what decided it."""
     lines = [
         f"corporate actions: {listing['derived']} decided by the holders' evidence, {listing['hand']} from "
@@ -100,8 +117,8 @@ def action_lines(listing: dict) -> list[str]:
         what = (
             f"{record['kind']} {record['cusip'] or ''}{' → ' + record['newCusip'] if record['newCusip'] else ''}{terms}"
         )
-        if record["derived"]:
-            evidence = record["evidence"]
+        evidence = record["evidence"]  # a derived record's
+        if evidence is not None:
             lines.append(
                 f"  derived  {record['effectiveAfter']} … {record['effective']} {what}: {evidence['agreeing']} of "
                 f"{evidence['holders']} holders fit ({evidence['origin']})"

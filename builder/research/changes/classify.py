@@ -11,19 +11,35 @@ import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import get_args
 
 from builder.records import ActionKind, CorporateAction
 from builder.research.changes.actions import action_fields
 from builder.research.changes.carry import Applied, Carried, Lot, carry
 from builder.research.changes.side import Side
 from builder.research.changes.undecided import candidates
+from builder.research.schema import (
+    Bought,
+    Candidate,
+    Change,
+    ChangeKind,
+    CitedAction,
+    ConvertedChange,
+    KnownChange,
+    Sold,
+    TradeCause,
+    TradeChange,
+    Traded,
+    TradeKind,
+    UndecidedChange,
+    UnknownChange,
+)
 
-CHANGE_KINDS = ("new", "added", "reduced", "unchanged", "exited", "converted", "undecided", "unknown")
-BOUGHT = frozenset({"new", "added"})
-SOLD = frozenset({"reduced", "exited"})
-ENDED = frozenset({"exited", "converted", "undecided"})  # kinds an ended entry (no longer held) may have
+CHANGE_KINDS: tuple[ChangeKind, ...] = get_args(ChangeKind)  # in their declared order
+BOUGHT: frozenset[str] = frozenset(get_args(Bought))
+SOLD: frozenset[str] = frozenset(get_args(Sold))
+TRADED: tuple[str, ...] = get_args(Traded)  # the kinds that are bought or sold, in their declared order
 CASH_IN_LIEU = 10  # shares a corporate action may leave a book short by (cash paid in lieu of fractions), per leg
-CAUSES = ("trade", "corporate-action", "trade-and-corporate-action", "none", "undecided", "unknown")
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,30 +49,37 @@ class Ended:
     key: str
     cusips: tuple[str, ...]  # the CUSIPs that ended (earlier ones, or ones received through a corporate action)
     origins: tuple[str, ...]  # the earlier CUSIPs they came from, whose rows the entry cites
-    change: dict
+    change: KnownChange
 
 
 @dataclass(frozen=True, slots=True)
 class Changes:
-    held: dict[str, dict]  # later position key → its change
+    held: Mapping[str, Change]  # later position key → its change
     ended: list[Ended]
 
 
-def unknown_change() -> dict:
-    return _change("unknown", None, None, None, "unknown")
+@dataclass(frozen=True, slots=True)
+class KnownChanges(Changes):
+    """The changes against a previous book: none of them unknown."""
+
+    held: Mapping[str, KnownChange]
 
 
-Rules = Callable[[Side, Side, Carried], dict[str, list[dict]]]
+Flagged = Mapping[str, list[Candidate]]  # CUSIP → the candidates of its change (undecided.candidates)
+Rules = Callable[[Side, Side, Carried], Flagged]
+
+
+def unknown_changes(later: Side) -> Changes:
+    """Every change of a manager with no previous book: each position's unknown, nothing ended."""
+    return Changes({key: unknown_change() for key in by_key(later.lots, later.key)}, [])
 
 
 def book_changes(
-    earlier: Side | None, later: Side, legs: Sequence[CorporateAction], rules: Rules = candidates
-) -> Changes:
+    earlier: Side, later: Side, legs: Sequence[CorporateAction], rules: Rules = candidates
+) -> KnownChanges:
     """Every change of one manager from `earlier` to `later`; `legs` are the corporate actions between them, and
     `rules` find the changes the data cannot decide (CUSIP → candidates)."""
     keys = by_key(later.lots, later.key)
-    if earlier is None:
-        return Changes({key: unknown_change() for key in keys}, [])
     carried = carry(earlier.lots, legs)
     found = rules(earlier, later, carried)
     previous = by_key(earlier.lots, later.key)
@@ -69,7 +92,7 @@ def book_changes(
         else _held(cusips, sources.get(key, []), previous.get(key, []), earlier, later, carried, found)
         for key, cusips in keys.items()
     }
-    return Changes(held, _ended(earlier, later, carried, found, set(held)))
+    return KnownChanges(held, _ended(earlier, later, carried, found, set(held)))
 
 
 _NONE: list[str] = []  # a key's CUSIPs where it has none (only read)
@@ -88,7 +111,7 @@ def by_key(lots: Iterable[str], key: Callable[[str], str]) -> dict[str, list[str
     return grouped
 
 
-def _flagged(cusips: list[str], sources: list[str], found: dict) -> bool:
+def _flagged(cusips: list[str], sources: list[str], found: Flagged) -> bool:
     return any(c in found for c in cusips) or any(c in found for c in sources)
 
 
@@ -99,7 +122,7 @@ def _unmoved(
     earlier: Mapping[str, Lot],
     later: Mapping[str, Lot],
     carried: Carried,
-) -> dict:
+) -> TradeChange:
     """_held of a position no corporate action moved shares into and no rule flagged: a trade, or none. Asked of
     most positions of every book, so a position of one CUSIP (most are) is read without _total."""
     filed = later[cusips[0]].shares if len(cusips) == 1 else _total(later, cusips)
@@ -107,14 +130,24 @@ def _unmoved(
     exact = shares[sources[0]] if len(sources) == 1 else sum(shares[x] for x in sources)
     carried_shares = math.floor(exact)
     delta = filed - carried_shares if filed - exact else 0
-    kind = "new" if exact == 0 else "added" if delta > 0 else "reduced" if delta < 0 else "unchanged"
     previous = earlier[before[0]].shares if len(before) == 1 else _total(earlier, before)
-    return _change(kind, previous, carried_shares, delta, "trade" if delta else "none")
+    return trade_change(trade_kind(exact, delta), previous, carried_shares, delta, "trade" if delta else "none")
+
+
+def trade_kind(carried: float | Fraction, delta: int) -> TradeKind:
+    """A decided change's kind: new when nothing was carried into it, else by the shares traded."""
+    return "new" if carried == 0 else "added" if delta > 0 else "reduced" if delta < 0 else "unchanged"
 
 
 def _held(
-    cusips: list[str], sources: list[str], before: list[str], earlier: Side, later: Side, carried: Carried, found: dict
-) -> dict:
+    cusips: list[str],
+    sources: list[str],
+    before: list[str],
+    earlier: Side,
+    later: Side,
+    carried: Carried,
+    found: Flagged,
+) -> KnownChange:
     """The change of one later position: its CUSIPs as filed, the carried CUSIPs under its key, the earlier ones."""
     filed = _total(later.lots, cusips)
     exact = sum(carried.shares[x] for x in sources) if len(sources) != 1 else carried.shares[sources[0]]
@@ -125,7 +158,7 @@ def _held(
     hits = [found[c] for c in (*cusips, *sources) if c in found] if found else []
     flagged = unique_candidates(hits) if hits else []
     if flagged:
-        return _change("undecided", previous, math.floor(exact), None, "undecided", citations, flagged)
+        return undecided_change(previous, math.floor(exact), citations, flagged)
     residual = filed - exact
     if applied and _rounding(Fraction(residual), sources, carried, len(applied)):
         residual = 0
@@ -133,8 +166,8 @@ def _held(
         residual = 0
     carried_shares = math.floor(exact)
     delta = filed - carried_shares if residual else 0
-    kind = "new" if exact == 0 else "added" if delta > 0 else "reduced" if delta < 0 else "unchanged"
-    return _change(kind, previous, carried_shares, delta, _cause(bool(delta), bool(applied)), citations)
+    cause = _cause(bool(delta), bool(applied))
+    return trade_change(trade_kind(exact, delta), previous, carried_shares, delta, cause, citations)
 
 
 def _total(lots: Mapping[str, Lot], cusips: list[str]) -> int:
@@ -168,7 +201,7 @@ def _received_on_parent_trades(residual: Fraction, sources: list[str], later: Si
     return False
 
 
-def _ended(earlier: Side, later: Side, carried: Carried, found: dict, held: set[str]) -> list[Ended]:
+def _ended(earlier: Side, later: Side, carried: Carried, found: Flagged, held: set[str]) -> list[Ended]:
     groups: dict[tuple[str, str], list[str]] = {}
     for cusip in sorted(carried.ended):
         if earlier.key(cusip) not in held and cusip in earlier.lots:
@@ -178,6 +211,9 @@ def _ended(earlier: Side, later: Side, carried: Carried, found: dict, held: set[
         if shares >= 1 and later.key(cusip) not in held and shares > carried.rounding(cusip):
             key = earlier.key(cusip) if cusip in earlier.lots else later.key(cusip)
             groups.setdefault((key, "exited"), []).append(cusip)
+    for key, fate in [k for k in groups if k[1] == "exited" and (k[0], "converted") in groups]:
+        # the shares an event moved to a CUSIP of the same key, then sold: one position's exit (Media General's, 2016)
+        groups[key, fate] = groups.pop((key, "converted")) + groups[key, fate]
     return [
         _ended_entry(key, fate, cusips, earlier, later, carried, found)
         for (key, fate), cusips in sorted(groups.items())
@@ -185,43 +221,39 @@ def _ended(earlier: Side, later: Side, carried: Carried, found: dict, held: set[
 
 
 def _ended_entry(
-    key: str, fate: str, cusips: list[str], earlier: Side, later: Side, carried: Carried, found: dict
+    key: str, fate: str, cusips: list[str], earlier: Side, later: Side, carried: Carried, found: Flagged
 ) -> Ended:
     previous = sum(earlier.lots[c].shares for c in cusips if c in earlier.lots)
     if fate == "converted":
         applied = _unique(a for c in cusips for a in carried.ended[c])
         citations = [_citation(a, earlier, later) for a in applied]
-        return Ended(
-            key, tuple(cusips), tuple(cusips), _change("converted", previous, 0, 0, "corporate-action", citations)
-        )
-    exact = sum(carried.shares[c] for c in cusips)  # whole shares unless a leg made a fraction: only floored
-    applied = _unique(a for c in cusips for a in carried.moved.get(c, ())) if carried.moved else []
+        return Ended(key, tuple(cusips), tuple(cusips), converted_change(previous, citations))
+    exact = sum(carried.shares.get(c, 0) for c in cusips)  # whole shares unless a leg made a fraction: only floored
+    moved = (a for c in cusips for a in (*carried.ended.get(c, ()), *carried.moved.get(c, ())))
+    applied = _unique(moved) if carried.moved or carried.ended else []
     citations = [_citation(a, earlier, later) for a in applied]
     origins = tuple(sorted({o for c in cusips for o in carried.origins.get(c, {c}) if o in earlier.lots}))
     flagged = unique_candidates(found.get(c, ()) for c in cusips) if found else []
+    change: KnownChange
     if flagged:
-        change = _change("undecided", previous, math.floor(exact), None, "undecided", citations, flagged)
+        change = undecided_change(previous, math.floor(exact), citations, flagged)
     else:
         carried_shares = math.floor(exact)
-        change = _change("exited", previous, carried_shares, -carried_shares, _cause(True, bool(applied)), citations)
+        cause = _cause(True, bool(applied))
+        change = trade_change("exited", previous, carried_shares, -carried_shares, cause, citations)
     return Ended(key, tuple(cusips), origins or tuple(cusips), change)
 
 
-def _cause(traded: bool, moved: bool) -> str:
+def _cause(traded: bool, moved: bool) -> TradeCause:
     if traded:
         return "trade-and-corporate-action" if moved else "trade"
     return "corporate-action" if moved else "none"
 
 
-def _change(
-    kind: str,
-    previous: int | None,
-    carried: int | None,
-    delta: int | None,
-    cause: str,
-    citations: Sequence[dict] = (),
-    found: Sequence[dict] = (),
-) -> dict:
+def trade_change(
+    kind: TradeKind, previous: int, carried: int, delta: int, cause: TradeCause, citations: Sequence[CitedAction] = ()
+) -> TradeChange:
+    """A decided change: `carried` shares of the `previous` book through the corporate actions cited, `delta` traded."""
     return {
         "kind": kind,
         "previousShares": previous,
@@ -229,7 +261,48 @@ def _change(
         "shareDelta": delta,
         "cause": cause,
         "corporateActions": list(citations),
+        "candidates": [],
+    }
+
+
+def converted_change(previous: int, citations: Sequence[CitedAction]) -> ConvertedChange:
+    """A position ended by the corporate actions cited: none of its shares traded."""
+    return {
+        "kind": "converted",
+        "previousShares": previous,
+        "carriedShares": 0,
+        "shareDelta": 0,
+        "cause": "corporate-action",
+        "corporateActions": list(citations),
+        "candidates": [],
+    }
+
+
+def undecided_change(
+    previous: int | None, carried: int | None, citations: Sequence[CitedAction], found: Sequence[Candidate]
+) -> UndecidedChange:
+    """A change no record decides, with the `found` candidates it may be."""
+    return {
+        "kind": "undecided",
+        "previousShares": previous,
+        "carriedShares": carried,
+        "shareDelta": None,
+        "cause": "undecided",
+        "corporateActions": list(citations),
         "candidates": list(found),
+    }
+
+
+def unknown_change() -> UnknownChange:
+    """A change with no previous book to measure it against."""
+    return {
+        "kind": "unknown",
+        "previousShares": None,
+        "carriedShares": None,
+        "shareDelta": None,
+        "cause": "unknown",
+        "corporateActions": [],
+        "candidates": [],
     }
 
 
@@ -243,9 +316,9 @@ def _unique(applied: Iterable[Applied]) -> list[Applied]:
     return sorted(seen.values(), key=lambda a: (a.leg.effective, a.leg.record))
 
 
-def unique_candidates(groups: Iterable[Iterable[dict]]) -> list[dict]:
+def unique_candidates(groups: Iterable[Iterable[Candidate]]) -> list[Candidate]:
     """The candidates of `groups`, each (rule, text) once, in the order first met."""
-    seen: dict[tuple, dict] = {}
+    seen: dict[tuple[str, str], Candidate] = {}
     for group in groups:
         for candidate in group:
             seen.setdefault((candidate["rule"], candidate["text"]), candidate)
@@ -261,7 +334,7 @@ _VERBS = {
 }
 
 
-def _citation(applied: Applied, earlier: Side, later: Side) -> dict:
+def _citation(applied: Applied, earlier: Side, later: Side) -> CitedAction:
     """A corporate action cited like a filing: the record, and what it did to this manager's shares."""
     return {**action_fields(applied.leg), "text": _citation_text(applied, earlier, later)}
 
@@ -274,6 +347,8 @@ def _citation_text(applied: Applied, earlier: Side, later: Side) -> str:
     terms = f" ({leg.ratio_text})" if leg.ratio_text else ""
     cash = f"${leg.cash_per_share:,} a share" if leg.cash_per_share is not None else ""
     when = f"{_VERBS[leg.kind]} effective {leg.effective}"
+    if leg.shares is not None and leg.kind is ActionKind.SPIN_OFF:  # a diff across quarters: windows.spans._received
+        return f"{when}{terms}: received {leg.shares:,} {after} on the {before} shares held then"
     if leg.shares is not None:
         return f"{when}: received {leg.shares:,} {after} for holdings outside the 13F book"
     if leg.kind is ActionKind.CASH_MERGER:

@@ -13,14 +13,17 @@ from __future__ import annotations
 
 from builder.research.changes.carry import Carried, Lot
 from builder.research.changes.side import Side
+from builder.research.schema import Candidate
 
 CLASSES = 2  # classes of one issuer that must grow together
 
 
-def grown_classes(earlier: Side, later: Side, carried: Carried, closed: frozenset[str]) -> dict[str, tuple[dict, str]]:
+def grown_classes(
+    earlier: Side, later: Side, carried: Carried, closed: frozenset[str]
+) -> dict[str, tuple[Candidate, str]]:
     """CUSIP → the candidate for each class that grew beside a kin class whose fall in value exceeds the growth,
     with that class's CUSIP (whose other holders may bear it out)."""
-    marked: dict[str, dict[str, tuple[dict, str]]] = {}
+    marked: dict[str, dict[str, tuple[Candidate, str]]] = {}
     for child, lot in later.lots.items():  # every lot of every book: the plain tests first
         if child in closed or child not in earlier.lots or lot.shares <= 0:
             continue
@@ -48,7 +51,7 @@ def _fall(before: Lot, after: Lot) -> float:
     return before.shares * (before.value / before.shares - after.value / after.shares)
 
 
-def _candidate(later: Side, child: str, gained: int, worth: float, parent: str, fell: float) -> dict:
+def _candidate(later: Side, child: str, gained: int, worth: float, parent: str, fell: float) -> Candidate:
     text = (
         f"{later.key(child)} grew by {gained:,} shares (${worth:,.0f}) while {later.key(parent)}, held at both quarter "
         f"ends, lost ${fell:,.0f} in value, and another class of the issuer grew with it: a distribution into the "

@@ -10,6 +10,7 @@ from builder.records import ActionKind
 from builder.research.changes.carry import Carried
 from builder.research.changes.paste import record_line, todo
 from builder.research.changes.side import Side
+from builder.research.schema import Candidate
 
 # A position delivered by a merger, exchange or spin-off filed at more than this multiple of what the earlier book
 # gives (Berkshire's 192,666 Kraft shares became 325,634,818 Kraft Heinz: its private Heinz stake merged in) is no
@@ -18,7 +19,7 @@ RECEIVED_MULTIPLE = 3
 DELIVERING = frozenset({ActionKind.MERGER, ActionKind.EXCHANGE, ActionKind.SPIN_OFF})
 
 
-def no_evidence(earlier: Side, later: Side, cusip: str) -> dict:
+def no_evidence(earlier: Side, later: Side, cusip: str) -> Candidate:
     """The candidate of a change no witness can speak to: no other holder's book, and no data set to show one."""
     name = later.key(cusip) if cusip in later.lots else earlier.key(cusip)
     text = (
@@ -29,7 +30,7 @@ def no_evidence(earlier: Side, later: Side, cusip: str) -> dict:
     return {"rule": "no-evidence", "text": text, "record": None}
 
 
-def omission(earlier: Side, later: Side, cusip: str, *, vanished: bool) -> dict:
+def omission(earlier: Side, later: Side, cusip: str, *, vanished: bool) -> Candidate:
     """A position vanishing into a filing that omits positions (`vanished`), or first appearing after one."""
     if vanished:
         name = earlier.key(cusip) if cusip in earlier.lots else later.key(cusip)
@@ -46,7 +47,7 @@ def omission(earlier: Side, later: Side, cusip: str, *, vanished: bool) -> dict:
     return {"rule": "confidential-omission", "text": text, "record": None}
 
 
-def unreported(later: Side, carried: Carried, cusip: str) -> dict:
+def unreported(later: Side, carried: Carried, cusip: str) -> Candidate:
     """Shares received through a corporate action, absent from the later filing."""
     shares = math.floor(carried.shares[cusip])
     text = (
@@ -56,7 +57,7 @@ def unreported(later: Side, carried: Carried, cusip: str) -> dict:
     return {"rule": "received-not-reported", "text": text, "record": None}
 
 
-def received_outside(earlier: Side, later: Side, carried: Carried, cusip: str) -> dict | None:
+def received_outside(earlier: Side, later: Side, carried: Carried, cusip: str) -> Candidate | None:
     """A position a corporate action delivered, filed at several times what it delivered."""
     legs = carried.moved.get(cusip, ())
     carried_shares = math.floor(carried.shares.get(cusip, 0))

@@ -41,7 +41,7 @@ class Keys(dict):
 def one_keyed(before: ArtifactManager, after: ArtifactManager) -> bool:
     """Whether two books of one manager key each CUSIP to one ticker and each ticker to one CUSIP, the same where they
     meet (a CUSIP both name, a ticker both name), and no CUSIP of the earlier one that the later one does not name is
-    a later ticker (changes.books takes a shorter way to their changes then)."""
+    a later ticker (research.windows.spans takes a shorter way to their changes then)."""
     earlier_key = {e["cusip"]: e["ticker"] for e in chain(before["positions"], before["ended"])}
     later_key = {e["cusip"]: e["ticker"] for e in chain(after["positions"], after["ended"])}
     earlier_cusip = dict(zip(earlier_key.values(), earlier_key.keys(), strict=True))

@@ -25,6 +25,7 @@ from builder.research.changes.paste import ratio_text, record_line, todo
 from builder.research.changes.side import Side
 from builder.research.evidence import support
 from builder.research.evidence.support import Support, Verdict
+from builder.research.schema import Candidate, CandidateRule
 
 # (a) Split: the common split ratios, a 3-for-2 among them (Torchmark 2014), and the reverse splits 1:2 … 1:20.
 SPLIT_FACTORS = tuple(
@@ -88,14 +89,15 @@ DISTRIBUTION_ROUNDING = 1e-5  # or one share per source row of each side, whiche
 # that quarter end (an acquired security is gone for everyone): acquired for cash, or sold.
 PINNED_PRICE = 0.03
 PAIRING = frozenset({"same-issuer", "same-value"})  # a position that paired with a new one was no cash merger
+Flagged = dict[str, list[Candidate]]  # CUSIP → the candidate explanations of its change
 
 
-def candidates(earlier: Side, later: Side, carried: Carried) -> dict[str, list[dict]]:
+def candidates(earlier: Side, later: Side, carried: Carried) -> Flagged:
     """CUSIP (of either side) → the candidate explanations the data allows for its change; empty when none."""
-    found: dict[str, list[dict]] = {}
+    found: Flagged = {}
     covered = later.evidence.origin == DATASETS  # every filer's book is a witness: no one seen is no one
 
-    def add(cusips: tuple[str, ...], candidate: dict, witnessed: Support | None = None) -> None:
+    def add(cusips: tuple[str, ...], candidate: Candidate, witnessed: Support | None = None) -> None:
         verdict = Verdict.SUPPORTED if witnessed is None else witnessed.verdict  # None: a rule about the book itself
         if verdict is Verdict.REFUTED or (verdict is Verdict.UNWITNESSED and covered):
             return  # the other holders' books show no such event: a trade
@@ -168,7 +170,7 @@ def _own(side: Side) -> int:
     return int(side.cik) if side.cik else -1
 
 
-def _splits(earlier: Side, later: Side, cusip: str) -> list[tuple[dict, Support]]:
+def _splits(earlier: Side, later: Side, cusip: str) -> list[tuple[Candidate, Support]]:
     """(a) Same CUSIP, the implied price moved by about a common split ratio while the shares moved the other way;
     each with what the other holders of the security show of that ratio."""
     before, after = earlier.lots[cusip], later.lots[cusip]
@@ -178,7 +180,7 @@ def _splits(earlier: Side, later: Side, cusip: str) -> list[tuple[dict, Support]
     shares_move = after.shares / before.shares
     if 1 / MIN_MOVE < price_move < MIN_MOVE or 1 / MIN_MOVE < shares_move < MIN_MOVE:
         return []
-    found = []
+    found: list[tuple[float, tuple[Candidate, Support]]] = []
     for factor in SPLIT_FACTORS:
         market = price_move * float(factor)
         if (factor > 1) != (shares_move > 1) or not 1 / MAX_MARKET_MOVE <= market <= MAX_MARKET_MOVE:
@@ -208,7 +210,7 @@ def _splits(earlier: Side, later: Side, cusip: str) -> list[tuple[dict, Support]
     return [candidate for _, candidate in sorted(found, key=lambda entry: entry[0])]
 
 
-def _pair(earlier: Side, later: Side, before: str, after: str) -> tuple[dict, Support] | None:
+def _pair(earlier: Side, later: Side, before: str, after: str) -> tuple[Candidate, Support] | None:
     """(b) In one manager's quarter a position ended and another began: of the same issuer (names match, whatever
     the ratio), or of another issuer with about the same value (a stock merger); with what the other holders of the
     ended one show of it."""
@@ -225,7 +227,7 @@ def _pair(earlier: Side, later: Side, before: str, after: str) -> tuple[dict, Su
     if not same_issuer and stated is None:
         return None
     ratio = stated or (Fraction(new.shares, old.shares) if old.shares else Fraction(1))
-    rule = "same-issuer" if same_issuer else "same-value"
+    rule: CandidateRule = "same-issuer" if same_issuer else "same-value"
     kind = "exchange" if same_issuer else "merger"
     name_before, name_after = earlier.key(before), later.key(after)
     text = (
@@ -261,7 +263,7 @@ def _pair(earlier: Side, later: Side, before: str, after: str) -> tuple[dict, Su
     return witnessed.cited({"rule": rule, "text": text, "record": record}, what), witnessed
 
 
-def _cash_merger(earlier: Side, later: Side, cusip: str) -> tuple[dict, Support] | None:
+def _cash_merger(earlier: Side, later: Side, cusip: str) -> tuple[Candidate, Support] | None:
     """(d) A position held whole through a quarter at a pinned price, then gone: acquired for cash, or sold; with
     what the other holders of the security show (every holder leaves a security acquired for cash)."""
     last, before = earlier.lots.get(cusip), earlier.previous.get(cusip)
@@ -353,7 +355,7 @@ class _Parents:
 
 def _distributions(
     earlier: Side, later: Side, carried: Carried, child: str, parents: _Parents
-) -> list[tuple[dict, Support]]:
+) -> list[tuple[Candidate, Support]]:
     """(c) A new position whose shares are a common fraction or multiple of a position the manager held; each with
     what the other holders of that position show of it."""
     lot = later.lots[child]
@@ -375,7 +377,7 @@ def _distributions(
                 allowance = max(held.rows + lot.rows, math.ceil(received * DISTRIBUTION_ROUNDING))
                 if parent not in matches and abs(received - held.shares * ratio) <= allowance:
                     matches[parent] = (held, ratio, side)
-    found = []
+    found: list[tuple[Candidate, Support]] = []
     for parent, (held, ratio, side) in sorted(matches.items()):
         if later.key(parent) == later.key(child) or parent == child:
             continue
@@ -393,7 +395,7 @@ def _distributions(
 
 def _distribution(
     earlier: Side, later: Side, parent: str, child: str, held: Lot, received: int, ratio: Fraction, side: Side
-) -> dict:
+) -> Candidate:
     name_parent, name_child = side.key(parent), later.key(child)
     text = (
         f"{received:,} {name_child} are {ratio_text(ratio)} of the {held.shares:,} {name_parent} held at {side.quarter}: "

@@ -25,6 +25,7 @@ from fractions import Fraction
 
 from builder.research.evidence.events import AGREE, FEW_SPLIT_TRADE, MAX_CHANCE, VANISHED
 from builder.research.evidence.witnessed import Books
+from builder.research.schema import Candidate
 
 # A witness fits an event within a trade beside it of this share of the shares the event gives (as the few may show
 # a split beside a trade: events.FEW_SPLIT_TRADE), or within ROUNDING_SHARES.
@@ -60,7 +61,7 @@ class Support:
             return Verdict.UNWITNESSED
         return Verdict.SUPPORTED
 
-    def cited(self, candidate: dict[str, str | None], what: str) -> dict[str, str | None]:
+    def cited(self, candidate: Candidate, what: str) -> Candidate:
         """A supported candidate citing its witnesses (how many other holders fit `what`, of how many); any other as
         it is (an unsupported one is never told)."""
         if self.verdict is not Verdict.SUPPORTED:

@@ -17,6 +17,9 @@ HASH_ALGORITHM: Final = "sha256"  # contract section 8: the audit export digest 
 HASHED_BYTES = "canonical PackArtifact bytes: orjson, sorted keys, no whitespace"
 
 
+AuditEventKind = Literal["ingested", "validated", "sealed"]
+
+
 class ReleaseIdentity(TypedDict):
     releaseId: str
     manifestSha256: Sha256
@@ -35,7 +38,7 @@ class SourceFileRecord(TypedDict):
 
 
 class AuditEvent(TypedDict):
-    event: Annotated[Literal["ingested", "validated", "sealed"], KEY]
+    event: Annotated[AuditEventKind, KEY]
     at: Annotated[Date, KEY]
     detail: str
 

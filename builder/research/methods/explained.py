@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import functools
 import posixpath
-from typing import Annotated, Literal, TypedDict, cast
+from typing import Annotated, Literal, TypedDict
 
+from builder.records import Amendment, FormType, ValueUnit
 from builder.research.methods.ethos import EthosId, FeatureName, FeatureValue, Score
 from builder.research.methods.policy import Signal
 from builder.research.schema import (
@@ -26,6 +27,7 @@ from builder.research.schema import (
 from builder.research.views import Mode
 from builder.typed import BARE, TYPE_LIST, Count, Date, Fraction, Keywords
 
+ViewStatus = Literal["in-view", "left-view"]  # whether an explained ticker is in the view asked about
 Rank = Annotated[int | None, TYPE_LIST, Keywords(minimum=1)]  # 1 = first of the ethos's top set; null outside it
 
 
@@ -118,14 +120,14 @@ class SourceRecord(TypedDict):
     managerId: str
     accession: Nonempty
     url: str | None
-    formType: Annotated[Literal["13F-HR", "13F-HR/A"], BARE]
-    amendment: Annotated[Literal["original", "restatement", "new-holdings"], BARE]
+    formType: Annotated[FormType, BARE]
+    amendment: Annotated[Amendment, BARE]
     amendmentNo: ArtifactCount
     filed: ArtifactDate
     filedFrom: Nonempty
     folder: str
     files: list[str]
-    unit: Annotated[Literal["dollars", "thousands"], BARE]
+    unit: Annotated[ValueUnit, BARE]
     unitRule: Nonempty
     rows: ArtifactCount
     tableEntryTotal: NullableCount
@@ -135,8 +137,23 @@ class SourceRecord(TypedDict):
 def source_record(manager_id: str, filing: ArtifactFiling) -> SourceRecord:
     """`filing` of `manager_id` as a source record: its source paths split into their common folder and names."""
     folder, files = _split(filing["source"])
-    facts = {key: value for key, value in filing.items() if key != "source"}
-    return cast(SourceRecord, {"managerId": manager_id, **facts, "folder": folder, "files": list(files)})
+    return {
+        "managerId": manager_id,
+        "accession": filing["accession"],
+        "url": filing["url"],
+        "formType": filing["formType"],
+        "amendment": filing["amendment"],
+        "amendmentNo": filing["amendmentNo"],
+        "filed": filing["filed"],
+        "filedFrom": filing["filedFrom"],
+        "folder": folder,
+        "files": list(files),
+        "unit": filing["unit"],
+        "unitRule": filing["unitRule"],
+        "rows": filing["rows"],
+        "tableEntryTotal": filing["tableEntryTotal"],
+        "tableValueTotal": filing["tableValueTotal"],
+    }
 
 
 @functools.lru_cache(maxsize=65536)
@@ -181,7 +198,7 @@ class PositionExplanation(TypedDict):
     quarter: Date
     previousQuarter: Date
     view: ExplainedView
-    viewStatus: Literal["in-view", "left-view"]
+    viewStatus: ViewStatus
     summary: TickerSummary
     changes: list[HeldChange | EndedChange]
     evidence: Evidence

@@ -21,6 +21,7 @@ from builder.research.previews.shapes import (
     MomentumDefinition,
     Outcome,
     PersonHead,
+    ProducedBy,
     SocialHead,
     Totals,
 )
@@ -195,7 +196,7 @@ class CongressArtifact(TypedDict):
     outcome: Outcome
     stance: str
     answer: str
-    producedBy: Literal["strict", "demo"] | None
+    producedBy: ProducedBy | None
     rules: RuleSet
     signals: Signals
     history: History

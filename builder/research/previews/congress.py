@@ -8,7 +8,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import date, timedelta
-from typing import Final, Literal, TypedDict
+from typing import Final, TypedDict
 
 from builder.canonical import canonical_json
 from builder.records import ScopeWarning
@@ -42,7 +42,7 @@ from builder.research.previews.pack import (
     preview_pack,
     warning_briefs,
 )
-from builder.research.previews.shapes import ClusterBrief, CongressPayload, TradeBrief
+from builder.research.previews.shapes import ClusterBrief, CongressPayload, ProducedBy, TradeBrief
 from builder.research.previews.shapes import ClusterRule as ClusterRuleShape
 from builder.research.previews.shapes import Outcome as OutcomeName
 from builder.sources.congress.instrument import INSTRUMENT_RULE, Instrument
@@ -191,7 +191,7 @@ def build_congress(inputs: CongressInput, *, as_of: date) -> PreviewPack:
     people = People(visible, inputs.aliases)
     demo, strict = clusters_on(visible, inputs.demo, day, people), clusters_on(visible, inputs.strict, day, people)
     outcome = Outcome.STRICT_SIGNAL if strict else Outcome.DEMO_SIGNAL if demo else Outcome.NO_SIGNAL
-    produced_by: Literal["strict", "demo"] | None = (
+    produced_by: ProducedBy | None = (
         "strict" if outcome is Outcome.STRICT_SIGNAL else "demo" if outcome is Outcome.DEMO_SIGNAL else None
     )
     stance, answer = _stance(outcome), _answer(outcome, demo, strict)
@@ -258,7 +258,7 @@ class Verdict(TypedDict):
     outcome: OutcomeName
     stance: str
     answer: str
-    producedBy: Literal["strict", "demo"] | None
+    producedBy: ProducedBy | None
 
 
 def _artifact(

@@ -16,6 +16,7 @@ Owner = Annotated[str, Keywords(enum=["self", "spouse", "joint", "dependent", "n
 Chamber = Annotated[str, Keywords(enum=["house", "senate"])]
 InstrumentName = Annotated[str, Keywords(enum=[kind.value for kind in Instrument])]
 Outcome = Annotated[str, Keywords(enum=["strict-signal", "demo-signal", "no-signal"])]
+ProducedBy = Literal["strict", "demo"]  # which cluster rule produced a congress signal
 
 
 class PreviewWarning(TypedDict):
@@ -90,7 +91,7 @@ class CongressPayload(TypedDict):
     outcome: Outcome
     stance: str
     answer: str
-    producedBy: Literal["strict", "demo"] | None
+    producedBy: ProducedBy | None
     definition: ClusterDefinition
     signalCount: Count  # clusters found; signal lists the first of them the payload's budget holds
     signal: list[CongressCluster]

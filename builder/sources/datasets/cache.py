@@ -150,7 +150,7 @@ def _filing(row: Sequence[object]) -> SetFiling:
         str(cik),
         date.fromisoformat(str(period)),
         date.fromisoformat(str(filed)),
-        Amendment(kind),
+        Amendment(str(kind)),
         int(str(number)),
         str(form),
         None if cover is None else _cover(cover),

@@ -12,15 +12,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import date
+from typing import get_args
 
 import pyarrow as pa
 import pyarrow.csv as csv
 
-from builder.records import Amendment
+from builder.records import Amendment, FormType
 from builder.sources.datasets.infotable import accession_key, header
 from builder.sources.datasets.members import Archive, DatasetError
 
-HOLDINGS_REPORTS = frozenset({"13F-HR", "13F-HR/A"})
+HOLDINGS_REPORTS: frozenset[str] = frozenset(get_args(FormType))
 SUBMISSION = ("ACCESSION_NUMBER", "FILING_DATE", "SUBMISSIONTYPE", "CIK", "PERIODOFREPORT")
 COVERPAGE = ("ACCESSION_NUMBER", "ISAMENDMENT", "AMENDMENTNO", "AMENDMENTTYPE", "FILINGMANAGER_NAME", "REPORTTYPE")
 SUMMARYPAGE = ("ACCESSION_NUMBER", "TABLEENTRYTOTAL", "TABLEVALUETOTAL", "ISCONFIDENTIALOMITTED")

@@ -9,9 +9,10 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import date
 from functools import lru_cache
+from typing import get_args
 from xml.etree.ElementTree import Element
 
-from builder.records import HoldingRow, holding_row
+from builder.records import HoldingRow, PutCall, ShareType, holding_row
 from builder.sources.sec13f.safexml import DocumentError, check_utf8, is_well_formed, parse_xml, strip_start
 
 # SEC's rendered view of a filing (the xslForm13F page beside each document on EDGAR) is HTML; saved under a
@@ -25,8 +26,8 @@ _CUSIP = re.compile(r"[A-Z0-9]{9}")  # eis_13FDocument.xsd CUSIP_TYPE: nine lett
 _CIK = re.compile(r"[0-9]{1,10}")  # eis_Common.xsd CIK_TYPE: up to ten digits
 _DATE = re.compile(r"([0-9]{2})-([0-9]{2})-([0-9]{4})")  # eis_Common.xsd DATE_TYPE: MM-DD-YYYY
 _FLAGS = {"true": True, "1": True, "y": True, "false": False, "0": False, "n": False}
-_PUT_CALL = {"put": "Put", "call": "Call"}  # eis_13FDocument.xsd PUT_CALL enumeration
-_SHARE_TYPES = ("SH", "PRN")  # eis_13FDocument.xsd SHRSPRNTYPE: shares or principal amount
+_PUT_CALL: dict[str, PutCall] = {value.lower(): value for value in get_args(PutCall)}  # as filed, any case
+_SHARE_TYPES: dict[str, ShareType] = {value: value for value in get_args(ShareType)}
 MAX_ROW_ERRORS_LISTED = 10  # one problem per file stays readable; the rest are counted, not listed
 # An information table in its plain form, as EDGAR's tools write it: a UTF-8 XML declaration, the root's start tag,
 # then only `infoTable` rows, their elements in eis_13FDocument.xsd's order, one namespace prefix throughout, text
@@ -292,9 +293,9 @@ def table_row(index: int, texts: Sequence[str]) -> HoldingRow:
     cusip = cusip.upper()
     if not _CUSIP.fullmatch(cusip):
         raise DocumentError(f"cusip {cusip!r} is not nine letters or digits" if cusip else "missing cusip")
-    share_type = share_type.upper()
-    if share_type not in _SHARE_TYPES:
-        raise DocumentError(f"sshPrnamtType {share_type!r} is neither SH nor PRN")
+    kind = _SHARE_TYPES.get(share_type.upper())
+    if kind is None:
+        raise DocumentError(f"sshPrnamtType {share_type.upper()!r} is neither SH nor PRN")
     if put_call and put_call.lower() not in _PUT_CALL:
         raise DocumentError(f"putCall {put_call!r} is neither Put nor Call")
     return holding_row(
@@ -304,7 +305,7 @@ def table_row(index: int, texts: Sequence[str]) -> HoldingRow:
         cusip,
         _whole(value, "value"),
         _whole(shares, "sshPrnamt"),
-        share_type,
+        kind,
         _PUT_CALL[put_call.lower()] if put_call else None,
         discretion,
         others,

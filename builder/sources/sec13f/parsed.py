@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import date
+from typing import get_args
 
-from builder.records import HoldingRow
+from builder.records import FormType, HoldingRow
 from builder.sources.sec13f.document import InformationTable, PrimaryDocument, parse_document
 from builder.sources.sec13f.safexml import DocumentError
 from builder.sources.sec13f.submission import carried_documents, is_submission, parse_submission
 
-READ_FORMS = ("13F-HR", "13F-HR/A")  # holdings reports, combination reports included (reportType says which)
+READ_FORMS: dict[str, FormType] = {form: form for form in get_args(FormType)}  # the forms read, as their type
 
 
 @dataclass(frozen=True, slots=True)

@@ -17,7 +17,9 @@ from builder.records import (
     ScopeWarning,
     ValueUnit,
 )
-from builder.sources.sec13f.document import DocumentError, PrimaryDocument, Summary
+from builder.sources.sec13f.document import PrimaryDocument, Summary
+from builder.sources.sec13f.parsed import READ_FORMS
+from builder.sources.sec13f.safexml import DocumentError
 
 # Form 13F amendments (SEC Release 34-95148, 2022): filings made on or after 2023-01-03 report `value`
 # rounded to the nearest dollar (eis_13FDocument.xsd, column 4); earlier ones reported thousands.
@@ -64,7 +66,7 @@ def build_filing(
         accession=accession,
         cik=primary.cik,
         manager_name=primary.manager_name,
-        form_type=primary.submission_type,
+        form_type=READ_FORMS[primary.submission_type],  # only a form read is a Filing
         report_type=primary.report_type,
         period=primary.period,
         filed=filed,
