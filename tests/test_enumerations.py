@@ -18,7 +18,6 @@ from builder import records
 from builder.api import shapes
 from builder.research import agent, schema, views
 from builder.research.changes import BOUGHT, CHANGE_KINDS, SOLD
-from builder.research.changes.own import BOOK_OWN
 from builder.research.methods import audit, ethos, explained, policy
 from builder.research.previews import shapes as preview_shapes
 
@@ -108,7 +107,15 @@ def test_the_sets_the_code_tests_kinds_with_are_read_from_the_declarations():
     assert values(schema.Traded) == BOUGHT | SOLD and values(schema.Traded) < values(schema.TradeKind)
     assert values(schema.MeasuredKind) == values(schema.ChangeKind) - {"unknown"}
     assert values(schema.TradeCause) < values(schema.Cause)
-    assert values(schema.BookRule) == BOOK_OWN and values(schema.CandidateRule) > BOOK_OWN
+    assert values(schema.BookRule) < values(schema.CandidateRule)
+    assert values(schema.CandidateRule) - values(schema.BookRule) == {  # the rules a witness must bear out, and none
+        "split",
+        "same-issuer",
+        "same-value",
+        "distribution",
+        "cash-merger",
+        "no-evidence",
+    }
 
 
 def test_the_agent_glossary_says_what_each_change_kind_means():
