@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import enum
 import inspect
-import re
 import sys
 from array import array
 from collections.abc import Callable
@@ -157,10 +156,6 @@ def holding_row(
 ) = slot_setters(HoldingRow, holding_row)
 
 
-# EDGAR's layout of a filing's folder: /Archives/edgar/data/<CIK without zeros>/<accession without dashes>/, with
-# <accession>-index.htm listing its documents (SEC, "Accessing EDGAR Data").
-EDGAR_ARCHIVES = "https://www.sec.gov/Archives/edgar/data"
-_ACCESSION = re.compile(r"[0-9]{10}-[0-9]{2}-[0-9]{6}")
 FILED_FROM_HEADER = "submission header"  # the SGML header's FILED AS OF DATE
 FILED_FROM_SIGNATURE = "signatureDate (estimated)"  # neither header nor record: the day it was signed
 FILED_FROM_DATASET = "Form 13F data set (FILING_DATE)"  # a filing read from the SEC's Form 13F data sets
@@ -193,14 +188,6 @@ class Filing:
     def dollars(self, value: int) -> int:
         """A `value` of this filing in dollars."""
         return value * 1000 if self.unit is ValueUnit.THOUSANDS else value
-
-    @property
-    def edgar_url(self) -> str | None:
-        """The filing's index page on SEC EDGAR, where its documents can be checked; None when its accession number
-        is not known (a file that does not give it)."""
-        if not _ACCESSION.fullmatch(self.accession):
-            return None
-        return f"{EDGAR_ARCHIVES}/{int(self.cik)}/{self.accession.replace('-', '')}/{self.accession}-index.htm"
 
     def __reduce__(self) -> tuple:
         # The rows travel as columns. Pickle keeps every container of a message until the whole message is read:

@@ -120,6 +120,7 @@ def test_a_source_records_folder_and_files_are_the_filings_source_paths():
 def test_source_paths_are_split_at_their_common_folder_and_joined_back(source, folder, files):
     filing: ArtifactFiling = {
         "accession": "1",
+        "url": None,
         "formType": "13F-HR",
         "amendment": Amendment.ORIGINAL,
         "amendmentNo": 0,

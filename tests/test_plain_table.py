@@ -184,7 +184,7 @@ def outcome(data: bytes) -> tuple[object, ...]:
 
 def through_tree(data: bytes, monkeypatch: pytest.MonkeyPatch) -> tuple[object, ...]:
     with monkeypatch.context() as patch:
-        patch.setattr(document, "_plain_rows", lambda _data: None)
+        patch.setattr(document, "plain_rows", lambda _data: None)
         return outcome(data)
 
 
@@ -219,7 +219,7 @@ def test_combined_variations_read_as_the_element_tree_reads_them(monkeypatch: py
             data = VARIATIONS[name](data)
         encoded = data.encode()
         assert outcome(encoded) == through_tree(encoded, monkeypatch), data
-        plain += document._plain_rows(encoded) is not None
+        plain += document.plain_rows(encoded) is not None
     assert plain >= 40  # the combinations exercise the plain reading, not only the fallback
 
 
@@ -253,7 +253,7 @@ def test_combined_variations_read_as_the_element_tree_reads_them(monkeypatch: py
 def test_the_plain_form_is_read_without_a_tree_and_its_look_alikes_are_not(variation: str) -> None:
     for base in ("default-namespace", "ns1-prefix", "no-namespace"):
         data = VARIATIONS[variation](tables()[base]).encode()
-        assert document._plain_rows(data) is not None, (base, variation)
+        assert document.plain_rows(data) is not None, (base, variation)
     look_alikes = [
         "cdata",
         "comment-in-row",
@@ -268,9 +268,9 @@ def test_the_plain_form_is_read_without_a_tree_and_its_look_alikes_are_not(varia
         "cdata-end-in-text",
     ]
     for other in look_alikes:
-        assert document._plain_rows(VARIATIONS[other](table()).encode()) is None, other
+        assert document.plain_rows(VARIATIONS[other](table()).encode()) is None, other
     unbound = VARIATIONS["root-prefix-undeclared"](table(prefix="ns1")).encode()  # `ns1:` bound nowhere
-    assert document._plain_rows(unbound) is None
+    assert document.plain_rows(unbound) is None
 
 
 def xml_sources() -> list[bytes]:
@@ -293,5 +293,5 @@ def test_every_real_and_fixture_document_reads_as_the_element_tree_reads_it(monk
     plain = 0
     for data in xml_sources():
         assert outcome(data) == through_tree(data, monkeypatch)
-        plain += document._plain_rows(data) is not None
+        plain += document.plain_rows(data) is not None
     assert plain >= 40  # the real tables (with and without `ns1:`, embedded or alone) take the plain reading

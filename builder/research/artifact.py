@@ -15,7 +15,7 @@ from builder.research.changes.carry import legs_between
 from builder.research.changes.side import Side
 from builder.research.coverage import quarter_coverage
 from builder.research.evidence import Evidence, decide, pack_witnesses
-from builder.research.holdings import Holding, QuarterBook, QuarterBooks
+from builder.research.holdings import Holding, QuarterBook, QuarterBooks, edgar_url
 from builder.research.quarters import filing_deadline, previous_quarter
 from builder.research.schema import (
     ArtifactFiling,
@@ -453,7 +453,7 @@ def _other(holding: Holding, rows: Dated) -> OtherHolding:
 def _filing_entry(filing: Filing, fictional: bool) -> ArtifactFiling:
     return {
         "accession": filing.accession,
-        "url": None if fictional else filing.edgar_url,
+        "url": None if fictional else edgar_url(filing),
         "formType": filing.form_type,
         "amendment": filing.amendment,
         "amendmentNo": filing.amendment_no,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -10,6 +11,19 @@ from typing import Any
 
 from builder.records import Amendment, Filing, PutCall, ShareType, slot_setters
 from builder.research.changes.carry import Lot
+
+# EDGAR's layout of a filing's folder: /Archives/edgar/data/<CIK without zeros>/<accession without dashes>/, with
+# <accession>-index.htm listing its documents (SEC, "Accessing EDGAR Data").
+EDGAR_ARCHIVES = "https://www.sec.gov/Archives/edgar/data"
+_ACCESSION = re.compile(r"[0-9]{10}-[0-9]{2}-[0-9]{6}")
+
+
+def edgar_url(filing: Filing) -> str | None:
+    """The filing's index page on SEC EDGAR, where its documents can be checked; None when its accession number is
+    not known (a file that does not give it)."""
+    if not _ACCESSION.fullmatch(filing.accession):
+        return None
+    return f"{EDGAR_ARCHIVES}/{int(filing.cik)}/{filing.accession.replace('-', '')}/{filing.accession}-index.htm"
 
 
 @dataclass(frozen=True, slots=True)

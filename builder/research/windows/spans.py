@@ -205,12 +205,15 @@ def _by_keys(manager_id: str, before: ArtifactManager, after: ArtifactManager, s
     sources, held = by_key(earlier, later_key.__getitem__), by_key(later, later_key.__getitem__)
     old = {p["ticker"]: p for p in before["positions"]}
     new = {p["ticker"]: p for p in after["positions"]}
+    flagged_at = by_key(flagged, later_key.__getitem__)  # a CUSIP a version between left undecided, by its later key
     found: list[Moved] = []
     for key, cusips in held.items():
         position = new[key]
         from_shares, from_value = (old[key]["shares"], old[key]["value"]) if key in old else (0, 0)
         carried = sources.get(key, [])
-        candidates = _candidates(flagged, cusips, carried)
+        # undecided also when a version between left it undecided under an earlier CUSIP of the key (LiLAC's of 2015,
+        # renamed Liberty Latin America under a new CUSIP in 2018: securities.csv keys both as LILA)
+        candidates = _candidates(flagged, cusips, carried, flagged_at.get(key, []))
         if candidates or from_shares != position["shares"]:
             shares = sum([earlier[c] for c in carried])
             delta = sum([later[c] for c in cusips]) - shares

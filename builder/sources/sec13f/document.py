@@ -5,15 +5,14 @@ from __future__ import annotations
 import base64
 import binascii
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import date
-from functools import lru_cache
 from typing import get_args
 from xml.etree.ElementTree import Element
 
 from builder.records import HoldingRow, PutCall, ShareType, holding_row
-from builder.sources.sec13f.safexml import DocumentError, check_utf8, is_well_formed, parse_xml, strip_start
+from builder.sources.sec13f.safexml import DocumentError, check_utf8, parse_xml, plain_rows, strip_start
 
 # SEC's rendered view of a filing (the xslForm13F page beside each document on EDGAR) is HTML; saved under a
 # `.xml` name it looks like a filing, so it is recognised before parsing and refused by name.
@@ -29,18 +28,6 @@ _FLAGS = {"true": True, "1": True, "y": True, "false": False, "0": False, "n": F
 _PUT_CALL: dict[str, PutCall] = {value.lower(): value for value in get_args(PutCall)}  # as filed, any case
 _SHARE_TYPES: dict[str, ShareType] = {value: value for value in get_args(ShareType)}
 MAX_ROW_ERRORS_LISTED = 10  # one problem per file stays readable; the rest are counted, not listed
-# An information table in its plain form, as EDGAR's tools write it: a UTF-8 XML declaration, the root's start tag,
-# then only `infoTable` rows, their elements in eis_13FDocument.xsd's order, one namespace prefix throughout, text
-# without markup (no comment, CDATA, PI or DTD). Such a table is read with a regex over the text, once expat has
-# found it well-formed: no element tree is built (two thirds of the read's time). Anything else takes the tree.
-_XML_SPACE = r"[ \t\r\n]*"  # XML 1.0 §2.3 S
-_PLAIN_START = re.compile(
-    r"""(?:<\?xml[ \t\r\n]+version=(["'])1\.0\1(?:[ \t\r\n]+encoding=(["'])(?i:utf-8)\2)?"""
-    r"""(?:[ \t\r\n]+standalone=(["'])(?:yes|no)\3)?[ \t\r\n]*\?>)?[ \t\r\n]*"""
-    r"<((?:[A-Za-z_][A-Za-z0-9_.-]*:)?)informationTable(?:[ \t\r\n][^<>]*)?(?<!/)>"
-)
-_REFERENCE = re.compile(r"&(#[0-9]+|#x[0-9a-fA-F]+|amp|lt|gt|quot|apos);")  # XML 1.0 §4.1, §4.6: no DTD, no others
-_PREDEFINED = {"amp": "&", "lt": "<", "gt": ">", "quot": '"', "apos": "'"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,7 +75,7 @@ def parse_document(data: bytes) -> PrimaryDocument | InformationTable:
         if _LEGACY_TEXT.search(sniff):
             raise DocumentError("is a legacy text 13F table (before 2013, when the table became XML): not read")
         raise DocumentError("is neither XML nor an EDGAR submission: not a 13F document")
-    plain = _plain_rows(data)
+    plain = plain_rows(data)
     if plain is not None:
         return InformationTable(_checked(plain))
     root = parse_xml(data)
@@ -345,66 +332,3 @@ def _whole(text: str, name: str, required: bool = True) -> int:
     if required:
         raise DocumentError(f"missing {name}")
     return 0
-
-
-def _plain_rows(data: bytes) -> list[list[str]] | None:
-    """The texts of each row of a plain-form information table (`_PLAIN_START`), as `_row` gives them from its
-    tree; None when `data` is not one, or not well-formed: the tree then reads it, or says what is wrong."""
-    body = strip_start(data)
-    text = body.decode("utf-8")  # check_utf8 has passed
-    start = _PLAIN_START.match(text)
-    if start is None:
-        return None
-    row, end, other = _plain_patterns(start[4])
-    clean: Callable[[str], str] = str.strip if "&" not in text and "\r" not in text else _xml_text
-    rows: list[list[str]] = []
-    position = start.end()
-    while match := row.match(text, position):
-        groups = match.groups("")
-        texts = list(map(clean, groups))
-        if groups[8]:
-            texts[8] = ",".join(filter(None, map(clean, other.findall(groups[8]))))
-        rows.append(texts)
-        position = match.end()
-    if not end.match(text, position) or not is_well_formed(body):
-        return None
-    return rows
-
-
-@lru_cache(maxsize=8)
-def _plain_patterns(prefix: str) -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
-    """A plain-form row with this namespace prefix (12 groups, `_row`'s texts, the 9th the otherManager elements
-    whole), the table's end, and one otherManager's text."""
-    name = re.escape(prefix)
-
-    def leaf(tag: str, group: str = "([^<]*)") -> str:
-        return f"(?:(?:<{name}{tag}>{group}</{name}{tag}>|<{name}{tag}/>){_XML_SPACE})?"
-
-    def parent(tag: str, *leaves: str) -> str:
-        return f"(?:<{name}{tag}>{_XML_SPACE}{''.join(map(leaf, leaves))}</{name}{tag}>{_XML_SPACE})?"
-
-    other = f"(?:<{name}otherManager>[^<]*</{name}otherManager>|<{name}otherManager/>){_XML_SPACE}"
-    row = (
-        f"{_XML_SPACE}<{name}infoTable>{_XML_SPACE}{leaf('nameOfIssuer')}{leaf('titleOfClass')}{leaf('cusip')}"
-        f"{leaf('figi', '[^<]*')}{leaf('value')}{parent('shrsOrPrnAmt', 'sshPrnamt', 'sshPrnamtType')}"
-        f"{leaf('putCall')}{leaf('investmentDiscretion')}((?:{other})*)"
-        f"{parent('votingAuthority', 'Sole', 'Shared', 'None')}</{name}infoTable>"
-    )
-    end = f"{_XML_SPACE}</{name}informationTable>{_XML_SPACE}\\Z"
-    return re.compile(row), re.compile(end), re.compile(f"<{name}otherManager>([^<]*)</|<{name}otherManager/>")
-
-
-def _xml_text(raw: str) -> str:
-    """What expat gives for `raw` (text of a well-formed document without a DTD), stripped."""
-    if "\r" in raw:  # XML 1.0 §2.11: line ends are read as LF
-        raw = raw.replace("\r\n", "\n").replace("\r", "\n")
-    if "&" in raw:
-        raw = _REFERENCE.sub(_referenced, raw)
-    return raw.strip()
-
-
-def _referenced(reference: re.Match[str]) -> str:
-    name = reference[1]
-    if name[0] != "#":
-        return _PREDEFINED[name]
-    return chr(int(name[2:], 16) if name[1] == "x" else int(name[1:]))
