@@ -30,7 +30,10 @@ from builder.export.apidocs import PAGE, api_docs_files, content_type
 from builder.release.objects import CACHE_BYTES, Answer, Answers, ReleaseDamaged, Route
 from server.conditional import none_match
 from server.dispatch import LiveCache, PostCache, answer_get, answer_post, error_answer, unavailable
-from server.protocol import MAX_BODY_BYTES, body_too_large
+from server.mcp_http.endpoint import PATH as MCP_PATH
+from server.mcp_http.endpoint import mcp_handler
+from server.mcp_http.origins import Origins
+from server.protocol import MAX_BODY_BYTES, body_too_large, hang_up
 from server.watch import DAMAGED, Pace, ReleaseWatch, Serving
 
 LOG = logging.getLogger("ras.server")
@@ -113,23 +116,13 @@ def post_handler(operation: Operation, posts: PostCache) -> Callable[[web.Reques
                 posts.put(release_id, operation.id, raw, answer.body)
         except ApiError as error:
             if isinstance(error, SlowBody):
-                return await _hang_up(request, error_response(operation.id, error))
+                return await hang_up(request, error_response(operation.id, error))
             return error_response(operation.id, error)
         except Exception:
             return _internal_error(request, operation.id)
         return _bytes_response(answer.status, answer.body, POST_CACHE_CONTROL)
 
     return handle
-
-
-async def _hang_up(request: web.Request, response: web.Response) -> web.Response:
-    """Send the answer, then close the connection: the rest of a slow body is neither waited for nor read."""
-    response.force_close()
-    await response.prepare(request)
-    await response.write_eof()
-    if request.transport is not None:
-        request.transport.close()
-    return response
 
 
 class SlowBody(ApiError):
@@ -285,9 +278,11 @@ def create_app(
     pace: Pace = Pace(),
     cache_bytes: int = CACHE_BYTES,
     body_timeout: float = DEFAULT_BODY_TIMEOUT,
+    mcp_origins: Origins = Origins(),
 ) -> web.Application:
     """The app over a releases directory, watched at `pace` (`watch_interval` sets its tick), giving a POST body
-    `body_timeout` seconds to arrive; fails at start-up if the directory does not exist."""
+    `body_timeout` seconds to arrive, answering MCP at /mcp to `mcp_origins` besides its own; fails at start-up if
+    the directory does not exist."""
     if not releases.is_dir():
         raise FileNotFoundError(f"releases directory {releases} does not exist; run `ras publish` first")
     app = web.Application(
@@ -309,6 +304,7 @@ def create_app(
             app.router.add_post(operation.route, post_handler(operation, posts), name=operation.id)
             allowed = "POST"
         app.router.add_route("*", operation.route, other_methods(operation.id, allowed), name=operation.id)
+    app.router.add_route("*", MCP_PATH, mcp_handler(watch, live, mcp_origins, body_timeout), name="mcp")
     for path, body in api_docs_files().items():  # /docs is the page; /docs/<name> its assets
         app.router.add_get("/docs" if path == PAGE else f"/{path}", docs_handler(path, body))
     app.router.add_route("*", r"/{tail:[\s\S]*}", not_found)  # [\s\S]: a decoded %0A is a path too
