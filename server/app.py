@@ -30,13 +30,13 @@ from builder.export.apidocs import PAGE, api_docs_files, content_type
 from builder.release.objects import CACHE_BYTES, Answer, Answers, ReleaseDamaged, Route
 from server.conditional import none_match
 from server.dispatch import LiveCache, PostCache, answer_get, answer_post, error_answer, unavailable
-from server.mcp_http.endpoint import PATH as MCP_PATH
-from server.mcp_http.endpoint import mcp_handler
+from server.mcp_http.mount import LazyEndpoint
 from server.mcp_http.origins import Origins
 from server.protocol import MAX_BODY_BYTES, body_too_large, hang_up
 from server.watch import DAMAGED, Pace, ReleaseWatch, Serving
 
 LOG = logging.getLogger("ras.server")
+MCP_PATH = "/mcp"  # MCP's Streamable HTTP endpoint (server/mcp_http)
 Handler = Callable[[web.BaseRequest], Awaitable[web.StreamResponse]]
 WATCH: web.AppKey[ReleaseWatch] = web.AppKey("watch", ReleaseWatch)
 LIVE: web.AppKey[LiveCache] = web.AppKey("live", LiveCache)
@@ -304,7 +304,7 @@ def create_app(
             app.router.add_post(operation.route, post_handler(operation, posts), name=operation.id)
             allowed = "POST"
         app.router.add_route("*", operation.route, other_methods(operation.id, allowed), name=operation.id)
-    app.router.add_route("*", MCP_PATH, mcp_handler(watch, live, mcp_origins, body_timeout), name="mcp")
+    app.router.add_route("*", MCP_PATH, LazyEndpoint(watch, live, mcp_origins, body_timeout).handle, name="mcp")
     for path, body in api_docs_files().items():  # /docs is the page; /docs/<name> its assets
         app.router.add_get("/docs" if path == PAGE else f"/{path}", docs_handler(path, body))
     app.router.add_route("*", r"/{tail:[\s\S]*}", not_found)  # [\s\S]: a decoded %0A is a path too

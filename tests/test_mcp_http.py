@@ -4,6 +4,7 @@ release; and the very bytes of each stdio answer over HTTP."""
 
 from __future__ import annotations
 
+import subprocess
 import sys
 from collections.abc import Iterator
 from datetime import date
@@ -21,13 +22,23 @@ from builder.sources.tree import fixture_source
 from server.app import create_app
 from server.mcp_http.endpoint import MAX_REQUEST_BYTES
 from tests.conftest import quiet
-from tests.servers import REPO, fetch, running_server
+from tests.servers import REPO, child_env, fetch, running_server
 from tests.test_mcp import assert_same_as_rest, error_cases, list_tools, rest_answer, tool_cases
 from tests.test_mcp_errors import BAD_INPUTS
 
 MODES = {"legacy": "2025-11-25", "auto": "2026-07-28"}  # the client's mode → the revision it settles on
 SECONDS = 120  # a whole conversation; a hang must still fail
 PROMOTION_SECONDS = 20.0  # the server's watcher picks a promotion up within a tick (1 s)
+
+
+def test_a_server_answering_rest_alone_does_not_load_the_mcp_sdk(published: Path):
+    """The SDK and the transport (40 MiB, a second of imports) are loaded by the first /mcp request, not at start."""
+    code = (
+        "import sys; from pathlib import Path; from server.app import create_app; "
+        f"create_app(Path({str(published)!r})); print(sorted(m for m in sys.modules if m.split('.')[0] == 'mcp'))"
+    )
+    result = subprocess.run([sys.executable, "-c", code], cwd=REPO, env=child_env(), capture_output=True, text=True)
+    assert result.returncode == 0 and result.stdout.strip() == "[]", result.stderr[-2000:]
 
 
 @pytest.fixture(scope="module")

@@ -28,6 +28,7 @@ TOOL_ENTRY_BYTES = 3 * 1024
 TEXT_BYTES = 16 * 1024  # what an agent reads from one call
 LATEST_TEXT_BYTES = 10 * 1024
 RESULT_BYTES = 1024 * 1024  # text, structured content and links together
+UNKNOWN = {"tool": "place_order", "arguments": {"ticker": "AAPL"}}
 DEEP = 1000  # the nesting an agent developer tried; the Python client cannot send it, the TypeScript one can
 
 
@@ -76,7 +77,7 @@ PREVIEWS = [
 @pytest.fixture(scope="module", params=["stdio", "http"])
 def report(request, published: Path, release, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     cases = [*tool_cases(release).values(), *PREVIEWS]
-    calls = [{"tool": case.tool, "arguments": case.arguments} for case in cases] + bad_calls()
+    calls = [{"tool": case.tool, "arguments": case.arguments} for case in cases] + bad_calls() + [UNKNOWN]
     work = tmp_path_factory.mktemp(f"typescript-{request.param}")
     if request.param == "stdio":
         found = typescript_client(published, calls, work)
@@ -108,6 +109,12 @@ async def test_every_tool_answers_within_its_weight_and_links_the_rest_bytes(rep
         assert all(f"/answers/{sha256_hex(body)}/" in link["uri"] for link in call["links"])
 
 
+def test_an_unknown_tool_is_a_protocol_error_the_client_reads(report):
+    unknown = report["calls"][-1]
+    assert unknown["tool"] == UNKNOWN["tool"] and unknown["protocolError"]["code"] == -32602
+    assert "unknown tool 'place_order'" in unknown["protocolError"]["message"]
+
+
 def test_every_result_names_the_release_it_came_from(report, release):
     assert {call["releaseId"] for call in report["calls"] if "protocolError" not in call} == {release.release_id}
 
@@ -118,7 +125,7 @@ def test_over_http_the_client_negotiates_the_newest_handshake_revision(report):
 
 def test_every_bad_input_is_an_error_result_with_the_rest_code_first(report):
     """Over HTTP a message over MAX_REQUEST_BYTES is refused whole: 413, its JSON-RPC error read by the client."""
-    calls = report["calls"][len(report["cases"]) :]
+    calls = report["calls"][len(report["cases"]) : -1]
     assert len(calls) == len(BAD_INPUTS)
     for (tool, arguments, code), call in zip(BAD_INPUTS, calls, strict=True):
         if report["transport"] == "http" and len(orjson.dumps(arguments)) > MAX_REQUEST_BYTES:

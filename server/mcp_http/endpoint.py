@@ -25,7 +25,6 @@ from server.mcp_server.messages import Refused, judge
 from server.protocol import MAX_BODY_BYTES, hang_up
 from server.watch import ReleaseWatch
 
-PATH = "/mcp"
 ALLOW = "POST"
 # A tools/call carries at most what its REST request may (a 64 KiB body or request line), inside its envelope.
 MAX_REQUEST_BYTES = 2 * MAX_BODY_BYTES
@@ -35,16 +34,26 @@ ACCEPTABLE = frozenset({JSON_TYPE, "application/*", "*/*"})
 
 
 def accepts_json(accept: str | None) -> bool:
-    """Whether an Accept header admits application/json (RFC 9110 §12.5.1: none at all admits anything)."""
+    """Whether an Accept header admits application/json (RFC 9110 §12.5.1: none at all admits anything; q=0 is
+    "not acceptable")."""
     if accept is None:
         return True
     for item in accept.split(","):
         kind, *parameters = (part.strip().lower() for part in item.split(";"))
-        if kind in ACCEPTABLE and not any(
-            p.replace(" ", "") in ("q=0", "q=0.0", "q=0.00", "q=0.000") for p in parameters
-        ):
+        if kind in ACCEPTABLE and _quality(parameters) > 0:
             return True
     return False
+
+
+def _quality(parameters: list[str]) -> float:
+    for parameter in parameters:
+        name, _, value = parameter.partition("=")
+        if name.strip() == "q":
+            try:
+                return float(value)
+            except ValueError:
+                return 0.0
+    return 1.0
 
 
 def answer(reply: Reply, cors: dict[str, str]) -> web.Response:

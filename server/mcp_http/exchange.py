@@ -29,6 +29,7 @@ from mcp.shared.exceptions import NoBackChannelError
 from mcp.shared.inbound import (
     ERROR_CODE_HTTP_STATUS,
     InboundLadderRejection,
+    InboundModernRoute,
     classify_inbound_request,
     find_duplicated_routing_header,
 )
@@ -50,6 +51,9 @@ SUPPORTED = (*HANDSHAKE, *MODERN)
 ASSUMED = HANDSHAKE[0]
 MEMO_METHODS = frozenset({"tools/call", "tools/list"})
 MEMO_BYTES = 64 * 1024 * 1024  # earlier answers kept, as the REST POSTs' cache keeps theirs
+# REST answers kept for resources/read beside the release's objects and the live cache, which hold the GETs'
+# (`ras mcp` keeps 96 MiB): a POST tool's answer not kept is computed again from the call its link names.
+REMOTE_HELD_BYTES = 16 * 1024 * 1024
 OK = 200
 STATELESS = TransportContext(kind="streamable-http", can_send_request=False)
 SERVING: contextvars.ContextVar[Serving] = contextvars.ContextVar("serving")
@@ -111,7 +115,7 @@ class Exchange:
     """The SDK Server over the shared tools, answering one message at a time, with its memo of earlier answers."""
 
     def __init__(self, cache: LiveCache) -> None:
-        self.box = ToolBox(cache)
+        self.box = ToolBox(cache, held_bytes=REMOTE_HELD_BYTES)
         self.server = RemoteTools(self.box).server()
         self.memo = PostCache(MEMO_BYTES)
 
@@ -120,13 +124,14 @@ class Exchange:
         if not isinstance(message, JSONRPCRequest):
             return ACCEPTED
         modern = version in MODERN
-        connection = Connection.from_envelope(version, None, None)
         if modern:
             verdict = ladder(message, headers)
             if isinstance(verdict, InboundLadderRejection):
                 status = ERROR_CODE_HTTP_STATUS.get(verdict.code, 400)
                 return failure(message.id, verdict.code, verdict.message, verdict.data, status)
             connection = Connection.from_envelope(version, verdict.client_info, verdict.client_capabilities)
+        else:  # born initialized at the revision the client negotiated: no handshake state to keep
+            connection = Connection.from_envelope(version, None, None)
         params = offered(message.method, message.params)
         key = memo_key(serving, version, message.method, params)
         tail = self.memo.get(*key) if key is not None else None
@@ -161,7 +166,7 @@ class Exchange:
         return Reply(OK, encoded(JSONRPCResponse(jsonrpc="2.0", id=message.id, result=result)))
 
 
-def ladder(message: JSONRPCRequest, headers: Mapping[str, str]) -> Any:
+def ladder(message: JSONRPCRequest, headers: Mapping[str, str]) -> InboundModernRoute | InboundLadderRejection:
     """The SDK's checks of a 2026-07-28 request (envelope, routing headers agreeing with the body): its verdict.
 
     (`Mcp-Param-*` headers mirror arguments a tool's schema marks with x-mcp-header; no schema here marks one.)

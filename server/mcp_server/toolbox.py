@@ -35,7 +35,7 @@ from mcp.types import (
 from builder import __version__
 from builder.release.store import LoadedRelease
 from server.dispatch import LiveCache
-from server.mcp_server.resources import Request
+from server.mcp_server.resources import HELD_BYTES, Request
 from server.mcp_server.results import TEMPLATES, Results, parse_resource_uri, read_result
 from server.mcp_server.tools import Document, ToolSpec, answer_call, served_document, tool_specs
 from server.watch import Serving
@@ -55,10 +55,10 @@ T = TypeVar("T")
 class ToolBox:
     """Tool listings, calls and resource reads against a Serving; the tool table follows the served document."""
 
-    def __init__(self, cache: LiveCache | None = None, log_calls: bool = False) -> None:
+    def __init__(self, cache: LiveCache | None = None, log_calls: bool = False, held_bytes: int = HELD_BYTES) -> None:
         self.cache = cache if cache is not None else LiveCache()
         self.log_calls = log_calls  # each call's status on the log: stdio's one client, not HTTP's thousands
-        self.results = Results()
+        self.results = Results(held_bytes)
         self._document: Document | None = None
         self._specs: dict[str, ToolSpec] = {}
 
