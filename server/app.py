@@ -42,6 +42,7 @@ WATCH: web.AppKey[ReleaseWatch] = web.AppKey("watch", ReleaseWatch)
 LIVE: web.AppKey[LiveCache] = web.AppKey("live", LiveCache)
 POSTS: web.AppKey[PostCache] = web.AppKey("posts", PostCache)
 BODY_TIMEOUT: web.AppKey[float] = web.AppKey("body_timeout", float)
+MCP: web.AppKey[LazyEndpoint] = web.AppKey("mcp", LazyEndpoint)
 # A POST body is a few kB sent right after its head: 10 s is ample on any link, and a body that trickles in slower
 # holds a connection and a handler (nginx's client_body_timeout is 60 s between two reads; this bounds the whole).
 DEFAULT_BODY_TIMEOUT = 10.0
@@ -188,15 +189,18 @@ def _precomputed(request: web.BaseRequest, answers: Answers, route: Route) -> we
 
 
 def precomputed_first(app: web.Application, routed: Handler) -> Handler:
-    """The app's request handler `routed`, with a GET of a precomputed request target answered before any routing.
+    """The app's request handler `routed`, with a GET of a precomputed request target answered before any routing,
+    and a POST to /mcp handed to its handler.
 
     The answer is the one the target's route gives (the same lookup of the same target, the same response), so
     only its cost changes: no resource matching, match info or path parameters. Whatever else happens (another
     method, an Expect header, a target the release does not hold, any failure) goes the routed way.
     """
-    watch = app[WATCH]
+    watch, mcp = app[WATCH], app[MCP]
 
     async def handle(request: web.BaseRequest) -> web.StreamResponse:
+        if request.method == "POST" and request.path == MCP_PATH and "Expect" not in request.headers:
+            return await mcp.handle(request)  # its one route: nothing to match
         release = watch.serving.release
         if release is not None and request.method == "GET" and "Expect" not in request.headers:
             route = release.answers.route(request.path_qs)
@@ -304,7 +308,8 @@ def create_app(
             app.router.add_post(operation.route, post_handler(operation, posts), name=operation.id)
             allowed = "POST"
         app.router.add_route("*", operation.route, other_methods(operation.id, allowed), name=operation.id)
-    app.router.add_route("*", MCP_PATH, LazyEndpoint(watch, live, mcp_origins, body_timeout).handle, name="mcp")
+    mcp = app[MCP] = LazyEndpoint(watch, live, mcp_origins, body_timeout)
+    app.router.add_route("*", MCP_PATH, mcp.handle, name="mcp")
     for path, body in api_docs_files().items():  # /docs is the page; /docs/<name> its assets
         app.router.add_get("/docs" if path == PAGE else f"/{path}", docs_handler(path, body))
     app.router.add_route("*", r"/{tail:[\s\S]*}", not_found)  # [\s\S]: a decoded %0A is a path too

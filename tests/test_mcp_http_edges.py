@@ -227,3 +227,20 @@ def test_the_2026_revision_checks_routing_headers_against_the_body(port: int):
     body = orjson.dumps({"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {}})
     bare = post(port, body, MCP_Protocol_Version="2026-07-28", Mcp_Method="tools/list")
     assert bare.status == 400 and rpc(bare)["error"]["code"] == -32602 and rpc(bare)["id"] == 2
+
+
+def test_a_body_sent_after_100_continue_is_answered(port: int):
+    """curl sends `Expect: 100-continue` before a body over 1 KB: the body is asked for, then answered."""
+    body = b'{"jsonrpc":"2.0","id":"c","method":"ping","params":{"_meta":{"x":"' + b"a" * 2000 + b'"}}}'
+    head = (
+        f"POST /mcp HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: {len(body)}\r\n"
+        "Expect: 100-continue\r\n\r\n"
+    )
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as client:
+        client.sendall(head.encode())
+        assert client.recv(65536).startswith(b"HTTP/1.1 100 Continue")
+        client.sendall(body)
+        answer = b""
+        while b'"id":"c"' not in answer:
+            answer += client.recv(65536)
+    assert answer.startswith(b"HTTP/1.1 200") and b'"result":{}' in answer

@@ -16,6 +16,7 @@ from collections.abc import Awaitable, Callable
 
 from aiohttp import web
 from mcp.types import INVALID_REQUEST, UNSUPPORTED_PROTOCOL_VERSION
+from multidict import CIMultiDict
 
 from builder.api.wire import JSON_TYPE
 from server.dispatch import LiveCache
@@ -29,6 +30,8 @@ ALLOW = "POST"
 # A tools/call carries at most what its REST request may (a 64 KiB body or request line), inside its envelope.
 MAX_REQUEST_BYTES = 2 * MAX_BODY_BYTES
 HEADERS = {"Server": "ras", "X-Content-Type-Options": "nosniff", "Cache-Control": "no-store"}
+HEADERS_ONLY = CIMultiDict(HEADERS)
+JSON_HEADERS = CIMultiDict({**HEADERS, "Content-Type": JSON_TYPE})
 VERSION_HEADER = "MCP-Protocol-Version"
 ACCEPTABLE = frozenset({JSON_TYPE, "application/*", "*/*"})
 
@@ -57,11 +60,11 @@ def _quality(parameters: list[str]) -> float:
 
 
 def answer(reply: Reply, cors: dict[str, str]) -> web.Response:
-    headers = {**HEADERS, **cors}
-    response = web.Response(status=reply.status, body=reply.body or None, headers=headers)
-    if reply.body:
-        response.content_type = JSON_TYPE
-    return response
+    if cors:
+        headers = CIMultiDict({**HEADERS, **({"Content-Type": JSON_TYPE} if reply.body else {}), **cors})
+    else:  # a server-side client: the header sets built once
+        headers = JSON_HEADERS if reply.body else HEADERS_ONLY
+    return web.Response(status=reply.status, body=reply.body or None, headers=headers)
 
 
 def refused(
@@ -75,7 +78,7 @@ class TooLarge(Exception):
     """The body is over MAX_REQUEST_BYTES."""
 
 
-async def read_body(request: web.Request, seconds: float) -> bytes:
+async def read_body(request: web.BaseRequest, seconds: float) -> bytes:
     """The whole body, at most MAX_REQUEST_BYTES (TooLarge), within `seconds` of its head (TimeoutError)."""
     if (request.content_length or 0) > MAX_REQUEST_BYTES:
         raise TooLarge
@@ -92,11 +95,11 @@ async def read_body(request: web.Request, seconds: float) -> bytes:
 
 def mcp_handler(
     watch: ReleaseWatch, cache: LiveCache, origins: Origins, body_timeout: float
-) -> Callable[[web.Request], Awaitable[web.Response]]:
+) -> Callable[[web.BaseRequest], Awaitable[web.Response]]:
     """The handler of every method on PATH."""
     exchange = Exchange(cache)
 
-    async def handle(request: web.Request) -> web.Response:
+    async def handle(request: web.BaseRequest) -> web.Response:
         origin = request.headers.get("Origin")
         if origin is not None and not origins.admits(origin, request.host):
             return refused(403, f"Forbidden: origin {origin[:200]!r} is not allowed (ras serve --mcp-allow-origin)", {})

@@ -16,7 +16,7 @@ from server.dispatch import LiveCache
 from server.mcp_http.origins import Origins
 from server.watch import ReleaseWatch
 
-Handler = Callable[[web.Request], Awaitable[web.Response]]
+Handler = Callable[[web.BaseRequest], Awaitable[web.Response]]
 
 
 class LazyEndpoint:
@@ -27,7 +27,7 @@ class LazyEndpoint:
         self._handler: Handler | None = None
         self._loading: asyncio.Future[Handler] | None = None
 
-    async def handle(self, request: web.Request) -> web.Response:
+    async def handle(self, request: web.BaseRequest) -> web.Response:
         if self._handler is None:
             if self._loading is None:
                 self._loading = asyncio.get_running_loop().run_in_executor(None, self._load)
