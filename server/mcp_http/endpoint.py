@@ -96,13 +96,13 @@ async def read_body(request: web.BaseRequest, seconds: float) -> bytes:
 def mcp_handler(
     watch: ReleaseWatch, cache: LiveCache, origins: Origins, body_timeout: float
 ) -> Callable[[web.BaseRequest], Awaitable[web.Response]]:
-    """The handler of every method on PATH."""
+    """The handler of every method on /mcp."""
     exchange = Exchange(cache)
 
     async def handle(request: web.BaseRequest) -> web.Response:
         origin = request.headers.get("Origin")
         if origin is not None and not origins.admits(origin, request.host):
-            return refused(403, f"Forbidden: origin {origin[:200]!r} is not allowed (ras serve --mcp-allow-origin)", {})
+            return refused(403, "Forbidden: this Origin is not allowed (ras serve --mcp-allow-origin)", {})
         cors = origins.cors(origin)
         if request.method == "OPTIONS" and "Access-Control-Request-Method" in request.headers:
             return web.Response(status=204, headers={**HEADERS, **origins.preflight(origin)})
