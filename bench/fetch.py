@@ -1,10 +1,12 @@
-"""Fetch pacing: `ras fetch` and `ras securities` against the local stand-ins of EDGAR and OpenFIGI.
+"""Fetch pacing: `ras fetch` and `ras securities` against the local stand-ins of EDGAR (with the SEC's data-set page)
+and OpenFIGI.
 
 Usage: `python -m bench.fetch [--work DIR]` (needs ../shared/realdata beside the checkout). Measures a first
-fetch of Berkshire's 30 real quarters (requests, wall time, average and peak requests per second against
-the SEC's 10 per second), a re-run with nothing new (requests made, files written), and `ras securities`
-for the same filings without and with an API key (requests made). Loopback answers in microseconds, so
-the pace is the client's own: this measures the limiter, not the SEC.
+fetch of Berkshire's 30 real quarters (the data sets of tests/berkshire_universe.py as the SEC's page listed them on
+2020-11-30, then the filings: requests, bytes, wall time, average and peak requests per second against the SEC's 10
+per second), a re-run with nothing new (requests made, files written), and `ras securities` for the same filings
+without and with an API key (requests made). Loopback answers in microseconds, so the pace is the client's own:
+this measures the limiter, not the SEC.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from pathlib import Path
 from tests.fetching import SINCE, USER_AGENT, empty_tree
 from tests.servers import child_env
 from tests.standin import serving
+from tests.standin_datasets import DataSetsPage, sec_app
 from tests.standin_edgar import Edgar
 from tests.standin_openfigi import OpenFigi
 
@@ -38,16 +41,21 @@ def ras(*args: str, **env: str) -> subprocess.CompletedProcess:
 
 def bench_fetch(root: Path) -> None:
     edgar = Edgar.berkshire()
-    with serving(edgar.app()) as base:
+    page = DataSetsPage.berkshire(edgar.listed_until)
+    with serving(sec_app(edgar, page)) as base:
         started = time.perf_counter()
         first = ras("fetch", "--source", str(root), "--edgar-url", base, "--since", SINCE, "--user-agent", USER_AGENT)
         seconds = time.perf_counter() - started
         seen = sorted(s.at for s in edgar.log.seen)
         span = seen[-1] - seen[0]
         average = (len(seen) - 1) / span
+        sets = sorted(root.glob("sec13f-datasets/*.zip"))
+        filings = sorted(root.glob("sec13f/*/*.txt"))
         print(
             f"first fetch: exit {first.returncode}, {len(seen)} requests in {seconds:.2f} s wall "
-            f"({span:.2f} s first to last request)"
+            f"({span:.2f} s first to last request): {len(sets)} data sets "
+            f"({sum(p.stat().st_size for p in sets):,} bytes), {len(filings)} filings "
+            f"({sum(p.stat().st_size for p in filings):,} bytes)"
         )
         print(
             f"  average {average:.2f} req/s = {average / SEC_CAP:.3f} of the {SEC_CAP:.0f}/s cap; "

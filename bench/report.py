@@ -16,7 +16,7 @@ import orjson
 BENCH = Path(__file__).resolve().parent
 RESULTS = BENCH / "results"  # git-ignored: every run's raw figures
 SUMMARY = BENCH / "RESULTS.md"  # committed: the latest figures of every benchmark
-ORDER = ("publish", "read", "get", "post", "live", "weights")  # the order of the sections in RESULTS.md
+ORDER = ("publish", "read", "get", "post", "mcp", "live", "weights")  # the order of the sections in RESULTS.md
 NOTEBOOK = ("Notes", "Earlier runs", "Changes behind")  # hand-written sections of RESULTS.md, kept after the tables
 CALIBRATION_LOOPS = 2_000_000  # a fixed pure-Python workload of about 0.1–0.3 s: the run's speed yardstick
 

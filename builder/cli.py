@@ -310,12 +310,28 @@ def prune_command(keep: int, releases: Path) -> None:
     default=None,
     help="Open connections per worker; past it the oldest idle one is closed (server default: 1024).",
 )
-def serve_command(releases: Path, host: str, port: int, workers: int, verify_every: float, **guard: Any) -> None:
-    """Serve the promoted release over HTTP: GETs from its bytes, the two POSTs computed live."""
-    from server.runner import Guard, run  # the builder reaches into the server only here and in `mcp`, lazily
+@click.option(
+    "--mcp-allow-origin",
+    "mcp_origins",
+    multiple=True,
+    metavar="ORIGIN",
+    help="A browser origin (scheme://host[:port]) that may call the MCP endpoint /mcp; repeat for more. Without "
+    "it only pages of this server addressed by IP or localhost may; clients that send no Origin always may.",
+)
+def serve_command(
+    releases: Path, host: str, port: int, workers: int, verify_every: float, mcp_origins: tuple[str, ...], **guard: Any
+) -> None:
+    """Serve the promoted release over HTTP: REST GETs from its bytes, the two POSTs computed live, and the MCP
+    tools at /mcp."""
+    from server.mcp_http.origins import Origins  # the builder reaches into the server only here and in `mcp`, lazily
+    from server.runner import Guard, run
 
     if not releases.is_dir():
         raise ReleaseError(f"releases directory {releases} does not exist; run `ras publish` first")
+    try:
+        origins = Origins.of(mcp_origins)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="--mcp-allow-origin") from exc
     run(
         releases,
         host,
@@ -323,6 +339,7 @@ def serve_command(releases: Path, host: str, port: int, workers: int, verify_eve
         workers,
         verify_every,
         replace(Guard(), **{k: v for k, v in guard.items() if v is not None}),
+        origins,
     )
 
 

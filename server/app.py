@@ -30,15 +30,19 @@ from builder.export.apidocs import PAGE, api_docs_files, content_type
 from builder.release.objects import CACHE_BYTES, Answer, Answers, ReleaseDamaged, Route
 from server.conditional import none_match
 from server.dispatch import LiveCache, PostCache, answer_get, answer_post, error_answer, unavailable
-from server.protocol import MAX_BODY_BYTES, body_too_large
+from server.mcp_http.mount import LazyEndpoint
+from server.mcp_http.origins import Origins
+from server.protocol import MAX_BODY_BYTES, body_too_large, hang_up
 from server.watch import DAMAGED, Pace, ReleaseWatch, Serving
 
 LOG = logging.getLogger("ras.server")
+MCP_PATH = "/mcp"  # MCP's Streamable HTTP endpoint (server/mcp_http)
 Handler = Callable[[web.BaseRequest], Awaitable[web.StreamResponse]]
 WATCH: web.AppKey[ReleaseWatch] = web.AppKey("watch", ReleaseWatch)
 LIVE: web.AppKey[LiveCache] = web.AppKey("live", LiveCache)
 POSTS: web.AppKey[PostCache] = web.AppKey("posts", PostCache)
 BODY_TIMEOUT: web.AppKey[float] = web.AppKey("body_timeout", float)
+MCP: web.AppKey[LazyEndpoint] = web.AppKey("mcp", LazyEndpoint)
 # A POST body is a few kB sent right after its head: 10 s is ample on any link, and a body that trickles in slower
 # holds a connection and a handler (nginx's client_body_timeout is 60 s between two reads; this bounds the whole).
 DEFAULT_BODY_TIMEOUT = 10.0
@@ -113,23 +117,13 @@ def post_handler(operation: Operation, posts: PostCache) -> Callable[[web.Reques
                 posts.put(release_id, operation.id, raw, answer.body)
         except ApiError as error:
             if isinstance(error, SlowBody):
-                return await _hang_up(request, error_response(operation.id, error))
+                return await hang_up(request, error_response(operation.id, error))
             return error_response(operation.id, error)
         except Exception:
             return _internal_error(request, operation.id)
         return _bytes_response(answer.status, answer.body, POST_CACHE_CONTROL)
 
     return handle
-
-
-async def _hang_up(request: web.Request, response: web.Response) -> web.Response:
-    """Send the answer, then close the connection: the rest of a slow body is neither waited for nor read."""
-    response.force_close()
-    await response.prepare(request)
-    await response.write_eof()
-    if request.transport is not None:
-        request.transport.close()
-    return response
 
 
 class SlowBody(ApiError):
@@ -195,15 +189,18 @@ def _precomputed(request: web.BaseRequest, answers: Answers, route: Route) -> we
 
 
 def precomputed_first(app: web.Application, routed: Handler) -> Handler:
-    """The app's request handler `routed`, with a GET of a precomputed request target answered before any routing.
+    """The app's request handler `routed`, with a GET of a precomputed request target answered before any routing,
+    and a POST to /mcp handed to its handler.
 
     The answer is the one the target's route gives (the same lookup of the same target, the same response), so
     only its cost changes: no resource matching, match info or path parameters. Whatever else happens (another
     method, an Expect header, a target the release does not hold, any failure) goes the routed way.
     """
-    watch = app[WATCH]
+    watch, mcp = app[WATCH], app[MCP]
 
     async def handle(request: web.BaseRequest) -> web.StreamResponse:
+        if request.method == "POST" and request.path == MCP_PATH and "Expect" not in request.headers:
+            return await mcp.handle(request)  # its one route: nothing to match
         release = watch.serving.release
         if release is not None and request.method == "GET" and "Expect" not in request.headers:
             route = release.answers.route(request.path_qs)
@@ -285,9 +282,11 @@ def create_app(
     pace: Pace = Pace(),
     cache_bytes: int = CACHE_BYTES,
     body_timeout: float = DEFAULT_BODY_TIMEOUT,
+    mcp_origins: Origins = Origins(),
 ) -> web.Application:
     """The app over a releases directory, watched at `pace` (`watch_interval` sets its tick), giving a POST body
-    `body_timeout` seconds to arrive; fails at start-up if the directory does not exist."""
+    `body_timeout` seconds to arrive, answering MCP at /mcp to `mcp_origins` besides its own; fails at start-up if
+    the directory does not exist."""
     if not releases.is_dir():
         raise FileNotFoundError(f"releases directory {releases} does not exist; run `ras publish` first")
     app = web.Application(
@@ -309,6 +308,8 @@ def create_app(
             app.router.add_post(operation.route, post_handler(operation, posts), name=operation.id)
             allowed = "POST"
         app.router.add_route("*", operation.route, other_methods(operation.id, allowed), name=operation.id)
+    mcp = app[MCP] = LazyEndpoint(watch, live, mcp_origins, body_timeout)
+    app.router.add_route("*", MCP_PATH, mcp.handle, name="mcp")
     for path, body in api_docs_files().items():  # /docs is the page; /docs/<name> its assets
         app.router.add_get("/docs" if path == PAGE else f"/{path}", docs_handler(path, body))
     app.router.add_route("*", r"/{tail:[\s\S]*}", not_found)  # [\s\S]: a decoded %0A is a path too

@@ -36,6 +36,17 @@ def body_too_large() -> ApiError:
     return ApiError(413, ErrorCode.PAYLOAD_TOO_LARGE, f"request body over {MAX_BODY_BYTES} bytes")
 
 
+async def hang_up(request: BaseRequest, response: web.Response) -> web.Response:
+    """Send the answer, then close the connection: the rest of a slow or oversized body is neither waited for nor
+    read (aiohttp would otherwise read it out before closing, for up to its lingering timeout)."""
+    response.force_close()
+    await response.prepare(request)
+    await response.write_eof()
+    if request.transport is not None:
+        request.transport.close()
+    return response
+
+
 def protocol_error(status: int, exc: BaseException | None) -> ApiError:
     """The envelope's error for what the HTTP layer refused: 400 for an unreadable request, else 500."""
     if status == 400 and isinstance(exc, LineTooLong):

@@ -33,6 +33,7 @@ from aiohttp.web_server import Server
 
 from builder.errors import EXIT_NO_PERMISSION, EXIT_UNAVAILABLE, PublishError
 from server.app import DEFAULT_BODY_TIMEOUT, create_app, precomputed_first
+from server.mcp_http.origins import Origins
 from server.protocol import EnvelopeRequestHandler, EnvelopeRunner, EnvelopeServer
 from server.watch import Pace
 
@@ -192,17 +193,26 @@ class GuardedRunner(EnvelopeRunner):
 
 
 def run(
-    releases: Path, host: str, port: int, workers: int = 1, verify_interval: float | None = None, guard: Guard = Guard()
+    releases: Path,
+    host: str,
+    port: int,
+    workers: int = 1,
+    verify_interval: float | None = None,
+    guard: Guard = Guard(),
+    origins: Origins = Origins(),
 ) -> None:
-    """Serve until SIGTERM/SIGINT; with workers > 1, that many processes accept from the one socket."""
+    """Serve until SIGTERM/SIGINT; with workers > 1, that many processes accept from the one socket. `origins`: the
+    browser origins /mcp serves besides the server's own."""
     listener = bind(host, port)  # before anything else: a busy address changes nothing and says so
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
     if workers <= 1:
-        _worker(releases, listener, verify_interval, guard)
+        _worker(releases, listener, verify_interval, guard, origins)
         return
     context = multiprocessing.get_context("fork")  # no event loop exists yet: each worker starts its own
     processes = [
-        context.Process(target=_worker, args=(releases, listener, verify_interval, guard), name=f"ras-worker-{n}")
+        context.Process(
+            target=_worker, args=(releases, listener, verify_interval, guard, origins), name=f"ras-worker-{n}"
+        )
         for n in range(workers)
     ]
     for process in processes:
@@ -225,11 +235,13 @@ def run(
         raise SystemExit(f"worker {failed[0].name} exited with {failed[0].exitcode}")
 
 
-def _worker(releases: Path, listener: socket.socket, verify_interval: float | None, guard: Guard) -> None:
+def _worker(
+    releases: Path, listener: socket.socket, verify_interval: float | None, guard: Guard, origins: Origins
+) -> None:
     _unmap_large_blocks()
     _raise_file_limit(guard.max_connections * FILES_PER_CONNECTION + FILES_SPARE)
     pace = Pace() if verify_interval is None else Pace(verify=verify_interval)
-    app = create_app(releases, pace=pace, body_timeout=guard.body_timeout)
+    app = create_app(releases, pace=pace, body_timeout=guard.body_timeout, mcp_origins=origins)
     # The loaded release is read-only: keep its millions of objects out of the collector's passes, which at
     # 500 managers cost more than the research they interrupt (a policy check's 30 ms became 550 ms).
     gc.freeze()

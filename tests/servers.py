@@ -71,9 +71,9 @@ def start_ras_serve(releases: Path, port: int, log: Path, *extra: str) -> subpro
         return subprocess.Popen(command, cwd=REPO, env=child_env(), stdout=sink, stderr=sink)
 
 
-def wait_until_listening(process: subprocess.Popen, port: int, log: Path) -> None:
+def wait_until_listening(process: subprocess.Popen, port: int, log: Path, seconds: float = STARTUP_SECONDS) -> None:
     """Until the process answers health (any status: a damaged release answers 503, which is an answer)."""
-    deadline = time.monotonic() + STARTUP_SECONDS
+    deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
         if process.poll() is not None:
             pytest.fail(f"exited with {process.returncode}: {log.read_text(errors='replace')[-2000:]}")
@@ -82,7 +82,7 @@ def wait_until_listening(process: subprocess.Popen, port: int, log: Path) -> Non
                 return
         except (OSError, http.client.HTTPException):
             time.sleep(0.05)
-    pytest.fail(f"nothing listens on port {port} after {STARTUP_SECONDS}s: {log.read_text(errors='replace')[-2000:]}")
+    pytest.fail(f"nothing listens on port {port} after {seconds}s: {log.read_text(errors='replace')[-2000:]}")
 
 
 def stop(*processes: subprocess.Popen) -> None:
@@ -99,14 +99,17 @@ def stop(*processes: subprocess.Popen) -> None:
 
 
 @contextmanager
-def running_server(releases: Path, *extra: str) -> Iterator[tuple[str, subprocess.Popen]]:
-    """`ras serve` over `releases` on a free port, listening; yields its base URL and process, and stops it."""
+def running_server(
+    releases: Path, *extra: str, startup: float = STARTUP_SECONDS
+) -> Iterator[tuple[str, subprocess.Popen]]:
+    """`ras serve` over `releases` on a free port, listening within `startup` seconds; yields its base URL and
+    process, and stops it."""
     port = free_port()
     with tempfile.TemporaryDirectory(prefix="ras-serve-") as logs:
         log = Path(logs) / "serve.log"
         process = start_ras_serve(releases, port, log, *extra)
         try:
-            wait_until_listening(process, port, log)
+            wait_until_listening(process, port, log, startup)
             yield f"http://127.0.0.1:{port}", process
         finally:
             stop(process)

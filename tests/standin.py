@@ -27,6 +27,7 @@ class Seen:
     path: str
     user_agent: str
     status: int
+    range: str = ""  # the Range header asked, if any
 
 
 class RequestLog:
@@ -59,7 +60,8 @@ def logging_middleware(log: RequestLog):
     async def record(request: web.Request, handler):
         arrived = time.monotonic()
         response = await handler(request)
-        log.add(Seen(arrived, request.method, request.path, request.headers.get("User-Agent", ""), response.status))
+        agent, asked = request.headers.get("User-Agent", ""), request.headers.get("Range", "")
+        log.add(Seen(arrived, request.method, request.path, agent, response.status, asked))
         return response
 
     return record

@@ -38,6 +38,10 @@ FETCH = "builder.fetch"
 FORBIDDEN[FETCH] = ("builder.research", "builder.api", "builder.release", "builder.export", "server")
 for _stage in ("builder.sources", "builder.research", "builder.api", "builder.release", "builder.export"):
     FORBIDDEN[_stage] += (FETCH,)
+# MCP: `ras mcp` (server.mcp_server) needs nothing of HTTP; /mcp (server.mcp_http) is mounted by the app, never
+# the other way round, and answers with server.mcp_server's tools.
+FORBIDDEN["server.mcp_server"] = ("server.mcp_http", "server.app", "server.runner")
+FORBIDDEN["server.mcp_http"] = ("server.app", "server.runner")
 LAZY_SERVER_COMMANDS = {"serve_command", "mcp_command"}  # the CLI's only way into server/
 
 

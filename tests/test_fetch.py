@@ -1,4 +1,5 @@
-"""`ras fetch` against the EDGAR stand-in serving real Berkshire filings in EDGAR's real URL layout."""
+"""`ras fetch --no-datasets` (every filing from EDGAR, one by one) against the EDGAR stand-in serving real Berkshire
+filings in EDGAR's real URL layout."""
 
 from __future__ import annotations
 
@@ -27,7 +28,7 @@ def fetched(tmp_path_factory: pytest.TempPathFactory):
     root = empty_tree(tmp_path_factory.mktemp("fetched") / "source")
     edgar = Edgar.berkshire()
     with serving(edgar.app()) as base:
-        result = run_fetch_process(root, base)
+        result = run_fetch_process(root, base, "--no-datasets")
     return root, edgar, result
 
 
@@ -88,7 +89,7 @@ def test_a_rerun_with_nothing_new_asks_only_for_the_listing_and_its_page_and_wri
     before = {p: p.stat().st_mtime_ns for p in copy.rglob("*")}
     edgar = Edgar.berkshire()
     with serving(edgar.app()) as base:
-        result = run_fetch(copy, base)
+        result = run_fetch(copy, base, "--no-datasets")
     assert result.exit_code == 0, result.output
     assert len(edgar.log.seen) == 2
     assert {p: p.stat().st_mtime_ns for p in copy.rglob("*")} == before
@@ -104,7 +105,7 @@ def test_a_rerun_fetches_only_the_filings_that_are_missing(fetched, tmp_path):
         path.unlink()
     edgar = Edgar.berkshire()
     with serving(edgar.app()) as base:
-        result = run_fetch(copy, base)
+        result = run_fetch(copy, base, "--no-datasets")
     assert result.exit_code == 0, result.output
     asked = [path for path in edgar.log.paths() if path.startswith("/Archives/")]
     assert sorted(path.rsplit("/", 1)[1] for path in asked) == [path.name for path in gone]
@@ -128,7 +129,7 @@ def test_the_user_agent_may_come_from_packs_toml(tmp_path):
     edgar = Edgar.berkshire()
     edgar.listed_until = "2013-09-01"  # only the first quarter is listed yet
     with serving(edgar.app()) as base:
-        result = run_fetch(root, base, user_agent=None)
+        result = run_fetch(root, base, "--no-datasets", user_agent=None)
     assert result.exit_code == 0, result.output
     assert {seen.user_agent for seen in edgar.log.seen} == {"Ops ops@example.org"}
 
@@ -138,7 +139,7 @@ def test_a_lower_rate_is_kept(tmp_path):
     edgar = Edgar.berkshire()
     edgar.listed_until = "2014-03-01"  # two quarters listed, plus the old page: a short run
     with serving(edgar.app()) as base:
-        result = run_fetch_process(root, base, "--rate", "3")
+        result = run_fetch_process(root, base, "--no-datasets", "--rate", "3")
     assert result.exit_code == 0, result.output
     assert len(edgar.log.seen) >= 4 and edgar.log.most_in_one_second() <= 3
 
@@ -146,7 +147,7 @@ def test_a_lower_rate_is_kept(tmp_path):
 def test_an_unknown_cik_is_one_error_line_naming_it(tmp_path):
     root = empty_tree(tmp_path / "source", PACKS.replace('cik = "1067983"', 'cik = "1"'))
     with serving(Edgar.berkshire().app()) as base:
-        result = run_fetch(root, base)
+        result = run_fetch(root, base, "--no-datasets")
     assert result.exit_code == 1
     assert result.output.splitlines()[-1] == (
         f"Error: EDGAR has no submissions for CIK 0000000001 ({base}/submissions/CIK0000000001.json: 404); "
@@ -160,7 +161,7 @@ def test_notices_are_listed_in_the_summary_and_not_downloaded(tmp_path):
     edgar = Edgar.berkshire()
     edgar.listed_until = "2013-09-01"
     with serving(edgar.app()) as base:
-        result = run_fetch(root, base)
+        result = run_fetch(root, base, "--no-datasets")
     assert result.exit_code == 0, result.output
     assert "buffett (CIK 0000315090): 0 quarters found (none), 0 new files, 0 amendments" in result.stdout
     assert "  13F-NT " in result.stdout and "listed, not downloaded" in result.stdout
@@ -185,7 +186,7 @@ def test_the_summary_says_whether_a_missing_quarter_is_late_or_not_yet_due(fetch
     copy = tmp_path / "copy"
     shutil.copytree(root, copy)
     with serving(edgar.app()) as base:
-        result = run_fetch(copy, base)
+        result = run_fetch(copy, base, "--no-datasets")
     assert "  2020-09-30: no 13F-HR yet; late: it was due 2020-11-14" in result.stdout
 
 

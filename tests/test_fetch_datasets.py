@@ -112,7 +112,7 @@ def test_a_download_cut_once_is_asked_for_again_and_lands_whole(tmp_path):
     )
 
 
-def test_a_download_cut_every_time_leaves_no_file_at_its_name_and_the_next_run_completes(tmp_path):
+def test_a_download_cut_every_time_leaves_no_file_at_its_name_and_the_next_run_resumes_it(tmp_path):
     root = empty_tree(tmp_path / "source")
     cut = "01mar2026-31may2026_form13f.zip"
     page = DataSetsPage()
@@ -120,14 +120,24 @@ def test_a_download_cut_every_time_leaves_no_file_at_its_name_and_the_next_run_c
     with serving(page.app()) as base:
         failed = fetch_sets(root, base, since="2026-01-01")
     assert failed.exit_code == 1
-    assert failed.output.splitlines()[-1].startswith(f"Error: {base}{OLD_PATH}/{cut}: gave up after 5 attempts")
+    assert [line for line in failed.output.splitlines() if line.startswith("Error:")] == [
+        failed.output.splitlines()[-1]
+    ]
+    assert failed.output.splitlines()[-1].startswith(
+        f"Error: {FOLDER}/{cut}: {base}{OLD_PATH}/{cut}: gave up after 5 attempts (the body was cut short)"
+    )
     assert cut not in zips_in(root) and cut not in read_record(root / FOLDER)
     assert [path.name for path in (root / FOLDER).glob(".*.part")] == []
-    with serving(DataSetsPage().app()) as base:
+    held = (root / FOLDER / f".{cut}.partial").stat().st_size  # each attempt went on where the one before stopped
+    assert len(set_zip(cut)) // 2 < held < len(set_zip(cut))
+    page = DataSetsPage()
+    with serving(page.app()) as base:
         result = fetch_sets(root, base, since="2026-01-01")
     assert result.exit_code == 0, result.output
     assert (root / FOLDER / cut).read_bytes() == set_zip(cut)
-    assert f"{cut}  {len(set_zip(cut)):,} bytes  fetched" in result.stdout
+    assert f"{cut}  {len(set_zip(cut)):,} bytes  fetched (resumed at {held:,})" in result.stdout
+    assert [seen.range for seen in page.log.seen if seen.path.endswith(cut)] == [f"bytes={held}-"]
+    assert not (root / FOLDER / f".{cut}.partial").exists()
 
 
 def test_a_temporary_file_left_by_a_killed_run_is_removed(tmp_path):

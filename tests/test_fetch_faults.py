@@ -1,4 +1,4 @@
-"""`ras fetch` when the EDGAR stand-in misbehaves: each fault retried, or reported in one line naming the accession."""
+"""`ras fetch --no-datasets` when the EDGAR stand-in misbehaves: each fault retried, or reported in one line naming the accession."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from tests.standin import serving
 from tests.standin_edgar import FAULTS, Edgar
 
 FIRST = "0000950123-13-006925"  # Berkshire's 2013-06-30 report, the only one listed by 2013-09-01
+FILINGS = ("--no-datasets",)  # the filings one by one: the faults are EDGAR's
 TIMEOUT = ("--timeout", "1")  # the stand-in's slow answer takes 3 s
 
 
@@ -37,7 +38,7 @@ def test_a_fault_once_is_retried_and_the_filing_lands_whole(tmp_path, fault):
     root = empty_tree(tmp_path / "source")
     edgar = one_filing_edgar(fault)
     with serving(edgar.app()) as base:
-        result = run_fetch(root, base, *TIMEOUT)
+        result = run_fetch(root, base, *FILINGS, *TIMEOUT)
     assert result.exit_code == 0, result.output
     assert len(archive_requests(edgar)) == 2
     folder = root / "sec13f" / BERKSHIRE_CIK
@@ -50,7 +51,7 @@ def test_retry_after_is_honoured_before_asking_again(tmp_path):
     root = empty_tree(tmp_path / "source")
     edgar = one_filing_edgar("429")
     with serving(edgar.app()) as base:
-        run_fetch(root, base)
+        run_fetch(root, base, *FILINGS)
     refused, granted = archive_requests(edgar)
     assert refused.status == 429 and granted.status == 200
     assert granted.at - refused.at >= 1.0  # the stand-in's Retry-After: 1
@@ -61,7 +62,7 @@ def test_a_fault_that_persists_is_one_line_naming_the_accession_and_nothing_half
     root = empty_tree(tmp_path / "source")
     edgar = one_filing_edgar(*[fault] * 5)
     with serving(edgar.app()) as base:
-        result = run_fetch(root, base, *TIMEOUT)
+        result = run_fetch(root, base, *FILINGS, *TIMEOUT)
     assert result.exit_code == 1
     failed = [line for line in result.stdout.splitlines() if line.startswith("  not fetched:")]
     assert len(failed) == 1 and failed[0].startswith(f"  not fetched: {FIRST} (berkshire): ")
@@ -73,9 +74,9 @@ def test_a_fault_that_persists_is_one_line_naming_the_accession_and_nothing_half
 def test_the_next_run_after_a_persistent_fault_completes(tmp_path):
     root = empty_tree(tmp_path / "source")
     with serving(one_filing_edgar(*["503"] * 5).app()) as base:
-        assert run_fetch(root, base).exit_code == 1
+        assert run_fetch(root, base, *FILINGS).exit_code == 1
     with serving(one_filing_edgar().app()) as base:
-        result = run_fetch(root, base)
+        result = run_fetch(root, base, *FILINGS)
     assert result.exit_code == 0, result.output
     assert incomplete_files(root / "sec13f") == [] and (root / "sec13f" / BERKSHIRE_CIK / f"{FIRST}.txt").is_file()
 
@@ -84,7 +85,7 @@ def test_the_whole_fetch_stops_at_its_time_limit_naming_what_it_did_not_fetch(tm
     root = empty_tree(tmp_path / "source")
     edgar = one_filing_edgar(*["slow"] * 5)
     with serving(edgar.app()) as base:
-        result = run_fetch(root, base, "--max-time", "2")
+        result = run_fetch(root, base, *FILINGS, "--max-time", "2")
     assert result.exit_code == 1
     assert f"  not fetched: {FIRST} (berkshire): " in result.stdout and "ran out of its time limit" in result.stdout
     assert len(archive_requests(edgar)) <= 2  # one slow answer cut at the limit, at most one more try

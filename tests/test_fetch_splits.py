@@ -26,6 +26,7 @@ from tests.standin_massive import DEPRECATED, KEY, Massive
 def fetch(root, edgar: str, massive: str, key: str | None, since: str = SINCE):
     args = [
         "fetch",
+        "--no-datasets",
         "--source",
         str(root),
         "--edgar-url",

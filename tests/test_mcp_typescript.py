@@ -1,4 +1,5 @@
-"""The official MCP TypeScript SDK client (what most hosts embed) against `python -m server.mcp_server` over stdio.
+"""The official MCP TypeScript SDK client (what most hosts embed) against `python -m server.mcp_server` over stdio,
+and against `ras serve`'s /mcp over Streamable HTTP (a real server on loopback): the same report from both.
 
 Every tool with valid arguments: no error, structured content accepted by the client's own output-schema
 check, every linked resource read and reassembled into the REST bytes. Every bad input an agent developer
@@ -16,8 +17,9 @@ import pytest
 
 from builder.canonical import sha256_hex
 from server.app import create_app
+from server.mcp_http.endpoint import MAX_REQUEST_BYTES
 from tests.node_clients import run_script
-from tests.servers import REPO
+from tests.servers import REPO, running_server
 from tests.test_mcp import PACK, TOOL_NAMES, Case, rest_answer, tool_cases
 from tests.test_mcp_errors import BAD_INPUTS
 
@@ -26,18 +28,23 @@ TOOL_ENTRY_BYTES = 3 * 1024
 TEXT_BYTES = 16 * 1024  # what an agent reads from one call
 LATEST_TEXT_BYTES = 10 * 1024
 RESULT_BYTES = 1024 * 1024  # text, structured content and links together
+UNKNOWN = {"tool": "place_order", "arguments": {"ticker": "AAPL"}}
 DEEP = 1000  # the nesting an agent developer tried; the Python client cannot send it, the TypeScript one can
 
 
-def typescript_client(releases: Path, calls: list[dict[str, Any]], work: Path) -> dict[str, Any]:
-    """Run the TypeScript client over a plan; its report, parsed."""
-    plan = {
+def typescript_client(
+    releases: Path, calls: list[dict[str, Any]], work: Path, url: str | None = None
+) -> dict[str, Any]:
+    """Run the TypeScript client over a plan, over stdio (a server it starts) or over HTTP to `url`; its report."""
+    plan: dict[str, Any] = {
         "command": sys.executable,
         "args": ["-m", "server.mcp_server", "--releases", str(releases)],
         "env": {"PYTHONPATH": str(REPO), "PATH": "/usr/bin:/bin"},
         "cwd": str(REPO),
         "calls": calls,
     }
+    if url is not None:
+        plan = {"url": url, "calls": calls}
     (work / "plan.json").write_bytes(orjson.dumps(plan))
     result = run_script("mcp_client.mjs", str(work / "plan.json"))
     assert result.returncode == 0, result.stderr[-3000:]
@@ -67,12 +74,17 @@ PREVIEWS = [
 ]
 
 
-@pytest.fixture(scope="module")
-def report(published: Path, release, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+@pytest.fixture(scope="module", params=["stdio", "http"])
+def report(request, published: Path, release, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     cases = [*tool_cases(release).values(), *PREVIEWS]
-    calls = [{"tool": case.tool, "arguments": case.arguments} for case in cases] + bad_calls()
-    found = typescript_client(published, calls, tmp_path_factory.mktemp("typescript"))
-    found["cases"] = cases
+    calls = [{"tool": case.tool, "arguments": case.arguments} for case in cases] + bad_calls() + [UNKNOWN]
+    work = tmp_path_factory.mktemp(f"typescript-{request.param}")
+    if request.param == "stdio":
+        found = typescript_client(published, calls, work)
+    else:
+        with running_server(published) as (base, _process):
+            found = typescript_client(published, calls, work, f"{base}/mcp")
+    found["cases"], found["transport"] = cases, request.param
     return found
 
 
@@ -97,10 +109,28 @@ async def test_every_tool_answers_within_its_weight_and_links_the_rest_bytes(rep
         assert all(f"/answers/{sha256_hex(body)}/" in link["uri"] for link in call["links"])
 
 
+def test_an_unknown_tool_is_a_protocol_error_the_client_reads(report):
+    unknown = report["calls"][-1]
+    assert unknown["tool"] == UNKNOWN["tool"] and unknown["protocolError"]["code"] == -32602
+    assert "unknown tool 'place_order'" in unknown["protocolError"]["message"]
+
+
+def test_every_result_names_the_release_it_came_from(report, release):
+    assert {call["releaseId"] for call in report["calls"] if "protocolError" not in call} == {release.release_id}
+
+
+def test_over_http_the_client_negotiates_the_newest_handshake_revision(report):
+    assert report["protocolVersion"] == (None if report["transport"] == "stdio" else "2025-11-25")
+
+
 def test_every_bad_input_is_an_error_result_with_the_rest_code_first(report):
-    calls = report["calls"][len(report["cases"]) :]
+    """Over HTTP a message over MAX_REQUEST_BYTES is refused whole: 413, its JSON-RPC error read by the client."""
+    calls = report["calls"][len(report["cases"]) : -1]
     assert len(calls) == len(BAD_INPUTS)
-    for (tool, _arguments, code), call in zip(BAD_INPUTS, calls, strict=True):
+    for (tool, arguments, code), call in zip(BAD_INPUTS, calls, strict=True):
+        if report["transport"] == "http" and len(orjson.dumps(arguments)) > MAX_REQUEST_BYTES:
+            assert call["protocolError"]["code"] == 413 and "Payload Too Large" in call["protocolError"]["message"]
+            continue
         assert "protocolError" not in call, (tool, code, call.get("protocolError"))
         assert call["isError"] and call["contentTypes"] == ["text"] and not call["hasStructured"], (tool, code)
         assert orjson.loads(call["firstText"])["error"]["code"] == code, (tool, call["firstText"][:300])

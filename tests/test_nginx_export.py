@@ -238,6 +238,28 @@ def test_errors_posts_subsets_and_other_spellings_are_forwarded_to_ras_serve(ngi
                 assert_same(target, *revalidated, static=False, ras_vary=ras_vary)
 
 
+MCP_HEADERS = {"Content_Type": "application/json", "Accept": "application/json", "MCP_Protocol_Version": "2025-11-25"}
+MCP_MESSAGES = [
+    ("POST", b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_health","arguments":{}}}'),
+    ("POST", b'{"jsonrpc":"2.0","id":2,"method":"tools/list"}'),
+    ("POST", b'{"jsonrpc":"2.0","method":"notifications/initialized"}'),
+    ("POST", b"[]"),
+    ("GET", None),
+]
+
+
+def test_mcp_is_proxied_to_ras_serve_with_the_host_it_was_sent(nginx_port, app_port, ras_vary):
+    """Every /mcp message is answered by the app, as it answers it directly; a browser page of the nginx's own
+    address is admitted by the Host nginx passes on, a foreign origin refused."""
+    for method, body in MCP_MESSAGES:
+        ours, theirs = (fetch(port, "/mcp", method, body, **MCP_HEADERS) for port in (nginx_port, app_port))
+        assert_same(f"{method} /mcp {body!r}", ours, theirs, static=False, ras_vary=ras_vary)
+    ping = b'{"jsonrpc":"2.0","id":3,"method":"ping"}'
+    own = fetch(nginx_port, "/mcp", "POST", ping, Origin=f"http://127.0.0.1:{nginx_port}", **MCP_HEADERS)
+    assert own.status == 200 and own.headers["Access-Control-Allow-Origin"] == f"http://127.0.0.1:{nginx_port}"
+    assert fetch(nginx_port, "/mcp", "POST", ping, Origin="https://evil.example", **MCP_HEADERS).status == 403
+
+
 @pytest.mark.parametrize(
     ("headers", "static"),
     [

@@ -1,4 +1,5 @@
-"""The README's real-data walkthrough, run as it is against the EDGAR and OpenFIGI stand-ins, then served."""
+"""The README's real-data walkthrough, run as it is against the EDGAR (with the SEC's data-set page) and OpenFIGI
+stand-ins, then served."""
 
 from __future__ import annotations
 
@@ -10,10 +11,15 @@ from pathlib import Path
 
 from tests.servers import REPO, fetch, free_port, stop, wait_until_listening
 from tests.standin import serving
+from tests.standin_datasets import DataSetsPage, sec_app
 from tests.standin_edgar import Edgar
 from tests.standin_openfigi import OpenFigi
 
 WALKTHROUGH = ["fetch", "securities", "build", "review", "promote", "export", "serve"]
+SETS = [
+    f"{year}q{quarter}_form13f.zip"
+    for year, quarter in ((2019, 2), (2019, 3), (2019, 4), (2020, 1), (2020, 2), (2020, 3))
+]
 
 
 def real_data_block() -> str:
@@ -26,7 +32,8 @@ def test_the_readme_takes_an_empty_folder_to_a_served_real_release(tmp_path: Pat
     assert [line.split()[1] for line in block.splitlines() if line.startswith("ras ")] == WALKTHROUGH
     *steps, serve = block.strip().splitlines()
     edgar, openfigi = Edgar.berkshire(), OpenFigi()
-    with serving(edgar.app()) as edgar_url, serving(openfigi.app()) as openfigi_url:
+    page = DataSetsPage.berkshire(edgar.listed_until)  # the sets the SEC's page listed that day
+    with serving(sec_app(edgar, page)) as edgar_url, serving(openfigi.app()) as openfigi_url:
         env = {
             **os.environ,
             "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
@@ -43,6 +50,9 @@ def test_the_readme_takes_an_empty_folder_to_a_served_real_release(tmp_path: Pat
     assert {seen.user_agent for seen in edgar.log.seen} == {"Jane Doe jane.doe@example.com"}
     real = tmp_path / "real"
     assert len(list((real / "sec13f" / "0001067983").glob("*.txt"))) == 7  # 2019-03-31 … 2020-09-30
+    # the sets of the filing windows 2019-04 … 2020-09; the 2020q4 set (filed from October) was not listed yet
+    assert sorted(path.name for path in (real / "sec13f-datasets").glob("*.zip")) == SETS
+    assert sorted(page.zip_requests()) == SETS
     release_id = (real / "candidate.txt").read_text().strip()
     assert f"promoted {release_id}" in result.stdout.splitlines()
     # the review the README describes: the two undecided changes, and the gate a publish would have stopped on

@@ -88,12 +88,13 @@ class Client:
         """GET `url` until a final answer; `check` may raise RetryableError to ask again."""
         return await self._send(lambda: self.session.get(url, headers=headers, timeout=self._timeout()), url, check)
 
-    async def get_streamed(self, url: str, read: Read) -> Reply:
+    async def get_streamed(self, url: str, read: Read, headers: Callable[[], Mapping[str, str]] = dict) -> Reply:
         """GET `url`, `read` taking the body as it arrives (a large download never held in memory); retried like
-        `get`, `read` raising RetryableError included. Here `timeout` bounds a stall, not the whole transfer."""
+        `get`, `read` raising RetryableError included, each attempt with the `headers` it gives then (a Range that
+        resumes where the last attempt stopped). Here `timeout` bounds a stall, not the whole transfer."""
         return await self._send(
             lambda: self.session.get(
-                url, timeout=aiohttp.ClientTimeout(total=self._remaining(), sock_read=self.timeout)
+                url, headers=headers(), timeout=aiohttp.ClientTimeout(total=self._remaining(), sock_read=self.timeout)
             ),
             url,
             None,

@@ -12,7 +12,7 @@ import click
 from builder.errors import SourceError
 from builder.fetch.client import REQUEST_TIMEOUT, SEC_MAX_RATE, FetchError
 from builder.fetch.datasets.download import FOLDER as DATASETS_FOLDER
-from builder.fetch.datasets.download import SetsPlan, fetch_sets
+from builder.fetch.datasets.download import SetsResult
 from builder.fetch.edgar import Hosts
 from builder.fetch.mapping import RECHECK_AFTER, append_resolved, held_cusips, record_unresolved, wanted_cusips
 from builder.fetch.openfigi import OPENFIGI_URL, Resolved, Unresolved
@@ -23,7 +23,9 @@ from builder.fetch.window import deadline, previous_quarter_end, window_quarters
 from builder.sources.packs import PacksConfig, read_packs_config
 from builder.sources.tables.securities import read_securities
 
-DEFAULT_MAX_TIME = 3600.0  # seconds: a first fetch of 10 managers × 9 quarters is ~100 requests; an hour is a hang
+# seconds: a first fetch of 9 quarters is 9 data sets (~900 MB, one per three months of filings) and, for 10 managers,
+# ~100 filings: minutes on a common line. An hour is a hang, and a re-run resumes where it stopped.
+DEFAULT_MAX_TIME = 3600.0
 # SEC fair access asks for a User-Agent declaring who you are and how to reach you: we require an e-mail in it.
 _CONTACT = re.compile(r"[^@\s]+@[^@\s]+\.[^@\s]+")
 USER_AGENT_HELP = (
@@ -73,8 +75,15 @@ def user_agent_of(given: str | None, config: PacksConfig) -> str:
 @click.option("--user-agent", default=None, help="Who you are and a contact e-mail (SEC fair access).")
 @click.option(
     "--datasets",
+    "only_datasets",
     is_flag=True,
-    help=f"Fetch only the SEC's Form 13F data sets that cover the window, into {DATASETS_FOLDER}/ (one zip a set).",
+    help=f"Only the Form 13F data sets into {DATASETS_FOLDER}/: no EDGAR listing, no filing, no split.",
+)
+@click.option(
+    "--no-datasets",
+    is_flag=True,
+    help="No data sets: only each manager's filings from EDGAR, one by one (and the splits). A publish then has only "
+    "the pack's own books as evidence of corporate actions.",
 )
 @click.option(
     "--rate",
@@ -116,26 +125,32 @@ def fetch_command(
     since: datetime | None,
     edgar_url: str | None,
     user_agent: str | None,
-    datasets: bool,
+    only_datasets: bool,
+    no_datasets: bool,
     rate: float,
     max_time: float,
     timeout: float,
     massive_url: str,
     massive_rate: float,
 ) -> None:
-    """Download every manager's 13F-HR and 13F-HR/A filings of the window from SEC EDGAR into sec13f/<cik>/, then
-    the splits of the held securities into corporate_actions.csv (with MASSIVE_API_KEY set). With --datasets, only
-    the SEC's Form 13F data sets whose filing windows hold the window's quarters, into sec13f-datasets/."""
+    """Download what the pack's window needs from the SEC: the Form 13F data sets whose filing windows hold the
+    window's quarters into sec13f-datasets/ (every filer's 13F tables, about 95 MB a set), then every manager's
+    13F-HR and 13F-HR/A filings of the window from EDGAR into sec13f/<cik>/, then the splits of the held securities
+    into corporate_actions.csv (with MASSIVE_API_KEY set). Re-run it to resume or refresh: it fetches only what is
+    missing."""
+    if only_datasets and no_datasets:
+        raise click.UsageError("--datasets (only the data sets) and --no-datasets (none) exclude each other")
     config = read_config(source)
     agent = user_agent_of(user_agent, config)
     today = date.today()
     quarters = window_quarters(today, config.copycat.versions, since.date() if since else None)
     hosts = Hosts.one(edgar_url) if edgar_url else Hosts()
-    if datasets:
-        datasets_step(SetsPlan(source, quarters, hosts, agent, rate, max_time, timeout))
-        return
     plan = FetchPlan(source, config.copycat.managers, quarters, hosts, agent, rate, max_time, timeout)
-    result = fetch_all(plan, lambda line: click.echo(line, err=True))
+    result = fetch_all(plan, _progress, click.echo, sets=not no_datasets, filings=not only_datasets)
+    if result.sets is not None:
+        datasets_summary(result.sets, quarters)
+    if only_datasets:
+        return
     for line in summary_lines(result, quarters, today):
         click.echo(line)
     failed = [line for manager in result.managers for line in manager.failed]
@@ -145,17 +160,29 @@ def fetch_command(
         click.echo(line)
 
 
-def datasets_step(plan: SetsPlan) -> None:
-    """Fetch the data sets of the window and say what is here and what the SEC has not published yet."""
-    result = fetch_sets(plan, click.echo)
-    for end in result.uncovered:
+def _progress(line: str) -> None:
+    """How the downloads move, on stderr: the summary on stdout stays what a script reads."""
+    click.echo(line, err=True)
+
+
+def datasets_summary(result: SetsResult, quarters: tuple[date, ...]) -> None:
+    """Say what the data sets of the window are here and which quarters the SEC has published no set for yet."""
+    if len(result.uncovered) == 1:
+        end = result.uncovered[0]
         click.echo(
             f"  {end}: no listed data set holds its filings yet (due {deadline(end)}); run again once the SEC posts it"
         )
-    kept = len(result.chosen) - len(result.fetched)
+    elif result.uncovered:
+        first, last = result.uncovered[0], result.uncovered[-1]
+        click.echo(
+            f"  {first} … {last} ({len(result.uncovered)} quarters): no listed data set holds their filings yet; "
+            "run again once the SEC posts them"
+        )
+    kept, requests = len(result.chosen) - len(result.fetched), result.requests
+    received = f" ({result.received:,} bytes in {result.seconds:.1f} s)" if result.fetched else ""
     click.echo(
-        f"{len(result.chosen)} data sets for {plan.quarters[0]} … {plan.quarters[-1]} in {DATASETS_FOLDER}/: "
-        f"{len(result.fetched)} fetched, {kept} already here ({result.requests} request{'' if result.requests == 1 else 's'})"
+        f"{len(result.chosen)} data sets for {quarters[0]} … {quarters[-1]} in {DATASETS_FOLDER}/: "
+        f"{len(result.fetched)} fetched{received}, {kept} already here ({requests} request{'' if requests == 1 else 's'})"
     )
 
 

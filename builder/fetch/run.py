@@ -1,4 +1,5 @@
-"""`ras fetch`: every manager's 13F filings of the window into sec13f/<cik>/, resumable, with a summary."""
+"""`ras fetch`: the data sets of the window into sec13f-datasets/, every manager's 13F filings of it into
+sec13f/<cik>/, resumable, over one session at one pace; with a summary."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from pathlib import Path
 
 from builder.fetch.archive import download_filing, held_accessions, record_filing_dates, remove_leftovers
 from builder.fetch.client import SEC_MAX_RATE, Client, FetchError, open_session
+from builder.fetch.datasets.download import SetsResult, fetch_sets
 from builder.fetch.edgar import Hosts, Listed, list_13f
 from builder.fetch.openfigi import Resolved, Unresolved, resolve_cusips
 from builder.fetch.splits import Listing, list_splits
@@ -51,20 +53,25 @@ class FetchResult:
     managers: tuple[ManagerResult, ...]
     requests: int
     retries: int
+    sets: SetsResult | None = None  # None: the run fetched no data set
 
 
-def fetch_all(plan: FetchPlan, progress: Progress) -> FetchResult:
-    """Run the whole fetch; network failures of single filings are collected, not raised."""
-    return asyncio.run(_fetch_all(plan, progress))
+def fetch_all(
+    plan: FetchPlan, progress: Progress, report: Progress, *, sets: bool = True, filings: bool = True
+) -> FetchResult:
+    """Run the whole fetch: the data sets (`sets`), then the filings (`filings`); `progress` hears how the downloads
+    move, `report` what became of each set. Network failures of single filings are collected, not raised."""
+    return asyncio.run(_fetch_all(plan, progress, report, sets, filings))
 
 
-async def _fetch_all(plan: FetchPlan, progress: Progress) -> FetchResult:
+async def _fetch_all(plan: FetchPlan, progress: Progress, report: Progress, sets: bool, filings: bool) -> FetchResult:
     async with open_session(plan.user_agent) as session:
-        client = Client(session, plan.rate, plan.deadline, plan.timeout)
+        client = Client(session, plan.rate, plan.deadline, plan.timeout)  # one pace for sets and filings together
+        found = await fetch_sets(client, plan.source, plan.quarters, plan.hosts, progress, report) if sets else None
         results = []
-        for manager in plan.managers:
+        for manager in plan.managers if filings else ():
             results.append(await _fetch_manager(client, plan, manager, progress))
-        return FetchResult(tuple(results), client.requests, client.retries)
+        return FetchResult(tuple(results), client.requests, client.retries, found)
 
 
 async def _fetch_manager(client: Client, plan: FetchPlan, manager: ManagerConfig, progress: Progress) -> ManagerResult:

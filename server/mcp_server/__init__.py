@@ -1,10 +1,11 @@
-"""`ras mcp`: the research tools over stdio, on the official MCP SDK's low-level Server.
+"""The research tools over MCP, on the official SDK's low-level Server: `ras mcp` (stdio) and `/mcp` of `ras serve`.
 
-toolbox: the server (tools, resources, release watch); tools: listings and the REST request of a call;
-answers and schemas: each tool's compact answer and its output schema; results and resources: results
-with links to the full REST bytes, read in parts; stdio: the transport that answers every line.
+toolbox: the tools and resources, one implementation for both transports; tools: listings and the REST request
+of a call; results and resources: results with links to the full REST bytes, read in parts; local and stdio:
+`ras mcp`, its release watch and the transport that answers every line; exchange and http: the Streamable HTTP
+transport of `ras serve`, one JSON-RPC message per POST answered by the SDK's dispatch.
 """
 
-from server.mcp_server.toolbox import create_server, main, run
+from server.mcp_server.local import create_server, main, run
 
 __all__ = ["create_server", "main", "run"]

@@ -83,9 +83,9 @@ def call_query(tool: str, arguments: dict[str, Any]) -> str:
     return "call=" + quote(orjson.dumps({"tool": tool, "arguments": arguments}, option=orjson.OPT_SORT_KEYS), safe="")
 
 
-def parts_of(body: bytes, tool: str, arguments: dict[str, Any]) -> list[Part]:
-    """The parts a tool result links for `body`, each with its URI."""
-    sha256, query = sha256_hex(body), call_query(tool, arguments)
+def parts_of(body: bytes, tool: str, arguments: dict[str, Any], sha256: str | None = None) -> list[Part]:
+    """The parts a tool result links for `body` (whose sha256 may be given), each with its URI."""
+    sha256, query = sha256 or sha256_hex(body), call_query(tool, arguments)
     bounds = part_bounds(body)
     return [
         Part(

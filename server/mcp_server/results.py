@@ -33,6 +33,7 @@ from builder.research.agent import fit
 from builder.research.diff import VersionDiff
 from server.mcp_server.resources import (
     FRAGMENT_TYPE,
+    HELD_BYTES,
     JSON_TYPE,
     REASSEMBLY,
     TEMPLATE,
@@ -85,8 +86,8 @@ def link(part: Part, route: str, size: int) -> ResourceLink:
 class Results:
     """Tool results and resource reads, sharing the REST bytes each result links."""
 
-    def __init__(self) -> None:
-        self.held = HeldAnswers()
+    def __init__(self, held_bytes: int = HELD_BYTES) -> None:
+        self.held = HeldAnswers(held_bytes)
         self._compact: OrderedDict[tuple[str, bytes, tuple[str, ...]], dict[str, Any]] = OrderedDict()
 
     def tool_result(
@@ -99,7 +100,7 @@ class Results:
         sha256 = sha256_hex(answer.body)
         self.held.keep(sha256, answer.body)
         brief = self._brief(sha256, answer.body, operation, arguments, tuple(versions))
-        parts = parts_of(answer.body, operation.tool, arguments)
+        parts = parts_of(answer.body, operation.tool, arguments, sha256)
         route = f"{operation.method} {operation.route}"
         text = TextContent(type="text", text=orjson.dumps(brief).decode())
         return CallToolResult(

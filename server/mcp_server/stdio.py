@@ -1,17 +1,14 @@
 """The stdio transport of `ras mcp`: one JSON-RPC message a line, and an answer to every line that needs one.
 
 The SDK's own stdio transport drops a line it cannot parse without a word, so a client waits forever.
-Here every line is judged first (JSON-RPC 2.0 section 5.1): not UTF-8 or not JSON (a lone surrogate,
-nesting past the parser's 1,024 levels) is -32700 Parse error; an array (batching left MCP in 2025-06-18),
-a non-object or a message that is neither request, notification nor response is -32600 Invalid Request;
-both echo the id whenever it can be read, and serving goes on. A valid message goes to the SDK, which
+Here every line is judged first (server.mcp_server.messages: -32700 Parse error, -32600 Invalid Request, each
+echoing the id whenever it can be read), and serving goes on. A valid message goes to the SDK, which
 answers an unknown method with -32601 at once, before `initialize` too. No line may exceed
 MAX_MESSAGE_BYTES (the limit of our own answers); a longer one is discarded up to its newline.
 """
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 from collections.abc import AsyncIterator, Callable
@@ -21,11 +18,11 @@ from typing import Any, BinaryIO
 import anyio
 import anyio.to_thread
 import mcp_types as types
-import orjson
 from mcp.shared._context_streams import ContextSendStream, create_context_streams
 from mcp.shared.message import SessionMessage
-from mcp.types import ErrorData, JSONRPCError
+from mcp.types import JSONRPCError
 
+from server.mcp_server.messages import Refused, judge, refusal
 from server.mcp_server.resources import MAX_MESSAGE_BYTES
 
 LOG = logging.getLogger("ras.mcp")
@@ -33,45 +30,12 @@ CHUNK = 64 * 1024  # bytes read from stdin at a time
 Incoming = SessionMessage | JSONRPCError | None
 
 
-def refusal(code: int, message: str, request_id: Any = None) -> JSONRPCError:
-    return JSONRPCError(jsonrpc="2.0", id=request_id, error=ErrorData(code=code, message=message))
-
-
-def readable_id(value: Any) -> str | int | None:
-    """The id of a message, when it has one of the types JSON-RPC allows (a string or an integer)."""
-    request_id = value.get("id") if isinstance(value, dict) else None
-    return request_id if isinstance(request_id, (str, int)) and not isinstance(request_id, bool) else None
-
-
 def triage(line: bytes) -> Incoming:
     """A line as a message for the SDK, or the error response it gets instead; None for a blank line."""
     if not line.strip():
         return None
-    try:
-        value = orjson.loads(line)  # strict: refuses lone surrogates, invalid UTF-8 and nesting past 1,024
-    except orjson.JSONDecodeError as exc:
-        return refusal(types.PARSE_ERROR, f"Parse error: {str(exc)[:200]}", _lenient_id(line))
-    request_id = readable_id(value)
-    if isinstance(value, list):
-        return refusal(types.INVALID_REQUEST, "Invalid Request: batches are not supported; send one message a line")
-    if not isinstance(value, dict) or value.get("jsonrpc") != "2.0":
-        return refusal(types.INVALID_REQUEST, "Invalid Request: not a JSON-RPC 2.0 object", request_id)
-    if "method" in value and not isinstance(value["method"], str):
-        return refusal(types.INVALID_REQUEST, "Invalid Request: method is not a string", request_id)
-    try:
-        return SessionMessage(types.jsonrpc_message_adapter.validate_python(value, by_name=False))
-    except ValueError:
-        return refusal(
-            types.INVALID_REQUEST, "Invalid Request: neither a request, a notification nor a response", request_id
-        )
-
-
-def _lenient_id(line: bytes) -> str | int | None:
-    """The id of a line the strict parser refused, when Python's lenient one reads it (a lone surrogate)."""
-    try:
-        return readable_id(json.loads(line))
-    except (ValueError, RecursionError):
-        return None
+    message = judge(line, "send one message a line")
+    return message.error if isinstance(message, Refused) else SessionMessage(message)
 
 
 def lines_of(buffer: bytearray, chunk: bytes, skipping: bool) -> tuple[list[bytes | None], bool]:

@@ -1,13 +1,14 @@
 // The official MCP TypeScript SDK client, as MCP hosts embed it, driven by a plan from the Python tests.
 // Usage: node mcp_client.mjs PLAN.json > REPORT.json
-// PLAN: {command, args, env, cwd, calls: [{tool, arguments, nest?: {key, depth}}]}. It starts the server over
-// stdio, lists the tools, makes every call (callTool validates structured content against the tool's output
+// PLAN: {command, args, env, cwd, calls: [{tool, arguments, nest?: {key, depth}}]}, or {url, calls} for a server
+// reached over Streamable HTTP. It starts the server over stdio (or connects to the URL), lists the tools, makes every call (callTool validates structured content against the tool's output
 // schema, as hosts do), reads every resource a result links and reports what it saw: sizes, texts, errors and
 // the sha256 of each reassembled answer. A protocol error is reported, never thrown, so the test names it.
 import { readFileSync } from "node:fs";
 import { createHash } from "node:crypto";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 
 const plan = JSON.parse(readFileSync(process.argv[2], "utf8"));
 const bytes = (value) => Buffer.byteLength(JSON.stringify(value), "utf8");
@@ -48,6 +49,7 @@ async function makeCall(client, call) {
       textBytes: result.content[0]?.type === "text" ? Buffer.byteLength(result.content[0].text, "utf8") : 0,
       resultBytes: bytes(result),
       hasStructured: result.structuredContent !== undefined,
+      releaseId: result._meta?.releaseId ?? null,
       links: links.map((link) => ({ uri: link.uri, size: link.size, mimeType: link.mimeType })),
       body: links.length ? await readLinks(client, links) : null,
     });
@@ -57,9 +59,9 @@ async function makeCall(client, call) {
   return report;
 }
 
-const transport = new StdioClientTransport({
-  command: plan.command, args: plan.args, env: plan.env, cwd: plan.cwd, stderr: "ignore",
-});
+const transport = plan.url
+  ? new StreamableHTTPClientTransport(new URL(plan.url))
+  : new StdioClientTransport({ command: plan.command, args: plan.args, env: plan.env, cwd: plan.cwd, stderr: "ignore" });
 const client = new Client({ name: "ras-tests", version: "1.0.0" });
 let closed = null;
 client.onclose = () => { closed = closed ?? "closed"; };
@@ -67,6 +69,7 @@ await client.connect(transport);
 const listed = await client.listTools();
 const report = {
   server: client.getServerVersion(),
+  protocolVersion: transport.protocolVersion ?? null,
   toolsList: {
     bytes: bytes(listed),
     names: listed.tools.map((tool) => tool.name),

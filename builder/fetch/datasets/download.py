@@ -1,47 +1,30 @@
-"""`ras fetch --datasets`: the SEC's Form 13F data sets covering the window into sec13f-datasets/, one zip a set.
+"""`ras fetch`'s data sets: the SEC's Form 13F data sets covering the window into sec13f-datasets/, one zip a set.
 
-Each zip keeps the SEC's file name and lands whole or not at all (streamed to a temporary dot-file in the folder,
-checked, fsynced, renamed). A record beside the zips (`.fetched.csv`: name, bytes, sha256, url) says which are
-whole, so a re-run asks for none of them again; a `_N` re-upload replaces the set it re-uploads.
+Each zip keeps the SEC's file name and lands whole or not at all (`transfer`: resumable, checked, fsynced, renamed).
+A record beside the zips (`.fetched.csv`: name, bytes, sha256, url) says which are whole, so a re-run asks for none
+of them again; a `_N` re-upload replaces the set it re-uploads.
 """
 
 from __future__ import annotations
 
-import asyncio
 import csv
-import hashlib
 import io
-import zipfile
-from collections.abc import Callable
+import time
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
 
-import aiohttp
-
-from builder.fetch.archive import atomic_file, remove_leftovers, write_atomically
-from builder.fetch.client import Client, FetchError, Reply, RetryableError, open_session
+from builder.fetch.archive import remove_leftovers, write_atomically
+from builder.fetch.client import Client, FetchError
 from builder.fetch.datasets.page import PAGE_PATH, DataSet, covering, listed_sets
+from builder.fetch.datasets.progress import Progress
+from builder.fetch.datasets.transfer import PARTIAL, STATE, land_set
 from builder.fetch.edgar import Hosts
+from builder.sources.files import DATASETS
 
-FOLDER = "sec13f-datasets"
+FOLDER = DATASETS  # sec13f-datasets/ of the source tree, where the reader finds the zips
 RECORD = ".fetched.csv"  # a dot-file: whatever reads the zips of the folder never takes it
 RECORD_COLUMNS = ("name", "bytes", "sha256", "url")
-CHUNK = 1 << 20  # bytes read and written at a time: a set is ~95 MB and is never held in memory
-Progress = Callable[[str], None]
-
-
-@dataclass(frozen=True, slots=True)
-class SetsPlan:
-    """What one `ras fetch --datasets` run fetches, from where, into which tree."""
-
-    source: Path
-    quarters: tuple[date, ...]
-    hosts: Hosts
-    user_agent: str
-    rate: float
-    deadline: float  # seconds for the whole run
-    timeout: float  # seconds a transfer may stall
 
 
 @dataclass(slots=True)
@@ -49,82 +32,71 @@ class SetsResult:
     chosen: list[DataSet] = field(default_factory=list)
     uncovered: list[date] = field(default_factory=list)  # quarters no listed set covers yet
     fetched: list[str] = field(default_factory=list)
-    requests: int = 0
+    received: int = 0  # bytes this run brought
+    seconds: float = 0.0
+    requests: int = 0  # the run's requests when the sets were done
 
 
-def fetch_sets(plan: SetsPlan, progress: Progress) -> SetsResult:
-    """Read the data-set page, then fetch each covering set the folder does not hold whole."""
-    return asyncio.run(_fetch_sets(plan, progress))
-
-
-async def _fetch_sets(plan: SetsPlan, progress: Progress) -> SetsResult:
-    folder = plan.source / FOLDER
+async def fetch_sets(
+    client: Client, source: Path, quarters: tuple[date, ...], hosts: Hosts, progress: Progress, report: Progress
+) -> SetsResult:
+    """Read the data-set page, then fetch each set covering `quarters` that the tree does not hold whole: `progress`
+    hears how a download moves, `report` what became of each set."""
+    folder, began = source / FOLDER, time.monotonic()
     for name in remove_leftovers(folder):
-        progress(f"removed {name}, left by an interrupted fetch")
+        report(f"removed {name}, left by an interrupted fetch")
     result = SetsResult()
-    async with open_session(plan.user_agent) as session:
-        client = Client(session, plan.rate, plan.deadline, plan.timeout)
-        page_url = f"{plan.hosts.archive}{PAGE_PATH}"
-        reply = await client.get(page_url)
-        if reply.status != 200:
-            raise FetchError(f"{page_url}: HTTP {reply.status}; the SEC's Form 13F data-set page is not there")
-        sets = listed_sets(reply.body.decode("utf-8", "replace"), page_url, plan.hosts.archive)
-        result.chosen, result.uncovered = covering(sets, plan.quarters)
-        for found in result.chosen:
-            if await _fetch_one(client, found, folder, progress):
-                result.fetched.append(found.name)
-        result.requests = client.requests
+    result.chosen, result.uncovered = covering(await _listed(client, hosts), quarters)
+    for name in _stale_partials(folder, result.chosen):
+        report(f"removed {name}: a partial download of a set no longer asked for")
+    for found in result.chosen:
+        received = await _fetch_one(client, found, folder, progress, report)
+        if received is not None:
+            result.fetched.append(found.name)
+            result.received += received
+    result.requests = client.requests
+    result.seconds = time.monotonic() - began
     return result
 
 
-async def _fetch_one(client: Client, found: DataSet, folder: Path, progress: Progress) -> bool:
-    """Fetch one set unless the folder holds it whole; True when it was fetched."""
+async def _listed(client: Client, hosts: Hosts) -> list[DataSet]:
+    page_url = f"{hosts.archive}{PAGE_PATH}"
+    reply = await client.get(page_url)
+    if reply.status != 200:
+        raise FetchError(
+            f"{page_url}: HTTP {reply.status}; the SEC's Form 13F data-set page is not there "
+            "(`ras fetch --no-datasets` fetches the filings alone)"
+        )
+    return listed_sets(reply.body.decode("utf-8", "replace"), page_url, hosts.archive)
+
+
+async def _fetch_one(client: Client, found: DataSet, folder: Path, progress: Progress, report: Progress) -> int | None:
+    """Fetch one set unless the folder holds it whole; the bytes received when it was fetched."""
     record = read_record(folder)
     held = record.get(found.name)
     path = folder / found.name
     if held is not None and path.is_file() and path.stat().st_size == int(held["bytes"]):
-        progress(f"{found.name}  {int(held['bytes']):,} bytes  already here")
-        return False
-    landed = _Landed()
-    reply = await client.get_streamed(found.url, lambda response: _stream(response, folder / found.name, landed))
-    if reply.status != 200:  # www.sec.gov answers a missing file with 403 AccessDenied, not 404
-        raise FetchError(f"{found.name}: HTTP {reply.status} for {found.url}")
+        report(f"{found.name}  {int(held['bytes']):,} bytes  already here")
+        return None
+    landed = await land_set(client, found, folder, progress)
     record[found.name] = {"name": found.name, "bytes": str(landed.size), "sha256": landed.sha256, "url": found.url}
     for older in _older_uploads(folder, found):
         older.unlink()
         record.pop(older.name, None)
-        progress(f"removed {older.name}: replaced by the re-upload {found.name}")
+        report(f"removed {older.name}: replaced by the re-upload {found.name}")
     write_record(folder, record)
-    progress(f"{found.name}  {landed.size:,} bytes  fetched")
-    return True
+    resumed = f" (resumed at {landed.resumed_at:,})" if landed.resumed_at else ""
+    report(f"{found.name}  {landed.size:,} bytes  fetched{resumed}")
+    return landed.size - landed.resumed_at
 
 
-@dataclass(slots=True)
-class _Landed:
-    """What a streamed download wrote."""
-
-    size: int = 0
-    sha256: str = ""
-
-
-async def _stream(response: aiohttp.ClientResponse, path: Path, landed: _Landed) -> Reply:
-    """Write a 200 answer's body chunk by chunk to `path`, whole or not at all; other answers as they are."""
-    if response.status != 200:
-        return Reply(response.status, dict(response.headers), await response.read())
-    digest, size = hashlib.sha256(), 0
-    with atomic_file(path.parent, path.name) as handle:
-        async for chunk in response.content.iter_chunked(CHUNK):
-            handle.write(chunk)
-            digest.update(chunk)
-            size += len(chunk)
-        promised = response.content_length
-        if promised is not None and size != promised:
-            raise RetryableError(f"{size:,} of {promised:,} bytes arrived")
-        handle.flush()
-        if not zipfile.is_zipfile(handle.name):  # an error page served as 200 is not a set
-            raise RetryableError("the answer is not a zip archive")
-    landed.size, landed.sha256 = size, digest.hexdigest()
-    return Reply(200, dict(response.headers), b"")
+def _stale_partials(folder: Path, chosen: list[DataSet]) -> list[str]:
+    """Remove the partial downloads of sets this run does not ask for (a set since re-uploaded); their names."""
+    wanted = {f".{found.name}{suffix}" for found in chosen for suffix in (PARTIAL, STATE)}
+    stale = sorted(p for p in folder.glob(f".*{PARTIAL}*") if p.name not in wanted) if folder.is_dir() else []
+    for path in stale:
+        path.unlink()
+    return [path.name for path in stale if path.name.endswith(PARTIAL)]
 
 
 def _older_uploads(folder: Path, found: DataSet) -> list[Path]:
