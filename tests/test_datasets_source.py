@@ -243,3 +243,15 @@ def test_managers_named_alike_by_their_filings_each_add_their_cik_and_a_given_id
     ]
     twins = named_managers(managers[:2], [found[1], filing("0000000002", "Alike Capital, L.P.", date(2020, 8, 2))])
     assert [m.id for m in twins] == ["alike-capital-l-p-1", "alike-capital-l-p-2"]
+
+
+def test_a_manager_pinned_to_its_filings_takes_nothing_from_the_data_sets(tmp_path):
+    files = berkshire_tree(tmp_path / "files", versions=4)
+    sets = as_sets(files, tmp_path / "sets")
+    with (sets / "packs.toml").open("a") as packs:
+        packs.write('source = "filings"\n')  # the one manager's entry is the file's last table
+    result = CliRunner().invoke(main, ["publish", "--source", str(sets), "--releases", str(tmp_path / "rel")])
+    assert result.exit_code == 1
+    assert "Berkshire Hathaway Inc (CIK 0001067983) has no folder sec13f/0001067983/" in result.output
+    shutil.copytree(files / "sec13f", sets / "sec13f")  # its files: read from them, whatever the sets hold
+    assert {f.filed_from for f in filings(sets)} == {"submission header"}

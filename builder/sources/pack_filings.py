@@ -17,7 +17,7 @@ from multiprocessing import get_context
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from builder.records import Filing, ManagerConfig
+from builder.records import Filing, ManagerConfig, ManagerSource
 from builder.sources.datasets.read import DatasetsRead, OwnRead, Warmed
 from builder.sources.files import DATASETS, Limits
 from builder.sources.packs import PacksConfig
@@ -91,7 +91,8 @@ def _own_filings(root: Path, sets: OpenSets | None, managers: Sequence[ManagerCo
     from builder.sources.datasets.own import OwnAsk, own_filings
 
     undated = frozenset((f.cik, f.period) for f in disk.filings if f.accession.startswith("local:"))
-    ask = OwnAsk(frozenset(m.cik for m in managers), frozenset(f.accession for f in disk.filings), undated)
+    asked = frozenset(m.cik for m in managers if m.source is ManagerSource.DATASETS)  # "filings": its files alone
+    ask = OwnAsk(asked, frozenset(f.accession for f in disk.filings), undated)
     return own_filings(sets, ask, root)
 
 
