@@ -23,6 +23,7 @@ import gzip
 import shutil
 import subprocess
 import sys
+import zlib
 from collections import Counter
 from datetime import date
 from pathlib import Path
@@ -47,6 +48,7 @@ KINDS = {  # the truth's words → corporate_actions.csv's kinds
     "rename": "exchange",
 }
 TRADED = {"new", "added", "reduced", "exited"}
+SPREAD = 4  # quarters ahead a witness may buy what the pack buys (bench.witnesses.Universe.spread)
 
 
 def truth_rows(truth: Path, corpus: str) -> list[dict[str, str]]:
@@ -89,7 +91,8 @@ def witnessed(corpus: Path, rows: list[dict[str, str]], out: Path, witnesses: in
     if problems:
         raise SystemExit(f"truth.csv: {problems[0]}")
     sources, _ = read_sources(out)
-    found = witness_filings(sources.filings, legs, Universe(witnesses, f"heldout:{corpus.name}"))
+    universe = Universe(witnesses, zlib.crc32(corpus.name.encode()), spread=SPREAD)  # a seed of the corpus's own
+    found = witness_filings(sources.filings, legs, universe)
     write_witnessed(out, sources.filings, found)
     return out
 
@@ -134,11 +137,9 @@ def measured(found: list[dict], rows: list[dict[str, str]]) -> dict:
             hidden.append(f"{row['quarter_after']} {cusip} {row['kind']}: {change and change['kind']}")
     as_trades = []
     for row in (r for r in rows if r["record"] in ("corporate_action", "not_a_trade")):
-        for cusip in {row["old_cusip"], row["new_cusip"]} - {""}:
+        for cusip in _read_as_trade(row):
             change = changes.get((quarter(row["quarter_after"]), row["manager_cik"].zfill(10), cusip))
-            if (
-                change and change["kind"] in TRADED and change["cause"] == "trade" and row["record"] == "not_a_trade"
-            ) or (change and change["kind"] in TRADED and change["cause"] == "trade" and _moved_by(row, change)):
+            if change and change["kind"] in TRADED and change["cause"] == "trade" and _wrong(row, cusip, change):
                 as_trades.append(f"{row['quarter_after']} {cusip} {change['kind']} ({row['description'][:60]})")
     events = {(r["old_cusip"], r["new_cusip"]) for r in rows if r["record"] == "corporate_action"}
     olds = {old for old, _ in events}
@@ -158,13 +159,27 @@ def measured(found: list[dict], rows: list[dict[str, str]]) -> dict:
     }
 
 
-def _moved_by(row: dict[str, str], change: dict) -> bool:
-    """Whether the change's shares moved as the event would move them (a trade beside it moves them otherwise)."""
+def _read_as_trade(row: dict[str, str]) -> set[str]:
+    """The CUSIPs whose change an event decides: a spin-off's child (its parent's change is the holder's own trade);
+    a split's security; what a merger or rename ends and delivers."""
+    kind = KINDS.get(row["kind"], "")
+    if row["record"] == "not_a_trade":
+        return {row["old_cusip"] or row["new_cusip"]}
+    if kind == "spin-off":
+        return {row["new_cusip"]} - {""}
+    return {row["old_cusip"], row["new_cusip"]} - {""}
+
+
+def _wrong(row: dict[str, str], cusip: str, change: dict) -> bool:
+    """Whether a change counted as a trade, citing no corporate action, is the event read as one: a position that
+    began or ended through it, or shares that moved by about what a split gave."""
+    if row["record"] == "not_a_trade" or KINDS.get(row["kind"]) != "split" or cusip != row["old_cusip"]:
+        return True
     before = int(row["shares_before"] or 0)
-    if not before or change["previousShares"] is None:
-        return False
     ratio = float(row["new_per_old"] or 1)
-    return change["shareDelta"] is not None and abs(change["shareDelta"]) >= 0.5 * abs(before * ratio - before)
+    return (
+        bool(before) and change["shareDelta"] is not None and abs(change["shareDelta"]) >= 0.5 * before * abs(ratio - 1)
+    )
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -39,9 +39,14 @@ class Universe:
     the window (no one held them a quarter before the pack bought them)."""
 
     witnesses: int = WITNESSES
-    seed: int | str = 2013
+    seed: int = 2013
     cik_base: int = WITNESS_CIK_BASE
     new_listings: frozenset[str] = field(default_factory=frozenset)
+    # 0: every witness that holds a security buys it the quarter before the pack first does (the Berkshire universe:
+    # one manager, few new names a quarter). N: up to N quarters before, drawn per witness and security, so that a
+    # pack buying hundreds of names a quarter (a hedge fund) does not have its witnesses buy them all in lockstep: in
+    # the data sets, most holders of a security held it long before a given filer bought it.
+    spread: int = 0
 
 
 def witness_name(number: int) -> str:
@@ -126,6 +131,10 @@ def _witness_books(
     holders of a security do in any quarter)."""
     books, cents = pack
     born = {leg.new_cusip for leg in legs if leg.new_cusip} | set(universe.new_listings)
+    first: dict[str, int] = {}  # each security's first quarter in the pack's books, by index
+    for index, period in enumerate(periods):
+        for cusip in books[period]:
+            first.setdefault(cusip, index)
     rng = random.Random(f"{universe.seed}:witness:{number}")
     book: dict[str, int] = {}
     found = []
@@ -147,8 +156,11 @@ def _witness_books(
                     book[cusip] = max(1, book[cusip] + synthetic.lot(book[cusip] * rng.uniform(-0.3, 0.3)))
         # a witness keeps what it holds when the pack sells (other holders outlive one's exit), and holds what the
         # pack buys a quarter before the pack does (the market held it) unless it only began then
-        following = books[periods[index + 1]] if index + 1 < len(periods) else {}
-        held = {*books[period], *(c for c in following if c not in born and c not in books[period])}
+        if universe.spread:
+            held = _coming(index, books, periods, born, first, f"{universe.seed}:{number}", universe.spread)
+        else:
+            following = books[periods[index + 1]] if index + 1 < len(periods) else {}
+            held = {*books[period], *(c for c in following if c not in born and c not in books[period])}
         for cusip in sorted(held):
             chosen = random.Random(f"{universe.seed}:{number}:{cusip}").random() < HOLD_CHANCE
             if chosen and cusip not in book:
@@ -156,3 +168,23 @@ def _witness_books(
                 book[cusip] = max(1, int(rng.uniform(*POSITION_DOLLARS) * 100 / price))
         found.append(dict(book))
     return found
+
+
+def _coming(
+    index: int,
+    books: dict[date, dict[str, int]],
+    periods: list[date],
+    born: set[str],
+    first: dict[str, int],
+    seed: str,
+    spread: int,
+) -> set[str]:
+    """The securities a witness may open at quarter `index`: what the pack holds then, and what the pack first holds
+    up to `spread` quarters later, each as many quarters ahead as the witness's own lead for it (1 … spread)."""
+    held = set(books[periods[index]])
+    for cusip, at in first.items():
+        if at > index and cusip not in born:
+            lead = 1 + int(random.Random(f"{seed}:{cusip}:lead").random() * spread)
+            if at - lead <= index:
+                held.add(cusip)
+    return held

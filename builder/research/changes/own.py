@@ -12,11 +12,14 @@ from builder.research.changes.paste import record_line, todo
 from builder.research.changes.side import Side
 from builder.research.schema import Candidate
 
-# A position delivered by a merger, exchange or spin-off filed at more than this multiple of what the earlier book
-# gives (Berkshire's 192,666 Kraft shares became 325,634,818 Kraft Heinz: its private Heinz stake merged in) is no
-# plain purchase beside the action: a receipt from outside the 13F book, or bought, one book cannot tell.
+# A position delivered by a merger or exchange filed at more than this multiple of what the earlier book gives
+# (Berkshire's 192,666 Kraft shares became 325,634,818 Kraft Heinz: its private Heinz stake merged in) is no plain
+# purchase beside the action: a receipt from outside the 13F book, or bought, one book cannot tell. A spin-off's child
+# is not such a receipt: it goes to the parent's holders alone, and trades from the day it is distributed, so shares
+# beyond it were bought (Greenlight's 2,900,000 Quorum Health of 2016: 604,754 received on its Community Health
+# Systems, the rest bought after the spin-off).
 RECEIVED_MULTIPLE = 3
-DELIVERING = frozenset({ActionKind.MERGER, ActionKind.EXCHANGE, ActionKind.SPIN_OFF})
+DELIVERING = frozenset({ActionKind.MERGER, ActionKind.EXCHANGE})
 
 
 def no_evidence(earlier: Side, later: Side, cusip: str) -> Candidate:

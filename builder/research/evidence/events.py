@@ -354,7 +354,15 @@ def spun_off(
     # a distribution into a class the holders held is sought among every security they hold: it must fit most
     # of them, and most of the parent's holders, to outweigh the chance of so many tries
     share = AGREE if new else GROWN_AGREE
-    needed = proof.needed(len(held)) if new else max(MIN_WITNESSES, math.ceil(share * len(held)))
+    # a child decided by the many is tried against every security its holders kept, hundreds for a few holders of
+    # large books: two of them at one ratio among eight is what chance gives once in a few hundred parents (on a
+    # hedge fund's held-out filings, 9 spin-offs between unrelated issuers, each on two agreeing holders), three almost
+    # never
+    needed = (
+        (max(MIN_WITNESSES, proof.needed(len(held))) if not proof.few else proof.needed(len(held)))
+        if new
+        else max(MIN_WITNESSES, math.ceil(share * len(held)))
+    )
     # a parent needs that many holders fitting it (`agreeing` counts holders): one that fewer of them held cannot
     # pass, so the holders' pairs are gathered only for the others
     held_by = Counter(chain.from_iterable(before.get(cik, {}) for cik in held.ciks))
