@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 from pathlib import Path
 
+from bench import datasets_writer
 from builder.records import Amendment, Filing, HoldingRow, ValueUnit
 from builder.research.quarters import previous_quarter
 from builder.sources.sec13f import writer
@@ -52,17 +53,20 @@ class Params:
     positions: int
     seed: int = SEED
     universe: int = 0  # 0: chosen from managers and positions (see universe_size)
+    datasets: bool = False  # also the Form 13F data sets of every filer of the tree (its managers)
 
     def command(self, out: Path) -> list[str]:
         """The command line that writes this tree into `out` (as its own process, so it can be measured)."""
         sizes = ["--managers", str(self.managers), "--quarters", str(self.quarters), "--positions", str(self.positions)]
-        return [sys.executable, "-m", "bench.synthetic", *sizes, "--out", str(out)]
+        extra = ["--datasets"] if self.datasets else []
+        return [sys.executable, "-m", "bench.synthetic", *sizes, "--out", str(out), *extra]
 
     def stamp(self) -> str:
         """The packs.toml comment that names these parameters (bench.publish reuses a tree with the same stamp)."""
         return (
             f"# synthetic: managers={self.managers} quarters={self.quarters} positions={self.positions} "
             f"seed={self.seed} universe={universe_size(self)} generator={GENERATOR}"
+            + (" datasets" if self.datasets else "")
         )
 
 
@@ -332,8 +336,13 @@ def write_tree(out: Path, params: Params) -> dict[str, int]:
     picker = Picker(universe)
     (out / "securities.csv").write_bytes(securities_csv(universe))
     counts = {"filings": 0, "rows": 0, "files": 2, "bytes": 0}
+    every: list[Filing] = []
     for number in range(1, params.managers + 1):
-        write_filings(out, manager_filings(params, number, by_cusip, picker, prices, periods), counts)
+        filings = list(manager_filings(params, number, by_cusip, picker, prices, periods))
+        write_filings(out, filings, counts)
+        every += filings if params.datasets else []
+    if params.datasets:  # the sets hold the same filings: every filer of the tree, and no corporate action
+        counts["files"] += len(datasets_writer.write_datasets(out / "sec13f-datasets", every))
     (out / "packs.toml").write_bytes(packs_toml(params))  # last: a tree with packs.toml is complete
     return counts
 
@@ -385,12 +394,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("--seed", type=int, default=SEED)
     parser.add_argument("--universe", type=int, default=0, help="securities in securities.csv (default: from M and P)")
+    parser.add_argument(
+        "--datasets",
+        action="store_true",
+        help="also write sec13f-datasets/: the Form 13F data sets of the tree's filers",
+    )
     args = parser.parse_args(argv)
     if min(args.managers, args.quarters, args.positions) < 1:
         parser.error("--managers, --quarters and --positions must be at least 1")
     if universe_problem(args.universe, args.positions):
         parser.error(universe_problem(args.universe, args.positions))
-    params = Params(args.managers, args.quarters, args.positions, args.seed, args.universe)
+    params = Params(args.managers, args.quarters, args.positions, args.seed, args.universe, args.datasets)
     counts = write_tree(args.out, params)
     print(
         f"wrote {counts['filings']} filings ({counts['rows']} rows, {counts['files']} files, "

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pytest
@@ -56,3 +57,32 @@ def test_books_turn_over_between_quarters(tree: Path) -> None:
         for p in (*m["positions"], *m["ended"])
     }
     assert {"new", "exited"} <= kinds and kinds & {"added", "reduced"}
+
+
+def changes_of(root: Path) -> list[dict]:
+    sources, _ = read_sources(root)
+    data, _ = assemble(sources, [])
+    return [
+        e["change"]
+        for artifact in data.artifacts.values()
+        for manager in artifact["managers"]
+        for e in (*manager["positions"], *manager["ended"])
+    ]
+
+
+def test_with_its_data_sets_a_tree_of_trades_alone_has_no_change_undecided_and_without_them_none_tells_a_story(
+    tmp_path: Path,
+) -> None:
+    # no corporate action happens in a synthetic tree: every undecided change is a trade hidden
+    params = synthetic.Params(managers=12, quarters=5, positions=40, seed=3, datasets=True)
+    synthetic.write_tree(tmp_path / "tree", params)
+    assert (tmp_path / "tree" / "sec13f-datasets").is_dir()
+    witnessed = changes_of(tmp_path / "tree")
+    assert len(witnessed) > 1_500 and [c for c in witnessed if c["kind"] == "undecided"] == []
+    (tmp_path / "tree" / "packs.toml").rename(tmp_path / "packs.toml")  # the same filings without the data sets
+    for path in (tmp_path / "tree" / "sec13f-datasets").iterdir():
+        path.unlink()
+    (tmp_path / "tree" / "sec13f-datasets").rmdir()
+    (tmp_path / "packs.toml").rename(tmp_path / "tree" / "packs.toml")
+    bare = [c for c in changes_of(tmp_path / "tree") if c["kind"] == "undecided"]
+    assert {(c["candidates"][0]["rule"], c["candidates"][0]["record"]) for c in bare} <= {("no-evidence", None)}

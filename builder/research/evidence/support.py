@@ -6,7 +6,8 @@ arithmetic fits unrelated trades often (two real managers' 2015-2016 filings gav
 into whatever the book happened to buy, and as 3:2 splits that never happened). A story is told only where a witness
 bears it out: another holder of the security, at the same two quarter ends, whose book fits the same event. Where
 the other holders' books refute it (they kept the shares a merger would have taken, their counts did not split),
-the change is a trade; where no other holder is seen, or too few for chance to be ruled out, nothing decides it.
+the change is a trade; where no other holder is seen, or their books neither fit nor refute it (they traded beside
+it), or too few fit for chance to be ruled out, nothing decides it.
 
 The standard is lower than deciding (builder.research.evidence.decide), and of the same kind: enough holders must fit
 (a quarter of those concerned, AGREE, so that a few coincidences among thousands of filers tell no story), and
@@ -23,7 +24,7 @@ import math
 from dataclasses import dataclass
 from fractions import Fraction
 
-from builder.research.evidence.events import AGREE, FEW_SPLIT_TRADE, MAX_CHANCE, VANISHED
+from builder.research.evidence.events import AGREE, FEW_SPLIT_TRADE, MAX_CHANCE, MIN_SPLIT_MOVE, VANISHED
 from builder.research.evidence.witnessed import Books
 from builder.research.schema import Candidate
 
@@ -38,8 +39,8 @@ LANDING = 2 * SUPPORT_TOLERANCE
 
 class Verdict(enum.Enum):
     SUPPORTED = "supported"  # enough other holders' books fit it, more than chance would make fit: told, citing them
-    REFUTED = "refuted"  # other holders held the security and too few fit it: a trade
-    UNWITNESSED = "unwitnessed"  # no other holder held it, or too few fit for chance to be ruled out
+    REFUTED = "refuted"  # enough of them show what the event could not have left: a trade
+    UNWITNESSED = "unwitnessed"  # no other holder held it, or their books neither fit nor refute it enough
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,18 +49,18 @@ class Support:
 
     relevant: int  # other holders of the security the candidate is about, at the quarter end it starts from
     fitting: int  # of them, those whose books fit the candidate's event
+    contrary: int  # of them, those whose books show what the event could not have left (a count kept, not split)
     chance: float  # that a holder's book fits it by trading alone
     weighed: int = 1  # securities the holders' books hold at the earlier end: the chances taken
 
     @property
     def verdict(self) -> Verdict:
+        needed = max(1, math.ceil(AGREE * self.relevant))
         if self.relevant == 0:
             return Verdict.UNWITNESSED
-        if self.fitting < max(1, math.ceil(AGREE * self.relevant)):
-            return Verdict.REFUTED
-        if _tail(self.relevant, self.fitting, self.chance) > MAX_CHANCE / max(self.weighed, 1):
-            return Verdict.UNWITNESSED
-        return Verdict.SUPPORTED
+        if self.fitting >= needed and _tail(self.relevant, self.fitting, self.chance) <= MAX_CHANCE / self.weighed:
+            return Verdict.SUPPORTED
+        return Verdict.REFUTED if self.contrary >= needed else Verdict.UNWITNESSED
 
     def cited(self, candidate: Candidate, what: str) -> Candidate:
         """A supported candidate citing its witnesses (how many other holders fit `what`, of how many); any other as
@@ -70,11 +71,12 @@ class Support:
         return {**candidate, "text": f"{candidate['text']} (witnessed: {self.fitting} of the {held} {what})"}
 
 
-NONE_SEEN = Support(0, 0, 1.0)
+NONE_SEEN = Support(0, 0, 0, 1.0)
 
 
 def split(books: Books | None, cusip: str, factor: Fraction, own: int) -> Support:
-    """Other holders of `cusip` at both ends whose shares moved by `factor`."""
+    """Other holders of `cusip` at both ends whose shares moved by `factor`; contrary, those that kept about as many
+    (within ×/÷ MIN_SPLIT_MOVE: a split would have multiplied them)."""
     if books is None:
         return NONE_SEEN
     before, after = books.sides
@@ -84,16 +86,19 @@ def split(books: Books | None, cusip: str, factor: Fraction, own: int) -> Suppor
         for cik, shares in (zip(after[cusip].ciks, after[cusip].shares, strict=True) if cusip in after else ())
         if cik != own and earlier.get(cik, 0) > 0
     ]
-    return Support(len(pairs), sum(_fits(now, had * float(factor)) for had, now in pairs), LANDING, len(before))
+    fitting = sum(_fits(now, had * float(factor)) for had, now in pairs)
+    contrary = sum(1 / MIN_SPLIT_MOVE < now / had < MIN_SPLIT_MOVE for had, now in pairs)
+    return Support(len(pairs), fitting, contrary, LANDING, max(len(before), 1))
 
 
 def merger(books: Books | None, before: str, after: str, ratio: Fraction, own: int) -> Support:
-    """Other holders of `before` at the earlier end that no longer hold it and gained `ratio` of `after` per share."""
+    """Other holders of `before` at the earlier end that no longer hold it and gained `ratio` of `after` per share;
+    contrary, those that still hold it (it was not merged away)."""
     if books is None or before not in books.sides[0]:
         return NONE_SEEN
     first, then = books.of(0), books.of(1)
     held = books.sides[0][before]
-    relevant = fitting = 0
+    relevant = fitting = contrary = 0
     for cik, shares in zip(held.ciks, held.shares, strict=True):
         if cik == own or shares <= 0:
             continue
@@ -101,18 +106,20 @@ def merger(books: Books | None, before: str, after: str, ratio: Fraction, own: i
         now = then.get(cik, {})
         gained = now.get(after, 0) - first.get(cik, {}).get(after, 0)
         fitting += now.get(before, 0) == 0 and _fits(gained, shares * float(ratio))
+        contrary += now.get(before, 0) > 0
     # each left the one, and landed on the other's count
-    return Support(relevant, fitting, books.leaving() * LANDING, len(books.sides[0]))
+    return Support(relevant, fitting, contrary, books.leaving() * LANDING, max(len(books.sides[0]), 1))
 
 
 def distribution(books: Books | None, parent: str, child: str, ratio: Fraction | None, own: int) -> Support:
     """Other holders of `parent` at both ends that gained `child`: `ratio` of it per parent share (any amount when
-    None: a distribution into classes already held, whose ratio one book cannot see)."""
+    None: a distribution into classes already held, whose ratio one book cannot see); contrary, those that kept it
+    and gained none (a distribution gives every holder of the parent some)."""
     if books is None or parent not in books.sides[0]:
         return NONE_SEEN
     first, then = books.of(0), books.of(1)
     held = books.sides[0][parent]
-    relevant = fitting = 0
+    relevant = fitting = contrary = 0
     for cik, shares in zip(held.ciks, held.shares, strict=True):
         now = then.get(cik, {})
         if cik == own or shares <= 0 or not now.get(parent):
@@ -120,21 +127,22 @@ def distribution(books: Books | None, parent: str, child: str, ratio: Fraction |
         relevant += 1
         gained = now.get(child, 0) - first.get(cik, {}).get(child, 0)
         fitting += gained > 0 if ratio is None else _fits(gained, shares * float(ratio))
+        contrary += gained <= 0
     # a gain of any size is what holders' buying gives as often as positions grow; of one size, seldom
-    return Support(
-        relevant, fitting, books.growing() if ratio is None else books.growing() * LANDING, len(books.sides[0])
-    )
+    chance = books.growing() if ratio is None else books.growing() * LANDING
+    return Support(relevant, fitting, contrary, chance, max(len(books.sides[0]), 1))
 
 
 def acquisition(books: Books | None, cusip: str, own: int) -> Support:
     """Other holders of `cusip` at the earlier end that hold none at the later one, where (almost) every holder left
-    it (a security acquired for cash leaves every book; one most holders still file was not)."""
+    it (a security acquired for cash leaves every book); contrary, those that still hold it."""
     if books is None or cusip not in books.sides[0]:
         return NONE_SEEN
     others = [cik for cik in books.sides[0][cusip].ciks if cik != own]
     staying = {cik for cik in books.sides[1][cusip].ciks if cik != own} if cusip in books.sides[1] else set()
     left = 0 if len(staying) > VANISHED * max(len(others), 1) else sum(cik not in staying for cik in others)
-    return Support(len(others), left, books.leaving(), len(books.sides[0]))
+    contrary = sum(cik in staying for cik in others)
+    return Support(len(others), left, contrary, books.leaving(), max(len(books.sides[0]), 1))
 
 
 def _fits(got: int, expected: float) -> bool:

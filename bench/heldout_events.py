@@ -1,6 +1,6 @@
 """The product's claims on held-out real 13F filings, against what happened: with and without the Form 13F data sets.
 
-Usage: `python -m bench.heldout CORPUS --truth TRUTH.csv [--work DIR] [--witnesses 20] [--publish-flag ...]`.
+Usage: `python -m bench.heldout_events CORPUS --truth TRUTH.csv [--work DIR] [--witnesses 20] [--publish-flag ...]`.
 
 CORPUS is an operator's source tree of real filings (packs.toml, securities.csv, sec13f/<cik>/…) that no test uses;
 TRUTH.csv says what happened in it (columns as the held-out corpus's truth.csv: `record` is corporate_action for an
