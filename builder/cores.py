@@ -96,8 +96,7 @@ def _fresh(task: Callable[[Item], Result], items: Sequence[Item], claims: list[i
         while running:
             for ready in wait(list(running)):
                 index, child = running.pop(ready)
-                results[index] = child.answer()
-                child.close(failed=False)
+                results[index] = child.outcome()
                 following = next(todo, None)
                 if following is not None:
                     start(following)
@@ -135,14 +134,8 @@ def in_child(task: Callable[[Callable[[str], None]], Result], progress: Callable
     at 2,000 managers that every process forked after it then counted). In place where nothing forks."""
     if _WORK or not _can_fork():
         return task(progress)
-    child = _Child(task, multiprocessing.get_context("fork"))
-    failed = True
-    try:
-        found: Result = child.answer(progress)
-        failed = False
-        return found
-    finally:
-        child.close(failed)
+    found: Result = _Child(task, multiprocessing.get_context("fork")).outcome(progress)
+    return found
 
 
 class _Child:
@@ -183,6 +176,17 @@ class _Child:
                 raise value
             else:
                 return value
+
+    def outcome(self, progress: Callable[[str], None] = lambda line: None) -> Any:
+        """`answer`, and the process reaped whatever it was: killed first if it failed, so that no error is raised
+        here while the process that sent it still runs (on a busy machine it may not have exited yet)."""
+        failed = True
+        try:
+            found = self.answer(progress)
+            failed = False
+            return found
+        finally:
+            self.close(failed)
 
     def close(self, failed: bool) -> None:
         self.receiving.close()
