@@ -12,6 +12,7 @@ import contextlib
 import ctypes
 import gc
 import multiprocessing
+import os
 import signal
 from collections.abc import Callable, Iterator, Sequence
 from itertools import islice
@@ -143,9 +144,10 @@ class _Child:
 
     def __init__(self, task: Callable[[Callable[[str], None]], Any], context: Any) -> None:
         self.receiving, sending = context.Pipe(duplex=False)
+        parent = os.getpid()
 
         def run() -> None:
-            die_with_parent()
+            die_with_parent(parent)
             try:
                 outcome: tuple[str, Any] = ("done", task(lambda line: sending.send(("line", line))))
             except BaseException as exc:  # every failure is the caller's to raise
@@ -199,8 +201,12 @@ def _can_fork() -> bool:
     return "fork" in multiprocessing.get_all_start_methods()
 
 
-def die_with_parent() -> None:
-    """In a forked worker: be killed with the process that forked it, so a killed publish leaves no worker
-    behind (Linux's PR_SET_PDEATHSIG; elsewhere nothing)."""
-    with contextlib.suppress(OSError, AttributeError):  # not Linux: nothing to ask
+def die_with_parent(parent: int) -> None:
+    """First thing in a process started by `parent` (its pid): be killed when it dies, so a killed publish leaves no
+    worker behind (Linux's PR_SET_PDEATHSIG). The kernel sends that signal only for a death after the request
+    (prctl(2)): if `parent` died since the fork, the process is reparented, and it is killed here instead of
+    running on alone, with whatever it was about to write."""
+    with contextlib.suppress(OSError, AttributeError):  # not Linux: nothing to ask, the check below still holds
         ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    if os.getppid() != parent:
+        os.kill(os.getpid(), signal.SIGKILL)

@@ -21,6 +21,7 @@ from builder.sources.files import Limits
 from server.app import WATCH, create_app
 from server.watch import Pace
 from tests.conftest import DAMAGES, damage, quiet
+from tests.leftovers import assert_none_left, lock_free
 from tests.servers import child_env, run_cli
 
 PHASE_MARKERS = ("reading sources", "read ", "built ", "rendered ", "wrote ")  # publish's progress, one per phase
@@ -143,10 +144,13 @@ def test_fifty_publishes_killed_at_random_moments_never_leave_a_half_release(rel
             env=child_env(),
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
+            start_new_session=True,  # its workers are found by its session
         )
         time.sleep(chance.uniform(0, duration * 1.1))
-        process.send_signal(signal.SIGKILL)
+        process.send_signal(signal.SIGKILL)  # the publish alone, as the out-of-memory killer does: never its workers
         process.wait()
+        assert lock_free(releases_copy)  # at once: its workers, still being killed, never held it
+        assert_none_left(process.pid)
         name = assert_current_is_complete(releases_copy, {before, after})
         promoted += name != before
         restore(releases_copy, before)

@@ -10,6 +10,7 @@ still hash to its name.
 from __future__ import annotations
 
 import gzip
+import multiprocessing
 import os
 import time
 import zlib
@@ -19,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from builder.canonical import sha256_hex
+from builder.cores import die_with_parent
 from builder.errors import PublishError
 
 try:  # brotli is an optional extra: without it an export is gzip-only, and says so
@@ -203,7 +205,11 @@ def _run(batches: list[list[Job]], workers: int) -> Iterable[tuple[str, Variants
         for batch in batches:
             yield from _variants_of_batch(batch)
         return
-    with ProcessPoolExecutor(workers) as pool:
+    # Forked (the inherited lock is let go: builder.release.atomic), and killed with this process: a worker's queue
+    # never ends while its siblings hold it, so a killed export left its workers waiting for ever.
+    with ProcessPoolExecutor(
+        workers, mp_context=multiprocessing.get_context("fork"), initializer=die_with_parent, initargs=(os.getpid(),)
+    ) as pool:
         for future in as_completed([pool.submit(_variants_of_batch, batch) for batch in batches]):
             yield from future.result()
 

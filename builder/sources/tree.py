@@ -10,6 +10,7 @@ error, never a reason to fall back to invented data. The command's first line na
 from __future__ import annotations
 
 import gc
+import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -170,7 +171,7 @@ def _warming(root: Path, cache_dir: Path | None, limits: Limits) -> Iterator[lis
 
     sets = hashed_sets(root, limits)
     missing = unwarmed(sets, cache_dir) if cache_dir is not None else []
-    process = get_context("spawn").Process(target=warm, args=(missing,), daemon=True) if missing else None
+    process = get_context("spawn").Process(target=warm, args=(missing, os.getpid()), daemon=True) if missing else None
     if process is not None:
         process.start()
     try:
