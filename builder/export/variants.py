@@ -106,7 +106,7 @@ Variants = dict[str, tuple[str, Path]]  # extension → (sha256 of the variant, 
 
 def variants_of(job: Job) -> tuple[str, Variants, int]:
     """(the answer's sha256, its checked variants, how many came from the cache); runs in a worker. The
-    answer's own bytes are checked against its name here too: the tree links the release's file."""
+    answer's own bytes are checked against its name here too: the tree copies the release's file."""
     body = job.source.read_bytes()
     if sha256_hex(body) != job.sha256:
         raise PublishError(f"{job.source}: its bytes are not the answer {job.sha256} (run `ras verify`)")
@@ -137,9 +137,8 @@ def _read(path: Path) -> bytes | None:
 
 
 def _keep(path: Path, data: bytes) -> None:
-    """Into the cache in one rename (a reader sees a whole variant or none), a new file each time: a tree linking
-    the one before keeps its bytes. Made durable with the tree (one flush of the filesystem), and whatever is
-    read from the cache is checked."""
+    """Into the cache in one rename: a reader sees a whole variant or none. Made durable with the tree (one flush of
+    the filesystem), and whatever is read from the cache is checked."""
     path.parent.mkdir(parents=True, exist_ok=True)
     temporary = path.with_name(f".{path.name}-{os.getpid()}")
     temporary.write_bytes(data)
