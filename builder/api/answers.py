@@ -22,7 +22,6 @@ from builder.api.shapes import (
     NoExecution,
     PackCatalog,
     PackFeature,
-    PackLabel,
     PackStatus,
     PreviewAuditExport,
     PreviewIdentity,
@@ -49,6 +48,7 @@ from builder.research.methods.explained import (
     cited,
 )
 from builder.research.methods.policy import Outcome, PolicyResult, Signal
+from builder.research.previews.pack import PackLabel
 from builder.research.quarters import Freshness
 from builder.research.schema import Change, TickerAsOf
 from builder.research.versions import PACK_ID

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any, cast
 
 from builder.api import methods
-from builder.api.data import ReleaseData
+from builder.api.data import IndexedPack, PreviewEntry, ReleaseData
 from builder.api.shapes import (
     AvailablePack,
     CopycatLatestPack,
@@ -82,7 +82,7 @@ def list_packs(data: ReleaseData, params: dict[str, Any]) -> PackCatalog:
     return {"packs": [_catalog_entry(p) for p in data.index["packs"]]}
 
 
-def _catalog_entry(p: dict[str, Any]) -> AvailablePack | PlannedPack:
+def _catalog_entry(p: IndexedPack) -> AvailablePack | PlannedPack:
     """A pack of the release index with the links of its routes (none for a planned pack)."""
     if p["status"] == "available":
         return picked(AvailablePack, {**p, "links": _pack_links(p["id"])})
@@ -114,7 +114,7 @@ def get_latest_pack(data: ReleaseData, params: dict[str, Any]) -> CopycatLatestP
     }
 
 
-def _latest_preview(data: ReleaseData, preview: dict[str, Any]) -> PreviewLatestPack:
+def _latest_preview(data: ReleaseData, preview: PreviewEntry) -> PreviewLatestPack:
     """A preview's latest: its own caveats once (they carry its fixture and research-only lines), next calls."""
     caveats = list(dict.fromkeys(preview["caveats"]))
     payload = {key: value for key, value in preview["agentPayload"].items() if key != "limitations"}

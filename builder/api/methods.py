@@ -11,14 +11,14 @@ from collections.abc import Callable, Mapping, Sequence
 from datetime import date
 from typing import Any, cast
 
-from builder.api.data import ReleaseData
+from builder.api.data import PreviewEntry, ReleaseData
 from builder.api.shapes import PreviewAuditExport
 from builder.api.wire import API_PREFIX, ApiError, ErrorCode
 from builder.canonical import canonical_json, sha256_hex
 from builder.research.changes.side import Keying, keying
 from builder.research.diff import VersionDiff, diff_versions, versions_changes
 from builder.research.errors import NotInView
-from builder.research.methods.audit import CopycatAuditExport, ReleaseIdentity, SourceFileRecord, audit_record
+from builder.research.methods.audit import CopycatAuditExport, SourceFileRecord, audit_record
 from builder.research.methods.ethos import (
     ETHOS_IDS,
     EthosComparison,
@@ -312,7 +312,7 @@ def export_audit_trail(data: ReleaseData, params: dict[str, Any]) -> CopycatAudi
     return audit_record(
         artifact,
         artifact_sha256=artifact_sha256(data, version),
-        release=dict(data.identity),
+        release=data.identity,
         provenance=data.index["provenance"],
         view=view_of(data, version, managers, mode),
         ethos=ethos_definitions(),
@@ -327,11 +327,12 @@ def _read_by(provenance: list[SourceFileRecord], paths: list[str]) -> list[Sourc
     return [entry for entry in provenance if entry["path"] in read]
 
 
-def _preview_audit(data: ReleaseData, preview: dict) -> PreviewAuditExport:
+def _preview_audit(data: ReleaseData, preview: PreviewEntry) -> PreviewAuditExport:
     digest = sha256_hex(canonical_json(preview["artifact"]))
+    assert data.identity is not None, "audit is rendered only for a sealed release"
     return {
         "identity": {"packId": preview["id"], "versionId": preview["version"], "asOf": preview["asOf"]},
-        "release": cast(ReleaseIdentity, dict(data.identity or {})),
+        "release": data.identity,
         "contentHash": {
             "algorithm": "sha256",
             "value": digest,
@@ -348,11 +349,7 @@ def _preview_audit(data: ReleaseData, preview: dict) -> PreviewAuditExport:
                 "detail": f"{len(preview['methodology']['sources'])} source files read",
             },
             {"event": "validated", "at": data.index["asOf"], "detail": f"{len(preview['warnings'])} scope warnings"},
-            {
-                "event": "sealed",
-                "at": data.index["asOf"],
-                "detail": f"release {(data.identity or {}).get('releaseId')}",
-            },
+            {"event": "sealed", "at": data.index["asOf"], "detail": f"release {data.identity['releaseId']}"},
         ],
         "executionEnabled": False,
         "artifact": preview["artifact"],

@@ -47,7 +47,9 @@ from builder.release.store import (
 from builder.research.changes.actions import actions_line
 from builder.research.changes.listing import undecided_lines
 from builder.research.coverage import common_problem, coverage_lines, quarter_coverage, unmapped_share
+from builder.research.methods.audit import ReleaseIdentity
 from builder.research.previews.build import build_previews
+from builder.research.versions import LedgerEntry
 from builder.sources.sec13f.cache import ParseCache
 from builder.sources.tree import collector_paused, read_sources
 
@@ -74,7 +76,7 @@ class Prepared:
     """Phase one's result: the validated release data, before anything is written."""
 
     data: ReleaseData
-    ledger: list[dict]  # every version id ever assigned in the releases directory, this release's included
+    ledger: list[LedgerEntry]  # every version id ever assigned in the releases directory, this release's included
     previous: Path | None  # the promoted release, if any
     reuse: Reuse  # what the promoted release's build lends this one
 
@@ -91,7 +93,7 @@ def prepare_release(
     and the artifacts built on `workers` processes."""
     previous = current_release(releases)
 
-    def read_and_assemble(progress: Progress) -> tuple[ReleaseData, list[dict], Reuse, float]:
+    def read_and_assemble(progress: Progress) -> tuple[ReleaseData, list[LedgerEntry], Reuse, float]:
         # In a process of its own (cores.in_child): the filings' records, and the heap that reading them left,
         # die with it. Only the release data comes back, so the processes forked after (rendering) do not
         # each count 0.9 GB of a 2,000-manager read.
@@ -178,7 +180,7 @@ def _fill(prepared: Prepared, writer: StagingWriter, progress: Progress, workers
     content = dict(sorted(writer.hashes.items()))
     release_id = f"{data.index['asOf']}-{sha256_hex(canonical_json(content))[:12]}"
     manifest = canonical_json({"releaseId": release_id, "asOf": data.index["asOf"], "files": content})
-    identity = {"releaseId": release_id, "manifestSha256": sha256_hex(manifest)}
+    identity: ReleaseIdentity = {"releaseId": release_id, "manifestSha256": sha256_hex(manifest)}
     with collector_paused():
         _put_answers(writer, data.with_identity(identity), True, routes, prepared.reuse)
     writer.put(

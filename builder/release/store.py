@@ -32,6 +32,7 @@ from builder.api.methods import artifact_file as artifact_file
 from builder.api.methods import facts_of
 from builder.errors import ReleaseError
 from builder.release.objects import CACHE_BYTES, Answers, Artifacts, ReleaseReader, stored_artifact_file
+from builder.research.methods.audit import ReleaseIdentity
 
 CURRENT = "current"
 DEFAULT_RELEASES = Path("releases")  # where every command looks when --releases is not given
@@ -179,7 +180,7 @@ def load_release(directory: Path, cache_bytes: int = CACHE_BYTES) -> LoadedRelea
     answers = Answers(orjson.loads(reader.read(ROUTES)), reader)
     openapi_key = BY_ID["getOpenApiDocument"].request_key({})
     openapi = orjson.loads(answers[openapi_key].body) if openapi_key in answers else None
-    identity = {"releaseId": manifest["releaseId"], "manifestSha256": seal["manifestSha256"]}
+    identity: ReleaseIdentity = {"releaseId": manifest["releaseId"], "manifestSha256": seal["manifestSha256"]}
     artifacts = Artifacts(
         index["copycat"]["versions"], lambda version: reader.read(stored_artifact_file(version, files.__contains__))
     )
