@@ -81,11 +81,14 @@ def _pooled(forked: int, here: bool, context: Any) -> dict[int, Any]:
     return results
 
 
-def _fresh(task: Callable[[Item], Result], items: Sequence[Item], claims: list[int], forked: int, context: Any) -> dict:
+def _fresh(
+    task: Callable[[Item], Result], items: Sequence[Item], claims: list[int], forked: int, context: Any
+) -> dict[int, Result]:
     """Each item in a process forked for it alone, `forked` at a time, all forked from this thread. (A pool that
     replaces its workers forks them from a thread of its own: a lock another of its threads held then stays locked
     in the new worker, which hung a publish.)"""
-    todo, running, results = iter(claims), {}, {}
+    todo, results = iter(claims), {}
+    running: dict[Any, tuple[int, _Child]] = {}  # by the end of its pipe a child answers on
 
     def start(index: int) -> None:
         child = _Child(lambda _: task(items[index]), context)

@@ -25,7 +25,7 @@ LIVE_CACHE_SIZE = 2048  # live GET answers kept (manager subsets × modes × rou
 POST_CACHE_BYTES = 64 * 1024 * 1024
 
 
-def computed(operation: Operation, release: LoadedRelease, params: dict) -> Rendered:
+def computed(operation: Operation, release: LoadedRelease, params: dict[str, Any]) -> Rendered:
     """An answer the release does not hold, rendered; then what the computation memoised (subset views, scores,
     policy facts: hundreds of them, each thousands of objects at 500 managers) joins the frozen release data.
 
@@ -46,7 +46,7 @@ class LiveCache:
         self.size = size
         self._answers: OrderedDict[tuple[str, str], Answer] = OrderedDict()
 
-    def get_or_render(self, release: LoadedRelease, operation: Operation, params: dict) -> Answer:
+    def get_or_render(self, release: LoadedRelease, operation: Operation, params: dict[str, Any]) -> Answer:
         key = (release.release_id, operation.request_key(params))
         answer = self._answers.get(key)
         if answer is not None:

@@ -7,9 +7,9 @@ ticker of a view costs one scoring of that view, not one per ticker.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from datetime import date
-from typing import Any, cast
+from typing import Any, TypeVar, cast
 
 from builder.api.data import PreviewEntry, ReleaseData
 from builder.api.shapes import PreviewAuditExport
@@ -37,9 +37,21 @@ from builder.research.methods.policy import (
     evaluate_policy,
     policy_changes,
 )
-from builder.research.schema import PackArtifact, validate_artifact
+from builder.research.schema import Ended, PackArtifact, Position, validate_artifact
 from builder.research.versions import PACK_ID, version_as_of
-from builder.research.views import DEFAULT_MODE, Census, Mode, View, ViewTicker, census, select_view, ticker_rows
+from builder.research.views import (
+    DEFAULT_MODE,
+    Census,
+    Mode,
+    SummaryView,
+    View,
+    ViewTicker,
+    census,
+    select_view,
+    ticker_rows,
+)
+
+Entry = TypeVar("Entry", Position, Ended)  # an entry of a manager: a position, or one no longer held
 
 
 def view_of(data: ReleaseData, version: str, managers: Sequence[str], mode: Mode) -> View:
@@ -70,7 +82,7 @@ def policy_of(data: ReleaseData, version: str, managers: Sequence[str], mode: Mo
     def compute() -> PolicyResult:
         # An older version's policy is needed for diffs only: judged on the census's summary of its view, the
         # rows the checks read, without building every manager's position of every row.
-        view: Mapping[str, Any]
+        view: View | SummaryView
         if version == data.versions[-1]:
             view = view_of(data, version, managers, mode)
         else:
@@ -147,7 +159,7 @@ def carried_through(data: ReleaseData, version: str) -> PackArtifact:
     corporate action or was left undecided (the legs and flags a far diff carries through); none of the rest of the
     books. Small, so kept for the release."""
 
-    def carried(entries: list) -> list:
+    def carried(entries: list[Entry]) -> list[Entry]:
         return [e for e in entries if e["change"]["corporateActions"] or e["change"]["kind"] == "undecided"]
 
     def part() -> PackArtifact:
@@ -170,7 +182,7 @@ def keying_of(data: ReleaseData, version: str) -> Keying:
     return found
 
 
-def diff_inputs(data: ReleaseData, params: dict[str, Any]) -> list:
+def diff_inputs(data: ReleaseData, params: dict[str, Any]) -> list[object]:
     """What compareVersions' answer is a function of, beside the code: the view, each side's artifact and as-of, and
     the artifacts between (their corporate actions and undecided changes are carried). A publish takes the promoted
     release's answer when they were the same (builder.release.inputs)."""
@@ -242,7 +254,9 @@ def explained_tickers(data: ReleaseData, managers: Sequence[str], mode: Mode) ->
     return sorted(view_tickers_of(data, data.versions[-1], managers, mode)) + sorted(left.intersection(latest.names))
 
 
-def never_held(data: ReleaseData, ticker: str, managers: Sequence[str], mode: Mode, details: dict) -> NotInView:
+def never_held(
+    data: ReleaseData, ticker: str, managers: Sequence[str], mode: Mode, details: dict[str, Any]
+) -> NotInView:
     """position_not_found, saying which versions' quarters held the ticker in this view (none, when none did)."""
     held = [quarter_of(data, v) for v in data.versions if ticker in view_tickers_of(data, v, managers, mode)]
     latest = quarter_of(data, data.versions[-1])

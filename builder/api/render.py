@@ -7,6 +7,7 @@ the same bytes. A research error (unknown ethos, ticker not in the view) becomes
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from builder.api.contract import Operation
 from builder.api.data import ReleaseData
@@ -21,7 +22,7 @@ class Rendered:
     body: bytes
 
 
-def render(operation: Operation, data: ReleaseData, params: dict) -> Rendered:
+def render(operation: Operation, data: ReleaseData, params: dict[str, Any]) -> Rendered:
     """One answer of an operation: the envelope bytes and its status."""
     try:
         payload = operation.handler(data, params)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
 from builder.api.contract import OPERATIONS, Operation
@@ -28,7 +29,7 @@ class Served:
     left: int  # precomputed answers left to the app (not 200, or a target nginx cannot match exactly)
 
 
-def _answers_like(operation: Operation, release: LoadedRelease, params: dict, target: str) -> str | None:
+def _answers_like(operation: Operation, release: LoadedRelease, params: dict[str, Any], target: str) -> str | None:
     """The canonical key the app resolves `target` to, as server/dispatch.py does; None for an error."""
     path = {p.name: params[p.name] for p in operation.params if p.location == "path"}
     query = parse_qsl(urlsplit(target).query, keep_blank_values=True)

@@ -60,7 +60,8 @@ def levels() -> dict[str, int]:
 def _compress(coding: str, body: bytes, level: int) -> bytes:
     if coding == "gzip":
         return gzip.compress(body, compresslevel=level, mtime=0)  # mtime 0: same bytes on every export
-    return brotli.compress(body, quality=level)
+    compressed: bytes = brotli.compress(body, quality=level)  # brotli ships no types
+    return compressed
 
 
 def decompresses_to(coding: str, data: bytes, body: bytes) -> bool:
@@ -68,7 +69,8 @@ def decompresses_to(coding: str, data: bytes, body: bytes) -> bool:
     try:
         if coding == "gzip":
             return gzip.decompress(data) == body
-        return brotli.decompress(data) == body
+        decompressed: bytes = brotli.decompress(data)
+        return decompressed == body
     except failures + ((brotli.error,) if brotli is not None else ()):  # noqa: B030 (a tuple of exception classes)
         return False
 

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from datetime import date
 from decimal import Decimal
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlencode, urlsplit
 
 from builder.fetch.archive import write_atomically
@@ -99,7 +100,7 @@ async def list_splits(client: Client, base: str, api_key: str, after: date, thro
     raise FetchError(f"{SPLITS_PATH}: more than {MAX_PAGES} pages of splits; the listing does not end")
 
 
-def _next_url(page: dict, base: str) -> str | None:
+def _next_url(page: dict[str, Any], base: str) -> str | None:
     """The next page on `base`: Massive's next_url names its own host, which a mirror or stand-in replaces (the
     official clients likewise follow only its path and query)."""
     following = page.get("next_url")
@@ -109,7 +110,7 @@ def _next_url(page: dict, base: str) -> str | None:
     return f"{base}{parts.path}?{parts.query}" if parts.query else f"{base}{parts.path}"
 
 
-def _page(reply: Reply, url: str) -> dict:
+def _page(reply: Reply, url: str) -> dict[str, Any]:
     if reply.status != 200:
         detail = reply.body[:200].decode("utf-8", "replace")
         raise FetchError(f"{url.split('?')[0]}: HTTP {reply.status} from Massive ({detail})")
@@ -124,7 +125,7 @@ def _page(reply: Reply, url: str) -> dict:
     return page
 
 
-def _split(entry: dict, page: str) -> Split:
+def _split(entry: dict[str, Any], page: str) -> Split:
     try:
         return Split(
             str(entry["ticker"]),

@@ -196,7 +196,7 @@ def _warnings(artifacts: list[Packed], previews: Mapping[str, PreviewEntry]) -> 
     Only the published versions' warnings count: a confidential omission in a quarter outside the window is
     not this release's problem. A warning two versions carry alike (the fixture label) is listed once.
     """
-    found: dict[tuple[object, ...], IndexWarning] = {identity(w): {**w} for a in artifacts for w in a.warnings}
+    found: dict[tuple[str | None, ...], IndexWarning] = {identity(w): {**w} for a in artifacts for w in a.warnings}
     for pack_id, preview in previews.items():
         scoped: Iterable[IndexWarning] = (
             {**w, "pack": pack_id, "manager": None, "quarter": None, "accession": None, "cusip": None}

@@ -295,11 +295,11 @@ def _groups(requests: list[Request], versions: list[str], block: int) -> list[li
     renders it, those older versions stay decoded and each newer one is decoded once (objects.Artifacts keeps
     `block` + 2: a pair reads its newer version last, so one slot more than the block keeps the LRU from evicting an
     older one), so the 28 pairs of 8 versions decode 17 times with 4 kept, 34 with 2, 8 with every one."""
-    groups: dict[tuple, list[int]] = {}
+    groups: dict[tuple[str, ...] | tuple[str, int], list[int]] = {}
     position = {version: index for index, version in enumerate(versions)}
     for index, (operation, params) in enumerate(requests):
         if "from" in params and "to" in params:
-            key: tuple = (operation.id, position[params["from"]] // block)
+            key: tuple[str, ...] | tuple[str, int] = (operation.id, position[params["from"]] // block)
         elif any(name in params for name in MEMO_PARAMS):
             key = (operation.id, *(str(params.get(name)) for name in MEMO_PARAMS))
         else:

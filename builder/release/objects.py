@@ -19,7 +19,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import NamedTuple
+from typing import NamedTuple, TypedDict
 
 from builder.api.methods import ARTIFACT_SUFFIX, artifact_file
 from builder.canonical import sha256_hex
@@ -56,6 +56,13 @@ class Answer:
     status: int
     body: bytes
     etag: str
+
+
+class RouteEntry(TypedDict):
+    """One precomputed answer as routes.json names it: its status and the sha256 of its body."""
+
+    status: int
+    sha256: str
 
 
 class Route(NamedTuple):
@@ -136,7 +143,7 @@ class ReleaseReader:
 class Answers(Mapping[str, Answer]):
     """Canonical request → Answer, the body read through the reader when asked for (routes.json in memory)."""
 
-    def __init__(self, routes: Mapping[str, Mapping], reader: ReleaseReader) -> None:
+    def __init__(self, routes: Mapping[str, RouteEntry], reader: ReleaseReader) -> None:
         # the ETag built once: a 304 needs nothing else
         self._routes = {
             key: Route(route["status"], route["sha256"], f'"{route["sha256"]}"') for key, route in routes.items()

@@ -11,6 +11,7 @@ import os
 import shutil
 import time
 from collections.abc import Callable
+from contextlib import AbstractContextManager
 from datetime import date
 from pathlib import Path
 
@@ -45,7 +46,7 @@ from builder.sources.tree import collector_paused
 CURRENT_PREFIX = ".current-"  # the new link, made beside `current` and renamed over it
 
 
-def releases_lock(releases: Path):
+def releases_lock(releases: Path) -> AbstractContextManager[None]:
     """One publish, build or promote at a time in a releases directory."""
     return exclusive(releases, "publish")
 
@@ -165,7 +166,9 @@ def publish(
     return release_id
 
 
-def _unchanged(tree: SourceTree, releases: Path, as_of: date | None, checks: dict, progress: Progress) -> str | None:
+def _unchanged(
+    tree: SourceTree, releases: Path, as_of: date | None, checks: dict[str, float], progress: Progress
+) -> str | None:
     """The promoted release's id when these inputs built it and it still verifies; else None (build)."""
     started = time.perf_counter()
     current = current_release(releases)

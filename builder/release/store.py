@@ -20,6 +20,7 @@ from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import click
 import orjson
@@ -82,11 +83,12 @@ def list_releases(releases: Path) -> list[str]:
     )
 
 
-def _read_json(directory: Path, name: str) -> dict:
+def _read_json(directory: Path, name: str) -> dict[str, Any]:
     try:
-        return orjson.loads((directory / name).read_bytes())
+        found: dict[str, Any] = orjson.loads((directory / name).read_bytes())
     except (OSError, orjson.JSONDecodeError) as exc:
         raise ReleaseError(f"release {directory.name}: {name} is missing or unreadable") from exc
+    return found
 
 
 def _sha256_file(path: Path) -> str:
@@ -134,7 +136,7 @@ def sha256_files(paths: list[Path]) -> list[str]:
         return list(pool.map(_sha256_file, paths, chunksize=32))
 
 
-def _sealed(directory: Path) -> tuple[dict, dict, dict[str, str]]:
+def _sealed(directory: Path) -> tuple[dict[str, Any], dict[str, Any], dict[str, str]]:
     """Manifest, seal and every file with its sha256 (those two included), once the seal vouches for the
     manifest; ReleaseError otherwise. What loading checks eagerly; the rest is checked as it is read."""
     manifest, seal = _read_json(directory, MANIFEST), _read_json(directory, SEAL)

@@ -73,6 +73,21 @@ class View(TypedDict):
     warnings: list[ArtifactWarning]
 
 
+class TickerSummary(TypedDict):
+    ticker: str
+    value: int
+    holderCount: int
+
+
+class SummaryView(TypedDict):
+    """A view's rows cut to what the policy checks read (Census.summary_view)."""
+
+    managers: list[str]
+    mode: Mode
+    tickerCount: int
+    tickers: list[TickerSummary]
+
+
 SHAPES = {"View": View, "ViewTicker": ViewTicker, "ViewPosition": ViewPosition}
 
 
@@ -117,15 +132,15 @@ class Census:
     sold: set[str]
     names: dict[str, Named]  # each ticker as the entry that names it does: a held one when any manager holds it
 
-    def tickers(self, mode: str) -> set[str]:
+    def tickers(self, mode: Mode) -> set[str]:
         if mode == "disagreement":
             return self.bought & self.sold
         selected = len(self.managers)
         return {ticker for ticker, count in self.holders.items() if _holders_in_mode(count, mode, selected)}
 
-    def summary_view(self, mode: str) -> dict:
+    def summary_view(self, mode: Mode) -> SummaryView:
         """select_view's answer with each row cut to its ticker, value and holderCount (what the policy reads)."""
-        rows = [
+        rows: list[TickerSummary] = [
             {"ticker": t, "value": self.values[t], "holderCount": self.holders[t]} for t in sorted(self.tickers(mode))
         ]
         return {"managers": self.managers, "mode": mode, "tickerCount": len(rows), "tickers": rows}
@@ -181,7 +196,7 @@ def held_amounts(entry: Position | Ended, held: bool) -> tuple[int, int, float]:
     return position["shares"], position["value"], position["weight"]
 
 
-def view_tickers(artifact: PackArtifact, managers: Sequence[str], mode: str) -> set[str]:
+def view_tickers(artifact: PackArtifact, managers: Sequence[str], mode: Mode) -> set[str]:
     """The tickers of `select_view(artifact, managers, mode)`, counted without building its rows (for diffs)."""
     return census(artifact, managers).tickers(mode)
 

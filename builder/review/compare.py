@@ -221,7 +221,7 @@ def _coverage(
 
 
 def _warnings(after: ReleaseIndex, before: ReleaseIndex | None) -> Warnings:
-    def keyed(index: ReleaseIndex | None) -> dict[tuple[object, ...], IndexWarning]:
+    def keyed(index: ReleaseIndex | None) -> dict[tuple[str | None, ...], IndexWarning]:
         """Each warning by what it is about: one a new quarter only carries on (an unmapped CUSIP held on) is not new."""
         if index is None:
             return {}

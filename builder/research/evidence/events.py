@@ -223,11 +223,13 @@ def _stated_by_issuer(ratio: Fraction, pairs: Pairs) -> bool:
     if ratio == ratios.simple(ratio, pairs, SIMPLE_TERMS, EXACT_TOLERANCE):
         return True
     before, received = min(pairs)
-    grid = before / 10**RATIO_DECIMALS  # shares between two neighbouring four-decimal ratios
+    grid: float = before / 10**RATIO_DECIMALS  # shares between two neighbouring four-decimal ratios
     return (2 * allowance(received, EXACT_TOLERANCE) + 1) / grid <= MAX_CHANCE
 
 
-def unambiguous(merged: dict[str, list[CorporateAction]], books: Books, proofs: tuple[Proof, ...]) -> dict:
+def unambiguous(
+    merged: dict[str, list[CorporateAction]], books: Books, proofs: tuple[Proof, ...]
+) -> dict[str, list[CorporateAction]]:
     """The successors found, each claimed by one vanished security, or by several only where the holders of one
     that held none of the others fit it too (a recapitalisation of two classes into four: holders of both fit
     every pairing, so only the holders of one class say which it became; the pairing already stands on all its

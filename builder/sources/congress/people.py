@@ -115,7 +115,7 @@ class People:
     def __init__(self, rows: Iterable[Named], aliases: Iterable[Sequence[str]] = ()) -> None:
         self._canonical = {name_key(spelling): name_key(group[0]) for group in aliases for spelling in group}
         self._keys: dict[tuple[str, str, str], tuple[str, str, str, str]] = {}  # by (chamber, spelling, district)
-        spellings: dict[tuple, Counter[str]] = defaultdict(Counter)
+        spellings: dict[tuple[str, str, str, str], Counter[str]] = defaultdict(Counter)
         for row in rows:
             spellings[self.key(row)][row.member] += 1
         self._people = {key: _person(key, counts) for key, counts in spellings.items()}

@@ -16,6 +16,7 @@ import tempfile
 from datetime import date
 from operator import attrgetter
 from pathlib import Path
+from typing import Any
 
 import orjson
 
@@ -107,7 +108,7 @@ def _write_entry(path: Path, payload: bytes) -> None:
             Path(temporary).unlink(missing_ok=True)
 
 
-def _encoded(result: Parsed) -> dict:
+def _encoded(result: Parsed) -> dict[str, Any]:
     if isinstance(result, Envelope):
         primary = None if result.primary is None else _encoded(result.primary)
         return {
@@ -137,7 +138,7 @@ def _encoded(result: Parsed) -> dict:
     }
 
 
-def _decoded(entry: dict) -> Parsed:
+def _decoded(entry: dict[str, Any]) -> Parsed:
     kind = entry["kind"]
     if kind == "envelope":
         primary = None if entry["primary"] is None else _decoded(entry["primary"])
@@ -164,9 +165,9 @@ def _decoded(entry: dict) -> Parsed:
     )
 
 
-def _rows_out(rows: tuple[HoldingRow, ...]) -> list[tuple]:
+def _rows_out(rows: tuple[HoldingRow, ...]) -> list[tuple[object, ...]]:
     return [_ROW_FIELDS(row) for row in rows]
 
 
-def _rows_in(rows: list[list]) -> tuple[HoldingRow, ...]:
+def _rows_in(rows: list[list[Any]]) -> tuple[HoldingRow, ...]:
     return tuple(holding_row(*values) for values in rows)
