@@ -126,7 +126,9 @@ def _latest_preview(data: ReleaseData, preview: PreviewEntry) -> PreviewLatestPa
         "pack": _pack_summary(data, preview["id"]),
         "versionId": preview["version"],
         "artifact": _lists_cut(preview["artifact"]),
-        "agentPayload": cast(PreviewAgentPayload, served),  # the built payload (PreviewPayload), served
+        # cast: a PreviewPayload with what serving adds is its PreviewAgentPayload; a union unpacked into a literal
+        # loses which member it was
+        "agentPayload": cast(PreviewAgentPayload, served),
         "caveats": caveats,
         "limitations": caveats,
     }
@@ -146,6 +148,7 @@ def _lists_cut(artifact: PreviewArtifact) -> PreviewArtifact:
         return value
 
     trimmed = {key: shortened(value, key, 0) for key, value in artifact.items()}
+    # cast: the artifact, its longest lists cut and `listsCut` added (a field every PreviewArtifact may have)
     return cast(PreviewArtifact, {**trimmed, "listsCut": cut}) if cut else artifact
 
 

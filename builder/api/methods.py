@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from datetime import date
-from typing import Any, TypeVar, cast
+from typing import Any, TypeVar
 
 from builder.api.data import PreviewEntry, ReleaseData
 from builder.api.shapes import PreviewAuditExport
@@ -37,7 +37,7 @@ from builder.research.methods.policy import (
     evaluate_policy,
     policy_changes,
 )
-from builder.research.schema import Ended, PackArtifact, Position, validate_artifact
+from builder.research.schema import Carried, CarriedManager, Ended, Position, validate_artifact
 from builder.research.versions import PACK_ID, version_as_of
 from builder.research.views import (
     DEFAULT_MODE,
@@ -153,7 +153,7 @@ def diff_of(
     return diff_versions(before, after, managers, mode, book=book, censuses=censuses, policy=policy)
 
 
-def carried_through(data: ReleaseData, version: str) -> PackArtifact:
+def carried_through(data: ReleaseData, version: str) -> Carried:
     """What versions_changes reads of a version after a diff's older one (research.diff), beside the newer one's
     books: its quarter, its warnings, and of each manager its id, its CIK and the entries whose change cites a
     corporate action or was left undecided (the legs and flags a far diff carries through); none of the rest of the
@@ -162,17 +162,15 @@ def carried_through(data: ReleaseData, version: str) -> PackArtifact:
     def carried(entries: list[Entry]) -> list[Entry]:
         return [e for e in entries if e["change"]["corporateActions"] or e["change"]["kind"] == "undecided"]
 
-    def part() -> PackArtifact:
+    def part() -> Carried:
         artifact = data.artifacts[version]
-        managers = [
+        managers: list[CarriedManager] = [
             {"id": m["id"], "cik": m["cik"], "positions": carried(m["positions"]), "ended": carried(m["ended"])}
             for m in artifact["managers"]
         ]
-        return cast(
-            PackArtifact, {"quarter": artifact["quarter"], "warnings": artifact["warnings"], "managers": managers}
-        )
+        return {"quarter": artifact["quarter"], "warnings": artifact["warnings"], "managers": managers}
 
-    found: PackArtifact = data.memo(("carried-through", version), part, pinned=True)
+    found: Carried = data.memo(("carried-through", version), part, pinned=True)
     return found
 
 

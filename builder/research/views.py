@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import Literal, TypedDict, cast, get_args
+from typing import Literal, TypedDict, get_args
 
 from builder.research.caveats import for_managers
 from builder.research.changes import BOUGHT, SOLD
 from builder.research.schema import (
     ArtifactManager,
     ArtifactWarning,
+    CarriedManager,
     Cause,
     ChangeKind,
     Ended,
@@ -73,7 +74,7 @@ class View(TypedDict):
     warnings: list[ArtifactWarning]
 
 
-class TickerSummary(TypedDict):
+class SummaryRow(TypedDict):
     ticker: str
     value: int
     holderCount: int
@@ -85,7 +86,7 @@ class SummaryView(TypedDict):
     managers: list[str]
     mode: Mode
     tickerCount: int
-    tickers: list[TickerSummary]
+    tickers: list[SummaryRow]
 
 
 SHAPES = {"View": View, "ViewTicker": ViewTicker, "ViewPosition": ViewPosition}
@@ -140,7 +141,7 @@ class Census:
 
     def summary_view(self, mode: Mode) -> SummaryView:
         """select_view's answer with each row cut to its ticker, value and holderCount (what the policy reads)."""
-        rows: list[TickerSummary] = [
+        rows: list[SummaryRow] = [
             {"ticker": t, "value": self.values[t], "holderCount": self.holders[t]} for t in sorted(self.tickers(mode))
         ]
         return {"managers": self.managers, "mode": mode, "tickerCount": len(rows), "tickers": rows}
@@ -157,12 +158,13 @@ def census(artifact: PackArtifact, managers: Sequence[str]) -> Census:
     for manager in artifact["managers"]:
         if manager["id"] not in chosen:
             continue
-        for held, entry in entries(manager):
+        for pair in entries(manager):
+            held, entry = pair
             ticker, kind = entry["ticker"], entry["change"]["kind"]
             if (held and not holders.get(ticker)) or ticker not in names:  # the first holder's, else the first ender's
                 names[ticker] = naming(entry)  # a census outlives the artifact (and travels pickled from a worker)
             holders[ticker] = holders.get(ticker, 0) + held
-            values[ticker] = values.get(ticker, 0) + held_amounts(entry, held)[1]
+            values[ticker] = values.get(ticker, 0) + held_amounts(pair)[1]
             if kind in BOUGHT:
                 bought.add(ticker)
             elif kind in SOLD:
@@ -180,7 +182,10 @@ def naming(entry: Named) -> Named:
     }
 
 
-def entries(manager: ArtifactManager) -> Iterator[tuple[bool, Position | Ended]]:
+Entry = tuple[Literal[True], Position] | tuple[Literal[False], Ended]  # an entry and whether it is held
+
+
+def entries(manager: ArtifactManager | CarriedManager) -> Iterator[Entry]:
     """A manager's positions (held) and then its ended entries (no longer held), each with whether it is held."""
     for position in manager["positions"]:
         yield True, position
@@ -188,12 +193,12 @@ def entries(manager: ArtifactManager) -> Iterator[tuple[bool, Position | Ended]]
         yield False, ended
 
 
-def held_amounts(entry: Position | Ended, held: bool) -> tuple[int, int, float]:
+def held_amounts(entry: Entry) -> tuple[int, int, float]:
     """The shares, value and weight of an entry `entries` yields: its own when held, none when ended."""
-    if not held:
-        return 0, 0, 0.0
-    position = cast(Position, entry)  # entries() pairs held=True with the manager's positions only
-    return position["shares"], position["value"], position["weight"]
+    if entry[0]:
+        position = entry[1]
+        return position["shares"], position["value"], position["weight"]
+    return 0, 0, 0.0
 
 
 def view_tickers(artifact: PackArtifact, managers: Sequence[str], mode: Mode) -> set[str]:
@@ -208,11 +213,12 @@ def _ticker_rows(artifact: PackArtifact, selected: Sequence[str]) -> list[ViewTi
     for manager in artifact["managers"]:
         if manager["id"] not in chosen:
             continue
-        for held, entry in entries(manager):
+        for pair in entries(manager):
+            entry = pair[1]
             first = found.get(entry["ticker"])
             if first is None:
                 first = found[entry["ticker"]] = (entry, [])
-            first[1].append(_manager_position(manager["id"], entry, held))
+            first[1].append(_manager_position(manager["id"], pair))
     return [_row(*found[ticker]) for ticker in sorted(found)]
 
 
@@ -232,8 +238,9 @@ def _row(entry: Position | Ended, positions: list[ViewPosition]) -> ViewTicker:
     }
 
 
-def _manager_position(manager_id: str, entry: Position | Ended, held: bool) -> ViewPosition:
-    shares, value, weight = held_amounts(entry, held)
+def _manager_position(manager_id: str, pair: Entry) -> ViewPosition:
+    shares, value, weight = held_amounts(pair)
+    held, entry = pair
     return {
         "managerId": manager_id,
         "held": held,

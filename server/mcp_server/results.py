@@ -8,9 +8,10 @@ structured content against the success schema and some hosts show the model only
 
 from __future__ import annotations
 
+import functools
 from collections import OrderedDict
 from collections.abc import Sequence
-from typing import Any, cast
+from typing import Any
 
 import orjson
 from mcp.shared.exceptions import MCPError
@@ -30,7 +31,6 @@ from builder.canonical import sha256_hex
 from builder.release.objects import Answer, object_path
 from builder.release.store import LoadedRelease
 from builder.research.agent import fit
-from builder.research.diff import VersionDiff
 from server.mcp_server.resources import (
     FRAGMENT_TYPE,
     HELD_BYTES,
@@ -155,8 +155,9 @@ def compact(summarise: Summarise, data: Data, arguments: Arguments, versions: Se
     """The compact answer `summarise` (an operation's: builder.api.answers) makes of a REST answer's data, its
     longest lists trimmed until it is within TOOL_BUDGET bytes. `versions`: the served 13f-copycat version ids,
     oldest first (a diff's next calls depend on which is latest)."""
-    diff = summarise is diffs.diff  # the one answer whose next calls depend on the served versions
-    answer = dict(diffs.diff(cast(VersionDiff, data), arguments, versions) if diff else summarise(data, arguments))
+    # the one answer whose next calls depend on the served versions
+    chosen: Summarise = functools.partial(diffs.diff, versions=versions) if summarise is diffs.diff else summarise
+    answer = dict(chosen(data, arguments))
     return fit(answer, TOOL_BUDGET, list_paths(answer))
 
 

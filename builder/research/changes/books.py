@@ -4,7 +4,7 @@ apart is research.windows.spans'."""
 
 from __future__ import annotations
 
-from typing import TypedDict, cast
+from typing import TypedDict
 
 from builder.research.changes.classify import BOUGHT, SOLD
 from builder.research.schema import (
@@ -14,12 +14,11 @@ from builder.research.schema import (
     CitedAction,
     ConvertedChange,
     MeasuredKind,
-    Position,
     TickerAsOf,
     TradeChange,
     UndecidedChange,
 )
-from builder.research.views import Named
+from builder.research.views import Named, entries, held_amounts
 from builder.typed import Count
 
 # A diff lists moves, corporate actions and undecided changes; never an unknown one (no filing to compare).
@@ -119,36 +118,29 @@ def own_changes(manager_id: str, before: ArtifactManager, after: ArtifactManager
     trade (`as_moved`) straight to its row."""
     old = {p["ticker"]: p for p in before["positions"]}
     found: list[Moved] = []
-    for held, group in ((True, after["positions"]), (False, after["ended"])):  # views.entries
-        for entry in group:
-            change, ticker = entry["change"], entry["ticker"]
-            kind, was = change["kind"], old.get(ticker)
-            from_shares, from_value = (was["shares"], was["value"]) if was is not None else (0, 0)
-            to_shares, to_value = (cast(Position, entry)["shares"], cast(Position, entry)["value"]) if held else (0, 0)
-            actions = change["corporateActions"]
-            if _plain(
-                kind,
-                (from_shares, to_shares),
-                change["carriedShares"],
-                change["shareDelta"],
-                change["cause"],
-                actions,
-                change["candidates"],
-            ):
-                if from_shares != to_shares:
-                    row: Row = (
-                        manager_id,
-                        ticker,
-                        cast(ShareChange, kind),
-                        from_shares,
-                        to_shares,
-                        from_value,
-                        to_value,
-                    )
-                    found.append((row, None, entry))
-            elif kind != "unknown" and moves(kind, from_shares, to_shares, actions):
-                known = cast(KnownChange, change)
-                found.append(as_entry(manager_id, entry, known, from_shares, to_shares, from_value, to_value))
+    for pair in entries(after):
+        entry, change = pair[1], pair[1]["change"]
+        if change["kind"] == "unknown":  # never listed: no filing to compare with
+            continue
+        ticker, kind = entry["ticker"], change["kind"]
+        was = old.get(ticker)
+        from_shares, from_value = (was["shares"], was["value"]) if was is not None else (0, 0)
+        to_shares, to_value, _ = held_amounts(pair)
+        actions = change["corporateActions"]
+        if _plain(
+            kind,
+            (from_shares, to_shares),
+            change["carriedShares"],
+            change["shareDelta"],
+            change["cause"],
+            actions,
+            change["candidates"],
+        ):
+            if from_shares != to_shares:
+                row: Row = (manager_id, ticker, kind, from_shares, to_shares, from_value, to_value)
+                found.append((row, None, entry))
+        elif moves(kind, from_shares, to_shares, actions):
+            found.append(as_entry(manager_id, entry, change, from_shares, to_shares, from_value, to_value))
     return sorted(found, key=by_ticker)
 
 

@@ -101,6 +101,7 @@ def _cut(message: str) -> str:
 
 def json_ready(value: Payload) -> Payload:
     """`value` with floats rounded to FLOAT_PLACES and tuples as lists; ValueError for NaN or infinity."""
+    # cast: _rounded rebuilds any JSON value in its own shape (floats rounded, tuples as lists), which its type cannot say
     return cast(Payload, _rounded(value))
 
 
