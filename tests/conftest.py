@@ -24,7 +24,7 @@ from pathlib import Path
 import pytest
 
 from builder.export.tree import export_release
-from builder.release.promote import publish
+from builder.release.publish import publish
 from builder.release.store import LoadedRelease, current_release, load_release
 from builder.sources.tree import fixture_source
 

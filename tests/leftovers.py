@@ -10,7 +10,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from builder.release.atomic import LOCK
+from builder.atomic import LOCK
 
 GONE_SECONDS = 30.0  # how long a killed process's workers get to die (a bound, not a measure: they die in ms)
 
@@ -55,7 +55,7 @@ def assert_none_left(session: int) -> None:
 
 
 def lock_free(directory: Path) -> bool:
-    """Whether another writer could take DIRECTORY/.lock now (builder.release.atomic.exclusive), without taking it."""
+    """Whether another writer could take DIRECTORY/.lock now (builder.atomic.exclusive), without taking it."""
     with open(directory / LOCK, "a") as handle:
         try:
             fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)

@@ -11,7 +11,7 @@ import pytest
 from bench import synthetic
 from builder.api import methods
 from builder.api.data import ReleaseData
-from builder.release.promote import publish
+from builder.release.publish import publish
 from builder.release.store import current_release, load_release
 from builder.research.changes import books, side
 from builder.research.diff import versions_changes

@@ -13,7 +13,7 @@ from builder.fetch.run import FetchResult, ManagerResult
 from builder.fetch.summary import summary_lines
 from builder.fetch.window import deadline, window_quarters
 from builder.records import ManagerConfig
-from builder.release.promote import publish
+from builder.release.publish import publish
 from builder.release.store import load_release
 from builder.sources.sec13f.filing_dates import FILE_NAME as DATES_FILE
 from tests.conftest import quiet

@@ -1,4 +1,4 @@
-"""One writer at a time (builder.release.atomic.exclusive), held by the writing process alone: never by the processes
+"""One writer at a time (builder.atomic.exclusive), held by the writing process alone: never by the processes
 it forks, so a killed publish's or export's lock is free once that process is gone; and no worker outlives it.
 (A publish killed at random moments: tests/test_reliability.py.)"""
 
@@ -17,7 +17,7 @@ import pytest
 
 from builder.cores import forked_map, in_child
 from builder.errors import PublishError
-from builder.release.atomic import LOCK, exclusive
+from builder.atomic import LOCK, exclusive
 from tests.leftovers import alive, assert_none_left, children, eventually, lock_free
 from tests.servers import child_env
 

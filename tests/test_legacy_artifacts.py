@@ -11,7 +11,7 @@ import pytest
 from builder.canonical import canonical_json, sha256_hex
 from builder.errors import PublishError
 from builder.release.objects import unpacked_artifact
-from builder.release.promote import publish
+from builder.release.publish import publish
 from builder.release.store import ARTIFACT_SUFFIX, MANIFEST, SEAL, current_release, load_release, prepare
 from builder.review.compare import read_reviewed
 from builder.sources.tree import fixture_source

@@ -18,7 +18,7 @@ from builder.release import inputs
 from builder.release.build import prepare_release, write_release
 from builder.release.inputs import ANSWERS
 from builder.release.objects import object_path, packed_artifact, unpacked_artifact
-from builder.release.promote import publish
+from builder.release.publish import publish
 from builder.release.store import INDEX, LEDGER, MANIFEST, ROUTES, artifact_file, current_release, verify_release
 from builder.research.views import MODES
 from builder.sources.tree import fixture_source

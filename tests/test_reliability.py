@@ -15,7 +15,7 @@ from pathlib import Path
 import orjson
 import pytest
 
-from builder.release.promote import publish
+from builder.release.publish import publish
 from builder.release.store import current_release, verify_release
 from builder.sources.files import Limits
 from server.app import WATCH, create_app

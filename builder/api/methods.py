@@ -37,10 +37,12 @@ from builder.research.methods.policy import (
     evaluate_policy,
     policy_changes,
 )
-from builder.research.schema import Carried, CarriedManager, Ended, Position, validate_artifact
+from builder.research.schema import Ended, Position, validate_artifact
 from builder.research.versions import PACK_ID, version_as_of
 from builder.research.views import (
     DEFAULT_MODE,
+    CarriedManager,
+    CarriedVersion,
     Census,
     Mode,
     SummaryView,
@@ -153,7 +155,7 @@ def diff_of(
     return diff_versions(before, after, managers, mode, book=book, censuses=censuses, policy=policy)
 
 
-def carried_through(data: ReleaseData, version: str) -> Carried:
+def carried_through(data: ReleaseData, version: str) -> CarriedVersion:
     """What versions_changes reads of a version after a diff's older one (research.diff), beside the newer one's
     books: its quarter, its warnings, and of each manager its id, its CIK and the entries whose change cites a
     corporate action or was left undecided (the legs and flags a far diff carries through); none of the rest of the
@@ -162,7 +164,7 @@ def carried_through(data: ReleaseData, version: str) -> Carried:
     def carried(entries: list[Entry]) -> list[Entry]:
         return [e for e in entries if e["change"]["corporateActions"] or e["change"]["kind"] == "undecided"]
 
-    def part() -> Carried:
+    def part() -> CarriedVersion:
         artifact = data.artifacts[version]
         managers: list[CarriedManager] = [
             {"id": m["id"], "cik": m["cik"], "positions": carried(m["positions"]), "ended": carried(m["ended"])}
@@ -170,7 +172,7 @@ def carried_through(data: ReleaseData, version: str) -> Carried:
         ]
         return {"quarter": artifact["quarter"], "warnings": artifact["warnings"], "managers": managers}
 
-    found: Carried = data.memo(("carried-through", version), part, pinned=True)
+    found: CarriedVersion = data.memo(("carried-through", version), part, pinned=True)
     return found
 
 

@@ -22,6 +22,7 @@ from pathlib import Path
 
 import click
 
+from builder.atomic import exclusive, settle
 from builder.canonical import canonical_json, sha256_hex
 from builder.errors import PublishError, ReleaseError, escaped
 from builder.export.apidocs import api_docs_files
@@ -40,7 +41,6 @@ from builder.export.routes import Served, served_routes
 from builder.export.variants import BROTLI_MISSING, CACHE, EXTENSIONS, compress_all, encodings, levels, prune_cache
 from builder.export.verify import OBJECTS, RECORD, SITE
 from builder.export.write import STAGING_PREFIX, TREES, Tree, write_atomically, write_tree
-from builder.release.atomic import exclusive, settle
 from builder.release.objects import object_path
 from builder.release.store import RELEASES_OPTION, current_release, load_release
 

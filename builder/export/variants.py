@@ -206,7 +206,7 @@ def _run(batches: list[list[Job]], workers: int) -> Iterable[tuple[str, Variants
         for batch in batches:
             yield from _variants_of_batch(batch)
         return
-    # Forked (the inherited lock is let go: builder.release.atomic), and killed with this process: a worker's queue
+    # Forked (the inherited lock is let go: builder.atomic), and killed with this process: a worker's queue
     # never ends while its siblings hold it, so a killed export left its workers waiting for ever.
     with ProcessPoolExecutor(
         workers, mp_context=multiprocessing.get_context("fork"), initializer=die_with_parent, initargs=(os.getpid(),)

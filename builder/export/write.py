@@ -16,10 +16,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from builder.atomic import fsync_directory, staged, sync_filesystem
 from builder.canonical import sha256_hex
 from builder.errors import at_path
 from builder.export.verify import RECORD, damaged_files
-from builder.release.atomic import fsync_directory, staged, sync_filesystem
 from builder.release.staging import owned_copy
 
 TREES = ".releases"

@@ -1,4 +1,4 @@
-"""Build a release in two phases (builder.release.promote then moves `current` to it).
+"""Build a release in two phases (builder.release.publish runs them, and promote then moves `current` to it).
 
 Phase one reads and validates the sources and assembles the release data in memory: any problem stops
 here, before a byte is written. Phase two renders every answer straight into a staging directory (only
@@ -23,12 +23,12 @@ from builder.api.contract import OPERATIONS, Operation
 from builder.api.data import ReleaseData
 from builder.api.methods import artifact_sha256
 from builder.api.render import render
+from builder.atomic import fsync_directory, staged, sync_filesystem
 from builder.canonical import canonical_json, sha256_hex
 from builder.cores import forked_map, in_child
 from builder.errors import PublishError, SourceError, escaped
 from builder.records import Sources
 from builder.release.assemble import assemble, checked, documented, warning_lines
-from builder.release.atomic import fsync_directory, staged, sync_filesystem
 from builder.release.inputs import Reuse
 from builder.release.ledger import read_ledger, record_ledger
 from builder.release.objects import Artifacts, artifact_path, object_path, unpacked_artifact

@@ -22,8 +22,8 @@ from typing import Any
 
 import orjson
 
+from builder.atomic import fsync_directory
 from builder.errors import at_path
-from builder.release.atomic import fsync_directory
 from builder.release.objects import LEGACY_SUFFIX, artifact_of
 from builder.release.store import ARTIFACT_SUFFIX, ARTIFACTS, LEDGER, list_releases
 from builder.research.versions import LedgerEntry, content_digest

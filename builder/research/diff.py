@@ -16,8 +16,8 @@ from builder.research.changes.books import Row, plain_detail
 from builder.research.changes.books import ShareChange as ShareChange
 from builder.research.changes.side import Keying
 from builder.research.methods.policy import PolicyChange
-from builder.research.schema import Carried, PackArtifact, TickerAsOf
-from builder.research.views import Census, Mode, Named, ViewRef, census, manager_ids, naming
+from builder.research.schema import PackArtifact, TickerAsOf
+from builder.research.views import CarriedVersion, Census, Mode, Named, ViewRef, census, manager_ids, naming
 from builder.research.windows.spans import manager_changes
 from builder.typed import Count, Date
 
@@ -120,7 +120,7 @@ def diff_versions(
     *,
     book: BookChanges | None = None,
     censuses: tuple[Census, Census] | None = None,
-    between: Sequence[PackArtifact | Carried] = (),
+    between: Sequence[PackArtifact | CarriedVersion] = (),
     policy: Sequence[PolicyChange] = (),
 ) -> VersionDiff:
     """Tickers that entered or left the view, the position changes of the view's tickers (in it on either side) per
@@ -303,7 +303,7 @@ def versions_changes(
     older: PackArtifact,
     newer: PackArtifact,
     managers: Sequence[str],
-    between: Sequence[PackArtifact | Carried],
+    between: Sequence[PackArtifact | CarriedVersion],
     keyings: tuple[Keying, Keying] | None = None,
 ) -> BookChanges:
     """The selected managers' position, source and warning changes between two versions: the same in every mode.

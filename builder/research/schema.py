@@ -298,25 +298,6 @@ class PackArtifact(TypedDict):
     warnings: list[ArtifactWarning]
 
 
-class CarriedManager(TypedDict):
-    """A manager's part of a version after a diff's older one, as far as the diff reads it: its entries whose change
-    cites a corporate action or was left undecided (api.methods.carried_through)."""
-
-    id: str
-    cik: str
-    positions: list[Position]
-    ended: list[Ended]
-
-
-class Carried(TypedDict):
-    """What a diff further apart than one quarter reads of a version between (its quarter, warnings and managers'
-    carried entries): a whole PackArtifact will do."""
-
-    quarter: str
-    warnings: list[ArtifactWarning]
-    managers: list[CarriedManager]
-
-
 DEFINITIONS: dict[str, Any] = {  # the schema's $defs, in its order (the OpenAPI components Artifact<Name>)
     "date": ArtifactDate,
     "count": ArtifactCount,

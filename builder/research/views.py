@@ -11,7 +11,6 @@ from builder.research.changes import BOUGHT, SOLD
 from builder.research.schema import (
     ArtifactManager,
     ArtifactWarning,
-    CarriedManager,
     Cause,
     ChangeKind,
     Ended,
@@ -180,6 +179,25 @@ def naming(entry: Named) -> Named:
         "tickerAsOf": entry["tickerAsOf"],
         "mapped": entry["mapped"],
     }
+
+
+class CarriedManager(TypedDict):
+    """A manager's part of a version after a diff's older one, as far as the diff reads it: its entries whose change
+    cites a corporate action or was left undecided (api.methods.carried_through)."""
+
+    id: str
+    cik: str
+    positions: list[Position]
+    ended: list[Ended]
+
+
+class CarriedVersion(TypedDict):
+    """What a diff further apart than one quarter reads of a version between (its quarter, warnings and managers'
+    carried entries): a whole PackArtifact will do."""
+
+    quarter: str
+    warnings: list[ArtifactWarning]
+    managers: list[CarriedManager]
 
 
 Entry = tuple[Literal[True], Position] | tuple[Literal[False], Ended]  # an entry and whether it is held

@@ -17,12 +17,12 @@ from builder.research.changes.carry import Lot
 from builder.research.changes.classify import book_changes as classify
 from builder.research.changes.classify import by_key, unique_candidates
 from builder.research.changes.side import Keying, Keys, Side, one_keyed, untested
-from builder.research.schema import ArtifactManager, Candidate, Carried, CarriedManager, CitedAction, PackArtifact
-from builder.research.views import Entry, Named, entries, held_amounts
+from builder.research.schema import ArtifactManager, Candidate, CitedAction, PackArtifact
+from builder.research.views import CarriedManager, CarriedVersion, Entry, Named, entries, held_amounts
 
 
 def moved_positions(
-    older: PackArtifact, newer: PackArtifact, managers: Sequence[str], between: Sequence[PackArtifact | Carried]
+    older: PackArtifact, newer: PackArtifact, managers: Sequence[str], between: Sequence[PackArtifact | CarriedVersion]
 ) -> list[Moved]:
     """Each selected manager's changes of shares, by manager then ticker (`manager_changes`, one after the other)."""
     return [change for _, found in manager_changes(older, newer, managers, between) for change in found]
@@ -32,7 +32,7 @@ def manager_changes(
     older: PackArtifact,
     newer: PackArtifact,
     managers: Sequence[str],
-    between: Sequence[PackArtifact | Carried],
+    between: Sequence[PackArtifact | CarriedVersion],
     keyings: tuple[Keying, Keying] | None = None,
 ) -> Iterator[tuple[str, list[Moved]]]:
     """Each selected manager and its changes of shares, by ticker. Consecutive versions: the newer artifact's own
