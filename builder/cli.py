@@ -176,7 +176,8 @@ def build_command(
 ) -> None:
     """Build and write a release without promoting it; prints its id."""
     tree = _source(source, fixture)
-    click.echo(build(tree, releases, _as_date(as_of), _progress, max_unmapped, workers or os.cpu_count() or 1))
+    processes = workers or os.cpu_count() or 1
+    click.echo(build(tree, releases, _as_date(as_of), _progress, max_unmapped=max_unmapped, workers=processes))
 
 
 @main.command("promote")

@@ -7,7 +7,6 @@ answer has the bytes the builder would have written.
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from collections.abc import Callable, Hashable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -15,6 +14,7 @@ from datetime import date
 from typing import Any, NamedTuple, TypedDict, TypeVar
 
 from builder.api.shapes import CatalogEntry, ManagerListing, PackStatus
+from builder.recent import Recent
 from builder.research.methods.audit import ReleaseIdentity, SourceFileRecord
 from builder.research.methods.ethos import Holdings, holdings
 from builder.research.previews.artifacts import PreviewArtifact, PreviewMethodology
@@ -121,8 +121,8 @@ class ReleaseData:
     # carries through it): memo(pinned=True), never evicted, so no answer decodes a whole artifact again for them
     pinned: dict[Hashable, Any] = field(default_factory=dict)
     _packs: dict[str, IndexedPack] = field(default_factory=dict)
-    _memo: OrderedDict[Hashable, Any] = field(default_factory=OrderedDict)
-    _large: OrderedDict[Hashable, Any] = field(default_factory=OrderedDict)
+    _memo: Recent[Hashable, Any] = field(default_factory=lambda: Recent(MEMO_SIZE))
+    _large: Recent[Hashable, Any] = field(default_factory=lambda: Recent(LARGE_MEMO_SIZE))
     _kept: list[dict[Hashable, Any]] = field(default_factory=list)  # memo(scoped=True) of each open `scoped` block
     _held: dict[str, Holdings] = field(default_factory=dict)  # version → its holdings (research.methods.ethos)
 
@@ -152,13 +152,12 @@ class ReleaseData:
                 table[key] = compute()
             kept: T = table[key]
             return kept
-        memo, size = (self._large, LARGE_MEMO_SIZE) if large else (self._memo, MEMO_SIZE)
+        memo = self._large if large else self._memo
         if key in memo:
-            memo.move_to_end(key)
             found: T = memo[key]
             return found
         value = compute()
-        _remember(memo, size, key, value)
+        memo.put(key, value)
         return value
 
     @property
@@ -188,7 +187,7 @@ class ReleaseData:
         finally:
             self._kept.pop()
             for key in [key for key in self._large if key not in before]:
-                del self._large[key]
+                self._large.pop(key)
 
     def learned(self, compute: Callable[[], T]) -> tuple[T, Learned]:
         """compute(), and what it added to the memos that outlive a render (pinned, memo, holdings): what a forked
@@ -205,7 +204,7 @@ class ReleaseData:
         """Keep what `learned` says another process computed from this release (the same values: memos are pure)."""
         self.pinned.update(learned.pinned)
         for key, found in learned.memo.items():
-            _remember(self._memo, MEMO_SIZE, key, found)
+            self._memo.put(key, found)
         self._held.update(learned.held)
 
     def with_identity(self, identity: ReleaseIdentity) -> ReleaseData:
@@ -236,10 +235,3 @@ class ReleaseData:
 
     def preview(self, pack_id: str) -> PreviewEntry | None:
         return self.index["previews"].get(pack_id)
-
-
-def _remember(memo: OrderedDict[Hashable, Any], size: int, key: Hashable, value: Any) -> None:
-    """`value` kept under `key` as the newest of `memo`, the oldest dropped past `size`."""
-    memo[key] = value
-    if len(memo) > size:
-        memo.popitem(last=False)

@@ -15,7 +15,6 @@ import json
 import os
 import pickle
 import zlib
-from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,6 +23,7 @@ from typing import NamedTuple, TypedDict
 from builder.api.methods import ARTIFACT_SUFFIX, artifact_file
 from builder.canonical import sha256_hex
 from builder.errors import ReleaseError
+from builder.recent import Recent
 from builder.research.schema import PackArtifact
 
 # Verified bodies kept in memory. The fixture's whole answer set (~8 MB) fits; at 500 managers the bound keeps
@@ -81,16 +81,19 @@ def object_path(sha256: str) -> str:
     return f"{OBJECT_PREFIX}{sha256}.json"
 
 
+def _bytes(_sha256: str, body: bytes) -> int:
+    return len(body)
+
+
 class ReleaseReader:
     """Verified reads of one release's files, and the LRU of verified answer bodies."""
 
     def __init__(self, directory: Path, files: Mapping[str, str], cache_bytes: int = CACHE_BYTES) -> None:
         self.directory = directory
         self.files = files  # every file the manifest and the seal vouch for → sha256
-        self.cache_bytes = cache_bytes
-        self.cached_bytes = 0
         self.problem = ""  # the first damage a read found ("" while none): the watcher drops the release on it
-        self._bodies: OrderedDict[str, bytes] = OrderedDict()
+        # one huge answer must not flush the whole hot set: a body over a quarter of the bytes is read each time
+        self._bodies: Recent[str, bytes] = Recent(budget=cache_bytes, weight=_bytes, largest=cache_bytes // 4)
         self._hashed: dict[str, tuple[int, int, int]] = {}  # path → the stamp of the file when its bytes matched
 
     def read(self, path: str) -> bytes:
@@ -100,24 +103,18 @@ class ReleaseReader:
             raise ReleaseError(f"release {self.directory.name}: {path} is not in its manifest")
         return self._verified(path, expected)
 
+    @property
+    def cached_bytes(self) -> int:
+        """The bytes of the verified bodies kept."""
+        return self._bodies.held
+
     def body(self, sha256: str) -> bytes:
         """The answer object named `sha256`: from the LRU, else read, verified against its name and kept."""
         body = self._bodies.get(sha256)
-        if body is not None:
-            self._bodies.move_to_end(sha256)
-            return body
-        body = self._verified(object_path(sha256), sha256)
-        self._keep(sha256, body)
+        if body is None:
+            body = self._verified(object_path(sha256), sha256)
+            self._bodies.put(sha256, body)
         return body
-
-    def _keep(self, sha256: str, body: bytes) -> None:
-        if len(body) > self.cache_bytes // 4:  # one huge answer must not flush the whole hot set
-            return
-        self._bodies[sha256] = body
-        self.cached_bytes += len(body)
-        while self.cached_bytes > self.cache_bytes:
-            _, dropped = self._bodies.popitem(last=False)
-            self.cached_bytes -= len(dropped)
 
     def _verified(self, path: str, expected: str) -> bytes:
         """The file's bytes, hashed unless this very file (inode, size, ctime) was hashed before: an answer too
@@ -192,25 +189,24 @@ class Artifacts(Mapping[str, PackArtifact]):
         self._stored = stored
         self._held = held
         self.keep = keep
-        self._loaded: OrderedDict[str, PackArtifact] = OrderedDict()
+        self._loaded: Recent[str, PackArtifact] = Recent(keep)
         self.decoded = 0  # how many times an artifact was decoded (a publish's LRU is sized by it)
 
     def __getitem__(self, version: str) -> PackArtifact:
         artifact = self._loaded.get(version)
         if artifact is not None:
-            self._loaded.move_to_end(version)
             return artifact
         if version not in self:
             raise KeyError(version)
         if self.keep is None:
-            artifact = self._loaded[version] = _kept(unpacked_artifact(self._stored(version)))
+            artifact = _kept(unpacked_artifact(self._stored(version)))
+            self._loaded.put(version, artifact)
             self.decoded += 1
             return artifact
-        while self._loaded and len(self._loaded) >= self.keep:  # before decoding: never one more held than kept
-            self._loaded.popitem(last=False)
+        self._loaded.make_room()  # before decoding: never one more held than kept
         artifact = self.read(version)
         if self.keep > 0:
-            self._loaded[version] = artifact
+            self._loaded.put(version, artifact)
         return artifact
 
     def read(self, version: str) -> PackArtifact:

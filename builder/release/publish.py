@@ -47,6 +47,7 @@ def build(
     releases: Path,
     as_of: date | None,
     progress: Progress,
+    *,
     max_unmapped: float = DEFAULT_MAX_UNMAPPED,
     workers: int = 1,
 ) -> str:

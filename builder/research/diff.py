@@ -317,7 +317,7 @@ def versions_changes(
     named: dict[str, Named] = {}  # each changed ticker's last entry
     details: list[ChangeDetail] = []
     # each manager's changes read while they are at hand (a pair far apart at 500 managers: 110,000 of them)
-    for manager, moved in manager_changes(older, newer, selected, between, keyings):
+    for manager, moved in manager_changes(older, newer, selected, between, keyings=keyings):
         if moved:
             changes[manager] = columns = _columns(map(itemgetter(0), moved))
             named.update(zip(columns["tickers"], map(itemgetter(2), moved), strict=True))

@@ -9,7 +9,6 @@ structured content against the success schema and some hosts show the model only
 from __future__ import annotations
 
 import functools
-from collections import OrderedDict
 from collections.abc import Sequence
 from typing import Any
 
@@ -28,6 +27,7 @@ from builder.api import diffs
 from builder.api.answers import Arguments, Data, Summarise
 from builder.api.contract import Operation
 from builder.canonical import sha256_hex
+from builder.recent import Recent
 from builder.release.objects import Answer, object_path
 from builder.release.store import LoadedRelease
 from builder.research.agent import fit
@@ -88,7 +88,7 @@ class Results:
 
     def __init__(self, held_bytes: int = HELD_BYTES) -> None:
         self.held = HeldAnswers(held_bytes)
-        self._compact: OrderedDict[tuple[str, bytes, tuple[str, ...]], dict[str, Any]] = OrderedDict()
+        self._compact: Recent[tuple[str, bytes, tuple[str, ...]], dict[str, Any]] = Recent(COMPACT_KEPT)
 
     def tool_result(
         self, answer: Answer, operation: Operation, arguments: dict[str, Any], versions: Sequence[str] = ()
@@ -114,10 +114,8 @@ class Results:
         found = self._compact.get(key)
         if found is None:
             assert operation.compact is not None, operation.id  # a tool's operation has its compact answer
-            found = self._compact[key] = compact(operation.compact, orjson.loads(body)["data"], arguments, versions)
-            if len(self._compact) > COMPACT_KEPT:
-                self._compact.popitem(last=False)
-        self._compact.move_to_end(key)
+            found = compact(operation.compact, orjson.loads(body)["data"], arguments, versions)
+            self._compact.put(key, found)
         return found
 
     def body(self, request: Request, release: LoadedRelease | None) -> bytes | None:

@@ -33,6 +33,7 @@ def manager_changes(
     newer: PackArtifact,
     managers: Sequence[str],
     between: Sequence[PackArtifact | CarriedVersion],
+    *,
     keyings: tuple[Keying, Keying] | None = None,
 ) -> Iterator[tuple[str, list[Moved]]]:
     """Each selected manager and its changes of shares, by ticker. Consecutive versions: the newer artifact's own
