@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import enum
-from typing import Any, Literal, TypedDict, get_args
+from typing import Annotated, Any, Generic, Literal, NotRequired, TypedDict, TypeVar, get_args
 
 from builder.research.errors import NotInView, ResearchError, UnknownEthos
+from builder.typed import Keywords
 
 ApiVersion = Literal["v1"]
 API_VERSION: ApiVersion = "v1"
@@ -100,12 +101,48 @@ def meta(capability: str) -> ApiMeta:
     }
 
 
-def success(capability: str, data: Any) -> dict[str, Any]:
+Data = TypeVar("Data")  # an operation's payload: each enveloped operation's component names its own
+
+
+class Envelope(TypedDict, Generic[Data]):
+    """Every 200 answer of an enveloped operation: its payload and the meta (OpenAPI: <OperationId>Response)."""
+
+    data: Data
+    meta: ApiMeta
+
+
+class ErrorDetail(TypedDict):
+    """An error: its stable code, a message for people, details."""
+
+    code: Annotated[
+        str,
+        Keywords(
+            description="Stable machine-readable code (the examples are this status's codes today; see "
+            "info.description for the table)."
+        ),
+    ]
+    message: Annotated[str, Keywords(description="For people; safe to show: never paths or stack traces.")]
+    details: NotRequired[
+        Annotated[
+            dict[str, Any],
+            Keywords(description="Which parameter, id or body path is at fault, when the code alone does not say."),
+        ]
+    ]
+
+
+class ErrorEnvelope(TypedDict):
+    """Every answer other than 200 and 304 (contract section 2.1)."""
+
+    error: ErrorDetail
+    meta: ApiMeta
+
+
+def success(capability: str, data: Data) -> Envelope[Data]:
     return {"data": data, "meta": meta(capability)}
 
 
-def failure(capability: str, error: ApiError) -> dict[str, Any]:
-    body: dict[str, Any] = {"code": str(error.code), "message": error.message}
+def failure(capability: str, error: ApiError) -> ErrorEnvelope:
+    detail: ErrorDetail = {"code": str(error.code), "message": error.message}
     if error.details:
-        body["details"] = error.details
-    return {"error": body, "meta": meta(capability)}
+        detail["details"] = error.details
+    return {"error": detail, "meta": meta(capability)}
