@@ -12,7 +12,7 @@ from typing import Any
 from builder.api.contract import Operation
 from builder.api.params import resolve, resolve_body
 from builder.api.render import Rendered, render
-from builder.api.wire import ApiError, ErrorCode, failure
+from builder.api.wire import ApiError, ErrorCode, Params, failure
 from builder.canonical import canonical_json, strong_etag
 from builder.recent import Recent
 from builder.release.objects import Answer, ReleaseDamaged
@@ -25,7 +25,7 @@ LIVE_CACHE_SIZE = 2048  # live GET answers kept (manager subsets × modes × rou
 POST_CACHE_BYTES = 64 * 1024 * 1024
 
 
-def computed(operation: Operation, release: LoadedRelease, params: dict[str, Any]) -> Rendered:
+def computed(operation: Operation, release: LoadedRelease, params: Params) -> Rendered:
     """An answer the release does not hold, rendered; then what the computation memoised (subset views, scores,
     policy facts: hundreds of them, each thousands of objects at 500 managers) joins the frozen release data.
 
@@ -45,7 +45,7 @@ class LiveCache:
     def __init__(self, size: int = LIVE_CACHE_SIZE) -> None:
         self._answers: Recent[tuple[str, str], Answer] = Recent(size)
 
-    def get_or_render(self, release: LoadedRelease, operation: Operation, params: dict[str, Any]) -> Answer:
+    def get_or_render(self, release: LoadedRelease, operation: Operation, params: Params) -> Answer:
         key = (release.release_id, operation.request_key(params))
         answer = self._answers.get(key)
         if answer is None:

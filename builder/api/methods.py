@@ -13,7 +13,7 @@ from typing import Any, TypeVar
 
 from builder.api.data import PreviewEntry, ReleaseData
 from builder.api.shapes import PreviewAuditExport
-from builder.api.wire import API_PREFIX, ApiError, ErrorCode
+from builder.api.wire import API_PREFIX, ApiError, ErrorCode, Params
 from builder.canonical import canonical_json, sha256_hex
 from builder.research.changes.side import Keying, keying
 from builder.research.diff import VersionDiff, diff_versions, versions_changes
@@ -182,7 +182,7 @@ def keying_of(data: ReleaseData, version: str) -> Keying:
     return found
 
 
-def diff_inputs(data: ReleaseData, params: dict[str, Any]) -> list[object]:
+def diff_inputs(data: ReleaseData, params: Params) -> list[object]:
     """What compareVersions' answer is a function of, beside the code: the view, each side's artifact and as-of, and
     the artifacts between (their corporate actions and undecided changes are carried). A publish takes the promoted
     release's answer when they were the same (builder.release.inputs)."""
@@ -202,15 +202,15 @@ def view_tickers_of(data: ReleaseData, version: str, managers: Sequence[str], mo
     return data.memo(("view-tickers", version, tuple(managers), mode), lambda: found.tickers(mode))
 
 
-def _view_params(params: dict[str, Any]) -> tuple[list[str], Mode]:
+def _view_params(params: Params) -> tuple[list[str], Mode]:
     return params.get("managers", []), params.get("mode", DEFAULT_MODE)
 
 
-def list_ethos(data: ReleaseData, params: dict[str, Any]) -> EthosList:
+def list_ethos(data: ReleaseData, params: Params) -> EthosList:
     return {"ethos": ethos_definitions()}
 
 
-def explain_position(data: ReleaseData, params: dict[str, Any]) -> PositionExplanation:
+def explain_position(data: ReleaseData, params: Params) -> PositionExplanation:
     """The latest version's evidence for one ticker of the selected view, or one that left it in the latest version
     (404 when neither, saying which versions' views held it)."""
     managers, mode = _view_params(params)
@@ -271,7 +271,7 @@ def never_held(
     )
 
 
-def compare_versions(data: ReleaseData, params: dict[str, Any]) -> VersionDiff:
+def compare_versions(data: ReleaseData, params: Params) -> VersionDiff:
     """The semantic diff of two versions over one view, with the policy checks whose outcome changed."""
     older, newer = params["from"], params["to"]
     for name, version in (("from", older), ("to", newer)):
@@ -301,19 +301,19 @@ def version_not_found(data: ReleaseData, parameter: str, version: str) -> ApiErr
     )
 
 
-def compare_ethos(data: ReleaseData, params: dict[str, Any]) -> EthosComparison:
+def compare_ethos(data: ReleaseData, params: Params) -> EthosComparison:
     """Per-ticker scores of the selected ethos over the view, and their cross-methodology overlap."""
     managers, mode = _view_params(params)
     result = scores_of(data, data.versions[-1], managers, mode, params["ethosIds"])
     return select_tickers(result, params.get("tickers", []))
 
 
-def validate_policy(data: ReleaseData, params: dict[str, Any]) -> PolicyResult:
+def validate_policy(data: ReleaseData, params: Params) -> PolicyResult:
     managers, mode = _view_params(params)
     return policy_of(data, data.versions[-1], managers, mode)
 
 
-def export_audit_trail(data: ReleaseData, params: dict[str, Any]) -> CopycatAuditExport | PreviewAuditExport:
+def export_audit_trail(data: ReleaseData, params: Params) -> CopycatAuditExport | PreviewAuditExport:
     """The audit trail of a pack's latest artifact in the sealed release (any available pack)."""
     assert data.identity is not None, "audit is rendered only for a sealed release"
     preview = data.preview(params["packId"])

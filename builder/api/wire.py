@@ -6,6 +6,7 @@ import enum
 from typing import Annotated, Any, Generic, Literal, NotRequired, TypedDict, TypeVar, get_args
 
 from builder.research.errors import NotInView, ResearchError, UnknownEthos
+from builder.research.views import Mode
 from builder.typed import Keywords
 
 ApiVersion = Literal["v1"]
@@ -31,6 +32,24 @@ COMMON_HEADERS = {
 # Request lines and header fields up to 64 KiB reach the app, so an oversized query (thousands of `managers`)
 # is answered by our validation with the envelope; longer ones are refused by the HTTP parser.
 MAX_LINE_BYTES = 64 * 1024
+
+
+# A request's canonical parameters (builder.api.params): what the handlers read, each present only when the request
+# gives it (a default never is). `from` is a keyword: the functional form.
+Params = TypedDict(
+    "Params",
+    {
+        "packId": str,
+        "managers": list[str],
+        "mode": Mode,
+        "ticker": str,
+        "from": str,
+        "to": str,
+        "ethosIds": list[str],
+        "tickers": list[str],
+    },
+    total=False,
+)
 
 
 class ErrorCode(enum.StrEnum):

@@ -17,12 +17,12 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
-from typing import Any
 
 from builder.api.contract import OPERATIONS, Operation
 from builder.api.data import ReleaseData
 from builder.api.methods import artifact_sha256
 from builder.api.render import render
+from builder.api.wire import Params
 from builder.atomic import fsync_directory, staged, sync_filesystem
 from builder.canonical import canonical_json, sha256_hex
 from builder.cores import forked_map, in_child
@@ -40,6 +40,8 @@ from builder.release.store import (
     ROUTES,
     SEAL,
     STAGING_PREFIX,
+    Manifest,
+    Seal,
     artifact_file,
     current_release,
     verify_release,
@@ -62,7 +64,7 @@ DATASETS_CACHE = Path(".cache") / "sec13f-datasets"  # what each Form 13F data-s
 DEFAULT_MAX_UNMAPPED = 0.01
 
 
-def precomputed(data: ReleaseData, sealed: bool) -> Iterable[tuple[Operation, dict[str, Any]]]:
+def precomputed(data: ReleaseData, sealed: bool) -> Iterable[tuple[Operation, Params]]:
     """Every precomputed request of one layer: GETs, and the POSTs' all-manager views (whose keys are no
     request target, so `ras export` leaves them out)."""
     for operation in OPERATIONS:
@@ -179,7 +181,8 @@ def _fill(prepared: Prepared, writer: StagingWriter, progress: Progress, workers
     writer.put(LEDGER, canonical_json(prepared.ledger))
     content = dict(sorted(writer.hashes.items()))
     release_id = f"{data.index['asOf']}-{sha256_hex(canonical_json(content))[:12]}"
-    manifest = canonical_json({"releaseId": release_id, "asOf": data.index["asOf"], "files": content})
+    written: Manifest = {"releaseId": release_id, "asOf": data.index["asOf"], "files": content}
+    manifest = canonical_json(written)
     identity: ReleaseIdentity = {"releaseId": release_id, "manifestSha256": sha256_hex(manifest)}
     with collector_paused():
         _put_answers(writer, data.with_identity(identity), True, routes, prepared.reuse)
@@ -188,7 +191,8 @@ def _fill(prepared: Prepared, writer: StagingWriter, progress: Progress, workers
     )
     sealed = {path: sha256 for path, sha256 in sorted(writer.hashes.items()) if path not in content}
     writer.put(MANIFEST, manifest)
-    writer.put(SEAL, canonical_json({**identity, "files": sealed}))  # last: a release with a seal is whole
+    seal: Seal = {**identity, "files": sealed}
+    writer.put(SEAL, canonical_json(seal))  # last: a release with a seal is whole
     taken = f", {writer.copied} of them taken unchanged from the promoted release" if writer.copied else ""
     progress(
         f"rendered {len(routes)} answers{taken} on {workers} processes into {len(writer.hashes)} files ({writer.size / 1e6:.1f} MB) "
@@ -233,7 +237,7 @@ def _held(data: ReleaseData) -> Artifacts:
     return artifacts
 
 
-Request = tuple[Operation, dict[str, Any]]
+Request = tuple[Operation, Params]
 Rendered = list[tuple[str, int, str]]  # (request key, status, sha256 of the answer)
 MEMO_PARAMS = ("from", "to", "version")  # a request's memos are those of its operation and these (the modes share them)
 LATEST = ("latest",)  # the group of the requests that name no version (_groups)
