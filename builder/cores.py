@@ -73,7 +73,7 @@ def _pooled(forked: int, here: bool, context: Any) -> dict[int, Any]:
     try:
         results = dict(_share()) if here else {}
         for child in children:
-            results.update(child.answer())
+            results.update(child.result())
         failed = False
     finally:
         for child in children:
@@ -164,7 +164,7 @@ class _Child:
         self.process.start()
         sending.close()
 
-    def answer(self, progress: Callable[[str], None] = lambda line: None) -> Any:
+    def result(self, progress: Callable[[str], None] = lambda line: None) -> Any:
         """Its result once it sends it, each line before passed to `progress`; its exception raised here, or a
         ChildProcessError when it ended without either (killed)."""
         while True:
@@ -183,11 +183,11 @@ class _Child:
                 return value
 
     def outcome(self, progress: Callable[[str], None] = lambda line: None) -> Any:
-        """`answer`, and the process reaped whatever it was: killed first if it failed, so that no error is raised
+        """`result`, and the process reaped whatever it was: killed first if it failed, so that no error is raised
         here while the process that sent it still runs (on a busy machine it may not have exited yet)."""
         failed = True
         try:
-            found = self.answer(progress)
+            found = self.result(progress)
             failed = False
             return found
         finally:

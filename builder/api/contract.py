@@ -59,7 +59,7 @@ class Operation:
     tool: str | None = None  # the MCP tool that answers it, and for the tool:
     when: str = ""  # when an agent calls it: the first words of its description
     compact: Summarise | None = None  # its compact answer of the REST answer's data
-    answer: Any = None  # the TypedDict `compact` returns: the tool's output schema is generated from it
+    compact_shape: Any = None  # the TypedDict `compact` returns: the tool's output schema is generated from it
     feature: str | None = None  # the pack feature the operation needs (422 without it)
     view: bool = False  # takes the shared view parameters `managers` and `mode`
     sealed: bool = False  # its answer names the release (health, audit): rendered after the manifest
@@ -209,7 +209,7 @@ OPERATIONS: tuple[Operation, ...] = (
         tool="get_health",
         when="Call if answers look stale or fail with release_unavailable: the served release, as-of date, warnings.",
         compact=answers.health,
-        answer=answers.HealthAnswer,
+        compact_shape=answers.HealthAnswer,
         sealed=True,
         precompute=_default_only,
     ),
@@ -239,7 +239,7 @@ OPERATIONS: tuple[Operation, ...] = (
         tool="list_packs",
         when="Call first: the packs (13f-copycat, data previews), what each answers, latest versions.",
         compact=answers.packs,
-        answer=answers.PacksAnswer,
+        compact_shape=answers.PacksAnswer,
         precompute=_default_only,
     ),
     Operation(
@@ -264,7 +264,7 @@ OPERATIONS: tuple[Operation, ...] = (
         "holdings, ethos leaders, policy signal, freshness dates, 13F limits; managers and mode select a view. "
         "Previews: signal, caveats.",
         compact=answers.latest,
-        answer=answers.LatestAnswer,
+        compact_shape=answers.LatestAnswer,
         view=True,
         precompute=_latest_views,
     ),
@@ -283,7 +283,7 @@ OPERATIONS: tuple[Operation, ...] = (
         tool="list_pack_versions",
         when="Call for the version ids compare_versions takes, newest first.",
         compact=answers.versions,
-        answer=answers.VersionsAnswer,
+        compact_shape=answers.VersionsAnswer,
         precompute=_available_packs,
     ),
     Operation(
@@ -327,7 +327,7 @@ OPERATIONS: tuple[Operation, ...] = (
         when="Call to see what changed between two quarters: tickers in and out of the view, each manager's largest "
         "trades by traded value, source and policy changes; never why.",
         compact=diffs.diff,
-        answer=diffs.DiffAnswer,
+        compact_shape=diffs.DiffAnswer,
         feature="diff",
         view=True,
         precompute=_version_pairs,
@@ -373,7 +373,7 @@ OPERATIONS: tuple[Operation, ...] = (
         when="Call to explain a ticker of the latest quarter, held or just ended: each manager's trade, position "
         "and filing rows, evidence, ethos scores, policy.",
         compact=answers.explanation,
-        answer=answers.ExplanationAnswer,
+        compact_shape=answers.ExplanationAnswer,
         feature="explain",
         view=True,
         precompute=_view_tickers,
@@ -391,7 +391,7 @@ OPERATIONS: tuple[Operation, ...] = (
         tool="list_ethos",
         when="Call to learn how each ethos (a scoring method over filing data) scores tickers.",
         compact=answers.ethos_list,
-        answer=answers.EthosListAnswer,
+        compact_shape=answers.EthosListAnswer,
         precompute=_default_only,
     ),
     Operation(
@@ -416,7 +416,7 @@ OPERATIONS: tuple[Operation, ...] = (
         tool="compare_ethos",
         when="Call to score the view's tickers under each ethos: rankings, top sets, where they agree.",
         compact=answers.ethos_comparison,
-        answer=answers.ComparisonAnswer,
+        compact_shape=answers.ComparisonAnswer,
         feature="ethos",
         body=RESEARCH_REQUEST,
         precompute=_all_managers_all_ethos,
@@ -441,7 +441,7 @@ OPERATIONS: tuple[Operation, ...] = (
         when="Call before relying on a view: each policy check (sources, fixture, concentration, empty view): "
         "pass, warn or block; freshness dates.",
         compact=answers.policy,
-        answer=answers.PolicyAnswer,
+        compact_shape=answers.PolicyAnswer,
         feature="policy",
         body=VIEW_REQUEST,
         precompute=_all_managers,
@@ -467,7 +467,7 @@ OPERATIONS: tuple[Operation, ...] = (
         tool="export_audit_trail",
         when="Call to verify provenance: sha256 of the artifact and every source file, methodology, audit events.",
         compact=answers.audit,
-        answer=answers.AuditAnswer,
+        compact_shape=answers.AuditAnswer,
         view=True,
         sealed=True,
         precompute=_latest_views,

@@ -250,7 +250,7 @@ def _render_requests(
     for index in indices:
         operation, params = requests[index]
         key = operation.request_key(params)
-        earlier = None if operation.inputs is None else reuse.answer(key, operation.inputs(data, params))
+        earlier = None if operation.inputs is None else reuse.reused_route(key, operation.inputs(data, params))
         if earlier is not None and writer.copy(object_path(earlier["sha256"]), earlier["sha256"]):
             found.append((key, earlier["status"], earlier["sha256"]))
             continue

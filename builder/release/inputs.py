@@ -154,7 +154,7 @@ class Reuse:
         except (OSError, orjson.JSONDecodeError, KeyError, TypeError, ValueError):
             self._record = None  # no usable record: everything is computed
 
-    def answer(self, key: str, inputs: object) -> RouteEntry | None:
+    def reused_route(self, key: str, inputs: object) -> RouteEntry | None:
         """Note the answer's fingerprint; the promoted release's route for `key` if its inputs were the same."""
         fingerprint = self.answers[key] = _fingerprint(inputs, key)
         if self._record is None or self._record["answers"].get(key) != fingerprint:

@@ -57,7 +57,7 @@ def holders_of(rows: Iterable[tuple[int, int, int]]) -> Holders:
     return Holders(array("q", ciks), array("q", shares), array("q", values))
 
 
-class Books:
+class FilerBooks:
     """Each filer's book at both quarter ends (CIK → CUSIP → shares), built when first asked."""
 
     def __init__(self, before: Mapping[str, Holders], after: Mapping[str, Holders]) -> None:
