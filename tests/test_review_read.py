@@ -10,7 +10,7 @@ import pytest
 
 from builder.errors import ReleaseError
 from builder.release.assemble import checked
-from builder.release.build import prepare_release, write_release
+from builder.release.build import Asked, prepare_release, write_release
 from builder.release.objects import artifact_path
 from builder.release.store import current_release, load_release
 from builder.review.command import review_of
@@ -61,8 +61,8 @@ def test_a_release_missing_an_artifact_file_is_refused_before_anything_is_read(r
 
 def test_a_publish_reviews_its_release_from_what_it_holds_as_from_the_files(tmp_path: Path):
     releases = tmp_path / "releases"
-    prepared = prepare_release(fixture_source(), releases, None, quiet, workers=2)
-    release_id = write_release(prepared, releases, quiet, 2)
+    prepared = prepare_release(Asked(fixture_source(), releases, workers=2), quiet)
+    release_id = write_release(prepared, quiet)
     held = review_of(releases, release_id, None, 2, prepared.data)
     assert held == review_of(releases, release_id, None, 1)
     assert held["undecided"]["count"] == len(checked(prepared.data)[1]) > 0

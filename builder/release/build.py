@@ -74,25 +74,32 @@ def precomputed(data: ReleaseData, sealed: bool) -> Iterable[tuple[Operation, Pa
 
 
 @dataclass(frozen=True, slots=True)
+class Asked:
+    """What a build is asked for: the source tree, the releases directory, the as-of date (None: the sources'), the
+    share of value in unmapped CUSIPs it refuses past, and the processes it reads, builds and renders on."""
+
+    source: Path
+    releases: Path
+    as_of: date | None = None
+    max_unmapped: float = DEFAULT_MAX_UNMAPPED
+    workers: int = 1
+
+
+@dataclass(frozen=True, slots=True)
 class Prepared:
     """Phase one's result: the validated release data, before anything is written."""
 
+    asked: Asked
     data: ReleaseData
     ledger: list[LedgerEntry]  # every version id ever assigned in the releases directory, this release's included
     previous: Path | None  # the promoted release, if any
     reuse: Reuse  # what the promoted release's build lends this one
 
 
-def prepare_release(
-    source: Path,
-    releases: Path,
-    as_of: date | None,
-    progress: Progress,
-    max_unmapped: float = DEFAULT_MAX_UNMAPPED,
-    workers: int = 1,
-) -> Prepared:
+def prepare_release(asked: Asked, progress: Progress) -> Prepared:
     """Phase one: read and validate the sources and assemble the release data, all in memory, the 13F files read
-    and the artifacts built on `workers` processes."""
+    and the artifacts built on the processes asked for."""
+    source, releases, as_of, workers = asked.source, asked.releases, asked.as_of, asked.workers
     previous = current_release(releases)
 
     def read_and_assemble(progress: Progress) -> tuple[ReleaseData, list[LedgerEntry], Reuse, float]:
@@ -125,23 +132,24 @@ def prepare_release(
     progress(actions_line(actions))
     for line in undecided_lines(undecided, "undecided changes (`ras review` lists them)"):
         progress(line)
-    report_unmapped(unmapped, max_unmapped, progress)
+    report_unmapped(unmapped, asked.max_unmapped, progress)
     lent = sum(1 for version in data.versions if data.pinned.get(("taken", version)))
     taken = f", {lent} taken unchanged from the promoted release" if lent else ""
     progress(
         f"built {len(data.versions)} versions of 13f-copycat ({data.versions[0]} … {data.versions[-1]}){taken} "
         f"in {seconds(started)}"
     )
-    return Prepared(data, ledger, previous, reuse)
+    return Prepared(asked, data, ledger, previous, reuse)
 
 
-def write_release(prepared: Prepared, releases: Path, progress: Progress, workers: int = 1) -> str:
-    """Phase two: render every answer into a staging directory (on `workers` processes), seal it and rename it
+def write_release(prepared: Prepared, progress: Progress) -> str:
+    """Phase two: render every answer into a staging directory (on the processes asked for), seal it and rename it
     into place; its id.
 
     A failure anywhere removes the staging directory (and the release, if this call renamed it into place):
     what stays is the promoted release as it was, the append-only ledger and caches that are only a saving.
     """
+    releases, workers = prepared.asked.releases, prepared.asked.workers
     staging = releases / f"{STAGING_PREFIX}{os.getpid()}"
     with staged(staging) as place:
         staging.mkdir()

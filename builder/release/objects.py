@@ -15,10 +15,10 @@ import json
 import os
 import pickle
 import zlib
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import NamedTuple, TypedDict
+from typing import NamedTuple, TypedDict, TypeVar
 
 from builder.api.methods import ARTIFACT_SUFFIX, artifact_file
 from builder.canonical import sha256_hex
@@ -137,12 +137,30 @@ class ReleaseReader:
         return ReleaseDamaged(f"release {self.directory.name}: {problem}")
 
 
-class Answers(Mapping[str, Answer]):
+Value = TypeVar("Value")
+
+
+class _Keyed(Mapping[str, Value]):
+    """A mapping over a known collection of keys (`_keys`), each value made when asked for."""
+
+    _keys: Collection[str]
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._keys
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._keys)
+
+    def __len__(self) -> int:
+        return len(self._keys)
+
+
+class Answers(_Keyed[Answer]):
     """Canonical request → Answer, the body read through the reader when asked for (routes.json in memory)."""
 
     def __init__(self, routes: Mapping[str, RouteEntry], reader: ReleaseReader) -> None:
         # the ETag built once: a 304 needs nothing else
-        self._routes = {
+        self._routes = self._keys = {
             key: Route(route["status"], route["sha256"], f'"{route["sha256"]}"') for key, route in routes.items()
         }
         self._reader = reader
@@ -161,17 +179,8 @@ class Answers(Mapping[str, Answer]):
         route = self._routes.get(key)
         return default if route is None else self.answer(route)
 
-    def __contains__(self, key: object) -> bool:
-        return key in self._routes
 
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._routes)
-
-    def __len__(self) -> int:
-        return len(self._routes)
-
-
-class Artifacts(Mapping[str, PackArtifact]):
+class Artifacts(_Keyed[PackArtifact]):
     """13f-copycat artifacts by version, each decoded from its stored bytes (`stored(version)`: a release's file read
     and verified) when first asked for. `keep`: how many stay decoded, the last asked for (a publish: each is 3–4.5× its
     JSON in objects); None keeps every one for the life of the process (ras serve: each is a PackArtifact whose bytes
@@ -185,7 +194,7 @@ class Artifacts(Mapping[str, PackArtifact]):
         keep: int | None = None,
         held: Callable[[str], bytes] | None = None,
     ) -> None:
-        self._versions = list(versions)
+        self._keys = list(versions)
         self._stored = stored
         self._held = held
         self.keep = keep
@@ -221,15 +230,6 @@ class Artifacts(Mapping[str, PackArtifact]):
         """The version's artifact as stored: its canonical JSON, compressed (packed_artifact). A publish's are handed
         over once, to write their files: what it holds after is the `held` form alone."""
         return self._stored(version)
-
-    def __contains__(self, version: object) -> bool:
-        return version in self._versions
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._versions)
-
-    def __len__(self) -> int:
-        return len(self._versions)
 
 
 def kept_decoded(size: int) -> int:

@@ -19,6 +19,7 @@ from builder.release.build import (
     DATASETS_CACHE,
     DEFAULT_MAX_UNMAPPED,
     PARSE_CACHE,
+    Asked,
     Progress,
     prepare_release,
     seconds,
@@ -54,7 +55,7 @@ def build(
     """Build and write a release without promoting it (`ras build`); its id."""
     with releases_lock(releases):
         tidy(releases, progress)
-        return _written(source, releases, as_of, progress, max_unmapped, workers)
+        return _written(Asked(source, releases, as_of, max_unmapped, workers), progress)
 
 
 def publish(
@@ -82,7 +83,7 @@ def publish(
         unchanged = _unchanged(tree, releases, as_of, checks, progress)
         if unchanged is not None:
             return unchanged
-        release_id = _written(source, releases, as_of, progress, max_unmapped, workers, check)
+        release_id = _written(Asked(source, releases, as_of, max_unmapped, workers), progress, check)
         started = time.perf_counter()
         warning = record_inputs(releases, inputs_digest(tree, as_of, release_id, checks), release_id)
         warnings = [warning] if warning else []
@@ -93,20 +94,12 @@ def publish(
     return release_id
 
 
-def _written(
-    source: Path,
-    releases: Path,
-    as_of: date | None,
-    progress: Progress,
-    max_unmapped: float,
-    workers: int,
-    check: Check | None = None,
-) -> str:
+def _written(asked: Asked, progress: Progress, check: Check | None = None) -> str:
     """The two phases (read and build in memory, then write and seal) with the collector off, and `check` of what
     was written; the release's id."""
     with collector_paused():
-        prepared = prepare_release(source, releases, as_of, progress, max_unmapped, workers)
-        release_id = write_release(prepared, releases, progress, workers)
+        prepared = prepare_release(asked, progress)
+        release_id = write_release(prepared, progress)
         if check is not None:  # reads the versions as the publish holds them, not from their files
             check(release_id, prepared.data)
         del prepared  # freed before the collector is back on, so its first pass walks what is left
