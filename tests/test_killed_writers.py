@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
+from builder.atomic import LOCK, exclusive
 from builder.cores import forked_map, in_child
 from builder.errors import PublishError
-from builder.atomic import LOCK, exclusive
 from tests.leftovers import alive, assert_none_left, children, eventually, lock_free
 from tests.servers import child_env
 
