@@ -13,10 +13,9 @@ from builder.research.caveats.scope import WarningChanges
 from builder.research.changes.books import ChangeDetail as ChangeDetail  # the changes' shapes, as diffs name them
 from builder.research.changes.books import PositionChange as PositionChange
 from builder.research.changes.books import Row, plain_detail
-from builder.research.changes.books import ShareChange as ShareChange
 from builder.research.changes.side import Keying
 from builder.research.methods.policy import PolicyChange
-from builder.research.schema import PackArtifact, TickerAsOf
+from builder.research.schema import MeasuredKind, PackArtifact, TickerAsOf
 from builder.research.views import CarriedVersion, Census, Mode, Named, ViewRef, census, manager_ids, naming
 from builder.research.windows.spans import manager_changes
 from builder.typed import Count, Date
@@ -59,7 +58,7 @@ class ChangeColumns(TypedDict):
     """A manager's changes as columns of one length: the i-th item of each list is its i-th change (by ticker)."""
 
     tickers: list[str]
-    kinds: list[ShareChange]
+    kinds: list[MeasuredKind]
     fromShares: list[Count]
     toShares: list[Count]
     fromValues: list[Count]
@@ -274,7 +273,7 @@ def _no_changes() -> ChangeColumns:
     return {"tickers": [], "kinds": [], "fromShares": [], "toShares": [], "fromValues": [], "toValues": []}
 
 
-def _counts(kinds: Sequence[ShareChange]) -> KindCounts:
+def _counts(kinds: Sequence[MeasuredKind]) -> KindCounts:
     found = Counter(kinds)
     return {
         "new": found["new"],

@@ -21,9 +21,6 @@ from builder.research.schema import (
 from builder.research.views import Named, entries, held_amounts
 from builder.typed import Count
 
-# A diff lists moves, corporate actions and undecided changes; never an unknown one (no filing to compare).
-ShareChange = MeasuredKind
-
 
 class PositionChange(TypedDict):
     managerId: str
@@ -31,7 +28,7 @@ class PositionChange(TypedDict):
     issuer: str
     tickerAsOf: TickerAsOf
     mapped: bool  # False: no ticker in securities.csv, `ticker` is the CUSIP (an unmapped-cusip warning)
-    kind: ShareChange
+    kind: MeasuredKind  # a diff lists moves, corporate actions and undecided changes; never an unknown one
     fromShares: Count
     toShares: Count
     carriedShares: Count | None
@@ -46,7 +43,7 @@ class PositionChange(TypedDict):
 KnownChange = TradeChange | ConvertedChange | UndecidedChange  # a change a diff entry can be: never 'unknown'
 TRADES = BOUGHT | SOLD  # the kinds a plain trade can be
 # managerId, ticker, kind, fromShares, toShares, fromValue, toValue
-Row = tuple[str, str, ShareChange, int, int, int, int]
+Row = tuple[str, str, MeasuredKind, int, int, int, int]
 
 
 class ChangeDetail(TypedDict):
@@ -164,7 +161,7 @@ def as_entry(
 def as_moved(
     manager_id: str,
     named: Named,
-    kind: ShareChange,
+    kind: MeasuredKind,
     amounts: tuple[int, int, int, int],
     carried: int | None,
     delta: int | None,

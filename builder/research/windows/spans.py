@@ -12,12 +12,12 @@ from typing import NamedTuple
 
 from builder.records import ActionKind, CorporateAction
 from builder.research.changes import books
-from builder.research.changes.books import Moved, Row, ShareChange
+from builder.research.changes.books import Moved, Row
 from builder.research.changes.carry import Lot
 from builder.research.changes.classify import book_changes as classify
 from builder.research.changes.classify import by_key, unique_candidates
 from builder.research.changes.side import Keying, Keys, Side, one_keyed, untested
-from builder.research.schema import ArtifactManager, Candidate, CitedAction, PackArtifact
+from builder.research.schema import ArtifactManager, Candidate, CitedAction, MeasuredKind, PackArtifact
 from builder.research.views import CarriedManager, CarriedVersion, Entry, Named, entries, held_amounts
 
 
@@ -216,7 +216,7 @@ def _by_keys(manager_id: str, before: ArtifactManager, after: ArtifactManager, s
         if candidates or from_shares != position["shares"]:
             shares = sum([earlier[c] for c in carried])
             delta = sum([later[c] for c in cusips]) - shares
-            kind: ShareChange = (
+            kind: MeasuredKind = (
                 "new" if shares == 0 else "added" if delta > 0 else "reduced" if delta < 0 else "unchanged"
             )
             amounts = (from_shares, position["shares"], from_value, position["value"])
@@ -258,7 +258,7 @@ def _one_to_one(
             if shares:
                 found[ticker] = ((manager_id, ticker, "new", 0, shares, 0, position["value"]), None, position)
         elif (from_shares := was["shares"]) != shares:
-            kind: ShareChange = "new" if from_shares == 0 else "added" if shares > from_shares else "reduced"
+            kind: MeasuredKind = "new" if from_shares == 0 else "added" if shares > from_shares else "reduced"
             row: Row = (manager_id, ticker, kind, from_shares, shares, was["value"], position["value"])
             found[ticker] = (row, None, position)
     gone = [position for position in old.values() if position["shares"] >= 1]  # each earlier one no later one holds
@@ -280,7 +280,7 @@ def _candidates(flagged: Mapping[str, list[Candidate]], *groups: list[str]) -> l
 def _untouched_change(
     manager_id: str,
     named: Named,
-    kind: ShareChange,
+    kind: MeasuredKind,
     amounts: tuple[int, int, int, int],
     shares: int,
     delta: int,
