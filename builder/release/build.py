@@ -99,27 +99,30 @@ class Prepared:
 def prepare_release(asked: Asked, progress: Progress) -> Prepared:
     """Phase one: read and validate the sources and assemble the release data, all in memory, the 13F files read
     and the artifacts built on the processes asked for."""
-    source, releases, as_of, workers = asked.source, asked.releases, asked.as_of, asked.workers
-    previous = current_release(releases)
+    previous = current_release(asked.releases)
 
     def read_and_assemble(progress: Progress) -> tuple[ReleaseData, list[LedgerEntry], Reuse, float]:
         # In a process of its own (cores.in_child): the filings' records, and the heap that reading them left,
         # die with it. Only the release data comes back, so the processes forked after (rendering) do not
         # each count 0.9 GB of a 2,000-manager read.
-        progress(f"reading sources from {escaped(source.name or source)}")
+        progress(f"reading sources from {escaped(asked.source.name or asked.source)}")
         started = time.perf_counter()
         sources, reports = read_sources(
-            source, as_of, ParseCache(releases / PARSE_CACHE), releases / DATASETS_CACHE, workers
+            asked.source,
+            asked.as_of,
+            ParseCache(asked.releases / PARSE_CACHE),
+            asked.releases / DATASETS_CACHE,
+            asked.workers,
         )
         for line in reports:
             progress(line)
         progress(f"read sources in {seconds(started)}")
         _check_coverage(sources, progress)
         started = time.perf_counter()
-        reuse = Reuse(releases, previous)
+        reuse = Reuse(asked.releases, previous)
         previews = build_previews(sources.previews, as_of=sources.as_of)
         with collector_paused():
-            data, ledger = assemble(sources, read_ledger(releases), previews, reuse.artifact, workers)
+            data, ledger = assemble(sources, read_ledger(asked.releases), previews, reuse.artifact, asked.workers)
         return data, ledger, reuse, started
 
     with _stopping("reading the sources and building the artifacts"):
@@ -149,11 +152,11 @@ def write_release(prepared: Prepared, progress: Progress) -> str:
     A failure anywhere removes the staging directory (and the release, if this call renamed it into place):
     what stays is the promoted release as it was, the append-only ledger and caches that are only a saving.
     """
-    releases, workers = prepared.asked.releases, prepared.asked.workers
+    releases = prepared.asked.releases
     staging = releases / f"{STAGING_PREFIX}{os.getpid()}"
     with staged(staging) as place:
         staging.mkdir()
-        release_id, writer = _fill(prepared, StagingWriter(staging, prepared.previous), progress, workers)
+        release_id, writer = _fill(prepared, StagingWriter(staging, prepared.previous), progress)
         started = time.perf_counter()
         sync_filesystem(staging)  # every file durable before the directory may become a release
         fsync_directory(staging)
@@ -176,7 +179,7 @@ def write_release(prepared: Prepared, progress: Progress) -> str:
     return release_id
 
 
-def _fill(prepared: Prepared, writer: StagingWriter, progress: Progress, workers: int) -> tuple[str, StagingWriter]:
+def _fill(prepared: Prepared, writer: StagingWriter, progress: Progress) -> tuple[str, StagingWriter]:
     """Content answers and data files, the manifest, then the answers that name the release, and the seal."""
     started = time.perf_counter()
     data = prepared.data
@@ -184,13 +187,12 @@ def _fill(prepared: Prepared, writer: StagingWriter, progress: Progress, workers
     for version in data.versions:  # first: the rendering processes do not inherit these bytes (Artifacts.stored)
         writer.put(artifact_file(version), _held(data).stored(version))
     with collector_paused():  # the answers and memos are acyclic: at 200 managers its passes were 40 % of rendering
-        decoded = _put_answers(writer, data, False, routes, prepared.reuse, workers)
+        decoded = _put_answers(writer, data, False, routes, prepared.reuse, prepared.asked.workers)
     writer.put(INDEX, canonical_json(data.index))
     writer.put(LEDGER, canonical_json(prepared.ledger))
     content = dict(sorted(writer.hashes.items()))
     release_id = f"{data.index['asOf']}-{sha256_hex(canonical_json(content))[:12]}"
-    written: Manifest = {"releaseId": release_id, "asOf": data.index["asOf"], "files": content}
-    manifest = canonical_json(written)
+    manifest = canonical_json(Manifest(releaseId=release_id, asOf=data.index["asOf"], files=content))
     identity: ReleaseIdentity = {"releaseId": release_id, "manifestSha256": sha256_hex(manifest)}
     with collector_paused():
         _put_answers(writer, data.with_identity(identity), True, routes, prepared.reuse)
@@ -199,11 +201,10 @@ def _fill(prepared: Prepared, writer: StagingWriter, progress: Progress, workers
     )
     sealed = {path: sha256 for path, sha256 in sorted(writer.hashes.items()) if path not in content}
     writer.put(MANIFEST, manifest)
-    seal: Seal = {**identity, "files": sealed}
-    writer.put(SEAL, canonical_json(seal))  # last: a release with a seal is whole
+    writer.put(SEAL, canonical_json(Seal(**identity, files=sealed)))  # last: a release with a seal is whole
     taken = f", {writer.copied} of them taken unchanged from the promoted release" if writer.copied else ""
     progress(
-        f"rendered {len(routes)} answers{taken} on {workers} processes into {len(writer.hashes)} files ({writer.size / 1e6:.1f} MB) "
+        f"rendered {len(routes)} answers{taken} on {prepared.asked.workers} processes into {len(writer.hashes)} files ({writer.size / 1e6:.1f} MB) "
         f"in {seconds(started)}, decoding the {len(data.versions)} versions' artifacts {decoded} times"
     )
     return release_id, writer
