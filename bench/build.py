@@ -43,7 +43,11 @@ gc.collect()
 gc.disable()  # as a publish builds them (builder.sources.tree.collector_paused)
 started, used = time.perf_counter(), cpu()
 artifacts = built_artifacts(sources, None, in_turn)
-artifacts = [made[0] if isinstance(made, tuple) else made for made in artifacts]  # (artifact, taken) since 2026-11-27
+def artifact(made):  # what a checkout's built_artifacts gives: a Made, an (artifact, taken) tuple, or the artifact
+    if hasattr(made, "artifact"):
+        return made.artifact
+    return made[0] if isinstance(made, tuple) else made
+artifacts = [artifact(made) for made in artifacts]
 seconds, used = time.perf_counter() - started, cpu() - used
 digest = hashlib.sha256(b"".join(hashlib.sha256(canonical_json(a)).digest() for a in artifacts)).hexdigest()
 print(f"{seconds:.3f} {used:.3f} {len(artifacts)} {digest}", file=sys.stderr)

@@ -45,7 +45,12 @@ def export_once(releases: Path, out: Path) -> dict:
     result = measure(ras("export", "--releases", str(releases), "--out", str(out)))
     if result.returncode:
         raise SystemExit(f"export into {out} failed: {result.stderr[-3000:]}")
-    return {"seconds": result.seconds, "maxRssMb": result.max_rss_mb, "stderr": result.stderr}
+    return {
+        "seconds": result.seconds,
+        "maxRssMb": result.max_rss_mb,
+        "writtenMb": result.written_mb,
+        "stderr": result.stderr,
+    }
 
 
 def sample(releases: Path, megabytes: float) -> list[bytes]:
@@ -96,6 +101,24 @@ def survey_rows(found: list[dict]) -> list[list]:
     return rows
 
 
+def step_row(step: str, measured: dict, cold: dict | None = None, full: dict | None = None) -> list[str]:
+    """One step's seconds and bytes written (/proc's write_bytes of its process and what it forked), each also as a
+    ratio to the cold publish's and its time to the full export's, measured in the same run."""
+
+    def ratio(key: str, reference: dict | None) -> str:
+        return "—" if reference is None else f"{measured[key] / reference[key]:.2f}"
+
+    return [
+        step,
+        f"{measured['seconds']:.1f}",
+        ratio("seconds", cold),
+        ratio("seconds", full),
+        f"{measured['writtenMb']:.0f}",
+        ratio("writtenMb", cold),
+        f"{measured['maxRssMb']:.0f}",
+    ]
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--managers", type=int, default=100)
@@ -119,16 +142,10 @@ def main(argv: list[str] | None = None) -> int:
     levels = survey(sample(full, args.sample_mb))
     export_ratio, again_ratio = whole["seconds"] / cold["seconds"], again["seconds"] / whole["seconds"]
     rows = [
-        ["cold publish", f"{cold['seconds']:.1f}", "1.00", "—", f"{cold['maxRssMb']:.0f}"],
-        ["full export", f"{whole['seconds']:.1f}", f"{export_ratio:.2f}", "1.00", f"{whole['maxRssMb']:.0f}"],
-        ["export of the quarter before", f"{before['seconds']:.1f}", "—", "—", f"{before['maxRssMb']:.0f}"],
-        [
-            "next-quarter re-export",
-            f"{again['seconds']:.1f}",
-            f"{again['seconds'] / cold['seconds']:.2f}",
-            f"{again_ratio:.2f}",
-            f"{again['maxRssMb']:.0f}",
-        ],
+        step_row("cold publish", cold, cold),
+        step_row("full export", whole, cold, whole),
+        step_row("export of the quarter before", before),
+        step_row("next-quarter re-export", again, cold, whole),
     ]
     compressed = [line for line in again["stderr"].splitlines() if line.startswith("compressed ")]
     extra = report.table(
@@ -138,7 +155,7 @@ def main(argv: list[str] | None = None) -> int:
     report.save(
         "export",
         "Static export: cost against the publish, re-export, compression levels",
-        ["step", "seconds", "× cold publish", "× full export", "peak RSS MB"],
+        ["step", "seconds", "× cold publish", "× full export", "written MB", "written × cold publish", "peak RSS MB"],
         rows,
         [
             report.target(
@@ -154,7 +171,13 @@ def main(argv: list[str] | None = None) -> int:
             f"tree {name}; survey on {levels[0]['raw'] / 1e6:.0f} MB of its answers, one core",
             *(f"re-export: {line}" for line in compressed),
         ],
-        raw={"cold": cold["seconds"], "export": whole["seconds"], "again": again["seconds"], "survey": levels},
+        raw={
+            "cold": cold["seconds"],
+            "export": whole["seconds"],
+            "again": again["seconds"],
+            "written": {"cold": cold["writtenMb"], "export": whole["writtenMb"], "again": again["writtenMb"]},
+            "survey": levels,
+        },
         extra=extra,
     )
     removed_set_aside()  # the last run's releases and trees, deleted once nothing is timed

@@ -39,6 +39,7 @@ class Measured:
     returncode: int
     stderr: str
     tree_pss_mb: float = 0.0  # the peak of the summed PSS of the command and every process it forked (tree_pss_kb)
+    written_mb: float = 0.0  # what the command and the processes it waited for sent to storage (written_bytes)
 
 
 def ras(*arguments: str) -> list[str]:
@@ -50,6 +51,7 @@ def measure(command: Sequence[str], timeout: float = COMMAND_SECONDS, cwd: Path 
     """Run `command` to the end; its own peak RSS comes from wait4's rusage (ru_maxrss, KiB on Linux: the largest of
     the command and the processes it waited for), the sum over its processes from sampling /proc (tree_pss_kb)."""
     with tempfile.TemporaryFile() as errors:
+        written = written_bytes()
         started = time.perf_counter()
         process = subprocess.Popen(command, cwd=cwd, stdout=subprocess.DEVNULL, stderr=errors, start_new_session=True)
         deadline, sampled, tree_pss = started + timeout, 0.0, 0
@@ -68,7 +70,19 @@ def measure(command: Sequence[str], timeout: float = COMMAND_SECONDS, cwd: Path 
         process.returncode = os.waitstatus_to_exitcode(status)
         errors.seek(0)
         text = errors.read().decode("utf-8", "replace")
-    return Measured(seconds, usage.ru_maxrss / 1024, process.returncode, text, tree_pss / 1024)
+    written = written_bytes() - written
+    return Measured(seconds, usage.ru_maxrss / 1024, process.returncode, text, tree_pss / 1024, written / 1e6)
+
+
+def written_bytes() -> int:
+    """Bytes this process, and every process it has waited for (the kernel adds a reaped child's counts to its
+    parent's), caused to be sent to storage: /proc/self/io's write_bytes, counted as pages are dirtied, so a file
+    written and not yet flushed counts, and a reflink, which dirties none, does not. 0 off Linux."""
+    try:
+        lines = Path("/proc/self/io").read_text().splitlines()
+    except OSError:
+        return 0
+    return next((int(line.split()[1]) for line in lines if line.startswith("write_bytes:")), 0)
 
 
 def settled_disk() -> float:

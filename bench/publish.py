@@ -88,6 +88,7 @@ def publish_once(releases: Path, source: Path | None, *extra: str, cwd: Path | N
         "seconds": result.seconds,
         "maxRssMb": result.max_rss_mb,
         "treePssMb": result.tree_pss_mb,
+        "writtenMb": result.written_mb,
         "phases": phases(result.stderr),
         "fromCache": counted(result.stderr, r"^parse cache: (\d+) files from it"),
         "parsed": counted(result.stderr, r"^parse cache: \d+ files from it, (\d+) parsed"),

@@ -27,7 +27,7 @@ import orjson
 from bench import report, synthetic
 from builder.api.contract import OPERATIONS
 from builder.api.methods import view_of
-from builder.release.promote import publish
+from builder.release.publish import publish
 from builder.release.store import LoadedRelease, current_release, load_release
 from builder.research.versions import PACK_ID
 from builder.research.views import DEFAULT_MODE

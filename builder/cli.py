@@ -15,10 +15,10 @@ from builder.errors import ReleaseError, os_fault
 from builder.export.tree import export_command
 from builder.export.verify import verify_export
 from builder.fetch.commands import fetch_command, securities_command
-from builder.release.build import prepare_release, write_release
 from builder.release.inventory import by_as_of, prune, release_summaries
 from builder.release.ledger import LEDGER_FILE, verify_ledger
-from builder.release.promote import promote, publish, releases_lock, source_is_fixture, tidy
+from builder.release.promote import promote, releases_lock
+from builder.release.publish import build, publish, source_is_fixture
 from builder.release.store import RELEASES_OPTION, current_release, verify_release
 from builder.review.command import review_command
 from builder.review.compare import GATE_MEANINGS
@@ -176,12 +176,8 @@ def build_command(
 ) -> None:
     """Build and write a release without promoting it; prints its id."""
     tree = _source(source, fixture)
-    with releases_lock(releases):
-        tidy(releases, _progress)
-        processes = workers or os.cpu_count() or 1
-        prepared = prepare_release(tree, releases, _as_date(as_of), _progress, max_unmapped, processes)
-        release_id = write_release(prepared, releases, _progress, processes)
-    click.echo(release_id)
+    processes = workers or os.cpu_count() or 1
+    click.echo(build(tree, releases, _as_date(as_of), _progress, max_unmapped=max_unmapped, workers=processes))
 
 
 @main.command("promote")

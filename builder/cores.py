@@ -12,6 +12,7 @@ import contextlib
 import ctypes
 import gc
 import multiprocessing
+import os
 import signal
 from collections.abc import Callable, Iterator, Sequence
 from itertools import islice
@@ -72,7 +73,7 @@ def _pooled(forked: int, here: bool, context: Any) -> dict[int, Any]:
     try:
         results = dict(_share()) if here else {}
         for child in children:
-            results.update(child.answer())
+            results.update(child.result())
         failed = False
     finally:
         for child in children:
@@ -80,11 +81,14 @@ def _pooled(forked: int, here: bool, context: Any) -> dict[int, Any]:
     return results
 
 
-def _fresh(task: Callable[[Item], Result], items: Sequence[Item], claims: list[int], forked: int, context: Any) -> dict:
+def _fresh(
+    task: Callable[[Item], Result], items: Sequence[Item], claims: list[int], forked: int, context: Any
+) -> dict[int, Result]:
     """Each item in a process forked for it alone, `forked` at a time, all forked from this thread. (A pool that
     replaces its workers forks them from a thread of its own: a lock another of its threads held then stays locked
     in the new worker, which hung a publish.)"""
-    todo, running, results = iter(claims), {}, {}
+    todo, results = iter(claims), {}
+    running: dict[Any, tuple[int, _Child]] = {}  # by the end of its pipe a child answers on
 
     def start(index: int) -> None:
         child = _Child(lambda _: task(items[index]), context)
@@ -96,8 +100,7 @@ def _fresh(task: Callable[[Item], Result], items: Sequence[Item], claims: list[i
         while running:
             for ready in wait(list(running)):
                 index, child = running.pop(ready)
-                results[index] = child.answer()
-                child.close(failed=False)
+                results[index] = child.outcome()
                 following = next(todo, None)
                 if following is not None:
                     start(following)
@@ -135,14 +138,8 @@ def in_child(task: Callable[[Callable[[str], None]], Result], progress: Callable
     at 2,000 managers that every process forked after it then counted). In place where nothing forks."""
     if _WORK or not _can_fork():
         return task(progress)
-    child = _Child(task, multiprocessing.get_context("fork"))
-    failed = True
-    try:
-        found: Result = child.answer(progress)
-        failed = False
-        return found
-    finally:
-        child.close(failed)
+    found: Result = _Child(task, multiprocessing.get_context("fork")).outcome(progress)
+    return found
 
 
 class _Child:
@@ -150,9 +147,10 @@ class _Child:
 
     def __init__(self, task: Callable[[Callable[[str], None]], Any], context: Any) -> None:
         self.receiving, sending = context.Pipe(duplex=False)
+        parent = os.getpid()
 
         def run() -> None:
-            die_with_parent()
+            die_with_parent(parent)
             try:
                 outcome: tuple[str, Any] = ("done", task(lambda line: sending.send(("line", line))))
             except BaseException as exc:  # every failure is the caller's to raise
@@ -166,7 +164,7 @@ class _Child:
         self.process.start()
         sending.close()
 
-    def answer(self, progress: Callable[[str], None] = lambda line: None) -> Any:
+    def result(self, progress: Callable[[str], None] = lambda line: None) -> Any:
         """Its result once it sends it, each line before passed to `progress`; its exception raised here, or a
         ChildProcessError when it ended without either (killed)."""
         while True:
@@ -184,6 +182,17 @@ class _Child:
             else:
                 return value
 
+    def outcome(self, progress: Callable[[str], None] = lambda line: None) -> Any:
+        """`result`, and the process reaped whatever it was: killed first if it failed, so that no error is raised
+        here while the process that sent it still runs (on a busy machine it may not have exited yet)."""
+        failed = True
+        try:
+            found = self.result(progress)
+            failed = False
+            return found
+        finally:
+            self.close(failed)
+
     def close(self, failed: bool) -> None:
         self.receiving.close()
         if failed and self.process.is_alive():
@@ -195,8 +204,12 @@ def _can_fork() -> bool:
     return "fork" in multiprocessing.get_all_start_methods()
 
 
-def die_with_parent() -> None:
-    """In a forked worker: be killed with the process that forked it, so a killed publish leaves no worker
-    behind (Linux's PR_SET_PDEATHSIG; elsewhere nothing)."""
-    with contextlib.suppress(OSError, AttributeError):  # not Linux: nothing to ask
+def die_with_parent(parent: int) -> None:
+    """First thing in a process started by `parent` (its pid): be killed when it dies, so a killed publish leaves no
+    worker behind (Linux's PR_SET_PDEATHSIG). The kernel sends that signal only for a death after the request
+    (prctl(2)): if `parent` died since the fork, the process is reparented, and it is killed here instead of
+    running on alone, with whatever it was about to write."""
+    with contextlib.suppress(OSError, AttributeError):  # not Linux: nothing to ask, the check below still holds
         ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    if os.getppid() != parent:
+        os.kill(os.getpid(), signal.SIGKILL)

@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import errno
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -55,13 +56,13 @@ class PublishError(click.ClickException):
 
     exit_code = 1
 
-    def __reduce__(self) -> tuple:
+    def __reduce__(self) -> tuple[Callable[..., PublishError], tuple[type[PublishError], str, dict[str, Any]]]:
         """Raised in a forked process and raised again in the one that forked it (cores.in_child): the same error
         and message whatever its class's __init__ takes."""
         return _rebuilt, (type(self), self.message, self.__dict__)
 
 
-def _rebuilt(kind: type[PublishError], message: str, state: dict) -> PublishError:
+def _rebuilt(kind: type[PublishError], message: str, state: dict[str, Any]) -> PublishError:
     error = kind.__new__(kind)
     PublishError.__init__(error, message)
     error.__dict__.update(state)
@@ -120,7 +121,7 @@ def os_fault(exc: OSError) -> OSFault:
     return kind(exc)
 
 
-def escaped(path: str | bytes | os.PathLike) -> str:
+def escaped(path: str | bytes | os.PathLike[str] | os.PathLike[bytes]) -> str:
     """A path as text that can always be printed and encoded: bytes that are not UTF-8 become \\xNN."""
     raw = path if isinstance(path, bytes) else os.fsencode(path)
     return raw.decode("utf-8", "backslashreplace")

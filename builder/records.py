@@ -64,7 +64,7 @@ class HoldingRow:
     voting_shared: int
     voting_none: int
 
-    def __reduce__(self) -> tuple:
+    def __reduce__(self) -> tuple[Callable[..., HoldingRow], tuple[object, ...]]:
         # Pickle keeps shared objects only within one message, and a forked read sends its rows back in one
         # message per process: unpickled through `holding_row`, they share the receiver's strings again.
         return holding_row, (
@@ -189,7 +189,7 @@ class Filing:
         """A `value` of this filing in dollars."""
         return value * 1000 if self.unit is ValueUnit.THOUSANDS else value
 
-    def __reduce__(self) -> tuple:
+    def __reduce__(self) -> tuple[Callable[..., Filing], tuple[object, ...]]:
         # The rows travel as columns. Pickle keeps every container of a message until the whole message is read:
         # a row's own tuple of values (or list of state) then stayed as long as the rows, and was freed between
         # them, a free block per row that the reading process kept.
@@ -311,9 +311,9 @@ class Holders:
     witness: CIKs ascending, with their shares and value in dollars at the same index (amendments applied as our
     own 13F reader applies them; rows of one CUSIP in one book summed)."""
 
-    ciks: array  # array('q'), ascending
-    shares: array  # array('q')
-    values: array  # array('q'), dollars
+    ciks: array[int]  # array('q'), ascending
+    shares: array[int]  # array('q')
+    values: array[int]  # array('q'), dollars
 
     def __len__(self) -> int:
         return len(self.ciks)

@@ -88,7 +88,9 @@ Fraction = Annotated[float, Keywords(minimum=0, maximum=1)]
 def picked(shape: type[Shape], source: Mapping[str, Any]) -> Shape:
     """The fields of the TypedDict `shape`, in its order, taken from `source` (a record, a REST answer); a
     NotRequired field only where `source` has it."""
-    required = _required_names(cast(Hashable, shape))
+    typeddict: type = shape  # hashable, as every class is
+    required = _required_names(typeddict)
+    # cast: a dict made from a TypedDict's own annotations is of that TypedDict, which no type checker can follow
     return cast(Shape, {name: source[name] for name in shape.__annotations__ if name in required or name in source})
 
 

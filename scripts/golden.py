@@ -26,7 +26,7 @@ import orjson
 from builder.api.openapi.document import openapi_document
 from builder.canonical import canonical_json, sha256_hex
 from builder.release.objects import OBJECT_PREFIX
-from builder.release.promote import publish
+from builder.release.publish import publish
 from builder.release.store import MANIFEST, ROUTES, SEAL, current_release, load_release
 from builder.sources.tree import fixture_source
 from server.mcp_server.tools import tool_specs

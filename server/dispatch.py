@@ -6,15 +6,15 @@ Shared by the aiohttp routes and the MCP tools, so both give the same bytes for 
 from __future__ import annotations
 
 import gc
-from collections import OrderedDict
 from collections.abc import Sequence
 from typing import Any
 
 from builder.api.contract import Operation
 from builder.api.params import resolve, resolve_body
 from builder.api.render import Rendered, render
-from builder.api.wire import ApiError, ErrorCode, failure
+from builder.api.wire import ApiError, ErrorCode, Params, failure
 from builder.canonical import canonical_json, strong_etag
+from builder.recent import Recent
 from builder.release.objects import Answer, ReleaseDamaged
 from builder.release.store import LoadedRelease
 from server.watch import DAMAGED, Serving
@@ -25,7 +25,7 @@ LIVE_CACHE_SIZE = 2048  # live GET answers kept (manager subsets × modes × rou
 POST_CACHE_BYTES = 64 * 1024 * 1024
 
 
-def computed(operation: Operation, release: LoadedRelease, params: dict) -> Rendered:
+def computed(operation: Operation, release: LoadedRelease, params: Params) -> Rendered:
     """An answer the release does not hold, rendered; then what the computation memoised (subset views, scores,
     policy facts: hundreds of them, each thousands of objects at 500 managers) joins the frozen release data.
 
@@ -43,20 +43,15 @@ class LiveCache:
     """A bounded LRU of rendered answers, keyed by release and canonical request."""
 
     def __init__(self, size: int = LIVE_CACHE_SIZE) -> None:
-        self.size = size
-        self._answers: OrderedDict[tuple[str, str], Answer] = OrderedDict()
+        self._answers: Recent[tuple[str, str], Answer] = Recent(size)
 
-    def get_or_render(self, release: LoadedRelease, operation: Operation, params: dict) -> Answer:
+    def get_or_render(self, release: LoadedRelease, operation: Operation, params: Params) -> Answer:
         key = (release.release_id, operation.request_key(params))
         answer = self._answers.get(key)
-        if answer is not None:
-            self._answers.move_to_end(key)
-            return answer
-        rendered = computed(operation, release, params)
-        answer = Answer(rendered.status, rendered.body, strong_etag(rendered.body))
-        self._answers[key] = answer
-        if len(self._answers) > self.size:
-            self._answers.popitem(last=False)
+        if answer is None:
+            rendered = computed(operation, release, params)
+            answer = Answer(rendered.status, rendered.body, strong_etag(rendered.body))
+            self._answers.put(key, answer)
         return answer
 
 
@@ -68,26 +63,24 @@ class PostCache:
     """
 
     def __init__(self, limit: int = POST_CACHE_BYTES) -> None:
-        self.limit = limit
-        self.held = 0
-        self._answers: OrderedDict[tuple[str, str, bytes], bytes] = OrderedDict()
+        # one answer never evicts most others: an eighth of the bound at most
+        self._answers: Recent[tuple[str, str, bytes], bytes] = Recent(budget=limit, weight=_held, largest=limit // 8)
+
+    @property
+    def held(self) -> int:
+        """The bytes kept: raw bodies and answers."""
+        return self._answers.held
 
     def get(self, release_id: str, operation_id: str, raw: bytes) -> bytes | None:
-        key = (release_id, operation_id, raw)
-        body = self._answers.get(key)
-        if body is not None:
-            self._answers.move_to_end(key)
-        return body
+        return self._answers.get((release_id, operation_id, raw))
 
     def put(self, release_id: str, operation_id: str, raw: bytes, body: bytes) -> None:
-        key = (release_id, operation_id, raw)
-        if key in self._answers or len(raw) + len(body) > self.limit // 8:  # one answer never evicts most others
-            return
-        self._answers[key] = body
-        self.held += len(raw) + len(body)
-        while self.held > self.limit:
-            (_, _, old_raw), old_body = self._answers.popitem(last=False)
-            self.held -= len(old_raw) + len(old_body)
+        self._answers.put((release_id, operation_id, raw), body)
+
+
+def _held(key: tuple[str, str, bytes], body: bytes) -> int:
+    """What a POST answer holds: the raw body it answers and its own bytes."""
+    return len(key[2]) + len(body)
 
 
 def unavailable(serving: Serving) -> ApiError:

@@ -1,16 +1,30 @@
-"""Shared fixtures: one release of the embedded fixture per session, and helpers to reach ../shared."""
+"""Shared fixtures: one release of the embedded fixture per test run, and helpers to reach ../shared.
+
+The suite stays fast (`make test`: four workers on two cores, well under five minutes) by making each costly thing
+once and keeping the cores for work that tests something:
+- a release, an export or any folder several files read is a session fixture made once in the whole run, whatever
+  the number of workers (`made_once`: `published`, `exported`, `berkshire_published`); a test that changes one works
+  on a copy (`releases_copy`);
+- a server several tests of a file ask is a module-scoped fixture, started once per file (`make test` hands out
+  whole files, `--dist loadfile`); a test starts its own only when the start itself is what it tests;
+- a test that runs for a set time (a soak, a timeout) paces its load instead of taking every cycle it can: the other
+  three workers' tests share the two cores with it;
+- speed is measured in bench/, never asserted here. `pytest --durations=30` lists the slowest tests; a new one among
+  them should say in its docstring why it cannot share.
+"""
 
 from __future__ import annotations
 
+import fcntl
+import os
 import shutil
-from collections.abc import Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from builder.export import variants as export_variants
 from builder.export.tree import export_release
-from builder.release.promote import publish
+from builder.release.publish import publish
 from builder.release.store import LoadedRelease, current_release, load_release
 from builder.sources.tree import fixture_source
 
@@ -29,6 +43,25 @@ def quiet(_message: str) -> None:
     """A progress sink for tests."""
 
 
+def made_once(factory: pytest.TempPathFactory, name: str, make: Callable[[Path], None]) -> Path:
+    """The directory `make(directory)` fills, made once in the whole run however many workers run it: the first
+    worker to ask makes it, under a lock in the run's base folder; the others wait for it and take it as it is. What
+    it holds is read-only (copy it to change it): every worker's tests read it at once."""
+    if os.environ.get("PYTEST_XDIST_WORKER") is None:  # one process: its own temporary folder
+        directory = factory.mktemp(name)
+        make(directory)
+        return directory
+    root = factory.getbasetemp().parent  # the run's folder, above each worker's
+    directory, made = root / name, root / f"{name}.made"
+    with open(root / f"{name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not made.exists():
+            shutil.rmtree(directory, ignore_errors=True)  # what a worker that failed to make it left
+            make(directory)
+            made.touch()
+    return directory
+
+
 @pytest.fixture(scope="session")
 def fixture_tree() -> Path:
     return fixture_source()
@@ -37,9 +70,7 @@ def fixture_tree() -> Path:
 @pytest.fixture(scope="session")
 def published(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A releases directory holding one promoted release of the embedded fixture (read-only: copy to change)."""
-    releases = tmp_path_factory.mktemp("releases")
-    publish(fixture_source(), releases, None, quiet)
-    return releases
+    return made_once(tmp_path_factory, "releases", lambda releases: publish(fixture_source(), releases, None, quiet))
 
 
 @pytest.fixture(scope="session")
@@ -55,12 +86,13 @@ def berkshire_published(tmp_path_factory: pytest.TempPathFactory) -> Path:
     sold the airlines), with the public record of its corporate actions (read-only: copy to change)."""
     from tests.berkshire import berkshire_tree, series  # beside this module, which it imports
 
-    root = tmp_path_factory.mktemp("berkshire")
-    later = sorted({path.name[:10] for path in series().iterdir() if path.name[:10] > "2020-06-30"})
-    tree = berkshire_tree(root / "source", without=later, versions=8)
-    shutil.copy(Path(__file__).with_name("berkshire_corporate_actions.csv"), tree / "corporate_actions.csv")
-    publish(tree, root / "releases", None, quiet)
-    return root / "releases"
+    def make(root: Path) -> None:
+        later = sorted({path.name[:10] for path in series().iterdir() if path.name[:10] > "2020-06-30"})
+        tree = berkshire_tree(root / "source", without=later, versions=8)
+        shutil.copy(Path(__file__).with_name("berkshire_corporate_actions.csv"), tree / "corporate_actions.csv")
+        publish(tree, root / "releases", None, quiet)
+
+    return made_once(tmp_path_factory, "berkshire", make) / "releases"
 
 
 @pytest.fixture(scope="session")
@@ -71,14 +103,16 @@ def berkshire_release(berkshire_published: Path) -> LoadedRelease:
 
 
 @pytest.fixture(scope="session")
-def exported(published: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    """`ras export` of the session's release (read-only: copy to change). Brotli at quality 4, not the default
-    10, costs a fraction of the time; every variant is still checked to decompress to its answer."""
-    out = tmp_path_factory.mktemp("exported") / "dist"
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(export_variants, "BROTLI_QUALITY", 4)
-        export_release(published, out, 8081, "http://127.0.0.1:8080", quiet)
-        yield out
+def exported(published: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """`ras export` of the session's release (read-only: copy to change)."""
+    return (
+        made_once(
+            tmp_path_factory,
+            "exported",
+            lambda root: export_release(published, root / "dist", 8081, "http://127.0.0.1:8080", quiet),
+        )
+        / "dist"
+    )
 
 
 @pytest.fixture

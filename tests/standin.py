@@ -7,6 +7,8 @@ The thread has its own event loop, so the code under test may run `asyncio.run` 
 from __future__ import annotations
 
 import asyncio
+import itertools
+import statistics
 import threading
 import time
 from collections.abc import Iterator
@@ -50,6 +52,13 @@ class RequestLog:
                 first += 1
             most = max(most, last - first + 1)
         return most
+
+    def median_gap(self) -> float:
+        """The median time between two consecutive arrivals: the pace of the requests, which one arrival recorded late
+        (this stand-in runs in a thread of a test process that a loaded machine may not schedule for a while) does
+        not move, where it can bring two arrivals within one second of each other."""
+        times = sorted(s.at for s in self.seen)
+        return statistics.median(later - earlier for earlier, later in itertools.pairwise(times))
 
     def paths(self) -> list[str]:
         return [s.path for s in self.seen]

@@ -24,7 +24,7 @@ import orjson
 import pytest
 from mcp import ClientSession, stdio_client
 
-from builder.release.promote import publish
+from builder.release.publish import publish
 from builder.research.agent import FIRST_VERSION
 from builder.research.diff import position_changes
 from server.app import create_app

@@ -5,19 +5,18 @@ order, the undecided ones included; on the fictional fixture, on Berkshire's rea
 from __future__ import annotations
 
 from itertools import pairwise
-from typing import cast
 
 import pytest
 
 from bench import synthetic
 from builder.api import methods
 from builder.api.data import ReleaseData
-from builder.release.promote import publish
+from builder.release.publish import publish
 from builder.release.store import current_release, load_release
 from builder.research.changes import books, side
 from builder.research.diff import versions_changes
 from builder.research.schema import ArtifactManager, PackArtifact
-from builder.research.views import entries
+from builder.research.views import entries, held_amounts
 from builder.research.windows import spans
 from tests.conftest import quiet
 
@@ -90,15 +89,15 @@ def own_in_general(manager_id: str, before: ArtifactManager, after: ArtifactMana
     """books.own_changes without its way for plain trades: every entry's change through books.as_entry, by ticker."""
     old = {p["ticker"]: p for p in before["positions"]}
     found = []
-    for held, entry in entries(after):
-        change, was = entry["change"], old.get(entry["ticker"])
+    for pair in entries(after):
+        entry, change = pair[1], pair[1]["change"]
+        if change["kind"] == "unknown":
+            continue
+        was = old.get(entry["ticker"])
         from_shares, from_value = (was["shares"], was["value"]) if was is not None else (0, 0)
-        to_shares, to_value = (entry["shares"], entry["value"]) if held else (0, 0)  # type: ignore[typeddict-item]
-        if change["kind"] != "unknown" and books.moves(
-            change["kind"], from_shares, to_shares, change["corporateActions"]
-        ):
-            known = cast(books.KnownChange, change)
-            found.append(books.as_entry(manager_id, entry, known, from_shares, to_shares, from_value, to_value))
+        to_shares, to_value, _ = held_amounts(pair)
+        if books.moves(change["kind"], from_shares, to_shares, change["corporateActions"]):
+            found.append(books.as_entry(manager_id, entry, change, from_shares, to_shares, from_value, to_value))
     return sorted(found, key=books.by_ticker)
 
 

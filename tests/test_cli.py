@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import gc
 from pathlib import Path
 
 from click.testing import CliRunner
 
 from builder.cli import main
+from builder.release import publish as publish_module
 from builder.release.store import current_release
 
 
@@ -56,3 +58,25 @@ def test_build_writes_without_promoting_and_promote_then_switches(tmp_path: Path
     assert current_release(tmp_path) is None
     promoted = run("promote", release_id, "--releases", str(tmp_path))
     assert promoted.exit_code == 0 and current_release(tmp_path).name == release_id
+
+
+def test_build_and_publish_write_by_one_story_with_the_collector_paused(tmp_path: Path, monkeypatch):
+    """`ras build` is `ras publish` stopped after the write (builder.release.publish): the same release, written with
+    the cyclic collector off, and the collector back on after."""
+    written: list[tuple[str, bool]] = []
+    real = publish_module.write_release
+
+    def watched(*args, **kwargs):
+        release_id = real(*args, **kwargs)
+        written.append((release_id, gc.isenabled()))
+        return release_id
+
+    monkeypatch.setattr(publish_module, "write_release", watched)
+    built = run("build", "--releases", str(tmp_path / "built"))
+    published = run("publish", "--releases", str(tmp_path / "published"))
+    assert built.exit_code == 0 and published.exit_code == 0, (built.output, published.output)
+    release_id = built.stdout.strip()
+    assert written == [(release_id, False), (release_id, False)]
+    assert published.stdout.strip() == release_id and current_release(tmp_path / "published").name == release_id
+    assert current_release(tmp_path / "built") is None
+    assert gc.isenabled()

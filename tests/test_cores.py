@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import threading
 import time
 from collections.abc import Callable
 from typing import Any
@@ -161,8 +162,12 @@ def test_a_fresh_process_for_each_item_sees_nothing_an_earlier_item_left(workers
 
 
 def test_a_failure_in_a_fresh_process_is_raised_here_and_the_others_are_stopped():
+    """The failing process too: it is reaped before its error is raised here, however long it takes to exit after
+    sending it (here a thread keeps it; on a busy machine, the scheduler did, and the map raised while it ran)."""
+
     def task(item: int) -> int:
         if item == 3:
+            threading.Thread(target=time.sleep, args=(30,)).start()  # not a daemon: the process waits for it
             raise SourceError([SourceProblem("sec13f/q3.xml", "bad quarter", 7)])
         return item
 

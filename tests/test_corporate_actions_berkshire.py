@@ -351,7 +351,7 @@ def test_undecided_are_exactly_the_labelled_changes_and_precision_is_as_stated(u
 def test_a_record_added_later_restates_only_the_versions_it_touches_and_old_ids_keep_their_content(tmp_path):
     import orjson
 
-    from builder.release.promote import publish
+    from builder.release.publish import publish
     from builder.release.store import current_release
     from tests.conftest import quiet
 

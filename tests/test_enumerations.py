@@ -19,6 +19,7 @@ from builder.api import shapes
 from builder.research import agent, schema, views
 from builder.research.changes import BOUGHT, CHANGE_KINDS, SOLD
 from builder.research.methods import audit, ethos, explained, policy
+from builder.research.previews import pack
 from builder.research.previews import shapes as preview_shapes
 
 REPO = Path(__file__).resolve().parents[1]
@@ -42,7 +43,7 @@ ENUMERATIONS: dict[str, tuple[Any, str]] = {
     "ViewStatus": (explained.ViewStatus, "builder/research/methods/explained.py"),
     "ProducedBy": (preview_shapes.ProducedBy, "builder/research/previews/shapes.py"),
     "HealthStatus": (shapes.HealthStatus, "builder/api/shapes.py"),
-    "PackLabel": (shapes.PackLabel, "builder/api/shapes.py"),
+    "PackLabel": (pack.PackLabel, "builder/research/previews/pack.py"),
     "PackFeature": (shapes.PackFeature, "builder/api/shapes.py"),
     "PackStatus": (shapes.PackStatus, "builder/api/shapes.py"),
 }

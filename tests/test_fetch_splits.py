@@ -13,7 +13,7 @@ from click.testing import CliRunner
 from builder.cli import main
 from builder.fetch.splits import Split, split_rows
 from builder.release.objects import artifact_of
-from builder.release.promote import publish
+from builder.release.publish import publish
 from builder.release.store import ARTIFACT_SUFFIX, current_release
 from builder.sources.tables.securities import parse_securities
 from tests.conftest import quiet

@@ -9,7 +9,8 @@ import pytest
 
 from builder.release.ledger import LEDGER_FILE, read_ledger
 from builder.release.objects import artifact_of
-from builder.release.promote import promote, publish
+from builder.release.promote import promote
+from builder.release.publish import publish
 from builder.release.store import ARTIFACT_SUFFIX, artifact_file, current_release, list_releases, verify_release
 from builder.research.versions import content_digest
 from tests.berkshire import berkshire_tree, restate

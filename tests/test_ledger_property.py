@@ -14,7 +14,8 @@ from hypothesis import strategies as st
 
 from builder.release.inventory import prune, release_summaries
 from builder.release.ledger import read_ledger
-from builder.release.promote import promote, publish
+from builder.release.promote import promote
+from builder.release.publish import publish
 from builder.release.store import current_release, list_releases
 from tests.berkshire import berkshire_tree, restate
 from tests.conftest import quiet

@@ -11,9 +11,9 @@ import pytest
 from builder.canonical import canonical_json, sha256_hex
 from builder.errors import PublishError
 from builder.release.objects import unpacked_artifact
-from builder.release.promote import publish
+from builder.release.publish import publish
 from builder.release.store import ARTIFACT_SUFFIX, MANIFEST, SEAL, current_release, load_release, prepare
-from builder.review.compare import read_side
+from builder.review.compare import read_reviewed
 from builder.sources.tree import fixture_source
 from tests.conftest import quiet
 
@@ -52,7 +52,7 @@ def test_a_release_with_plain_artifact_files_serves_reviews_and_lends_them(relea
     prepare(release)  # what `ras serve` reads before serving: every artifact, verified against the manifest
     for version in release.data.versions:
         assert canonical_json(release.data.artifacts[version]) == plain[f"artifacts/13f-copycat/{version}.json"]
-    assert list(read_side(old).artifacts) == release.data.versions
+    assert list(read_reviewed(old).artifacts) == release.data.versions
 
     publish(fixture_source(), releases_copy, None, quiet)
     assert current_release(releases_copy) == promoted  # the same content as the one the older publish stands for

@@ -16,7 +16,7 @@ from mcp import Client, MCPError
 
 from builder.api.contract import OPERATIONS, RESEARCH_REQUEST, TOOLS, VIEW_REQUEST
 from builder.cli import main as ras
-from builder.release.promote import publish
+from builder.release.publish import publish
 from builder.release.store import LoadedRelease
 from builder.sources.tree import fixture_source
 from server import mcp_server

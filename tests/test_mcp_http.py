@@ -17,7 +17,7 @@ import pytest
 from mcp import Client
 from mcp.shared.exceptions import MCPError
 
-from builder.release.promote import publish
+from builder.release.publish import publish
 from builder.sources.tree import fixture_source
 from server.app import create_app
 from server.mcp_http.endpoint import MAX_REQUEST_BYTES

@@ -22,7 +22,7 @@ from builder.api.wire import MAX_LINE_BYTES
 from builder.export import variants as export_variants
 from builder.export.routes import mode_aliases
 from builder.export.tree import export_command, export_release
-from builder.release.promote import publish
+from builder.release.publish import publish
 from builder.sources.tree import fixture_source
 from tests.conftest import quiet
 from tests.servers import (

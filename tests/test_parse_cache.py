@@ -11,7 +11,7 @@ import pytest
 from builder.records import HoldingRow
 from builder.release.build import PARSE_CACHE
 from builder.release.inputs import RECORD
-from builder.release.promote import publish
+from builder.release.publish import publish
 from builder.sources.sec13f.cache import ParseCache, parser_digest
 from builder.sources.sec13f.document import PrimaryDocument
 from builder.sources.sec13f.filing_dates import FILE_NAME as DATES_FILE

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from builder import atomic
 from builder.cli import main
-from builder.release import atomic
 from builder.release.inputs import RECORD
 from builder.release.store import current_release, verify_release
 from tests.test_reliability import changed_fixture

@@ -17,7 +17,8 @@ import pytest
 from builder.errors import PublishError, ReleaseError
 from builder.release import inputs
 from builder.release.inputs import RECORD
-from builder.release.promote import promote, publish
+from builder.release.promote import promote
+from builder.release.publish import publish
 from builder.release.store import current_release, list_releases, verify_release
 from tests.conftest import DAMAGES, damage, quiet
 

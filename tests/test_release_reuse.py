@@ -15,10 +15,10 @@ import pytest
 from bench import synthetic
 from builder.errors import PublishError
 from builder.release import inputs
-from builder.release.build import prepare_release, write_release
+from builder.release.build import Asked, prepare_release, write_release
 from builder.release.inputs import ANSWERS
 from builder.release.objects import object_path, packed_artifact, unpacked_artifact
-from builder.release.promote import publish
+from builder.release.publish import publish
 from builder.release.store import INDEX, LEDGER, MANIFEST, ROUTES, artifact_file, current_release, verify_release
 from builder.research.views import MODES
 from builder.sources.tree import fixture_source
@@ -159,8 +159,8 @@ def test_a_candidate_built_but_not_promoted_leaves_the_promoted_release_lending(
     before, full, cold = quarters
     releases, messages = tmp_path / "releases", []
     promoted = publish(before, releases, None, lambda line: None)
-    prepared = prepare_release(before, releases, date(2026, 10, 15), lambda line: None)
-    candidate = write_release(prepared, releases, lambda line: None)
+    prepared = prepare_release(Asked(before, releases, date(2026, 10, 15)), lambda line: None)
+    candidate = write_release(prepared, lambda line: None)
     assert candidate != promoted and current_release(releases).name == promoted
     release = releases / publish(full, releases, None, messages.append)
     assert _artifacts_taken(messages) == 7 and _taken(messages) == len(MODES) * SHARED_PAIRS

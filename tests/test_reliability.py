@@ -15,12 +15,13 @@ from pathlib import Path
 import orjson
 import pytest
 
-from builder.release.promote import publish
+from builder.release.publish import publish
 from builder.release.store import current_release, verify_release
 from builder.sources.files import Limits
 from server.app import WATCH, create_app
 from server.watch import Pace
 from tests.conftest import DAMAGES, damage, quiet
+from tests.leftovers import assert_none_left, lock_free
 from tests.servers import child_env, run_cli
 
 PHASE_MARKERS = ("reading sources", "read ", "built ", "rendered ", "wrote ")  # publish's progress, one per phase
@@ -126,30 +127,75 @@ def test_a_write_that_dies_midway_leaves_only_staging_that_the_next_publish_remo
     assert not [p for p in releases_copy.iterdir() if p.name.startswith(".staging-")]
 
 
+# `ras` imported once, then one publish forked per line read (its arguments, as JSON), each in a session of its own:
+# a kill lands on the publish's own work, never on the interpreter's start, which took a third of a trial. It prints
+# the publish's pid; at the next line it reaps it (not before: until then the pid names that process, even ended)
+# and prints its exit code (-9: killed).
+FORKING_PUBLISHES = (
+    "import json, os, sys\n"
+    "from builder.cli import main\n"
+    "for line in sys.stdin:\n"
+    "    pid = os.fork()\n"
+    "    if pid == 0:\n"
+    "        os.setsid()\n"
+    "        null = os.open(os.devnull, os.O_WRONLY)\n"
+    "        os.dup2(null, 1)\n"
+    "        os.dup2(null, 2)\n"
+    "        code = 1\n"
+    "        try:\n"
+    "            main(json.loads(line))\n"
+    "        except SystemExit as end:\n"
+    "            code = end.code if isinstance(end.code, int) else 1\n"
+    "        finally:\n"
+    "            os._exit(code)\n"
+    "    print(pid, flush=True)\n"
+    "    sys.stdin.readline()\n"
+    "    print(os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]), flush=True)\n"
+)
+
+
 @pytest.mark.slow
 def test_fifty_publishes_killed_at_random_moments_never_leave_a_half_release(releases_copy, fixture_tree, tmp_path):
     source = changed_fixture(fixture_tree, tmp_path)
     before = current_release(releases_copy).name
     shutil.copytree(releases_copy, tmp_path / "timing", symlinks=True)  # the same ledger: the same version ids
-    started = time.monotonic()
-    subprocess.run(publish_command(source, tmp_path / "timing"), env=child_env(), check=True, capture_output=True)
-    duration = time.monotonic() - started
-    after = current_release(tmp_path / "timing").name  # the release a completed trial promotes: ids are deterministic
-    chance = random.Random(20261121)
-    promoted = 0
-    for _ in range(CRASH_TRIALS):
-        process = subprocess.Popen(
-            publish_command(source, releases_copy),
-            env=child_env(),
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-        time.sleep(chance.uniform(0, duration * 1.1))
-        process.send_signal(signal.SIGKILL)
-        process.wait()
-        name = assert_current_is_complete(releases_copy, {before, after})
-        promoted += name != before
-        restore(releases_copy, before)
+    forks = subprocess.Popen(
+        [sys.executable, "-c", FORKING_PUBLISHES],
+        env=child_env(),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+
+    def started(releases: Path) -> int:
+        forks.stdin.write(orjson.dumps(publish_command(source, releases)[3:]).decode() + "\n")
+        forks.stdin.flush()
+        return int(forks.stdout.readline())
+
+    def ended() -> int:
+        forks.stdin.write("\n")
+        forks.stdin.flush()
+        return int(forks.stdout.readline())
+
+    with forks:
+        started_at = time.monotonic()
+        started(tmp_path / "timing")
+        assert ended() == 0
+        duration = time.monotonic() - started_at
+        after = current_release(tmp_path / "timing").name  # what a completed trial promotes: ids are deterministic
+        chance = random.Random(20261121)
+        promoted = 0
+        for _ in range(CRASH_TRIALS):
+            pid = started(releases_copy)
+            time.sleep(chance.uniform(0, duration * 1.1))
+            os.kill(pid, signal.SIGKILL)  # the publish alone, as the out-of-memory killer does: never its workers
+            assert ended() in (-signal.SIGKILL, 0)  # killed, or done before the kill
+            assert lock_free(releases_copy)  # at once: its workers, still being killed, never held it
+            assert_none_left(pid)
+            name = assert_current_is_complete(releases_copy, {before, after})
+            promoted += name != before
+            restore(releases_copy, before)
+        forks.stdin.close()
     assert promoted < CRASH_TRIALS  # most kills land before the promotion
     publish(source, releases_copy, None, quiet)
     assert verify_release(current_release(releases_copy)) == []

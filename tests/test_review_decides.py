@@ -10,7 +10,7 @@ import pytest
 
 from builder.api.data import ReleaseData
 from builder.research.changes import TRADED
-from builder.review.compare import GATES, Side, review, tripped
+from builder.review.compare import GATES, Reviewed, review, tripped
 from builder.review.page import review_page
 from builder.review.text import review_lines
 from tests.berkshire import berkshire_tree
@@ -23,8 +23,8 @@ NEW = {"ABBV", "MRK", "BMY", "SNOW", "TMUS", "PFE"}
 REDUCED = {"JPM", "WFC", "PNC", "GOLD", "DVA"}
 
 
-def side(data: ReleaseData, release_id: str) -> Side:
-    return Side(release_id, dict(data.index), dict(data.artifacts))
+def side(data: ReleaseData, release_id: str) -> Reviewed:
+    return Reviewed(release_id, dict(data.index), dict(data.artifacts))
 
 
 @pytest.fixture(scope="module")

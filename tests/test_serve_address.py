@@ -22,7 +22,7 @@ import orjson
 import pytest
 
 from builder.errors import EXIT_UNAVAILABLE
-from builder.release.promote import publish
+from builder.release.publish import publish
 from builder.release.store import current_release
 from tests.conftest import quiet
 from tests.servers import REPO, Reply, child_env, free_port, running_server, start_ras_serve, stop, wait_until_listening

@@ -7,14 +7,16 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from typing import cast
+from typing import Any
 
 from builder.research.changes.side import Keying, keying, one_keyed, untested
-from builder.research.schema import ArtifactManager, Candidate, PackArtifact
 from builder.research.windows import spans
 
 SEED = 37
 BOOKS = 3000  # random manager pairs
+# A manager's book as far as the code under test reads it (id, cik, positions, ended), each entry its names and shares:
+# an artifact's manager less what these functions never look at.
+Manager = dict[str, Any]
 
 
 def entry(cusip: str, ticker: str, shares: int | None) -> dict:
@@ -44,9 +46,7 @@ def keys(rng: random.Random, cusips: list[str]) -> tuple[dict[str, str], dict[st
     return earlier, later
 
 
-def book(
-    rng: random.Random, cusips: list[str], key: dict[str, str], earlier: ArtifactManager | None
-) -> ArtifactManager:
+def book(rng: random.Random, cusips: list[str], key: dict[str, str], earlier: Manager | None) -> Manager:
     """A manager's book over `key`: random positions (some of zero shares, some as held before), one per ticker
     mostly, and ended entries for most earlier positions no longer held (now and then one still held), now and
     then one of a ticker of its own."""
@@ -63,16 +63,15 @@ def book(
     ended = [entry(p["cusip"], key.get(p["cusip"], p["cusip"]), None) for p in gone if rng.random() < 0.9]
     if rng.random() < 0.1 and (free := sorted(set(cusips) - set(held))):  # an ended entry of its own ticker
         ended.append(entry(rng.choice(free), f"E{rng.randrange(9)}", None))
-    return cast(ArtifactManager, {"id": "fictional-manager", "cik": "0", "positions": positions, "ended": ended})
+    return {"id": "fictional-manager", "cik": "0", "positions": positions, "ended": ended}
 
 
-def flags(rng: random.Random, cusips: list[str]) -> dict[str, list[Candidate]]:
+def flags(rng: random.Random, cusips: list[str]) -> dict[str, list[dict[str, Any]]]:
     """What the versions between left undecided: mostly nothing."""
     if rng.random() < 0.8:
         return {}
     flagged = rng.sample(cusips, min(len(cusips), rng.randrange(1, 4)))
-    candidates = {cusip: [{"rule": "fictional-rule", "text": f"{cusip} left undecided"}] for cusip in flagged}
-    return cast(dict[str, list[Candidate]], candidates)
+    return {cusip: [{"rule": "split", "text": f"{cusip} left undecided", "record": None}] for cusip in flagged}
 
 
 def test_the_shorter_way_gives_the_general_ones_changes_or_declines():
@@ -104,10 +103,10 @@ def test_the_shorter_way_gives_the_general_ones_changes_or_declines():
     assert taken["flagged"] > 0
 
 
-def version(befores: list[ArtifactManager]) -> PackArtifact:
+def version(befores: list[Manager]) -> dict[str, Any]:
     """A version holding `befores` as its managers' books, each under an id of its own (fictional)."""
     managers = [{**manager, "id": f"fictional-manager-{index}"} for index, manager in enumerate(befores)]
-    return cast(PackArtifact, {"managers": managers})
+    return {"managers": managers}
 
 
 def test_versions_whose_keys_agree_spare_the_test_only_books_that_pass_it():
@@ -140,9 +139,9 @@ def test_versions_whose_keys_agree_spare_the_test_only_books_that_pass_it():
 def test_a_keying_names_each_cusip_ticker_pair_once_and_the_books_that_repeat_a_cusip():
     held = [entry("00000A101", "FICTA", 5), entry("00000B101", "00000B101", 3)]
     ended = [entry("00000A101", "FICTA", None), entry("00000C101", "FICTC", None)]
-    twice = cast(ArtifactManager, {"id": "twice", "cik": "1", "positions": held, "ended": ended})
-    once = cast(ArtifactManager, {"id": "once", "cik": "2", "positions": held[:1], "ended": ended[1:]})
-    found = keying(cast(PackArtifact, {"managers": [twice, once]}))
+    twice = {"id": "twice", "cik": "1", "positions": held, "ended": ended}
+    once = {"id": "once", "cik": "2", "positions": held[:1], "ended": ended[1:]}
+    found = keying({"managers": [twice, once]})
     assert found.pairs == {("00000A101", "FICTA"), ("00000B101", "00000B101"), ("00000C101", "FICTC")}
     assert found.repeated == {"twice"}
     renamed = Keying(frozenset({("00000A101", "FICTA2")}), frozenset())

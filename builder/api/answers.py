@@ -11,7 +11,7 @@ which the tool's output schema is generated (builder.typed.compact_schema).
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Annotated, Any, NotRequired, TypedDict, cast
+from typing import Annotated, Any, NotRequired, TypedDict
 
 from builder.api.shapes import (
     CopycatLatestPack,
@@ -22,14 +22,14 @@ from builder.api.shapes import (
     NoExecution,
     PackCatalog,
     PackFeature,
-    PackLabel,
     PackStatus,
+    PreviewAgentPayload,
     PreviewAuditExport,
     PreviewIdentity,
     PreviewLatestPack,
     VersionCatalog,
 )
-from builder.research.agent import AgentManager, NextCall
+from builder.research.agent import AgentManager, AgentPayload, NextCall
 from builder.research.methods.audit import (
     AuditEvent,
     ContentHash,
@@ -49,6 +49,7 @@ from builder.research.methods.explained import (
     cited,
 )
 from builder.research.methods.policy import Outcome, PolicyResult, Signal
+from builder.research.previews.pack import PackLabel
 from builder.research.quarters import Freshness
 from builder.research.schema import Change, TickerAsOf
 from builder.research.versions import PACK_ID
@@ -303,8 +304,9 @@ def packs(data: PackCatalog, arguments: Arguments) -> PacksAnswer:
     }
 
 
-def latest(data: CopycatLatestPack | PreviewLatestPack, arguments: Arguments) -> LatestAnswer:
-    return cast(LatestAnswer, data["agentPayload"])  # 13f-copycat's AgentPayload, or a preview's
+def latest(data: CopycatLatestPack | PreviewLatestPack, arguments: Arguments) -> AgentPayload | PreviewAgentPayload:
+    """The pack's agent payload, whole: LatestAnswer says what every one promises (its output schema)."""
+    return data["agentPayload"]
 
 
 def versions(data: VersionCatalog, arguments: Arguments) -> VersionsAnswer:
@@ -455,7 +457,7 @@ def audit(data: CopycatAuditExport | PreviewAuditExport, arguments: Arguments) -
         if policy_result is None
         else {"signal": policy_result["signal"], "blockingReasons": policy_result["blockingReasons"][:SHORT]},
         "events": data["events"],
-        "caveats": cast(Mapping[str, Any], data).get("caveats", []),  # a preview's; 13f-copycat's export has none
+        "caveats": data["caveats"] if data["policy"] is None else [],  # a preview's; 13f-copycat's export has none
         "executionEnabled": False,
         "nextCalls": [
             call(

@@ -15,13 +15,13 @@ from builder.api import answers, diffs, handlers, methods
 from builder.api.answers import Summarise
 from builder.api.data import ReleaseData
 from builder.api.shapes import PackFeature
-from builder.api.wire import API_PREFIX
+from builder.api.wire import API_PREFIX, Params
 from builder.canonical import canonical_json
 from builder.research.methods.ethos import canonical_ethos_ids
 from builder.research.versions import PACK_ID
-from builder.research.views import DEFAULT_MODE, MODES
+from builder.research.views import DEFAULT_MODE, MODES, Mode
 
-Handler = Callable[[ReleaseData, dict[str, Any]], Any]
+Handler = Callable[[ReleaseData, Params], Any]
 PACK_ID_PATTERN = r"^[a-z0-9][a-z0-9-]{0,63}$"
 TICKER_PATTERN = r"^[A-Z0-9][A-Z0-9.\-]{0,11}$"  # exchange tickers (BRK.B, BF-B) and 9-character CUSIPs
 VERSION_PATTERN = r"^[a-z0-9][a-z0-9.\-]{0,79}$"
@@ -59,14 +59,14 @@ class Operation:
     tool: str | None = None  # the MCP tool that answers it, and for the tool:
     when: str = ""  # when an agent calls it: the first words of its description
     compact: Summarise | None = None  # its compact answer of the REST answer's data
-    answer: Any = None  # the TypedDict `compact` returns: the tool's output schema is generated from it
+    compact_shape: Any = None  # the TypedDict `compact` returns: the tool's output schema is generated from it
     feature: str | None = None  # the pack feature the operation needs (422 without it)
     view: bool = False  # takes the shared view parameters `managers` and `mode`
     sealed: bool = False  # its answer names the release (health, audit): rendered after the manifest
-    precompute: Callable[[ReleaseData], Iterable[dict[str, Any]]] | None = None
+    precompute: Callable[[ReleaseData], Iterable[Params]] | None = None
     # What a precomputed answer is a function of, beside the code (JSON-ready): where a publish finds the same
     # inputs behind the promoted release's answer, it copies that answer instead of computing it again.
-    inputs: Callable[[ReleaseData, dict[str, Any]], Any] | None = None
+    inputs: Callable[[ReleaseData, Params], Any] | None = None
     body: dict[str, Any] | None = None  # JSON Schema of a POST body
     envelope: bool = True  # False only for the raw OpenAPI document
 
@@ -74,7 +74,7 @@ class Operation:
     def route(self) -> str:
         return API_PREFIX + self.path
 
-    def request_key(self, params: dict[str, Any]) -> str:
+    def request_key(self, params: Mapping[str, object]) -> str:
         """The canonical request of `params`: path plus query in table order, defaults omitted.
 
         A POST's is `POST <route> <canonical JSON of its parameters>`: no request target, so never a GET's.
@@ -83,7 +83,7 @@ class Operation:
             return f"POST {self.route} {canonical_json(params).decode()}"
         path = self.route.format(**{p.name: params[p.name] for p in self.params if p.location == "path"})
         query = [
-            f"{p.name}={','.join(params[p.name]) if p.name == 'managers' else params[p.name]}"
+            f"{p.name}={_query_value(params[p.name])}"
             for p in self.params
             if p.location == "query" and p.name in params
         ]
@@ -144,45 +144,50 @@ RESEARCH_REQUEST = {
 }
 
 
-def _default_only(data: ReleaseData) -> Iterable[dict[str, Any]]:
+def _default_only(data: ReleaseData) -> Iterable[Params]:
     yield {}
 
 
-def _available_packs(data: ReleaseData) -> Iterable[dict[str, Any]]:
+def _available_packs(data: ReleaseData) -> Iterable[Params]:
     for pack in data.index["packs"]:
         if pack["status"] == "available":
             yield {"packId": pack["id"]}
 
 
-def _mode_params(mode: str) -> dict[str, Any]:
+def _query_value(value: object) -> str:
+    """A parameter as the canonical query writes it: managers comma-separated."""
+    return ",".join(map(str, value)) if isinstance(value, list) else str(value)
+
+
+def _mode_params(mode: Mode) -> Params:
     return {} if mode == DEFAULT_MODE else {"mode": mode}
 
 
-def _latest_views(data: ReleaseData) -> Iterable[dict[str, Any]]:
+def _latest_views(data: ReleaseData) -> Iterable[Params]:
     for pack in _available_packs(data):
         modes = MODES if pack["packId"] == PACK_ID else (DEFAULT_MODE,)
         for mode in modes:
             yield {**pack, **_mode_params(mode)}
 
 
-def _all_managers(data: ReleaseData) -> Iterable[dict[str, Any]]:
+def _all_managers(data: ReleaseData) -> Iterable[Params]:
     """The POST views agents ask first: every manager, each mode (at 500 managers, 0.6–1.2 s each to compute)."""
     for mode in MODES:
         yield _mode_params(mode)
 
 
-def _all_managers_all_ethos(data: ReleaseData) -> Iterable[dict[str, Any]]:
+def _all_managers_all_ethos(data: ReleaseData) -> Iterable[Params]:
     for params in _all_managers(data):
         yield {**params, "ethosIds": canonical_ethos_ids([]), "tickers": []}
 
 
-def _view_tickers(data: ReleaseData) -> Iterable[dict[str, Any]]:
+def _view_tickers(data: ReleaseData) -> Iterable[Params]:
     for mode in MODES:
         for ticker in methods.explained_tickers(data, [], mode):
             yield {"packId": PACK_ID, "ticker": ticker, **_mode_params(mode)}
 
 
-def _version_pairs(data: ReleaseData) -> Iterable[dict[str, Any]]:
+def _version_pairs(data: ReleaseData) -> Iterable[Params]:
     for older, newer in combinations(data.versions, 2):
         for mode in MODES:
             yield {"packId": PACK_ID, "from": older, "to": newer, **_mode_params(mode)}
@@ -204,7 +209,7 @@ OPERATIONS: tuple[Operation, ...] = (
         tool="get_health",
         when="Call if answers look stale or fail with release_unavailable: the served release, as-of date, warnings.",
         compact=answers.health,
-        answer=answers.HealthAnswer,
+        compact_shape=answers.HealthAnswer,
         sealed=True,
         precompute=_default_only,
     ),
@@ -234,7 +239,7 @@ OPERATIONS: tuple[Operation, ...] = (
         tool="list_packs",
         when="Call first: the packs (13f-copycat, data previews), what each answers, latest versions.",
         compact=answers.packs,
-        answer=answers.PacksAnswer,
+        compact_shape=answers.PacksAnswer,
         precompute=_default_only,
     ),
     Operation(
@@ -259,7 +264,7 @@ OPERATIONS: tuple[Operation, ...] = (
         "holdings, ethos leaders, policy signal, freshness dates, 13F limits; managers and mode select a view. "
         "Previews: signal, caveats.",
         compact=answers.latest,
-        answer=answers.LatestAnswer,
+        compact_shape=answers.LatestAnswer,
         view=True,
         precompute=_latest_views,
     ),
@@ -278,7 +283,7 @@ OPERATIONS: tuple[Operation, ...] = (
         tool="list_pack_versions",
         when="Call for the version ids compare_versions takes, newest first.",
         compact=answers.versions,
-        answer=answers.VersionsAnswer,
+        compact_shape=answers.VersionsAnswer,
         precompute=_available_packs,
     ),
     Operation(
@@ -322,7 +327,7 @@ OPERATIONS: tuple[Operation, ...] = (
         when="Call to see what changed between two quarters: tickers in and out of the view, each manager's largest "
         "trades by traded value, source and policy changes; never why.",
         compact=diffs.diff,
-        answer=diffs.DiffAnswer,
+        compact_shape=diffs.DiffAnswer,
         feature="diff",
         view=True,
         precompute=_version_pairs,
@@ -368,7 +373,7 @@ OPERATIONS: tuple[Operation, ...] = (
         when="Call to explain a ticker of the latest quarter, held or just ended: each manager's trade, position "
         "and filing rows, evidence, ethos scores, policy.",
         compact=answers.explanation,
-        answer=answers.ExplanationAnswer,
+        compact_shape=answers.ExplanationAnswer,
         feature="explain",
         view=True,
         precompute=_view_tickers,
@@ -386,7 +391,7 @@ OPERATIONS: tuple[Operation, ...] = (
         tool="list_ethos",
         when="Call to learn how each ethos (a scoring method over filing data) scores tickers.",
         compact=answers.ethos_list,
-        answer=answers.EthosListAnswer,
+        compact_shape=answers.EthosListAnswer,
         precompute=_default_only,
     ),
     Operation(
@@ -411,7 +416,7 @@ OPERATIONS: tuple[Operation, ...] = (
         tool="compare_ethos",
         when="Call to score the view's tickers under each ethos: rankings, top sets, where they agree.",
         compact=answers.ethos_comparison,
-        answer=answers.ComparisonAnswer,
+        compact_shape=answers.ComparisonAnswer,
         feature="ethos",
         body=RESEARCH_REQUEST,
         precompute=_all_managers_all_ethos,
@@ -436,7 +441,7 @@ OPERATIONS: tuple[Operation, ...] = (
         when="Call before relying on a view: each policy check (sources, fixture, concentration, empty view): "
         "pass, warn or block; freshness dates.",
         compact=answers.policy,
-        answer=answers.PolicyAnswer,
+        compact_shape=answers.PolicyAnswer,
         feature="policy",
         body=VIEW_REQUEST,
         precompute=_all_managers,
@@ -462,7 +467,7 @@ OPERATIONS: tuple[Operation, ...] = (
         tool="export_audit_trail",
         when="Call to verify provenance: sha256 of the artifact and every source file, methodology, audit events.",
         compact=answers.audit,
-        answer=answers.AuditAnswer,
+        compact_shape=answers.AuditAnswer,
         view=True,
         sealed=True,
         precompute=_latest_views,

@@ -7,14 +7,19 @@ answer has the bytes the builder would have written.
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from collections.abc import Callable, Hashable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import date
-from typing import Any, NamedTuple, TypeVar
+from typing import Any, NamedTuple, TypedDict, TypeVar
 
+from builder.api.shapes import CatalogEntry, ManagerListing, PackStatus
+from builder.recent import Recent
+from builder.research.methods.audit import ReleaseIdentity, SourceFileRecord
 from builder.research.methods.ethos import Holdings, holdings
+from builder.research.previews.artifacts import PreviewArtifact, PreviewMethodology
+from builder.research.previews.pack import PackLabel
+from builder.research.previews.shapes import PreviewPayload, PreviewWarning
 from builder.research.schema import PackArtifact
 
 T = TypeVar("T")
@@ -22,6 +27,77 @@ MEMO_SIZE = 512  # derived values (views, scores, policy) kept per release; live
 # values as large as a view, its rows, an explainer (which holds two artifacts) or a pair's changes: the last few (the
 # builder asks in order, and lets go of them after each group of answers: ReleaseData.scoped)
 LARGE_MEMO_SIZE = 3
+
+
+class IndexedPack(CatalogEntry):
+    """A pack as the release index lists it: its catalog entry without the links (a planned one has no version)."""
+
+    status: PackStatus
+    latestVersion: str | None
+    asOf: str | None
+
+
+class CopycatIndex(TypedDict):
+    versions: list[str]  # oldest first
+    managers: list[ManagerListing]
+
+
+class PreviewEntry(TypedDict):
+    """A preview pack as the release holds it: everything its answers are made of."""
+
+    id: str
+    label: PackLabel
+    title: str
+    description: str
+    version: str
+    asOf: str
+    artifact: PreviewArtifact
+    agentPayload: PreviewPayload
+    caveats: list[str]
+    methodology: PreviewMethodology
+    warnings: list[PreviewWarning]
+
+
+class IndexWarning(TypedDict):
+    """A scope warning of what the release publishes, naming its pack and what it is about (null where it has none)."""
+
+    code: str
+    message: str
+    source: str
+    pack: str
+    manager: str | None
+    quarter: str | None
+    accession: str | None
+    cusip: str | None
+
+
+class ReleaseIndex(TypedDict):
+    """What a release knows besides its artifacts and answers (data/index.json): written by the publish
+    (builder.release.assemble), read back by `ras serve` and `ras review`."""
+
+    asOf: str
+    fixture: bool
+    packs: list[IndexedPack]  # the catalog: 13f-copycat, the previews, the planned packs
+    copycat: CopycatIndex
+    previews: dict[str, PreviewEntry]
+    warnings: list[IndexWarning]
+    skipped: list[PreviewWarning]  # source files skipped by rule: what, why, which
+    provenance: list[SourceFileRecord]  # every source file
+
+
+def bare_index(versions: list[str]) -> ReleaseIndex:
+    """The index of a ReleaseData that holds only 13f-copycat artifacts, these versions' (a build worker's, computing
+    what answers of every kind read of the version it built)."""
+    return {
+        "asOf": "",
+        "fixture": False,
+        "packs": [],
+        "copycat": {"versions": versions, "managers": []},
+        "previews": {},
+        "warnings": [],
+        "skipped": [],
+        "provenance": [],
+    }
 
 
 class Learned(NamedTuple):
@@ -36,17 +112,17 @@ class Learned(NamedTuple):
 class ReleaseData:
     """Everything handlers read. `identity` (release id, manifest sha256) exists only once sealed."""
 
-    index: Mapping[str, Any]
+    index: ReleaseIndex
     # 13f-copycat artifacts by version id: built to the schema, and validated by the publish (export_audit_trail)
     artifacts: Mapping[str, PackArtifact]
-    identity: Mapping[str, str] | None = None
+    identity: ReleaseIdentity | None = None
     openapi: dict[str, Any] | None = None  # the OpenAPI document the release step generated for this release
     # small values derived from one version that answers of every kind read (its sha256, as-of, quarter, what a diff
     # carries through it): memo(pinned=True), never evicted, so no answer decodes a whole artifact again for them
     pinned: dict[Hashable, Any] = field(default_factory=dict)
-    _packs: dict[str, dict] = field(default_factory=dict)
-    _memo: OrderedDict[Hashable, Any] = field(default_factory=OrderedDict)
-    _large: OrderedDict[Hashable, Any] = field(default_factory=OrderedDict)
+    _packs: dict[str, IndexedPack] = field(default_factory=dict)
+    _memo: Recent[Hashable, Any] = field(default_factory=lambda: Recent(MEMO_SIZE))
+    _large: Recent[Hashable, Any] = field(default_factory=lambda: Recent(LARGE_MEMO_SIZE))
     _kept: list[dict[Hashable, Any]] = field(default_factory=list)  # memo(scoped=True) of each open `scoped` block
     _held: dict[str, Holdings] = field(default_factory=dict)  # version → its holdings (research.methods.ethos)
 
@@ -76,13 +152,12 @@ class ReleaseData:
                 table[key] = compute()
             kept: T = table[key]
             return kept
-        memo, size = (self._large, LARGE_MEMO_SIZE) if large else (self._memo, MEMO_SIZE)
+        memo = self._large if large else self._memo
         if key in memo:
-            memo.move_to_end(key)
             found: T = memo[key]
             return found
         value = compute()
-        _remember(memo, size, key, value)
+        memo.put(key, value)
         return value
 
     @property
@@ -112,7 +187,7 @@ class ReleaseData:
         finally:
             self._kept.pop()
             for key in [key for key in self._large if key not in before]:
-                del self._large[key]
+                self._large.pop(key)
 
     def learned(self, compute: Callable[[], T]) -> tuple[T, Learned]:
         """compute(), and what it added to the memos that outlive a render (pinned, memo, holdings): what a forked
@@ -129,10 +204,10 @@ class ReleaseData:
         """Keep what `learned` says another process computed from this release (the same values: memos are pure)."""
         self.pinned.update(learned.pinned)
         for key, found in learned.memo.items():
-            _remember(self._memo, MEMO_SIZE, key, found)
+            self._memo.put(key, found)
         self._held.update(learned.held)
 
-    def with_identity(self, identity: Mapping[str, str]) -> ReleaseData:
+    def with_identity(self, identity: ReleaseIdentity) -> ReleaseData:
         # memo keys never name the release
         return ReleaseData(
             self.index,
@@ -146,26 +221,17 @@ class ReleaseData:
             _held=self._held,
         )
 
-    def pack(self, pack_id: str) -> dict | None:
+    def pack(self, pack_id: str) -> IndexedPack | None:
         return self._packs.get(pack_id)
 
     @property
     def versions(self) -> list[str]:
         """13f-copycat version ids, oldest first."""
-        versions: list[str] = self.index["copycat"]["versions"]
-        return versions
+        return self.index["copycat"]["versions"]
 
     @property
     def latest(self) -> PackArtifact:
         return self.artifacts[self.versions[-1]]
 
-    def preview(self, pack_id: str) -> dict | None:
-        preview: dict | None = self.index["previews"].get(pack_id)
-        return preview
-
-
-def _remember(memo: OrderedDict[Hashable, Any], size: int, key: Hashable, value: Any) -> None:
-    """`value` kept under `key` as the newest of `memo`, the oldest dropped past `size`."""
-    memo[key] = value
-    if len(memo) > size:
-        memo.popitem(last=False)
+    def preview(self, pack_id: str) -> PreviewEntry | None:
+        return self.index["previews"].get(pack_id)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any, cast
 
 from builder.api import methods
-from builder.api.data import ReleaseData
+from builder.api.data import IndexedPack, PreviewEntry, ReleaseData
 from builder.api.shapes import (
     AvailablePack,
     CopycatLatestPack,
@@ -27,7 +27,7 @@ from builder.api.shapes import (
     PreviewVersionReference,
     VersionCatalog,
 )
-from builder.api.wire import API_PREFIX, CONTRACT_VERSION, ApiError, ErrorCode
+from builder.api.wire import API_PREFIX, CONTRACT_VERSION, ApiError, ErrorCode, Params
 from builder.research.agent import LIMITS_13F, RESEARCH_ONLY, AgentPayload, NextCall, agent_payload
 from builder.research.methods.ethos import ETHOS_IDS
 from builder.research.previews.artifacts import PreviewArtifact
@@ -53,7 +53,7 @@ def _pack_links(pack_id: str) -> PackLinks:
     return {"latest": f"{API_PREFIX}/packs/{pack_id}/latest", "versions": f"{API_PREFIX}/packs/{pack_id}/versions"}
 
 
-def get_health(data: ReleaseData, params: dict[str, Any]) -> Health:
+def get_health(data: ReleaseData, params: Params) -> Health:
     """Health of the sealed release: identity, freshness, warnings; never paths or commands."""
     assert data.identity is not None, "health is rendered only for a sealed release"
     warnings = data.index["warnings"]
@@ -71,18 +71,18 @@ def get_health(data: ReleaseData, params: dict[str, Any]) -> Health:
     }
 
 
-def get_openapi_document(data: ReleaseData, params: dict[str, Any]) -> dict[str, Any]:
+def get_openapi_document(data: ReleaseData, params: Params) -> dict[str, Any]:
     """The OpenAPI 3.1 document the release step generated into this release, served raw."""
     if data.openapi is None:
         raise ApiError(404, ErrorCode.ROUTE_NOT_FOUND, "this release carries no OpenAPI document")
     return data.openapi
 
 
-def list_packs(data: ReleaseData, params: dict[str, Any]) -> PackCatalog:
+def list_packs(data: ReleaseData, params: Params) -> PackCatalog:
     return {"packs": [_catalog_entry(p) for p in data.index["packs"]]}
 
 
-def _catalog_entry(p: dict[str, Any]) -> AvailablePack | PlannedPack:
+def _catalog_entry(p: IndexedPack) -> AvailablePack | PlannedPack:
     """A pack of the release index with the links of its routes (none for a planned pack)."""
     if p["status"] == "available":
         return picked(AvailablePack, {**p, "links": _pack_links(p["id"])})
@@ -94,7 +94,7 @@ def artifact_reference(data: ReleaseData, version: str) -> ManifestEntry:
     return {"file": methods.artifact_file(version), "sha256": methods.artifact_sha256(data, version)}
 
 
-def get_latest_pack(data: ReleaseData, params: dict[str, Any]) -> CopycatLatestPack | PreviewLatestPack:
+def get_latest_pack(data: ReleaseData, params: Params) -> CopycatLatestPack | PreviewLatestPack:
     preview = data.preview(params["packId"])
     if preview is not None:
         return _latest_preview(data, preview)
@@ -114,7 +114,7 @@ def get_latest_pack(data: ReleaseData, params: dict[str, Any]) -> CopycatLatestP
     }
 
 
-def _latest_preview(data: ReleaseData, preview: dict[str, Any]) -> PreviewLatestPack:
+def _latest_preview(data: ReleaseData, preview: PreviewEntry) -> PreviewLatestPack:
     """A preview's latest: its own caveats once (they carry its fixture and research-only lines), next calls."""
     caveats = list(dict.fromkeys(preview["caveats"]))
     payload = {key: value for key, value in preview["agentPayload"].items() if key != "limitations"}
@@ -126,7 +126,9 @@ def _latest_preview(data: ReleaseData, preview: dict[str, Any]) -> PreviewLatest
         "pack": _pack_summary(data, preview["id"]),
         "versionId": preview["version"],
         "artifact": _lists_cut(preview["artifact"]),
-        "agentPayload": cast(PreviewAgentPayload, served),  # the built payload (PreviewPayload), served
+        # cast: a PreviewPayload with what serving adds is its PreviewAgentPayload; a union unpacked into a literal
+        # loses which member it was
+        "agentPayload": cast(PreviewAgentPayload, served),
         "caveats": caveats,
         "limitations": caveats,
     }
@@ -146,6 +148,7 @@ def _lists_cut(artifact: PreviewArtifact) -> PreviewArtifact:
         return value
 
     trimmed = {key: shortened(value, key, 0) for key, value in artifact.items()}
+    # cast: the artifact, its longest lists cut and `listsCut` added (a field every PreviewArtifact may have)
     return cast(PreviewArtifact, {**trimmed, "listsCut": cut}) if cut else artifact
 
 
@@ -180,7 +183,7 @@ def _agent_payload(data: ReleaseData, view: View, managers: list[str], mode: Mod
     )
 
 
-def list_pack_versions(data: ReleaseData, params: dict[str, Any]) -> VersionCatalog:
+def list_pack_versions(data: ReleaseData, params: Params) -> VersionCatalog:
     preview = data.preview(params["packId"])
     if preview is not None:
         entry: PreviewVersionReference = {"versionId": preview["version"], "asOf": preview["asOf"], "latest": True}

@@ -7,18 +7,18 @@ ticker of a view costs one scoring of that view, not one per ticker.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from datetime import date
-from typing import Any, cast
+from typing import Any, TypeVar
 
-from builder.api.data import ReleaseData
+from builder.api.data import PreviewEntry, ReleaseData
 from builder.api.shapes import PreviewAuditExport
-from builder.api.wire import API_PREFIX, ApiError, ErrorCode
+from builder.api.wire import API_PREFIX, ApiError, ErrorCode, Params
 from builder.canonical import canonical_json, sha256_hex
 from builder.research.changes.side import Keying, keying
 from builder.research.diff import VersionDiff, diff_versions, versions_changes
 from builder.research.errors import NotInView
-from builder.research.methods.audit import CopycatAuditExport, ReleaseIdentity, SourceFileRecord, audit_record
+from builder.research.methods.audit import CopycatAuditExport, SourceFileRecord, audit_record
 from builder.research.methods.ethos import (
     ETHOS_IDS,
     EthosComparison,
@@ -37,9 +37,23 @@ from builder.research.methods.policy import (
     evaluate_policy,
     policy_changes,
 )
-from builder.research.schema import PackArtifact, validate_artifact
+from builder.research.schema import Ended, Position, validate_artifact
 from builder.research.versions import PACK_ID, version_as_of
-from builder.research.views import DEFAULT_MODE, Census, Mode, View, ViewTicker, census, select_view, ticker_rows
+from builder.research.views import (
+    DEFAULT_MODE,
+    CarriedManager,
+    CarriedVersion,
+    Census,
+    Mode,
+    SummaryView,
+    View,
+    ViewTicker,
+    census,
+    select_view,
+    ticker_rows,
+)
+
+Entry = TypeVar("Entry", Position, Ended)  # an entry of a manager: a position, or one no longer held
 
 
 def view_of(data: ReleaseData, version: str, managers: Sequence[str], mode: Mode) -> View:
@@ -70,7 +84,7 @@ def policy_of(data: ReleaseData, version: str, managers: Sequence[str], mode: Mo
     def compute() -> PolicyResult:
         # An older version's policy is needed for diffs only: judged on the census's summary of its view, the
         # rows the checks read, without building every manager's position of every row.
-        view: Mapping[str, Any]
+        view: View | SummaryView
         if version == data.versions[-1]:
             view = view_of(data, version, managers, mode)
         else:
@@ -141,26 +155,24 @@ def diff_of(
     return diff_versions(before, after, managers, mode, book=book, censuses=censuses, policy=policy)
 
 
-def carried_through(data: ReleaseData, version: str) -> PackArtifact:
+def carried_through(data: ReleaseData, version: str) -> CarriedVersion:
     """What versions_changes reads of a version after a diff's older one (research.diff), beside the newer one's
     books: its quarter, its warnings, and of each manager its id, its CIK and the entries whose change cites a
     corporate action or was left undecided (the legs and flags a far diff carries through); none of the rest of the
     books. Small, so kept for the release."""
 
-    def carried(entries: list) -> list:
+    def carried(entries: list[Entry]) -> list[Entry]:
         return [e for e in entries if e["change"]["corporateActions"] or e["change"]["kind"] == "undecided"]
 
-    def part() -> PackArtifact:
+    def part() -> CarriedVersion:
         artifact = data.artifacts[version]
-        managers = [
+        managers: list[CarriedManager] = [
             {"id": m["id"], "cik": m["cik"], "positions": carried(m["positions"]), "ended": carried(m["ended"])}
             for m in artifact["managers"]
         ]
-        return cast(
-            PackArtifact, {"quarter": artifact["quarter"], "warnings": artifact["warnings"], "managers": managers}
-        )
+        return {"quarter": artifact["quarter"], "warnings": artifact["warnings"], "managers": managers}
 
-    found: PackArtifact = data.memo(("carried-through", version), part, pinned=True)
+    found: CarriedVersion = data.memo(("carried-through", version), part, pinned=True)
     return found
 
 
@@ -170,7 +182,7 @@ def keying_of(data: ReleaseData, version: str) -> Keying:
     return found
 
 
-def diff_inputs(data: ReleaseData, params: dict[str, Any]) -> list:
+def diff_inputs(data: ReleaseData, params: Params) -> list[object]:
     """What compareVersions' answer is a function of, beside the code: the view, each side's artifact and as-of, and
     the artifacts between (their corporate actions and undecided changes are carried). A publish takes the promoted
     release's answer when they were the same (builder.release.inputs)."""
@@ -190,15 +202,15 @@ def view_tickers_of(data: ReleaseData, version: str, managers: Sequence[str], mo
     return data.memo(("view-tickers", version, tuple(managers), mode), lambda: found.tickers(mode))
 
 
-def _view_params(params: dict[str, Any]) -> tuple[list[str], Mode]:
+def _view_params(params: Params) -> tuple[list[str], Mode]:
     return params.get("managers", []), params.get("mode", DEFAULT_MODE)
 
 
-def list_ethos(data: ReleaseData, params: dict[str, Any]) -> EthosList:
+def list_ethos(data: ReleaseData, params: Params) -> EthosList:
     return {"ethos": ethos_definitions()}
 
 
-def explain_position(data: ReleaseData, params: dict[str, Any]) -> PositionExplanation:
+def explain_position(data: ReleaseData, params: Params) -> PositionExplanation:
     """The latest version's evidence for one ticker of the selected view, or one that left it in the latest version
     (404 when neither, saying which versions' views held it)."""
     managers, mode = _view_params(params)
@@ -242,7 +254,9 @@ def explained_tickers(data: ReleaseData, managers: Sequence[str], mode: Mode) ->
     return sorted(view_tickers_of(data, data.versions[-1], managers, mode)) + sorted(left.intersection(latest.names))
 
 
-def never_held(data: ReleaseData, ticker: str, managers: Sequence[str], mode: Mode, details: dict) -> NotInView:
+def never_held(
+    data: ReleaseData, ticker: str, managers: Sequence[str], mode: Mode, details: dict[str, Any]
+) -> NotInView:
     """position_not_found, saying which versions' quarters held the ticker in this view (none, when none did)."""
     held = [quarter_of(data, v) for v in data.versions if ticker in view_tickers_of(data, v, managers, mode)]
     latest = quarter_of(data, data.versions[-1])
@@ -257,7 +271,7 @@ def never_held(data: ReleaseData, ticker: str, managers: Sequence[str], mode: Mo
     )
 
 
-def compare_versions(data: ReleaseData, params: dict[str, Any]) -> VersionDiff:
+def compare_versions(data: ReleaseData, params: Params) -> VersionDiff:
     """The semantic diff of two versions over one view, with the policy checks whose outcome changed."""
     older, newer = params["from"], params["to"]
     for name, version in (("from", older), ("to", newer)):
@@ -287,19 +301,19 @@ def version_not_found(data: ReleaseData, parameter: str, version: str) -> ApiErr
     )
 
 
-def compare_ethos(data: ReleaseData, params: dict[str, Any]) -> EthosComparison:
+def compare_ethos(data: ReleaseData, params: Params) -> EthosComparison:
     """Per-ticker scores of the selected ethos over the view, and their cross-methodology overlap."""
     managers, mode = _view_params(params)
     result = scores_of(data, data.versions[-1], managers, mode, params["ethosIds"])
     return select_tickers(result, params.get("tickers", []))
 
 
-def validate_policy(data: ReleaseData, params: dict[str, Any]) -> PolicyResult:
+def validate_policy(data: ReleaseData, params: Params) -> PolicyResult:
     managers, mode = _view_params(params)
     return policy_of(data, data.versions[-1], managers, mode)
 
 
-def export_audit_trail(data: ReleaseData, params: dict[str, Any]) -> CopycatAuditExport | PreviewAuditExport:
+def export_audit_trail(data: ReleaseData, params: Params) -> CopycatAuditExport | PreviewAuditExport:
     """The audit trail of a pack's latest artifact in the sealed release (any available pack)."""
     assert data.identity is not None, "audit is rendered only for a sealed release"
     preview = data.preview(params["packId"])
@@ -312,7 +326,7 @@ def export_audit_trail(data: ReleaseData, params: dict[str, Any]) -> CopycatAudi
     return audit_record(
         artifact,
         artifact_sha256=artifact_sha256(data, version),
-        release=dict(data.identity),
+        release=data.identity,
         provenance=data.index["provenance"],
         view=view_of(data, version, managers, mode),
         ethos=ethos_definitions(),
@@ -327,11 +341,12 @@ def _read_by(provenance: list[SourceFileRecord], paths: list[str]) -> list[Sourc
     return [entry for entry in provenance if entry["path"] in read]
 
 
-def _preview_audit(data: ReleaseData, preview: dict) -> PreviewAuditExport:
+def _preview_audit(data: ReleaseData, preview: PreviewEntry) -> PreviewAuditExport:
     digest = sha256_hex(canonical_json(preview["artifact"]))
+    assert data.identity is not None, "audit is rendered only for a sealed release"
     return {
         "identity": {"packId": preview["id"], "versionId": preview["version"], "asOf": preview["asOf"]},
-        "release": cast(ReleaseIdentity, dict(data.identity or {})),
+        "release": data.identity,
         "contentHash": {
             "algorithm": "sha256",
             "value": digest,
@@ -348,11 +363,7 @@ def _preview_audit(data: ReleaseData, preview: dict) -> PreviewAuditExport:
                 "detail": f"{len(preview['methodology']['sources'])} source files read",
             },
             {"event": "validated", "at": data.index["asOf"], "detail": f"{len(preview['warnings'])} scope warnings"},
-            {
-                "event": "sealed",
-                "at": data.index["asOf"],
-                "detail": f"release {(data.identity or {}).get('releaseId')}",
-            },
+            {"event": "sealed", "at": data.index["asOf"], "detail": f"release {data.identity['releaseId']}"},
         ],
         "executionEnabled": False,
         "artifact": preview["artifact"],

@@ -15,11 +15,11 @@ from jsonschema import Draft202012Validator
 
 from builder.api.contract import BY_ID, MAX_MANAGER_VALUES, TICKER_PATTERN, Operation, Param
 from builder.api.data import ReleaseData
-from builder.api.wire import API_PREFIX, ApiError, ErrorCode, api_error
+from builder.api.wire import API_PREFIX, ApiError, ErrorCode, Params, api_error
 from builder.research.errors import UnknownEthos
 from builder.research.methods.ethos import canonical_ethos_ids
 from builder.research.versions import PACK_ID
-from builder.research.views import DEFAULT_MODE, MODES
+from builder.research.views import DEFAULT_MODE, MODES, Mode
 
 # The view's manager ids are `managers` in a GET's query and `managerIds` in a POST's body (contract 2.4): the
 # other operation's name is answered with the right one, not a bare refusal.
@@ -27,25 +27,33 @@ OTHER_NAMES = {"managerIds": "managers", "managers": "managerIds"}
 # A request body's schemas nest two levels (an object of arrays of strings); deeper is not a request, and a
 # bound keeps the schema validator's recursion far from Python's limit (1,000 levels answered 500 before).
 MAX_DEPTH = 16
+MODE_NAMES: dict[str, Mode] = {mode: mode for mode in MODES}  # a query's mode as the mode it names
 
 
-def resolve(
-    operation: Operation, data: ReleaseData, path: dict[str, str], query: Sequence[tuple[str, str]]
-) -> dict[str, Any]:
+def resolve(operation: Operation, data: ReleaseData, path: dict[str, str], query: Sequence[tuple[str, str]]) -> Params:
     """Validated, canonical parameters of a request, or ApiError (400 / 404 / 422) saying what is wrong."""
     known = {p.name for p in operation.params if p.location == "query"}
     for name, _ in query:
         if name not in known:
             raise _unknown_parameter(name, known)
-    params: dict[str, Any] = dict(path)
-    if "packId" in params:
+    params: Params = {}
+    if "packId" in path:  # the path's parameters: the pack, the ticker explained
+        params["packId"] = path["packId"]
         _check_pack(operation, data, params["packId"])
-    if "ticker" in params:
-        params["ticker"] = _ticker(params["ticker"])
-    for param in operation.params:
+    if "ticker" in path:
+        params["ticker"] = _ticker(path["ticker"])
+    for param in operation.params:  # the query's parameters but the view's: the versions a diff compares
         if param.location != "query" or param.name in ("managers", "mode"):
             continue
-        params.update(_single(param, query))
+        value = _single(param, query)
+        if value is None:
+            continue
+        if param.name == "from":
+            params["from"] = value
+        elif param.name == "to":
+            params["to"] = value
+        else:
+            raise AssertionError(f"{param.name!r} is no canonical parameter: declare it in wire.Params")
     if operation.view:
         params.update(_view(data, params.get("packId", PACK_ID), query))
     return params
@@ -93,7 +101,7 @@ def _check_pack(operation: Operation, data: ReleaseData, pack_id: str) -> None:
         )
 
 
-def _single(param: Param, query: Sequence[tuple[str, str]]) -> dict[str, str]:
+def _single(param: Param, query: Sequence[tuple[str, str]]) -> str | None:
     values = [value for name, value in query if name == param.name]
     if not values:
         if param.required:
@@ -103,10 +111,10 @@ def _single(param: Param, query: Sequence[tuple[str, str]]) -> dict[str, str]:
                 f"query parameter {param.name!r} is required",
                 {"parameter": param.name},
             )
-        return {}
+        return None
     if len(values) > 1 or not re.fullmatch(param.schema["pattern"], values[0]):  # fullmatch: `$` admits a final \n
         raise ApiError(400, ErrorCode.INVALID_PARAMETER, f"invalid value for {param.name!r}", {"parameter": param.name})
-    return {param.name: values[0]}
+    return values[0]
 
 
 def _ticker(value: str) -> str:
@@ -118,7 +126,7 @@ def _ticker(value: str) -> str:
     return ticker
 
 
-def _view(data: ReleaseData, pack_id: str, query: Sequence[tuple[str, str]]) -> dict[str, Any]:
+def _view(data: ReleaseData, pack_id: str, query: Sequence[tuple[str, str]]) -> Params:
     raw_managers = [value for name, value in query if name == "managers"]
     modes = [value for name, value in query if name == "mode"]
     if pack_id != PACK_ID:  # a preview has one view, the complete dataset: mode=any (the API default) names it
@@ -127,14 +135,15 @@ def _view(data: ReleaseData, pack_id: str, query: Sequence[tuple[str, str]]) -> 
                 400, ErrorCode.VIEW_NOT_SUPPORTED, f"pack {pack_id!r} takes no view parameters", {"packId": pack_id}
             )
         return {}
-    params: dict[str, Any] = {}
+    params: Params = {}
     managers = canonical_managers(data, raw_managers)
     if managers:
         params["managers"] = managers
     if len(modes) > 1 or (modes and modes[0] not in MODES):
         raise ApiError(400, ErrorCode.INVALID_MODE, f"mode must be one of {', '.join(MODES)}", {"allowed": list(MODES)})
-    if modes and modes[0] != DEFAULT_MODE:
-        params["mode"] = modes[0]
+    mode = MODE_NAMES[modes[0]] if modes else DEFAULT_MODE
+    if mode != DEFAULT_MODE:
+        params["mode"] = mode
     return params
 
 
@@ -226,7 +235,7 @@ def check_depth(value: Any, limit: int = MAX_DEPTH) -> None:
             )
 
 
-def resolve_body(operation: Operation, data: ReleaseData, body: Any) -> dict[str, Any]:
+def resolve_body(operation: Operation, data: ReleaseData, body: Any) -> Params:
     """Validated, canonical parameters of a POST body, or ApiError (400 / 422)."""
     assert operation.body is not None, operation.id
     check_depth(body)
@@ -239,7 +248,7 @@ def resolve_body(operation: Operation, data: ReleaseData, body: Any) -> dict[str
             f"pack {pack_id!r} does not support {operation.id}",
             {"packId": pack_id, "feature": operation.feature},
         )
-    params: dict[str, Any] = {}
+    params: Params = {}
     managers = canonical_managers(data, body.get("managerIds", [])) if body.get("managerIds") else []
     if managers:
         params["managers"] = managers

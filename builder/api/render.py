@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from builder.api.contract import Operation
 from builder.api.data import ReleaseData
-from builder.api.wire import ApiError, api_error, failure, success
+from builder.api.wire import ApiError, Params, api_error, failure, success
 from builder.canonical import canonical_json
 from builder.research.errors import ResearchError
 
@@ -21,7 +21,7 @@ class Rendered:
     body: bytes
 
 
-def render(operation: Operation, data: ReleaseData, params: dict) -> Rendered:
+def render(operation: Operation, data: ReleaseData, params: Params) -> Rendered:
     """One answer of an operation: the envelope bytes and its status."""
     try:
         payload = operation.handler(data, params)

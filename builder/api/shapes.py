@@ -20,13 +20,13 @@ from builder.research.methods.audit import (
     SourceFileRecord,
 )
 from builder.research.previews.artifacts import ARTIFACTS, PreviewArtifact, PreviewMethodology
+from builder.research.previews.pack import PackLabel
 from builder.research.previews.shapes import CongressPayload, PersonPayload, SocialPayload
 from builder.research.schema import PackArtifact
 from builder.research.views import Mode, View
 from builder.typed import KEY, Count, Date, Keywords, Sha256
 
 HealthStatus = Literal["consumable", "degraded"]  # degraded while fixture or scope warnings exist
-PackLabel = Literal["launch pack", "data preview", "research preview"]  # contract section 1
 PackFeature = Literal["views", "diff", "explain", "ethos", "policy"]  # what 13f-copycat answers; a preview pack none
 PackStatus = Literal["available", "planned"]  # a planned pack is listed, with no links; its routes answer 404
 NoExecution = Literal[False]  # research only: no broker, no orders

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import enum
-from typing import Any, Literal, TypedDict, get_args
+from typing import Annotated, Any, Generic, Literal, NotRequired, TypedDict, TypeVar, get_args
 
 from builder.research.errors import NotInView, ResearchError, UnknownEthos
+from builder.research.views import Mode
+from builder.typed import Keywords
 
 ApiVersion = Literal["v1"]
 API_VERSION: ApiVersion = "v1"
@@ -30,6 +32,24 @@ COMMON_HEADERS = {
 # Request lines and header fields up to 64 KiB reach the app, so an oversized query (thousands of `managers`)
 # is answered by our validation with the envelope; longer ones are refused by the HTTP parser.
 MAX_LINE_BYTES = 64 * 1024
+
+
+# A request's canonical parameters (builder.api.params): what the handlers read, each present only when the request
+# gives it (a default never is). `from` is a keyword: the functional form.
+Params = TypedDict(
+    "Params",
+    {
+        "packId": str,
+        "managers": list[str],
+        "mode": Mode,
+        "ticker": str,
+        "from": str,
+        "to": str,
+        "ethosIds": list[str],
+        "tickers": list[str],
+    },
+    total=False,
+)
 
 
 class ErrorCode(enum.StrEnum):
@@ -100,12 +120,48 @@ def meta(capability: str) -> ApiMeta:
     }
 
 
-def success(capability: str, data: Any) -> dict[str, Any]:
+Data = TypeVar("Data")  # an operation's payload: each enveloped operation's component names its own
+
+
+class Envelope(TypedDict, Generic[Data]):
+    """Every 200 answer of an enveloped operation: its payload and the meta (OpenAPI: <OperationId>Response)."""
+
+    data: Data
+    meta: ApiMeta
+
+
+class ErrorDetail(TypedDict):
+    """An error: its stable code, a message for people, details."""
+
+    code: Annotated[
+        str,
+        Keywords(
+            description="Stable machine-readable code (the examples are this status's codes today; see "
+            "info.description for the table)."
+        ),
+    ]
+    message: Annotated[str, Keywords(description="For people; safe to show: never paths or stack traces.")]
+    details: NotRequired[
+        Annotated[
+            dict[str, Any],
+            Keywords(description="Which parameter, id or body path is at fault, when the code alone does not say."),
+        ]
+    ]
+
+
+class ErrorEnvelope(TypedDict):
+    """Every answer other than 200 and 304 (contract section 2.1)."""
+
+    error: ErrorDetail
+    meta: ApiMeta
+
+
+def success(capability: str, data: Data) -> Envelope[Data]:
     return {"data": data, "meta": meta(capability)}
 
 
-def failure(capability: str, error: ApiError) -> dict[str, Any]:
-    body: dict[str, Any] = {"code": str(error.code), "message": error.message}
+def failure(capability: str, error: ApiError) -> ErrorEnvelope:
+    detail: ErrorDetail = {"code": str(error.code), "message": error.message}
     if error.details:
-        body["details"] = error.details
-    return {"error": body, "meta": meta(capability)}
+        detail["details"] = error.details
+    return {"error": detail, "meta": meta(capability)}

@@ -84,7 +84,7 @@ def _environment() -> jinja2.Environment:
     )
 
 
-def _render(name: str, **values) -> bytes:
+def _render(name: str, **values: object) -> bytes:
     return _environment().get_template(name).render(**values).encode()
 
 

@@ -7,7 +7,7 @@ answers it from the same release; so a target is only listed when the app would 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from urllib.parse import parse_qsl, urlsplit
 
@@ -28,9 +28,11 @@ class Served:
     left: int  # precomputed answers left to the app (not 200, or a target nginx cannot match exactly)
 
 
-def _answers_like(operation: Operation, release: LoadedRelease, params: dict, target: str) -> str | None:
+def _answers_like(
+    operation: Operation, release: LoadedRelease, params: Mapping[str, object], target: str
+) -> str | None:
     """The canonical key the app resolves `target` to, as server/dispatch.py does; None for an error."""
-    path = {p.name: params[p.name] for p in operation.params if p.location == "path"}
+    path = {p.name: str(params[p.name]) for p in operation.params if p.location == "path"}
     query = parse_qsl(urlsplit(target).query, keep_blank_values=True)
     try:
         return operation.request_key(resolve(operation, release.data, path, query))

@@ -22,6 +22,7 @@ from pathlib import Path
 
 import click
 
+from builder.atomic import exclusive, settle
 from builder.canonical import canonical_json, sha256_hex
 from builder.errors import PublishError, ReleaseError, escaped
 from builder.export.apidocs import api_docs_files
@@ -40,7 +41,6 @@ from builder.export.routes import Served, served_routes
 from builder.export.variants import BROTLI_MISSING, CACHE, EXTENSIONS, compress_all, encodings, levels, prune_cache
 from builder.export.verify import OBJECTS, RECORD, SITE
 from builder.export.write import STAGING_PREFIX, TREES, Tree, write_atomically, write_tree
-from builder.release.atomic import exclusive, settle
 from builder.release.objects import object_path
 from builder.release.store import RELEASES_OPTION, current_release, load_release
 
@@ -84,9 +84,9 @@ def plan_tree(releases: Path, upstream: Upstream, out: Path, settings: Settings,
     warning = check_host(settings.host, host_problems(settings.host, served, files, codings), settings.ignore_limits)
     if warning:
         progress(warning)
-    links = object_links(served, directory, out / CACHE, settings.workers, codings, progress)
+    copies = object_copies(served, directory, out / CACHE, settings.workers, codings, progress)
     # The tree is named by what it holds, and its nginx maps name the tree: hash everything else first.
-    hashes = {path: sha256_hex(body) for path, body in files.items()} | {p: sha for p, (sha, _) in links.items()}
+    hashes = {path: sha256_hex(body) for path, body in files.items()} | {p: sha for p, (sha, _) in copies.items()}
     routes = [[route.request, route.sha256] for route in served.routes]
     used = {coding: level for coding, level in levels().items() if coding in codings}
     digest = sha256_hex(
@@ -105,7 +105,7 @@ def plan_tree(releases: Path, upstream: Upstream, out: Path, settings: Settings,
         "files": dict(sorted(hashes.items())),
     }
     files[RECORD] = canonical_json(record)
-    return Tree(release.release_id, name, files, links)
+    return Tree(release.release_id, name, files, copies)
 
 
 def host_problems(host: Host, served: Served, files: dict[str, bytes], codings: Sequence[str]) -> list[str]:
@@ -121,25 +121,25 @@ def host_problems(host: Host, served: Served, files: dict[str, bytes], codings: 
     return limit_problems(host, sizes, targets) + rule_problems(host, files["_redirects"], files["_headers"])
 
 
-def object_links(
+def object_copies(
     served: Served, release: Path, cache: Path, workers: int, codings: Sequence[str], progress: Progress
 ) -> dict[str, tuple[str, Path]]:
     """objects/<sha256>.json for every answer served from a file and its compressed variants, each with the file
-    (of the release, of the cache) that holds its checked bytes."""
+    (of the release, of the cache) that holds its checked bytes, to be copied into the tree."""
     sources = {sha256: release / object_path(sha256) for sha256 in served.sizes}
     compressed = compress_all(sources, served.sizes, codings, cache, workers, progress)
-    links: dict[str, tuple[str, Path]] = {}
+    copies: dict[str, tuple[str, Path]] = {}
     for sha256, source in sorted(sources.items()):
-        links[f"{OBJECTS}{sha256}.json"] = (sha256, source)
-        links.update({f"{OBJECTS}{sha256}.json{ext}": variant for ext, variant in compressed[sha256].items()})
+        copies[f"{OBJECTS}{sha256}.json"] = (sha256, source)
+        copies.update({f"{OBJECTS}{sha256}.json{ext}": variant for ext, variant in compressed[sha256].items()})
     sizes = {
-        ext: sum(path.stat().st_size for p, (_, path) in links.items() if p.endswith(ext)) for ext in (".gz", ".br")
+        ext: sum(path.stat().st_size for p, (_, path) in copies.items() if p.endswith(ext)) for ext in (".gz", ".br")
     }
     progress(
-        f"objects: {len(sources)} answers, {sum(served.sizes.values())} bytes; {len(links) - len(sources)} compressed "
-        f"variants verified (gzip {sizes['.gz']} bytes, br {sizes['.br']} bytes)"
+        f"objects: {len(sources)} answers, {sum(served.sizes.values())} bytes; {len(copies) - len(sources)} "
+        f"compressed variants verified (gzip {sizes['.gz']} bytes, br {sizes['.br']} bytes)"
     )
-    return links
+    return copies
 
 
 def switch_site(out: Path, tree: Path) -> list[str]:

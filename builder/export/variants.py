@@ -10,6 +10,7 @@ still hash to its name.
 from __future__ import annotations
 
 import gzip
+import multiprocessing
 import os
 import time
 import zlib
@@ -19,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from builder.canonical import sha256_hex
+from builder.cores import die_with_parent
 from builder.errors import PublishError
 
 try:  # brotli is an optional extra: without it an export is gzip-only, and says so
@@ -58,7 +60,8 @@ def levels() -> dict[str, int]:
 def _compress(coding: str, body: bytes, level: int) -> bytes:
     if coding == "gzip":
         return gzip.compress(body, compresslevel=level, mtime=0)  # mtime 0: same bytes on every export
-    return brotli.compress(body, quality=level)
+    compressed: bytes = brotli.compress(body, quality=level)  # brotli ships no types
+    return compressed
 
 
 def decompresses_to(coding: str, data: bytes, body: bytes) -> bool:
@@ -66,7 +69,8 @@ def decompresses_to(coding: str, data: bytes, body: bytes) -> bool:
     try:
         if coding == "gzip":
             return gzip.decompress(data) == body
-        return brotli.decompress(data) == body
+        decompressed: bytes = brotli.decompress(data)
+        return decompressed == body
     except failures + ((brotli.error,) if brotli is not None else ()):  # noqa: B030 (a tuple of exception classes)
         return False
 
@@ -104,7 +108,7 @@ Variants = dict[str, tuple[str, Path]]  # extension → (sha256 of the variant, 
 
 def variants_of(job: Job) -> tuple[str, Variants, int]:
     """(the answer's sha256, its checked variants, how many came from the cache); runs in a worker. The
-    answer's own bytes are checked against its name here too: the tree links the release's file."""
+    answer's own bytes are checked against its name here too: the tree copies the release's file."""
     body = job.source.read_bytes()
     if sha256_hex(body) != job.sha256:
         raise PublishError(f"{job.source}: its bytes are not the answer {job.sha256} (run `ras verify`)")
@@ -135,9 +139,8 @@ def _read(path: Path) -> bytes | None:
 
 
 def _keep(path: Path, data: bytes) -> None:
-    """Into the cache in one rename (a reader sees a whole variant or none), a new file each time: a tree linking
-    the one before keeps its bytes. Made durable with the tree (one flush of the filesystem), and whatever is
-    read from the cache is checked."""
+    """Into the cache in one rename: a reader sees a whole variant or none. Made durable with the tree (one flush of
+    the filesystem), and whatever is read from the cache is checked."""
     path.parent.mkdir(parents=True, exist_ok=True)
     temporary = path.with_name(f".{path.name}-{os.getpid()}")
     temporary.write_bytes(data)
@@ -203,7 +206,11 @@ def _run(batches: list[list[Job]], workers: int) -> Iterable[tuple[str, Variants
         for batch in batches:
             yield from _variants_of_batch(batch)
         return
-    with ProcessPoolExecutor(workers) as pool:
+    # Forked (the inherited lock is let go: builder.atomic), and killed with this process: a worker's queue
+    # never ends while its siblings hold it, so a killed export left its workers waiting for ever.
+    with ProcessPoolExecutor(
+        workers, mp_context=multiprocessing.get_context("fork"), initializer=die_with_parent, initargs=(os.getpid(),)
+    ) as pool:
         for future in as_completed([pool.submit(_variants_of_batch, batch) for batch in batches]):
             yield from future.result()
 

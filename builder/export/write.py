@@ -1,31 +1,29 @@
 """Phase two of `ras export`: the planned tree written into a staging directory and renamed into place.
 
-The answers and their compressed variants are hard links, never copies: each answer to the release's own
-object file (content-addressed, never edited in place), each variant to its entry in the export's cache. So a
-tree costs its directory entries and the few files rendered for it, and the bytes are on disk once. Nothing
-`ras` does edits a file in place (every rewrite is a new file renamed over the old), so a link never sees
-its bytes change; a file damaged by hand is found by `ras verify --export` and replaced, by a rename, by the
-next export. Where a link is refused (another filesystem) the file is copied.
+Every file of a tree is its own. The answers are copies of the release's object files and the compressed variants
+copies of the export's cache entries: reflinks where the filesystem has them (builder.release.staging.owned_copy,
+blocks shared copy-on-write, so a tree costs little more than its directory entries), plain copies where it has not.
+Never hard links: a byte written into a linked file (a deploy tool editing in place, a mistaken command) landed in
+the promoted release itself, which then failed `ras verify` and was answered 503 by `ras serve`, and the next export
+copied the damage back. A file damaged by hand is found by `ras verify --export` and replaced, by a rename, by the
+next export.
 """
 
 from __future__ import annotations
 
-import errno
 import os
-import shutil
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from builder.atomic import fsync_directory, staged, sync_filesystem
 from builder.canonical import sha256_hex
 from builder.errors import at_path
 from builder.export.verify import RECORD, damaged_files
-from builder.release.atomic import fsync_directory, staged, sync_filesystem
+from builder.release.staging import owned_copy
 
 TREES = ".releases"
 STAGING_PREFIX = ".staging-"
-# Why a hard link is refused: another filesystem, or one without hard links
-_NO_LINK = {errno.EXDEV, errno.EPERM, errno.EOPNOTSUPP, errno.EMLINK, errno.ENOSYS}
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,10 +33,10 @@ class Tree:
     release_id: str
     name: str  # directory under .releases: release id and a digest of the files
     files: dict[str, bytes]  # rendered for this tree: configuration, docs, the record
-    links: dict[str, tuple[str, Path]]  # answers and variants: path → (sha256, the checked file holding them)
+    copies: dict[str, tuple[str, Path]]  # answers and variants: path → (sha256, the checked file copied)
 
     def size(self) -> int:
-        return sum(map(len, self.files.values())) + sum(source.stat().st_size for _, source in self.links.values())
+        return sum(map(len, self.files.values())) + sum(source.stat().st_size for _, source in self.copies.values())
 
 
 def write_tree(out: Path, tree: Tree, progress: Callable[[str], None]) -> Path:
@@ -54,25 +52,22 @@ def write_tree(out: Path, tree: Tree, progress: Callable[[str], None]) -> Path:
         return target
     staging = trees / f"{STAGING_PREFIX}{tree.name}-{os.getpid()}"
     with staged(staging) as place:
-        paths = [*tree.files, *tree.links]
+        paths = [*tree.files, *tree.copies]
         directories = sorted({staging, *((staging / path).parent for path in paths)})
         for directory in directories:
             directory.mkdir(parents=True, exist_ok=True)
         for path, body in sorted(tree.files.items()):
             if path != RECORD:
                 _write(staging / path, body)
-        linked = sum(_link(source, staging / path) for path, (_, source) in sorted(tree.links.items()))
+        reflinked = sum(_copy(source, staging / path) for path, (_, source) in sorted(tree.copies.items()))
         sync_filesystem(staging)  # every file durable (the cache's new variants too) before the record
         _write(staging / RECORD, tree.files[RECORD], durable=True)  # last: a tree with its record is complete
         for directory in reversed(directories):
             fsync_directory(directory)
         place(target)
-    copied = (
-        f", {len(tree.links) - linked} copied (no hard link across filesystems)" if linked < len(tree.links) else ""
-    )
     progress(
-        f"wrote {len(paths)} files ({tree.size()} bytes) to {TREES}/{tree.name}: {linked} of them linked to the "
-        f"release's answers and the cache's variants{copied}"
+        f"wrote {len(paths)} files ({tree.size()} bytes) to {TREES}/{tree.name}: {len(tree.copies)} answers and "
+        f"variants of its own, {reflinked} of them reflinked (copy-on-write), {len(tree.copies) - reflinked} copied"
     )
     return target
 
@@ -80,13 +75,13 @@ def write_tree(out: Path, tree: Tree, progress: Callable[[str], None]) -> Path:
 def repair_tree(target: Path, tree: Tree) -> list[str]:
     """Replace each file of `target` whose bytes are not the planned ones (each in one rename: a server reading the
     tree sees the old bytes or the new), remove those the plan lacks; the paths repaired."""
-    planned = {path: sha256 for path, (sha256, _) in tree.links.items()}
+    planned = {path: sha256 for path, (sha256, _) in tree.copies.items()}
     planned.update({path: sha256_hex(body) for path, body in tree.files.items() if path != RECORD})
     altered, extra = damaged_files(target, planned)
     if sha256_hex(_read_bytes(target / RECORD)) != sha256_hex(tree.files[RECORD]):
         altered.append(RECORD)
     for path in altered:
-        body = tree.files[path] if path in tree.files else tree.links[path][1].read_bytes()
+        body = tree.files[path] if path in tree.files else tree.copies[path][1].read_bytes()
         replace_file(target / path, body)
     for path in extra:
         (target / path).unlink()
@@ -100,17 +95,10 @@ def _read_bytes(path: Path) -> bytes:
         return b""
 
 
-def _link(source: Path, destination: Path) -> bool:
-    """Hard-link `source` at `destination`; copy it where the filesystem refuses (False then)."""
-    try:
-        os.link(source, destination)
-        return True
-    except OSError as exc:
-        if exc.errno not in _NO_LINK:
-            raise
+def _copy(source: Path, destination: Path) -> bool:
+    """`destination` a file of its own with `source`'s bytes; True when reflinked."""
     with at_path(destination):
-        shutil.copyfile(source, destination)
-    return False
+        return owned_copy(source, destination)
 
 
 def _write(path: Path, body: bytes, durable: bool = False) -> None:

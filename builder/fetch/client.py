@@ -108,7 +108,7 @@ class Client:
         )
 
     async def _send(
-        self, request: Callable, url: str, check: Callable[[Reply], None] | None, read: Read = read_whole
+        self, request: Callable[[], Any], url: str, check: Callable[[Reply], None] | None, read: Read = read_whole
     ) -> Reply:
         reason = ""
         for attempt in range(MAX_ATTEMPTS):

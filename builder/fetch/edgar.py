@@ -83,7 +83,7 @@ def _json(body: bytes, url: str) -> Any:
         raise FetchError(f"{url}: the answer is not JSON ({exc})") from exc
 
 
-def listed_rows(columns: dict, url: str) -> Iterator[Listed]:
+def listed_rows(columns: dict[str, Any], url: str) -> Iterator[Listed]:
     """Rows of the API's parallel column arrays (`recent`, or an overflow page) that are 13F forms."""
     try:
         names = ("accessionNumber", "form", "filingDate", "reportDate")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import orjson
 
@@ -61,7 +62,7 @@ def pause_after(headers: Mapping[str, str], keyed: bool) -> float:
     return float(reset) if int(remaining) == 0 else 0.0
 
 
-def _results(body: bytes, count: int) -> list:
+def _results(body: bytes, count: int) -> list[Any]:
     try:
         results = orjson.loads(body)
     except orjson.JSONDecodeError as exc:
@@ -79,7 +80,7 @@ def _answer(cusip: str, result: object) -> Resolved | Unresolved:
     return choose_listing(cusip, result["data"])
 
 
-def choose_listing(cusip: str, listings: Sequence[dict]) -> Resolved | Unresolved:
+def choose_listing(cusip: str, listings: Sequence[dict[str, Any]]) -> Resolved | Unresolved:
     """The US composite listing of the security (an unfiltered CUSIP lists every exchange); pure."""
     us = [item for item in listings if isinstance(item, dict) and item.get("exchCode") == US_COMPOSITE]
     us = [item for item in us if item.get("marketSector") == "Equity"] or us  # a 13F row is an equity first

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from datetime import date
 from decimal import Decimal
 from pathlib import Path
+from typing import Any, TypedDict
 from urllib.parse import urlencode, urlsplit
 
 from builder.fetch.archive import write_atomically
@@ -99,7 +100,7 @@ async def list_splits(client: Client, base: str, api_key: str, after: date, thro
     raise FetchError(f"{SPLITS_PATH}: more than {MAX_PAGES} pages of splits; the listing does not end")
 
 
-def _next_url(page: dict, base: str) -> str | None:
+def _next_url(page: SplitsPage, base: str) -> str | None:
     """The next page on `base`: Massive's next_url names its own host, which a mirror or stand-in replaces (the
     official clients likewise follow only its path and query)."""
     following = page.get("next_url")
@@ -109,22 +110,34 @@ def _next_url(page: dict, base: str) -> str | None:
     return f"{base}{parts.path}?{parts.query}" if parts.query else f"{base}{parts.path}"
 
 
-def _page(reply: Reply, url: str) -> dict:
+class SplitsPage(TypedDict, total=False):
+    """One page of Massive's splits listing, as far as it is read (each entry is checked by _split)."""
+
+    status: str
+    results: list[Any]
+    next_url: str
+
+
+def _page(reply: Reply, url: str) -> SplitsPage:
     if reply.status != 200:
         detail = reply.body[:200].decode("utf-8", "replace")
         raise FetchError(f"{url.split('?')[0]}: HTTP {reply.status} from Massive ({detail})")
     try:
-        page = json.loads(reply.body)
+        page: SplitsPage = json.loads(reply.body)
     except ValueError as exc:
         raise FetchError(f"{url.split('?')[0]}: the answer is not JSON") from exc
-    if not isinstance(page, dict) or page.get("status") not in ("OK", "DELAYED"):
-        raise FetchError(
-            f"{url.split('?')[0]}: Massive answered status {page.get('status') if isinstance(page, dict) else '?'}"
-        )
+    status = _status(page)
+    if status not in ("OK", "DELAYED"):
+        raise FetchError(f"{url.split('?')[0]}: Massive answered status {status}")
     return page
 
 
-def _split(entry: dict, page: str) -> Split:
+def _status(page: object) -> object:
+    """A page's status ("?" when the answer is not a JSON object)."""
+    return page.get("status") if isinstance(page, dict) else "?"
+
+
+def _split(entry: dict[str, Any], page: str) -> Split:
     try:
         return Split(
             str(entry["ticker"]),

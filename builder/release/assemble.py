@@ -4,25 +4,27 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import replace
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 from builder.api.contract import COPYCAT_FEATURES
-from builder.api.data import Learned, ReleaseData
+from builder.api.data import IndexedPack, IndexWarning, Learned, PreviewEntry, ReleaseData, ReleaseIndex, bare_index
 from builder.api.methods import artifact_sha256, carried_through, completed_on, facts_of, keying_of, view_tickers_of
 from builder.api.openapi.document import openapi_document
+from builder.api.shapes import CatalogEntry
 from builder.canonical import canonical_json, sha256_hex
 from builder.cores import forked_map
 from builder.records import Sources
 from builder.release.objects import Artifacts, held_artifact, kept_decoded, packed_artifact
 from builder.research.artifact import Lender, Made, built_artifacts
-from builder.research.caveats import SCOPE, identity, sortable
+from builder.research.caveats import identity, sortable
 from builder.research.changes.actions import QuarterActions
-from builder.research.changes.listing import VersionFacts, actions_of, version_facts
+from builder.research.changes.listing import UndecidedEntry, VersionFacts, actions_of, version_facts
+from builder.research.previews.pack import PreviewPack
 from builder.research.schema import ArtifactWarning, PackArtifact
-from builder.research.versions import PACK_ID, assign_version, extended_ledger
+from builder.research.versions import PACK_ID, LedgerEntry, assign_version, extended_ledger
 from builder.research.views import MODES
 
-COPYCAT_ENTRY = {
+COPYCAT_ENTRY: CatalogEntry = {
     "id": PACK_ID,
     "label": "launch pack",
     "title": "13F copycat: multi-manager filing pack",
@@ -31,7 +33,7 @@ COPYCAT_ENTRY = {
     "features": list(COPYCAT_FEATURES),
 }
 # Announced in the catalog so agents can plan for them; their routes answer 404 until they ship.
-PLANNED_PACKS = (
+PLANNED_PACKS: tuple[CatalogEntry, ...] = (
     {
         "id": "13d-activist-stakes",
         "label": "data preview",
@@ -60,7 +62,7 @@ class Packed(NamedTuple):
     stored: bytes  # packed_artifact(canonical JSON): its file
     held: bytes  # held_artifact(artifact): what the publish decodes
     size: int  # of the canonical JSON
-    entry: dict  # its ledger entry ({versionId, quarter, contentSha256})
+    entry: LedgerEntry
     warnings: list[ArtifactWarning]
     learned: Learned  # what the checks and answers of every kind read of it (derived), made while it was at hand
     taken: bool  # from an earlier build (the promoted release), not built
@@ -68,11 +70,11 @@ class Packed(NamedTuple):
 
 def assemble(
     sources: Sources,
-    ledger: Iterable[dict],
-    previews: Iterable[Any] = (),
+    ledger: Iterable[LedgerEntry],
+    previews: Iterable[PreviewPack] = (),
     earlier: Lender | None = None,
     workers: int = 1,
-) -> tuple[ReleaseData, list[dict]]:
+) -> tuple[ReleaseData, list[LedgerEntry]]:
     """The release data of `sources`; `ledger` lists versions already published. Returns the new ledger too.
 
     `earlier`: what reads the artifacts an earlier build made from the same inputs (see
@@ -112,7 +114,7 @@ def assemble(
     stored = {version.version: version.stored for version in built}  # handed over once, to write the files
     held = {version.version: version.held for version in built}
     preview_entries = {p.id: _preview_entry(p) for p in previews}
-    index = {
+    index: ReleaseIndex = {
         "asOf": sources.as_of.isoformat(),
         "fixture": sources.fixture,
         "packs": _catalog(built[-1], preview_entries),
@@ -145,8 +147,8 @@ def documented(data: ReleaseData) -> ReleaseData:
     return replace(data, openapi=openapi_document(data))
 
 
-def _catalog(latest: Packed, previews: Mapping[str, dict]) -> list[dict]:
-    copycat: dict[str, Any] = {
+def _catalog(latest: Packed, previews: Mapping[str, PreviewEntry]) -> list[IndexedPack]:
+    copycat: IndexedPack = {
         **COPYCAT_ENTRY,
         "status": "available",
         "latestVersion": latest.version,
@@ -171,7 +173,7 @@ def _catalog(latest: Packed, previews: Mapping[str, dict]) -> list[dict]:
     return entries
 
 
-def _preview_entry(pack: Any) -> dict:
+def _preview_entry(pack: PreviewPack) -> PreviewEntry:
     return {
         "id": pack.id,
         "label": pack.label,
@@ -187,24 +189,31 @@ def _preview_entry(pack: Any) -> dict:
     }
 
 
-def _warnings(artifacts: list[Packed], previews: Mapping[str, dict]) -> list[Mapping[str, Any]]:
+def _warnings(artifacts: list[Packed], previews: Mapping[str, PreviewEntry]) -> list[IndexWarning]:
     """The scope warnings of what is published, each once and each naming its pack and what it is about (manager,
     quarter, accession, CUSIP), as views see them: health stays degraded while any exists.
 
     Only the published versions' warnings count: a confidential omission in a quarter outside the window is
     not this release's problem. A warning two versions carry alike (the fixture label) is listed once.
     """
-    found: dict[tuple[Any, ...], Mapping[str, Any]] = {identity(w): w for a in artifacts for w in a.warnings}
+    found: dict[tuple[str | None, ...], IndexWarning] = {identity(w): {**w} for a in artifacts for w in a.warnings}
     for pack_id, preview in previews.items():
-        scoped = ({**dict.fromkeys(SCOPE), **w, "pack": pack_id} for w in preview["warnings"])
+        scoped: Iterable[IndexWarning] = (
+            {**w, "pack": pack_id, "manager": None, "quarter": None, "accession": None, "cusip": None}
+            for w in preview["warnings"]
+        )
         found.update((identity(w), w) for w in scoped)
-    order = ("pack", "manager", "quarter", "code", "accession", "cusip", "message")  # by pack, then what it is about
-    return sorted(found.values(), key=lambda w: sortable(tuple(w[field] for field in order)))
+    return sorted(found.values(), key=_by_pack)
 
 
-def warning_lines(warnings: list[dict]) -> list[str]:
+def _by_pack(w: IndexWarning) -> tuple[str, ...]:
+    """A warning's place in the index: by pack, then what it is about."""
+    return sortable((w["pack"], w["manager"], w["quarter"], w["code"], w["accession"], w["cusip"], w["message"]))
+
+
+def warning_lines(warnings: list[IndexWarning]) -> list[str]:
     """The console summary of a release's warnings: one line per code and pack, with a count and an example."""
-    groups: dict[tuple[str, str], list[dict]] = {}
+    groups: dict[tuple[str, str], list[IndexWarning]] = {}
     for warning in warnings:
         groups.setdefault((warning["code"], warning["pack"]), []).append(warning)
     if not groups:
@@ -213,7 +222,7 @@ def warning_lines(warnings: list[dict]) -> list[str]:
     lines = [f"warnings: {len(warnings)} in {packs} pack(s) (health: degraded while any is published)"]
     for (code, pack), found in sorted(groups.items()):
         example = found[0]
-        where = f" ({example['source']})" if example.get("source") else ""
+        where = f" ({example['source']})" if example["source"] else ""
         lines.append(f"  {code} ×{len(found)} [{pack}] e.g.{where} {example['message']}")
     return lines
 
@@ -239,7 +248,7 @@ def derived(artifact: PackArtifact, sha256: str, digest: str) -> Learned:
     VersionFacts (pinned as ("facts", version); `digest`: its content digest, from its ledger entry) and what `warm`
     computes. The process that assembles the release adopts it."""
     version = artifact["versionId"]
-    data = ReleaseData({"packs": []}, {version: artifact}, pinned={("sha256", version): sha256})
+    data = ReleaseData(bare_index([version]), {version: artifact}, pinned={("sha256", version): sha256})
 
     def facts() -> None:
         data.pinned[("facts", version)] = version_facts(artifact, digest)
@@ -253,7 +262,7 @@ def versions_facts(data: ReleaseData) -> dict[str, VersionFacts]:
     return {version: data.pinned[("facts", version)] for version in data.versions}
 
 
-def checked(data: ReleaseData) -> tuple[list[QuarterActions], list[dict], dict[str, tuple[set[str], float]]]:
+def checked(data: ReleaseData) -> tuple[list[QuarterActions], list[UndecidedEntry], dict[str, tuple[set[str], float]]]:
     """What the publish checks and reports of every version (`derived`): the corporate actions each applies, the
     undecided changes, oldest first, and the unmapped CUSIPs with their share of each version's value."""
     facts = versions_facts(data)

@@ -1,4 +1,4 @@
-"""Build a release in two phases (builder.release.promote then moves `current` to it).
+"""Build a release in two phases (builder.release.publish runs them, and promote then moves `current` to it).
 
 Phase one reads and validates the sources and assembles the release data in memory: any problem stops
 here, before a byte is written. Phase two renders every answer straight into a staging directory (only
@@ -17,18 +17,18 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
-from typing import Any
 
 from builder.api.contract import OPERATIONS, Operation
 from builder.api.data import ReleaseData
 from builder.api.methods import artifact_sha256
 from builder.api.render import render
+from builder.api.wire import Params
+from builder.atomic import fsync_directory, staged, sync_filesystem
 from builder.canonical import canonical_json, sha256_hex
 from builder.cores import forked_map, in_child
 from builder.errors import PublishError, SourceError, escaped
 from builder.records import Sources
 from builder.release.assemble import assemble, checked, documented, warning_lines
-from builder.release.atomic import fsync_directory, staged, sync_filesystem
 from builder.release.inputs import Reuse
 from builder.release.ledger import read_ledger, record_ledger
 from builder.release.objects import Artifacts, artifact_path, object_path, unpacked_artifact
@@ -40,6 +40,8 @@ from builder.release.store import (
     ROUTES,
     SEAL,
     STAGING_PREFIX,
+    Manifest,
+    Seal,
     artifact_file,
     current_release,
     verify_release,
@@ -47,7 +49,9 @@ from builder.release.store import (
 from builder.research.changes.actions import actions_line
 from builder.research.changes.listing import undecided_lines
 from builder.research.coverage import common_problem, coverage_lines, quarter_coverage, unmapped_share
+from builder.research.methods.audit import ReleaseIdentity
 from builder.research.previews.build import build_previews
+from builder.research.versions import LedgerEntry
 from builder.sources.sec13f.cache import ParseCache
 from builder.sources.tree import collector_paused, read_sources
 
@@ -60,7 +64,7 @@ DATASETS_CACHE = Path(".cache") / "sec13f-datasets"  # what each Form 13F data-s
 DEFAULT_MAX_UNMAPPED = 0.01
 
 
-def precomputed(data: ReleaseData, sealed: bool) -> Iterable[tuple[Operation, dict[str, Any]]]:
+def precomputed(data: ReleaseData, sealed: bool) -> Iterable[tuple[Operation, Params]]:
     """Every precomputed request of one layer: GETs, and the POSTs' all-manager views (whose keys are no
     request target, so `ras export` leaves them out)."""
     for operation in OPERATIONS:
@@ -70,45 +74,55 @@ def precomputed(data: ReleaseData, sealed: bool) -> Iterable[tuple[Operation, di
 
 
 @dataclass(frozen=True, slots=True)
+class Asked:
+    """What a build is asked for: the source tree, the releases directory, the as-of date (None: the sources'), the
+    share of value in unmapped CUSIPs it refuses past, and the processes it reads, builds and renders on."""
+
+    source: Path
+    releases: Path
+    as_of: date | None = None
+    max_unmapped: float = DEFAULT_MAX_UNMAPPED
+    workers: int = 1
+
+
+@dataclass(frozen=True, slots=True)
 class Prepared:
     """Phase one's result: the validated release data, before anything is written."""
 
+    asked: Asked
     data: ReleaseData
-    ledger: list[dict]  # every version id ever assigned in the releases directory, this release's included
+    ledger: list[LedgerEntry]  # every version id ever assigned in the releases directory, this release's included
     previous: Path | None  # the promoted release, if any
     reuse: Reuse  # what the promoted release's build lends this one
 
 
-def prepare_release(
-    source: Path,
-    releases: Path,
-    as_of: date | None,
-    progress: Progress,
-    max_unmapped: float = DEFAULT_MAX_UNMAPPED,
-    workers: int = 1,
-) -> Prepared:
+def prepare_release(asked: Asked, progress: Progress) -> Prepared:
     """Phase one: read and validate the sources and assemble the release data, all in memory, the 13F files read
-    and the artifacts built on `workers` processes."""
-    previous = current_release(releases)
+    and the artifacts built on the processes asked for."""
+    previous = current_release(asked.releases)
 
-    def read_and_assemble(progress: Progress) -> tuple[ReleaseData, list[dict], Reuse, float]:
+    def read_and_assemble(progress: Progress) -> tuple[ReleaseData, list[LedgerEntry], Reuse, float]:
         # In a process of its own (cores.in_child): the filings' records, and the heap that reading them left,
         # die with it. Only the release data comes back, so the processes forked after (rendering) do not
         # each count 0.9 GB of a 2,000-manager read.
-        progress(f"reading sources from {escaped(source.name or source)}")
+        progress(f"reading sources from {escaped(asked.source.name or asked.source)}")
         started = time.perf_counter()
         sources, reports = read_sources(
-            source, as_of, ParseCache(releases / PARSE_CACHE), releases / DATASETS_CACHE, workers
+            asked.source,
+            asked.as_of,
+            ParseCache(asked.releases / PARSE_CACHE),
+            asked.releases / DATASETS_CACHE,
+            asked.workers,
         )
         for line in reports:
             progress(line)
         progress(f"read sources in {seconds(started)}")
         _check_coverage(sources, progress)
         started = time.perf_counter()
-        reuse = Reuse(releases, previous)
+        reuse = Reuse(asked.releases, previous)
         previews = build_previews(sources.previews, as_of=sources.as_of)
         with collector_paused():
-            data, ledger = assemble(sources, read_ledger(releases), previews, reuse.artifact, workers)
+            data, ledger = assemble(sources, read_ledger(asked.releases), previews, reuse.artifact, asked.workers)
         return data, ledger, reuse, started
 
     with _stopping("reading the sources and building the artifacts"):
@@ -121,27 +135,28 @@ def prepare_release(
     progress(actions_line(actions))
     for line in undecided_lines(undecided, "undecided changes (`ras review` lists them)"):
         progress(line)
-    report_unmapped(unmapped, max_unmapped, progress)
+    report_unmapped(unmapped, asked.max_unmapped, progress)
     lent = sum(1 for version in data.versions if data.pinned.get(("taken", version)))
     taken = f", {lent} taken unchanged from the promoted release" if lent else ""
     progress(
         f"built {len(data.versions)} versions of 13f-copycat ({data.versions[0]} … {data.versions[-1]}){taken} "
         f"in {seconds(started)}"
     )
-    return Prepared(data, ledger, previous, reuse)
+    return Prepared(asked, data, ledger, previous, reuse)
 
 
-def write_release(prepared: Prepared, releases: Path, progress: Progress, workers: int = 1) -> str:
-    """Phase two: render every answer into a staging directory (on `workers` processes), seal it and rename it
+def write_release(prepared: Prepared, progress: Progress) -> str:
+    """Phase two: render every answer into a staging directory (on the processes asked for), seal it and rename it
     into place; its id.
 
     A failure anywhere removes the staging directory (and the release, if this call renamed it into place):
     what stays is the promoted release as it was, the append-only ledger and caches that are only a saving.
     """
+    releases = prepared.asked.releases
     staging = releases / f"{STAGING_PREFIX}{os.getpid()}"
     with staged(staging) as place:
         staging.mkdir()
-        release_id, writer = _fill(prepared, StagingWriter(staging, prepared.previous), progress, workers)
+        release_id, writer = _fill(prepared, StagingWriter(staging, prepared.previous), progress)
         started = time.perf_counter()
         sync_filesystem(staging)  # every file durable before the directory may become a release
         fsync_directory(staging)
@@ -164,7 +179,7 @@ def write_release(prepared: Prepared, releases: Path, progress: Progress, worker
     return release_id
 
 
-def _fill(prepared: Prepared, writer: StagingWriter, progress: Progress, workers: int) -> tuple[str, StagingWriter]:
+def _fill(prepared: Prepared, writer: StagingWriter, progress: Progress) -> tuple[str, StagingWriter]:
     """Content answers and data files, the manifest, then the answers that name the release, and the seal."""
     started = time.perf_counter()
     data = prepared.data
@@ -172,13 +187,13 @@ def _fill(prepared: Prepared, writer: StagingWriter, progress: Progress, workers
     for version in data.versions:  # first: the rendering processes do not inherit these bytes (Artifacts.stored)
         writer.put(artifact_file(version), _held(data).stored(version))
     with collector_paused():  # the answers and memos are acyclic: at 200 managers its passes were 40 % of rendering
-        decoded = _put_answers(writer, data, False, routes, prepared.reuse, workers)
+        decoded = _put_answers(writer, data, False, routes, prepared.reuse, prepared.asked.workers)
     writer.put(INDEX, canonical_json(data.index))
     writer.put(LEDGER, canonical_json(prepared.ledger))
     content = dict(sorted(writer.hashes.items()))
     release_id = f"{data.index['asOf']}-{sha256_hex(canonical_json(content))[:12]}"
-    manifest = canonical_json({"releaseId": release_id, "asOf": data.index["asOf"], "files": content})
-    identity = {"releaseId": release_id, "manifestSha256": sha256_hex(manifest)}
+    manifest = canonical_json(Manifest(releaseId=release_id, asOf=data.index["asOf"], files=content))
+    identity: ReleaseIdentity = {"releaseId": release_id, "manifestSha256": sha256_hex(manifest)}
     with collector_paused():
         _put_answers(writer, data.with_identity(identity), True, routes, prepared.reuse)
     writer.put(
@@ -186,10 +201,10 @@ def _fill(prepared: Prepared, writer: StagingWriter, progress: Progress, workers
     )
     sealed = {path: sha256 for path, sha256 in sorted(writer.hashes.items()) if path not in content}
     writer.put(MANIFEST, manifest)
-    writer.put(SEAL, canonical_json({**identity, "files": sealed}))  # last: a release with a seal is whole
+    writer.put(SEAL, canonical_json(Seal(**identity, files=sealed)))  # last: a release with a seal is whole
     taken = f", {writer.copied} of them taken unchanged from the promoted release" if writer.copied else ""
     progress(
-        f"rendered {len(routes)} answers{taken} on {workers} processes into {len(writer.hashes)} files ({writer.size / 1e6:.1f} MB) "
+        f"rendered {len(routes)} answers{taken} on {prepared.asked.workers} processes into {len(writer.hashes)} files ({writer.size / 1e6:.1f} MB) "
         f"in {seconds(started)}, decoding the {len(data.versions)} versions' artifacts {decoded} times"
     )
     return release_id, writer
@@ -231,7 +246,7 @@ def _held(data: ReleaseData) -> Artifacts:
     return artifacts
 
 
-Request = tuple[Operation, dict[str, Any]]
+Request = tuple[Operation, Params]
 Rendered = list[tuple[str, int, str]]  # (request key, status, sha256 of the answer)
 MEMO_PARAMS = ("from", "to", "version")  # a request's memos are those of its operation and these (the modes share them)
 LATEST = ("latest",)  # the group of the requests that name no version (_groups)
@@ -244,7 +259,7 @@ def _render_requests(
     for index in indices:
         operation, params = requests[index]
         key = operation.request_key(params)
-        earlier = None if operation.inputs is None else reuse.answer(key, operation.inputs(data, params))
+        earlier = None if operation.inputs is None else reuse.reused_route(key, operation.inputs(data, params))
         if earlier is not None and writer.copy(object_path(earlier["sha256"]), earlier["sha256"]):
             found.append((key, earlier["status"], earlier["sha256"]))
             continue
@@ -293,11 +308,11 @@ def _groups(requests: list[Request], versions: list[str], block: int) -> list[li
     renders it, those older versions stay decoded and each newer one is decoded once (objects.Artifacts keeps
     `block` + 2: a pair reads its newer version last, so one slot more than the block keeps the LRU from evicting an
     older one), so the 28 pairs of 8 versions decode 17 times with 4 kept, 34 with 2, 8 with every one."""
-    groups: dict[tuple, list[int]] = {}
+    groups: dict[tuple[str, ...] | tuple[str, int], list[int]] = {}
     position = {version: index for index, version in enumerate(versions)}
     for index, (operation, params) in enumerate(requests):
         if "from" in params and "to" in params:
-            key: tuple = (operation.id, position[params["from"]] // block)
+            key: tuple[str, ...] | tuple[str, int] = (operation.id, position[params["from"]] // block)
         elif any(name in params for name in MEMO_PARAMS):
             key = (operation.id, *(str(params.get(name)) for name in MEMO_PARAMS))
         else:

@@ -23,6 +23,7 @@ from collections.abc import Mapping
 from datetime import date
 from itertools import chain
 from pathlib import Path
+from typing import TypedDict
 
 import orjson
 
@@ -30,7 +31,7 @@ import builder
 from builder.canonical import canonical_json, sha256_hex
 from builder.cores import forked_map
 from builder.errors import at_path, escaped
-from builder.release.objects import artifact_of, stored_artifact_file
+from builder.release.objects import RouteEntry, artifact_of, stored_artifact_file
 from builder.release.store import GATE_VERDICTS, MANIFEST, ROUTES
 from builder.research.artifact import ArtifactInputs, Reader
 from builder.research.schema import PackArtifact
@@ -85,7 +86,7 @@ def record_inputs(releases: Path, digest: str, release_id: str) -> str:
     return write_record(releases / RECORD, {"inputs": digest, "releaseId": release_id})
 
 
-def write_record(path: Path, record: dict) -> str:
+def write_record(path: Path, record: Mapping[str, object]) -> str:
     """Replace a cache record beside the releases atomically (a reader sees the old one or the new one); a
     warning naming the file when it cannot be written ("" when written). Its temporary file never stays."""
     temporary = path.with_name(f"{TEMPORARY_PREFIX}{path.name}-{os.getpid()}")
@@ -121,6 +122,16 @@ def code_digest() -> str:
     return digest.hexdigest()
 
 
+class ReuseRecord(TypedDict):
+    """What a publish keeps for the next one (ANSWERS/<release id>.json): the fingerprint of each answer and artifact
+    it made, with the code that made them."""
+
+    releaseId: str
+    code: str
+    answers: dict[str, str]  # request key → fingerprint of its inputs
+    artifacts: dict[str, str]  # fingerprint of an artifact's inputs → its version id
+
+
 class Reuse:
     """What the promoted release's build lends this one: the answers and artifacts whose inputs are unchanged."""
 
@@ -128,24 +139,27 @@ class Reuse:
         self.releases, self.previous = releases, previous
         self.answers: dict[str, str] = {}  # request key → fingerprint, for the release being built
         self.artifacts: list[str] = []  # each artifact's fingerprint, in version order
-        self._record: dict = {}
-        self._routes: dict[str, dict] = {}
+        self._record: ReuseRecord | None = None
+        self._routes: dict[str, RouteEntry] = {}
         self._files: dict[str, str] = {}
         if previous is None:
             return
         try:
-            record = orjson.loads((releases / ANSWERS / f"{previous.name}.json").read_bytes())
-            if record["releaseId"] == previous.name and record["code"] == code_digest():
+            record: ReuseRecord = orjson.loads((releases / ANSWERS / f"{previous.name}.json").read_bytes())
+            whole = isinstance(record["answers"], dict) and isinstance(record["artifacts"], dict)
+            if whole and record["releaseId"] == previous.name and record["code"] == code_digest():
                 self._routes = orjson.loads((previous / ROUTES).read_bytes())
                 self._files = orjson.loads((previous / MANIFEST).read_bytes())["files"]
                 self._record = record
         except (OSError, orjson.JSONDecodeError, KeyError, TypeError, ValueError):
-            self._record = {}  # no usable record: everything is computed
+            self._record = None  # no usable record: everything is computed
 
-    def answer(self, key: str, inputs: object) -> dict | None:
+    def reused_route(self, key: str, inputs: object) -> RouteEntry | None:
         """Note the answer's fingerprint; the promoted release's route for `key` if its inputs were the same."""
         fingerprint = self.answers[key] = _fingerprint(inputs, key)
-        return self._routes.get(key) if self._record.get("answers", {}).get(key) == fingerprint else None
+        if self._record is None or self._record["answers"].get(key) != fingerprint:
+            return None
+        return self._routes.get(key)
 
     def artifact(self, inputs: ArtifactInputs) -> Reader | None:
         """Note the artifact's fingerprint; where the promoted release holds an artifact of the same inputs, what reads
@@ -153,7 +167,7 @@ class Reuse:
         about what building it does, so the versions a new quarter leaves unchanged are read on every core."""
         fingerprint = _fingerprint(inputs)
         self.artifacts.append(fingerprint)
-        version = self._record.get("artifacts", {}).get(fingerprint)
+        version = self._record["artifacts"].get(fingerprint) if self._record is not None else None
         if version is None or self.previous is None:
             return None
         path = stored_artifact_file(version, self._files.__contains__)
@@ -165,7 +179,12 @@ class Reuse:
         """Keep the fingerprints of `release_id`'s answers and artifacts for the next publish (only a cache: a
         warning, "" when written)."""
         artifacts = dict(zip(self.artifacts, versions, strict=True))
-        record = {"releaseId": release_id, "code": code_digest(), "answers": self.answers, "artifacts": artifacts}
+        record: ReuseRecord = {
+            "releaseId": release_id,
+            "code": code_digest(),
+            "answers": self.answers,
+            "artifacts": artifacts,
+        }
         return write_record(self.releases / ANSWERS / f"{release_id}.json", record)
 
 

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import orjson
 
+from builder.atomic import fsync_directory
 from builder.errors import ReleaseError
-from builder.release.atomic import fsync_directory
 from builder.release.store import GATE_VERDICTS, INDEX, SEAL, STAGING_PREFIX, current_release, list_releases
 
 

@@ -16,24 +16,25 @@ from __future__ import annotations
 
 import os
 import zlib
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
+from typing import Any
 
 import orjson
 
+from builder.atomic import fsync_directory
 from builder.errors import at_path
-from builder.release.atomic import fsync_directory
 from builder.release.objects import LEGACY_SUFFIX, artifact_of
 from builder.release.store import ARTIFACT_SUFFIX, ARTIFACTS, LEDGER, list_releases
-from builder.research.versions import content_digest
+from builder.research.versions import LedgerEntry, content_digest
 
 LEDGER_FILE = "ledger.jsonl"
 KEYS = frozenset({"versionId", "quarter", "contentSha256"})
 
 
-def read_ledger(releases: Path) -> list[dict]:
+def read_ledger(releases: Path) -> list[LedgerEntry]:
     """Every version id known in `releases`, the first content recorded for an id winning, sorted by id."""
-    entries: dict[str, dict] = {}
+    entries: dict[str, LedgerEntry] = {}
     names = list_releases(releases)
     for entry in (
         *_ledger_lines(releases / LEDGER_FILE),
@@ -46,7 +47,7 @@ def read_ledger(releases: Path) -> list[dict]:
     return [entries[key] for key in sorted(entries)]
 
 
-def record_ledger(releases: Path, entries: Iterable[dict]) -> int:
+def record_ledger(releases: Path, entries: Iterable[LedgerEntry]) -> int:
     """Append the entries the ledger lacks and make them durable; how many were appended."""
     known = {entry["versionId"] for entry in _ledger_lines(releases / LEDGER_FILE)}
     missing = [_entry(entry) for entry in entries if entry["versionId"] not in known]
@@ -127,7 +128,8 @@ def verify_ledger(releases: Path) -> list[str]:
     return problems
 
 
-def _entry(entry: dict) -> dict:
+def _entry(entry: Mapping[str, Any]) -> LedgerEntry:
+    """The entry's three fields (a ledger line or a release's record, parsed: what is written of it)."""
     return {"versionId": entry["versionId"], "quarter": entry["quarter"], "contentSha256": entry["contentSha256"]}
 
 
@@ -137,7 +139,7 @@ def _ends_with_newline(path: Path) -> bool:
         return handle.read(1) == b"\n"
 
 
-def _ledger_lines(path: Path) -> Iterator[dict]:
+def _ledger_lines(path: Path) -> Iterator[LedgerEntry]:
     """The ledger's entries in the order written; a line a crash cut short is skipped (the releases rebuild it)."""
     try:
         data = path.read_bytes()
@@ -149,16 +151,16 @@ def _ledger_lines(path: Path) -> Iterator[dict]:
             yield entry
 
 
-def _parsed(line: bytes) -> dict | None:
+def _parsed(line: bytes) -> LedgerEntry | None:
     """A ledger entry, or None for a line that is not one."""
     try:
         entry = orjson.loads(line)
     except orjson.JSONDecodeError:
         return None
-    return entry if isinstance(entry, dict) and entry.keys() >= KEYS else None
+    return _entry(entry) if isinstance(entry, dict) and entry.keys() >= KEYS else None
 
 
-def _unlisted_artifacts(directory: Path, known: Iterable[str]) -> Iterator[dict]:
+def _unlisted_artifacts(directory: Path, known: Iterable[str]) -> Iterator[LedgerEntry]:
     """Ledger entries for the release's artifacts whose ids `known` lacks, from the artifacts' own bytes."""
     listed = set(known)
     stored = (*(directory / ARTIFACTS).glob(f"*{ARTIFACT_SUFFIX}"), *(directory / ARTIFACTS).glob(f"*{LEGACY_SUFFIX}"))
@@ -176,11 +178,11 @@ def _unlisted_artifacts(directory: Path, known: Iterable[str]) -> Iterator[dict]
             continue
 
 
-def _release_ledger(directory: Path) -> list[dict]:
+def _release_ledger(directory: Path) -> list[LedgerEntry]:
     try:
         entries = orjson.loads((directory / LEDGER).read_bytes())
     except (OSError, orjson.JSONDecodeError):
         return []
     if not isinstance(entries, list):
         return []
-    return [e for e in entries if isinstance(e, dict) and e.keys() >= KEYS]
+    return [_entry(e) for e in entries if isinstance(e, dict) and e.keys() >= KEYS]

@@ -15,15 +15,15 @@ import json
 import os
 import pickle
 import zlib
-from collections import OrderedDict
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import NamedTuple
+from typing import NamedTuple, TypedDict, TypeVar
 
 from builder.api.methods import ARTIFACT_SUFFIX, artifact_file
 from builder.canonical import sha256_hex
 from builder.errors import ReleaseError
+from builder.recent import Recent
 from builder.research.schema import PackArtifact
 
 # Verified bodies kept in memory. The fixture's whole answer set (~8 MB) fits; at 500 managers the bound keeps
@@ -58,6 +58,13 @@ class Answer:
     etag: str
 
 
+class RouteEntry(TypedDict):
+    """One precomputed answer as routes.json names it: its status and the sha256 of its body."""
+
+    status: int
+    sha256: str
+
+
 class Route(NamedTuple):
     """What the route index holds of one precomputed answer, before its body is read: enough for a 304."""
 
@@ -74,16 +81,19 @@ def object_path(sha256: str) -> str:
     return f"{OBJECT_PREFIX}{sha256}.json"
 
 
+def _bytes(_sha256: str, body: bytes) -> int:
+    return len(body)
+
+
 class ReleaseReader:
     """Verified reads of one release's files, and the LRU of verified answer bodies."""
 
     def __init__(self, directory: Path, files: Mapping[str, str], cache_bytes: int = CACHE_BYTES) -> None:
         self.directory = directory
         self.files = files  # every file the manifest and the seal vouch for → sha256
-        self.cache_bytes = cache_bytes
-        self.cached_bytes = 0
         self.problem = ""  # the first damage a read found ("" while none): the watcher drops the release on it
-        self._bodies: OrderedDict[str, bytes] = OrderedDict()
+        # one huge answer must not flush the whole hot set: a body over a quarter of the bytes is read each time
+        self._bodies: Recent[str, bytes] = Recent(budget=cache_bytes, weight=_bytes, largest=cache_bytes // 4)
         self._hashed: dict[str, tuple[int, int, int]] = {}  # path → the stamp of the file when its bytes matched
 
     def read(self, path: str) -> bytes:
@@ -93,24 +103,18 @@ class ReleaseReader:
             raise ReleaseError(f"release {self.directory.name}: {path} is not in its manifest")
         return self._verified(path, expected)
 
+    @property
+    def cached_bytes(self) -> int:
+        """The bytes of the verified bodies kept."""
+        return self._bodies.held
+
     def body(self, sha256: str) -> bytes:
         """The answer object named `sha256`: from the LRU, else read, verified against its name and kept."""
         body = self._bodies.get(sha256)
-        if body is not None:
-            self._bodies.move_to_end(sha256)
-            return body
-        body = self._verified(object_path(sha256), sha256)
-        self._keep(sha256, body)
+        if body is None:
+            body = self._verified(object_path(sha256), sha256)
+            self._bodies.put(sha256, body)
         return body
-
-    def _keep(self, sha256: str, body: bytes) -> None:
-        if len(body) > self.cache_bytes // 4:  # one huge answer must not flush the whole hot set
-            return
-        self._bodies[sha256] = body
-        self.cached_bytes += len(body)
-        while self.cached_bytes > self.cache_bytes:
-            _, dropped = self._bodies.popitem(last=False)
-            self.cached_bytes -= len(dropped)
 
     def _verified(self, path: str, expected: str) -> bytes:
         """The file's bytes, hashed unless this very file (inode, size, ctime) was hashed before: an answer too
@@ -133,12 +137,30 @@ class ReleaseReader:
         return ReleaseDamaged(f"release {self.directory.name}: {problem}")
 
 
-class Answers(Mapping[str, Answer]):
+Value = TypeVar("Value")
+
+
+class _Keyed(Mapping[str, Value]):
+    """A mapping over a known collection of keys (`_keys`), each value made when asked for."""
+
+    _keys: Collection[str]
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._keys
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._keys)
+
+    def __len__(self) -> int:
+        return len(self._keys)
+
+
+class Answers(_Keyed[Answer]):
     """Canonical request → Answer, the body read through the reader when asked for (routes.json in memory)."""
 
-    def __init__(self, routes: Mapping[str, Mapping], reader: ReleaseReader) -> None:
+    def __init__(self, routes: Mapping[str, RouteEntry], reader: ReleaseReader) -> None:
         # the ETag built once: a 304 needs nothing else
-        self._routes = {
+        self._routes = self._keys = {
             key: Route(route["status"], route["sha256"], f'"{route["sha256"]}"') for key, route in routes.items()
         }
         self._reader = reader
@@ -157,17 +179,8 @@ class Answers(Mapping[str, Answer]):
         route = self._routes.get(key)
         return default if route is None else self.answer(route)
 
-    def __contains__(self, key: object) -> bool:
-        return key in self._routes
 
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._routes)
-
-    def __len__(self) -> int:
-        return len(self._routes)
-
-
-class Artifacts(Mapping[str, PackArtifact]):
+class Artifacts(_Keyed[PackArtifact]):
     """13f-copycat artifacts by version, each decoded from its stored bytes (`stored(version)`: a release's file read
     and verified) when first asked for. `keep`: how many stay decoded, the last asked for (a publish: each is 3–4.5× its
     JSON in objects); None keeps every one for the life of the process (ras serve: each is a PackArtifact whose bytes
@@ -181,29 +194,28 @@ class Artifacts(Mapping[str, PackArtifact]):
         keep: int | None = None,
         held: Callable[[str], bytes] | None = None,
     ) -> None:
-        self._versions = list(versions)
+        self._keys = list(versions)
         self._stored = stored
         self._held = held
         self.keep = keep
-        self._loaded: OrderedDict[str, PackArtifact] = OrderedDict()
+        self._loaded: Recent[str, PackArtifact] = Recent(keep)
         self.decoded = 0  # how many times an artifact was decoded (a publish's LRU is sized by it)
 
     def __getitem__(self, version: str) -> PackArtifact:
         artifact = self._loaded.get(version)
         if artifact is not None:
-            self._loaded.move_to_end(version)
             return artifact
         if version not in self:
             raise KeyError(version)
         if self.keep is None:
-            artifact = self._loaded[version] = _kept(unpacked_artifact(self._stored(version)))
+            artifact = _kept(unpacked_artifact(self._stored(version)))
+            self._loaded.put(version, artifact)
             self.decoded += 1
             return artifact
-        while self._loaded and len(self._loaded) >= self.keep:  # before decoding: never one more held than kept
-            self._loaded.popitem(last=False)
+        self._loaded.make_room()  # before decoding: never one more held than kept
         artifact = self.read(version)
         if self.keep > 0:
-            self._loaded[version] = artifact
+            self._loaded.put(version, artifact)
         return artifact
 
     def read(self, version: str) -> PackArtifact:
@@ -218,15 +230,6 @@ class Artifacts(Mapping[str, PackArtifact]):
         """The version's artifact as stored: its canonical JSON, compressed (packed_artifact). A publish's are handed
         over once, to write their files: what it holds after is the `held` form alone."""
         return self._stored(version)
-
-    def __contains__(self, version: object) -> bool:
-        return version in self._versions
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._versions)
-
-    def __len__(self) -> int:
-        return len(self._versions)
 
 
 def kept_decoded(size: int) -> int:

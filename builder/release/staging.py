@@ -3,7 +3,8 @@
 Only hashes stay in memory, so a release far larger than memory can be written. Every release owns its
 files: a file the previous release already holds with the same bytes is cloned from it (FICLONE, a reflink
 sharing blocks copy-on-write, where the filesystem has one) and otherwise written anew. Never a hard link:
-an in-place edit of a shared inode would damage every release holding it, rollback targets included.
+an in-place edit of a shared inode would damage every release holding it, rollback targets included. An export
+tree gets its own files the same way (`owned_copy`: a reflink, else a copy).
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 import copy
 import errno
 import fcntl
+import shutil
 from pathlib import Path
 from typing import NamedTuple
 
@@ -109,14 +111,36 @@ class StagingWriter:
         try:
             if not checked and sha256_hex(source.read_bytes()) != sha256:
                 return False
-            with open(source, "rb") as original, open(destination, "wb") as clone:
-                fcntl.ioctl(clone.fileno(), FICLONE, original.fileno())
-        except OSError as exc:
-            if exc.errno in _NO_CLONE:
+            if not reflink(source, destination):
                 self.clones = False  # the same answer for every file: stop asking
+                return False
+        except OSError:
             return False
         self.reused += 1
         return True
+
+
+def reflink(source: Path, destination: Path) -> bool:
+    """Make `destination` a copy of `source` that shares its blocks copy-on-write (FICLONE): an in-place write to
+    either never reaches the other. False where the filesystem has no reflinks (`destination` is then empty: the
+    caller writes it); any other failure raises."""
+    with open(source, "rb") as original, open(destination, "wb") as clone:
+        try:
+            fcntl.ioctl(clone.fileno(), FICLONE, original.fileno())
+        except OSError as exc:
+            if exc.errno in _NO_CLONE:
+                return False
+            raise
+    return True
+
+
+def owned_copy(source: Path, destination: Path) -> bool:
+    """`destination` as a file of its own with `source`'s bytes: a reflink where the filesystem has one (True), else
+    a plain copy (False). Never a hard link, which shares the one file: a write into either lands in both."""
+    if reflink(source, destination):
+        return True
+    shutil.copyfile(source, destination)
+    return False
 
 
 def _write(destination: Path, body: bytes) -> None:

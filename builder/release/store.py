@@ -20,6 +20,7 @@ from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypedDict, TypeVar
 
 import click
 import orjson
@@ -32,6 +33,7 @@ from builder.api.methods import artifact_file as artifact_file
 from builder.api.methods import facts_of
 from builder.errors import ReleaseError
 from builder.release.objects import CACHE_BYTES, Answers, Artifacts, ReleaseReader, stored_artifact_file
+from builder.research.methods.audit import ReleaseIdentity
 
 CURRENT = "current"
 DEFAULT_RELEASES = Path("releases")  # where every command looks when --releases is not given
@@ -50,6 +52,7 @@ ROUTES = "routes.json"
 INDEX = "data/release.json"
 LEDGER = "data/ledger.json"
 STAGING_PREFIX = ".staging-"
+Read = TypeVar("Read")
 GATE_VERDICTS = ".gates"  # beside the releases, a dot-directory: never taken for a release
 
 
@@ -81,11 +84,27 @@ def list_releases(releases: Path) -> list[str]:
     )
 
 
-def _read_json(directory: Path, name: str) -> dict:
+class Manifest(TypedDict):
+    """manifest.json: the release's id and as-of, and the sha256 of every content file."""
+
+    releaseId: str
+    asOf: str
+    files: dict[str, str]
+
+
+class Seal(ReleaseIdentity):
+    """seal.json, written last: the release's identity and the sha256 of the files that name it."""
+
+    files: dict[str, str]
+
+
+def _read_json(directory: Path, name: str, _shape: type[Read]) -> Read:
+    """The file `name` of a release, parsed as the shape it is written in (what it holds is checked by its reader)."""
     try:
-        return orjson.loads((directory / name).read_bytes())
+        found: Read = orjson.loads((directory / name).read_bytes())
     except (OSError, orjson.JSONDecodeError) as exc:
         raise ReleaseError(f"release {directory.name}: {name} is missing or unreadable") from exc
+    return found
 
 
 def _sha256_file(path: Path) -> str:
@@ -105,7 +124,7 @@ def _walk(directory: Path) -> Iterator[str]:
 def verify_release(directory: Path) -> list[str]:
     """Every integrity problem of a release: a file missing, altered or not vouched for by a manifest."""
     try:
-        manifest, seal = _read_json(directory, MANIFEST), _read_json(directory, SEAL)
+        manifest, seal = _read_json(directory, MANIFEST, Manifest), _read_json(directory, SEAL, Seal)
     except ReleaseError as exc:
         return [str(exc)]
     problems = []
@@ -133,10 +152,10 @@ def sha256_files(paths: list[Path]) -> list[str]:
         return list(pool.map(_sha256_file, paths, chunksize=32))
 
 
-def _sealed(directory: Path) -> tuple[dict, dict, dict[str, str]]:
+def _sealed(directory: Path) -> tuple[Manifest, Seal, dict[str, str]]:
     """Manifest, seal and every file with its sha256 (those two included), once the seal vouches for the
     manifest; ReleaseError otherwise. What loading checks eagerly; the rest is checked as it is read."""
-    manifest, seal = _read_json(directory, MANIFEST), _read_json(directory, SEAL)
+    manifest, seal = _read_json(directory, MANIFEST, Manifest), _read_json(directory, SEAL, Seal)
     manifest_sha256 = _sha256_file(directory / MANIFEST)
     if seal.get("manifestSha256") != manifest_sha256:
         raise ReleaseError(f"release {directory.name}: {MANIFEST}: sha256 differs from the one sealed in {SEAL}")
@@ -179,7 +198,7 @@ def load_release(directory: Path, cache_bytes: int = CACHE_BYTES) -> LoadedRelea
     answers = Answers(orjson.loads(reader.read(ROUTES)), reader)
     openapi_key = BY_ID["getOpenApiDocument"].request_key({})
     openapi = orjson.loads(answers[openapi_key].body) if openapi_key in answers else None
-    identity = {"releaseId": manifest["releaseId"], "manifestSha256": seal["manifestSha256"]}
+    identity: ReleaseIdentity = {"releaseId": manifest["releaseId"], "manifestSha256": seal["manifestSha256"]}
     artifacts = Artifacts(
         index["copycat"]["versions"], lambda version: reader.read(stored_artifact_file(version, files.__contains__))
     )

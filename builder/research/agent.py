@@ -418,7 +418,7 @@ def fit(payload: Payload, budget: int = BUDGET_BYTES, trimmable: Sequence[tuple[
     return payload
 
 
-def _at(payload: Mapping[str, Any], path: tuple[str, ...]) -> list | None:
+def _at(payload: Mapping[str, Any], path: tuple[str, ...]) -> list[Any] | None:
     node: Any = payload
     for key in path:
         node = node.get(key) if isinstance(node, dict) else None

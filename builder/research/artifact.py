@@ -74,19 +74,19 @@ def built_artifacts(sources: Sources, earlier: Lender | None, spread: Spread[Bui
     """build_artifacts, each artifact as `spread` gives it (a caller may turn each into what it keeps of it as soon as
     it is made, where it is made: the release keeps them as compressed bytes). What `earlier` lends is read by the task
     too, so however `spread` runs the building it runs the reading."""
-    window = Window(sources)
+    builds = Builds(sources)
     quarters = quarter_coverage(sources).published
-    lent = {q: earlier(artifact_inputs(q, sources, window.books)) if earlier else None for q in quarters}
+    lent = {q: earlier(artifact_inputs(q, sources, builds.books)) if earlier else None for q in quarters}
 
     def made(quarter: date) -> Made:
         read = lent[quarter]
         found = read() if read is not None else None
-        return Made(found, True) if found is not None else Made(window.built(quarter), False)
+        return Made(found, True) if found is not None else Made(builds.built(quarter), False)
 
     return spread(made, quarters)
 
 
-class Window:
+class Builds:
     """What the artifacts of a window's quarters share, each made when first asked for and let go once no later
     quarter (in order, however they are spread) asks for it: each book's Side (a quarter end is one version's current
     book, the next one's prior and its trend), each quarter end's securities.csv rows, and the pack's own books as
@@ -217,13 +217,13 @@ def _files_behind(filing: Filing) -> list[str]:
     return [*(path.partition("#")[0] for path in filing.source.split(" + ")), *([record] if record else [])]
 
 
-def build_artifact(quarter: date, window: Window, evidence: Evidence) -> PackArtifact:
+def build_artifact(quarter: date, builds: Builds, evidence: Evidence) -> PackArtifact:
     """One version's artifact; `versionId` is assigned by the release (it depends on what was published).
 
     `evidence`: what the holders of the securities decide since the previous quarter end."""
-    sources, prior_end = window.sources, previous_quarter(quarter)
+    sources, prior_end = builds.sources, previous_quarter(quarter)
     actions = with_evidence(sources.corporate_actions, evidence, one_position(sources, quarter), prior_end, quarter)
-    parts = [_manager_quarter(manager, quarter, window, actions, evidence) for manager in sources.copycat.managers]
+    parts = [_manager_quarter(manager, quarter, builds, actions, evidence) for manager in sources.copycat.managers]
     return {
         "schema": ARTIFACT_SCHEMA,
         "packId": PACK_ID,
@@ -239,31 +239,31 @@ def build_artifact(quarter: date, window: Window, evidence: Evidence) -> PackArt
 
 
 def _manager_quarter(
-    manager: ManagerConfig, quarter: date, window: Window, actions: Sequence[CorporateAction], evidence: Evidence
+    manager: ManagerConfig, quarter: date, builds: Builds, actions: Sequence[CorporateAction], evidence: Evidence
 ) -> ManagerQuarter:
     """One manager's entry of the quarter's artifact, with the books its warnings are made from."""
     key, prior = (manager.cik, quarter), (manager.cik, previous_quarter(quarter))
-    current, before = window.side(key), window.side(prior)
+    current, before = builds.side(key), builds.side(prior)
     assert current is not None, "every manager of a published quarter has its book"
     later = dataclasses.replace(current, evidence=evidence)
     changes: Changes
     if before is None:
         changes = unknown_changes(later)
     else:
-        trend = window.side((manager.cik, previous_quarter(prior[1])))
+        trend = builds.side((manager.cik, previous_quarter(prior[1])))
         earlier = dataclasses.replace(before, previous=trend.lots if trend else {})
         changes = book_changes(earlier, later, legs_between(actions, prior[1], quarter, manager.cik))
     # the prior book's positions are read for those that ended only (a few of its 150 or so)
     ended = {entry.key for entry in changes.ended}
-    book, previous = window.books[key], window.books.get(prior)
+    book, previous = builds.books[key], builds.books.get(prior)
     entry = _manager_entry(
         manager,
         book,
         previous,
-        window.positions(key, None),
-        window.positions(prior, ended) if ended else {},
+        builds.positions(key, None),
+        builds.positions(prior, ended) if ended else {},
         changes,
-        window.dated(quarter),
+        builds.dated(quarter),
     )
     return ManagerQuarter(book, previous if previous and omits_positions(previous) else None, entry)
 

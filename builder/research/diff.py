@@ -6,23 +6,21 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from itertools import compress, count
 from operator import itemgetter, not_
-from typing import TypedDict, cast, get_args
+from typing import Protocol, TypedDict, TypeVar
 
 from builder.research.caveats import for_managers, warning_changes
 from builder.research.caveats.scope import WarningChanges
 from builder.research.changes.books import ChangeDetail as ChangeDetail  # the changes' shapes, as diffs name them
 from builder.research.changes.books import PositionChange as PositionChange
 from builder.research.changes.books import Row, plain_detail
-from builder.research.changes.books import ShareChange as ShareChange
 from builder.research.changes.side import Keying
 from builder.research.methods.policy import PolicyChange
-from builder.research.schema import PackArtifact, TickerAsOf
-from builder.research.views import Census, Mode, Named, ViewRef, census, manager_ids, naming
+from builder.research.schema import MeasuredKind, PackArtifact, TickerAsOf
+from builder.research.views import CarriedVersion, Census, Mode, Named, ViewRef, census, manager_ids, naming
 from builder.research.windows.spans import manager_changes
 from builder.typed import Count, Date
 
-COLUMNS = ("tickers", "kinds", "fromShares", "toShares", "fromValues", "toValues")  # a Row's after its manager
-KINDS = get_args(ShareChange)
+T = TypeVar("T")
 
 
 class TickerChanges(TypedDict):
@@ -60,7 +58,7 @@ class ChangeColumns(TypedDict):
     """A manager's changes as columns of one length: the i-th item of each list is its i-th change (by ticker)."""
 
     tickers: list[str]
-    kinds: list[ShareChange]
+    kinds: list[MeasuredKind]
     fromShares: list[Count]
     toShares: list[Count]
     fromValues: list[Count]
@@ -121,7 +119,7 @@ def diff_versions(
     *,
     book: BookChanges | None = None,
     censuses: tuple[Census, Census] | None = None,
-    between: Sequence[PackArtifact] = (),
+    between: Sequence[PackArtifact | CarriedVersion] = (),
     policy: Sequence[PolicyChange] = (),
 ) -> VersionDiff:
     """Tickers that entered or left the view, the position changes of the view's tickers (in it on either side) per
@@ -193,22 +191,16 @@ def position_changes(diff: VersionDiff) -> list[PositionChange]:
         for ticker, kind, from_shares, to_shares, from_value, to_value in rows:
             name = names[ticker]
             detail = details.get((manager_id, ticker)) or plain_detail(manager_id, ticker, from_shares, to_shares)
-            found.append(
-                cast(
-                    PositionChange,
-                    {
-                        "managerId": manager_id,
-                        "ticker": ticker,
-                        **name,
-                        "kind": kind,
-                        "fromShares": from_shares,
-                        "toShares": to_shares,
-                        "fromValue": from_value,
-                        "toValue": to_value,
-                        **detail,
-                    },
-                )
-            )
+            change: PositionChange = {
+                **detail,
+                **name,
+                "kind": kind,
+                "fromShares": from_shares,
+                "toShares": to_shares,
+                "fromValue": from_value,
+                "toValue": to_value,
+            }
+            found.append(change)
     return found
 
 
@@ -218,29 +210,45 @@ def _managers(book: BookChanges, shown: set[str]) -> list[ManagerChanges]:
     found: list[ManagerChanges] = []
     hidden = book["named"].keys() - shown  # the changed tickers it does not show
     for source in book["sources"]:
-        own = cast(Mapping[str, list[object]] | None, book["changes"].get(source["managerId"]))
+        own = book["changes"].get(source["managerId"])
         if own is None:
-            columns, counts = cast(ChangeColumns, {name: [] for name in COLUMNS}), _counts([])
+            columns, counts = _no_changes(), _counts([])
         elif not hidden or hidden.isdisjoint(own["tickers"]):
-            columns, counts = cast(ChangeColumns, own), book["counts"][source["managerId"]]
+            columns, counts = own, book["counts"][source["managerId"]]
         else:
-            columns = cast(ChangeColumns, _shown(own, list(map(shown.__contains__, own["tickers"]))))
+            columns = _shown(own, list(map(shown.__contains__, own["tickers"])))
             counts = _counts(columns["kinds"])
         found.append({**source, "counts": counts, "changes": columns})
     return found
 
 
-def _shown(columns: Mapping[str, list[object]], shown: list[bool]) -> dict[str, list[object]]:
+def _shown(columns: ChangeColumns, shown: list[bool]) -> ChangeColumns:
     """`columns` less the rows `shown` says are not: each copied whole less the few left out, else item by item of
     the few kept."""
     if sum(shown) * 2 < len(shown):
         kept = list(compress(count(), shown))
-        return {name: list(map(column.__getitem__, kept)) for name, column in columns.items()}
+        return _each(columns, lambda column: list(map(column.__getitem__, kept)))
     dropped = list(compress(count(), map(not_, shown)))[::-1]
-    return {name: _less(column, dropped) for name, column in columns.items()}
+    return _each(columns, lambda column: _less(column, dropped))
 
 
-def _less(column: list[object], dropped: list[int]) -> list[object]:
+class _Column(Protocol):
+    def __call__(self, column: list[T], /) -> list[T]: ...
+
+
+def _each(columns: ChangeColumns, made: _Column) -> ChangeColumns:
+    """Each column of `columns` made anew by `made`."""
+    return {
+        "tickers": made(columns["tickers"]),
+        "kinds": made(columns["kinds"]),
+        "fromShares": made(columns["fromShares"]),
+        "toShares": made(columns["toShares"]),
+        "fromValues": made(columns["fromValues"]),
+        "toValues": made(columns["toValues"]),
+    }
+
+
+def _less(column: list[T], dropped: list[int]) -> list[T]:
     """A copy of `column` less the items at `dropped` (descending)."""
     found = column.copy()
     for index in dropped:
@@ -250,13 +258,32 @@ def _less(column: list[object], dropped: list[int]) -> list[object]:
 
 def _columns(rows: Iterable[Row]) -> ChangeColumns:
     """One manager's changes (`rows`: by ticker) as columns."""
-    _, *lists = map(list, zip(*rows, strict=True))
-    return cast(ChangeColumns, dict(zip(COLUMNS, lists, strict=True)))
+    _, tickers, kinds, from_shares, to_shares, from_values, to_values = map(list, zip(*rows, strict=True))
+    return {
+        "tickers": tickers,
+        "kinds": kinds,
+        "fromShares": from_shares,
+        "toShares": to_shares,
+        "fromValues": from_values,
+        "toValues": to_values,
+    }
 
 
-def _counts(kinds: Sequence[ShareChange]) -> KindCounts:
+def _no_changes() -> ChangeColumns:
+    return {"tickers": [], "kinds": [], "fromShares": [], "toShares": [], "fromValues": [], "toValues": []}
+
+
+def _counts(kinds: Sequence[MeasuredKind]) -> KindCounts:
     found = Counter(kinds)
-    return cast(KindCounts, {kind: found[kind] for kind in KINDS})
+    return {
+        "new": found["new"],
+        "added": found["added"],
+        "reduced": found["reduced"],
+        "unchanged": found["unchanged"],
+        "exited": found["exited"],
+        "converted": found["converted"],
+        "undecided": found["undecided"],
+    }
 
 
 def _names(
@@ -275,7 +302,7 @@ def versions_changes(
     older: PackArtifact,
     newer: PackArtifact,
     managers: Sequence[str],
-    between: Sequence[PackArtifact],
+    between: Sequence[PackArtifact | CarriedVersion],
     keyings: tuple[Keying, Keying] | None = None,
 ) -> BookChanges:
     """The selected managers' position, source and warning changes between two versions: the same in every mode.
@@ -289,7 +316,7 @@ def versions_changes(
     named: dict[str, Named] = {}  # each changed ticker's last entry
     details: list[ChangeDetail] = []
     # each manager's changes read while they are at hand (a pair far apart at 500 managers: 110,000 of them)
-    for manager, moved in manager_changes(older, newer, selected, between, keyings):
+    for manager, moved in manager_changes(older, newer, selected, between, keyings=keyings):
         if moved:
             changes[manager] = columns = _columns(map(itemgetter(0), moved))
             named.update(zip(columns["tickers"], map(itemgetter(2), moved), strict=True))

@@ -19,7 +19,7 @@ from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError
 
 from builder.records import ActionKind, Amendment, FormType, Origin, PutCall, ShareType, ValueUnit
-from builder.typed import BARE, ONE_OF, TYPE_LIST, Fraction, Keywords, json_schema
+from builder.typed import BARE, ONE_OF, TYPE_LIST, Fraction, Keywords, Schema, json_schema
 
 SCHEMA_FILE = "pack-artifact.schema.json"
 DISCRIMINATOR = "kind"  # the property that selects a change record's branch of its oneOf
@@ -338,14 +338,14 @@ SCHEMA_HEAD = {
 }
 
 
-def generated_schema() -> dict:
+def generated_schema() -> Schema:
     """The PackArtifact's JSON Schema generated from the types above: what SCHEMA_FILE holds."""
     return json_schema(PackArtifact, DEFINITIONS, SCHEMA_HEAD)
 
 
-def artifact_schema() -> dict:
+def artifact_schema() -> Schema:
     """The schema document itself (a fresh copy; callers may embed it)."""
-    schema: dict = orjson.loads(_schema_bytes())
+    schema: Schema = orjson.loads(_schema_bytes())
     return schema
 
 
@@ -359,7 +359,7 @@ def schema_file_text() -> str:
     return json.dumps(generated_schema(), indent=2, ensure_ascii=False) + "\n"
 
 
-def _inline(node: object, defs: dict) -> Any:
+def _inline(node: object, defs: Schema) -> Any:
     """`node` with every local `#/$defs/…` reference replaced by its definition (the schema has no cycles)."""
     if isinstance(node, list):
         return [_inline(item, defs) for item in node]

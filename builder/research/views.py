@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import Literal, TypedDict, cast, get_args
+from typing import Literal, TypedDict, get_args
 
 from builder.research.caveats import for_managers
 from builder.research.changes import BOUGHT, SOLD
@@ -73,6 +73,21 @@ class View(TypedDict):
     warnings: list[ArtifactWarning]
 
 
+class SummaryRow(TypedDict):
+    ticker: str
+    value: int
+    holderCount: int
+
+
+class SummaryView(TypedDict):
+    """A view's rows cut to what the policy checks read (Census.summary_view)."""
+
+    managers: list[str]
+    mode: Mode
+    tickerCount: int
+    tickers: list[SummaryRow]
+
+
 SHAPES = {"View": View, "ViewTicker": ViewTicker, "ViewPosition": ViewPosition}
 
 
@@ -117,15 +132,15 @@ class Census:
     sold: set[str]
     names: dict[str, Named]  # each ticker as the entry that names it does: a held one when any manager holds it
 
-    def tickers(self, mode: str) -> set[str]:
+    def tickers(self, mode: Mode) -> set[str]:
         if mode == "disagreement":
             return self.bought & self.sold
         selected = len(self.managers)
         return {ticker for ticker, count in self.holders.items() if _holders_in_mode(count, mode, selected)}
 
-    def summary_view(self, mode: str) -> dict:
+    def summary_view(self, mode: Mode) -> SummaryView:
         """select_view's answer with each row cut to its ticker, value and holderCount (what the policy reads)."""
-        rows = [
+        rows: list[SummaryRow] = [
             {"ticker": t, "value": self.values[t], "holderCount": self.holders[t]} for t in sorted(self.tickers(mode))
         ]
         return {"managers": self.managers, "mode": mode, "tickerCount": len(rows), "tickers": rows}
@@ -142,12 +157,13 @@ def census(artifact: PackArtifact, managers: Sequence[str]) -> Census:
     for manager in artifact["managers"]:
         if manager["id"] not in chosen:
             continue
-        for held, entry in entries(manager):
+        for pair in entries(manager):
+            held, entry = pair
             ticker, kind = entry["ticker"], entry["change"]["kind"]
             if (held and not holders.get(ticker)) or ticker not in names:  # the first holder's, else the first ender's
                 names[ticker] = naming(entry)  # a census outlives the artifact (and travels pickled from a worker)
             holders[ticker] = holders.get(ticker, 0) + held
-            values[ticker] = values.get(ticker, 0) + held_amounts(entry, held)[1]
+            values[ticker] = values.get(ticker, 0) + held_amounts(pair)[1]
             if kind in BOUGHT:
                 bought.add(ticker)
             elif kind in SOLD:
@@ -165,7 +181,29 @@ def naming(entry: Named) -> Named:
     }
 
 
-def entries(manager: ArtifactManager) -> Iterator[tuple[bool, Position | Ended]]:
+class CarriedManager(TypedDict):
+    """A manager's part of a version after a diff's older one, as far as the diff reads it: its entries whose change
+    cites a corporate action or was left undecided (api.methods.carried_through)."""
+
+    id: str
+    cik: str
+    positions: list[Position]
+    ended: list[Ended]
+
+
+class CarriedVersion(TypedDict):
+    """What a diff further apart than one quarter reads of a version between (its quarter, warnings and managers'
+    carried entries): a whole PackArtifact will do."""
+
+    quarter: str
+    warnings: list[ArtifactWarning]
+    managers: list[CarriedManager]
+
+
+Entry = tuple[Literal[True], Position] | tuple[Literal[False], Ended]  # an entry and whether it is held
+
+
+def entries(manager: ArtifactManager | CarriedManager) -> Iterator[Entry]:
     """A manager's positions (held) and then its ended entries (no longer held), each with whether it is held."""
     for position in manager["positions"]:
         yield True, position
@@ -173,15 +211,15 @@ def entries(manager: ArtifactManager) -> Iterator[tuple[bool, Position | Ended]]
         yield False, ended
 
 
-def held_amounts(entry: Position | Ended, held: bool) -> tuple[int, int, float]:
+def held_amounts(entry: Entry) -> tuple[int, int, float]:
     """The shares, value and weight of an entry `entries` yields: its own when held, none when ended."""
-    if not held:
-        return 0, 0, 0.0
-    position = cast(Position, entry)  # entries() pairs held=True with the manager's positions only
-    return position["shares"], position["value"], position["weight"]
+    if entry[0]:
+        position = entry[1]
+        return position["shares"], position["value"], position["weight"]
+    return 0, 0, 0.0
 
 
-def view_tickers(artifact: PackArtifact, managers: Sequence[str], mode: str) -> set[str]:
+def view_tickers(artifact: PackArtifact, managers: Sequence[str], mode: Mode) -> set[str]:
     """The tickers of `select_view(artifact, managers, mode)`, counted without building its rows (for diffs)."""
     return census(artifact, managers).tickers(mode)
 
@@ -193,11 +231,12 @@ def _ticker_rows(artifact: PackArtifact, selected: Sequence[str]) -> list[ViewTi
     for manager in artifact["managers"]:
         if manager["id"] not in chosen:
             continue
-        for held, entry in entries(manager):
+        for pair in entries(manager):
+            entry = pair[1]
             first = found.get(entry["ticker"])
             if first is None:
                 first = found[entry["ticker"]] = (entry, [])
-            first[1].append(_manager_position(manager["id"], entry, held))
+            first[1].append(_manager_position(manager["id"], pair))
     return [_row(*found[ticker]) for ticker in sorted(found)]
 
 
@@ -217,8 +256,9 @@ def _row(entry: Position | Ended, positions: list[ViewPosition]) -> ViewTicker:
     }
 
 
-def _manager_position(manager_id: str, entry: Position | Ended, held: bool) -> ViewPosition:
-    shares, value, weight = held_amounts(entry, held)
+def _manager_position(manager_id: str, pair: Entry) -> ViewPosition:
+    shares, value, weight = held_amounts(pair)
+    held, entry = pair
     return {
         "managerId": manager_id,
         "held": held,

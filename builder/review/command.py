@@ -13,8 +13,9 @@ from builder.errors import ReleaseError
 from builder.release.assemble import versions_facts
 from builder.release.inventory import release_summaries
 from builder.release.store import DEFAULT_RELEASES, RELEASES_OPTION, current_release, list_releases
-from builder.review.compare import Side, read_side, review
+from builder.review.compare import Reviewed, read_reviewed, review
 from builder.review.page import review_page
+from builder.review.shapes import Review
 from builder.review.text import review_lines
 
 
@@ -24,7 +25,7 @@ def review_of(
     against: str | None,
     workers: int | None = None,
     held: ReleaseData | None = None,
-) -> dict:
+) -> Review:
     """The review of `candidate` (default: the newest release written) against `against` (default: the promoted one),
     its versions read on `workers` processes (default: one per core); `held`: the candidate's data, when the caller
     holds it (a publish: its artifacts and what its build read of each, assemble.versions_facts), else its files."""
@@ -39,10 +40,10 @@ def review_of(
             raise ReleaseError(f"no release {name!r} in {releases}")
     base = releases / against if against else current_release(releases)
     option = "" if releases == DEFAULT_RELEASES else f" --releases {shlex.quote(str(releases))}"
-    side = read_side(releases / candidate)
+    side = read_reviewed(releases / candidate)
     if held is not None:
-        side = Side(side.release_id, side.index, held.artifacts, versions_facts(held))
-    return review(side, read_side(base) if base is not None else None, option, workers or os.cpu_count() or 1)
+        side = Reviewed(side.release_id, side.index, held.artifacts, versions_facts(held))
+    return review(side, read_reviewed(base) if base is not None else None, option, workers or os.cpu_count() or 1)
 
 
 @click.command("review")

@@ -10,15 +10,31 @@ from pathlib import Path
 
 import orjson
 
+from builder.api.data import IndexWarning, ReleaseIndex
 from builder.cores import forked_map
 from builder.errors import ReleaseError
 from builder.release.objects import artifact_of, artifact_path
 from builder.release.store import INDEX
 from builder.research.caveats import about, identity, sortable
 from builder.research.changes.actions import action_listing
-from builder.research.changes.listing import VersionFacts, actions_of, version_facts
+from builder.research.changes.listing import UndecidedEntry, VersionFacts, actions_of, version_facts
 from builder.research.schema import PackArtifact
+from builder.research.versions import LedgerEntry
 from builder.research.views import MODES, manager_ids, view_tickers
+from builder.review.shapes import (
+    BookPoint,
+    BookSeries,
+    Coverage,
+    Facts,
+    LatestPart,
+    OpenUndecided,
+    Restated,
+    Review,
+    Undecided,
+    Versions,
+    ViewCount,
+    Warnings,
+)
 from builder.review.trades import kind_counts, trades_and_bridges
 from builder.review.verdict import verdict
 
@@ -35,20 +51,19 @@ GATES = frozenset(GATE_MEANINGS)
 
 
 @dataclass(frozen=True, slots=True)
-class Side:
-    """What a review reads of one release: its index and its 13f-copycat artifacts by version id (read_side: each
+class Reviewed:
+    """What a review reads of one release: its index and its 13f-copycat artifacts by version id (read_reviewed: each
     read from its file when asked)."""
 
     release_id: str
-    index: dict
+    index: ReleaseIndex
     artifacts: Mapping[str, PackArtifact]  # as published: the publish validated each against its schema
     facts: Mapping[str, VersionFacts] = field(default_factory=dict)  # what is known of its versions (a publish's)
 
     @property
     def versions(self) -> list[str]:
         """Its version ids, oldest first."""
-        versions: list[str] = self.index["copycat"]["versions"]
-        return versions
+        return self.index["copycat"]["versions"]
 
 
 class _Stored(Mapping[str, PackArtifact]):
@@ -74,21 +89,21 @@ class _Stored(Mapping[str, PackArtifact]):
         return len(self._versions)
 
 
-def read_side(directory: Path) -> Side:
+def read_reviewed(directory: Path) -> Reviewed:
     """The index of a release directory and its artifacts, read when asked (ReleaseError when it is no readable
     release: its index, or an artifact file missing, here; an artifact that does not decode, when read)."""
     try:
-        index = orjson.loads((directory / INDEX).read_bytes())
+        index: ReleaseIndex = orjson.loads((directory / INDEX).read_bytes())
         versions = list(index["copycat"]["versions"])
         missing = [version for version in versions if not artifact_path(directory, version).is_file()]
     except (OSError, orjson.JSONDecodeError, KeyError, TypeError) as exc:
         raise ReleaseError(f"{directory.name} is not a readable release") from exc
     if missing:
         raise ReleaseError(f"{directory.name} is not a readable release: no artifact file of {', '.join(missing)}")
-    return Side(directory.name, index, _Stored(directory, versions))
+    return Reviewed(directory.name, index, _Stored(directory, versions))
 
 
-def review(candidate: Side, against: Side | None, releases_option: str = "", workers: int = 1) -> dict:
+def review(candidate: Reviewed, against: Reviewed | None, releases_option: str = "", workers: int = 1) -> Review:
     """Everything `ras review` shows, as plain data (the text and the HTML page render this); `releases_option` is
     what the next command needs to name the releases directory (" --releases DIR", or "" for the default).
     `workers`: processes reading the versions (the same review on any number)."""
@@ -96,7 +111,7 @@ def review(candidate: Side, against: Side | None, releases_option: str = "", wor
     after = {version: read[version] for version in candidate.versions}
     before = {version: read[version] for version in against.versions} if against else {}
     latest, latest_against = candidate.versions[-1:], against.versions[-1:] if against else []
-    result = {
+    facts: Facts = {
         "candidate": candidate.release_id,
         "against": against.release_id if against else None,
         "asOf": {"candidate": candidate.index["asOf"], "against": against.index["asOf"] if against else None},
@@ -111,25 +126,21 @@ def review(candidate: Side, against: Side | None, releases_option: str = "", wor
             "candidate": _unmapped_share(after, latest),
             "against": _unmapped_share(before, latest_against) if against else None,
         },
-        "trades": latest_part["trades"],
-        "bridges": latest_part["bridges"],
-        "kinds": latest_part["kinds"],
+        **latest_part,
         "undecided": _undecided(after, before if against else None),
         "actions": action_listing(actions_of(after.values()), actions_of(before.values())),
         "bookValues": _book_values(after),
-        "viewCounts": latest_part["viewCounts"],
     }
-    result["verdict"] = verdict(result, tripped(result, GATES), releases_option)
-    return result
+    return {**facts, "verdict": verdict(facts, tripped(facts, GATES), releases_option)}
 
 
-def _read(candidate: Side, against: Side | None, workers: int) -> tuple[dict[str, VersionFacts], dict]:
+def _read(candidate: Reviewed, against: Reviewed | None, workers: int) -> tuple[dict[str, VersionFacts], LatestPart]:
     """Each version of both sides read once (a version both publish: once; one whose facts a side knows: never),
     on `workers` processes forked for it, each giving back its small part: the version's facts, and what the
     candidate's latest quarter shows (`_latest_part`, read with the version before it: the first, largest share)."""
     read: dict[str, VersionFacts] = {**(against.facts if against else {}), **candidate.facts}
     pair = tuple(candidate.versions[-2:])
-    jobs: list[tuple[Side, tuple[str, ...]]] = [(candidate, pair)] if pair else []
+    jobs: list[tuple[Reviewed, tuple[str, ...]]] = [(candidate, pair)] if pair else []
     seen = {*read, *pair}
     for side in (candidate, *([against] if against else [])):
         for version in side.versions:
@@ -137,20 +148,20 @@ def _read(candidate: Side, against: Side | None, workers: int) -> tuple[dict[str
                 seen.add(version)
                 jobs.append((side, (version,)))
 
-    def task(job: tuple[Side, tuple[str, ...]]) -> tuple[dict[str, VersionFacts], dict | None]:
+    def task(job: tuple[Reviewed, tuple[str, ...]]) -> tuple[dict[str, VersionFacts], LatestPart | None]:
         side, versions = job
         artifacts = {version: side.artifacts[version] for version in versions}
         part = _latest_part(list(artifacts.values())) if versions == pair and side is candidate else None
         return {version: version_facts(found) for version, found in artifacts.items() if version not in read}, part
 
-    latest_part: dict = {"trades": [], "bridges": [], "kinds": [], "viewCounts": []}
+    latest_part: LatestPart = {"trades": [], "bridges": [], "kinds": [], "viewCounts": []}
     for found, part in forked_map(task, jobs, workers, here=False, fresh=True):
         read.update(found)
         latest_part = part or latest_part
     return read, latest_part
 
 
-def _latest_part(artifacts: list[PackArtifact]) -> dict:
+def _latest_part(artifacts: list[PackArtifact]) -> LatestPart:
     """What the review shows of the latest version (the last of `artifacts`), against the one before (if given)."""
     latest, previous = artifacts[-1], artifacts[-2] if len(artifacts) > 1 else None
     trades, bridges = trades_and_bridges(previous, latest)
@@ -167,20 +178,21 @@ def _by_quarter(versions: Mapping[str, VersionFacts]) -> list[VersionFacts]:
     return sorted(versions.values(), key=lambda found: found.quarter)
 
 
-def _versions(after: Mapping[str, VersionFacts], before: Mapping[str, VersionFacts]) -> dict:
+def _versions(after: Mapping[str, VersionFacts], before: Mapping[str, VersionFacts]) -> Versions:
     quarters_before = {found.quarter: version for version, found in before.items()}
-    added, restated = [], []
+    added: list[LedgerEntry] = []
+    restated: list[Restated] = []
     for version, found in after.items():
         if version in before:
             continue
         old = quarters_before.get(found.quarter)
-        entry = {"versionId": version, "quarter": found.quarter, "contentSha256": found.digest}
+        entry: LedgerEntry = {"versionId": version, "quarter": found.quarter, "contentSha256": found.digest}
         if old is None:
             added.append(entry)
         else:
             restated.append({**entry, "replaces": old, "replacedSha256": before[old].digest})
     quarters_after = {found.quarter for found in after.values()}
-    dropped = [
+    dropped: list[LedgerEntry] = [
         {"versionId": version, "quarter": found.quarter, "contentSha256": found.digest}
         for version, found in before.items()
         if found.quarter not in quarters_after
@@ -194,8 +206,8 @@ def _versions(after: Mapping[str, VersionFacts], before: Mapping[str, VersionFac
 
 
 def _coverage(
-    candidate: Side, against: Side | None, after: Mapping[str, VersionFacts], before: Mapping[str, VersionFacts]
-) -> list[dict]:
+    candidate: Reviewed, against: Reviewed | None, after: Mapping[str, VersionFacts], before: Mapping[str, VersionFacts]
+) -> list[Coverage]:
     """Per manager: the quarters each release publishes for it."""
 
     def quarters(versions: Mapping[str, VersionFacts], manager: str) -> list[str]:
@@ -208,8 +220,8 @@ def _coverage(
     ]
 
 
-def _warnings(after: dict, before: dict | None) -> dict:
-    def keyed(index: dict | None) -> dict[tuple, dict]:
+def _warnings(after: ReleaseIndex, before: ReleaseIndex | None) -> Warnings:
+    def keyed(index: ReleaseIndex | None) -> dict[tuple[str | None, ...], IndexWarning]:
         """Each warning by what it is about: one a new quarter only carries on (an unmapped CUSIP held on) is not new."""
         if index is None:
             return {}
@@ -223,31 +235,33 @@ def _warnings(after: dict, before: dict | None) -> dict:
     }
 
 
-def _undecided(after: Mapping[str, VersionFacts], before: Mapping[str, VersionFacts] | None) -> dict:
+def _undecided(after: Mapping[str, VersionFacts], before: Mapping[str, VersionFacts] | None) -> Undecided:
     """The candidate's undecided changes, oldest first, and which of them are open: not published undecided by the
     release it is compared with (once promoted after review, an undecided change no longer stops the
     corporate-actions gate)."""
-    found = [{**entry} for version in _by_quarter(after) for entry in version.undecided]
     seen = {_undecided_key(u) for found in (before or {}).values() for u in found.undecided}
-    for entry in found:
-        entry["open"] = _undecided_key(entry) not in seen
+    found: list[OpenUndecided] = [
+        {**entry, "open": _undecided_key(entry) not in seen}
+        for version in _by_quarter(after)
+        for entry in version.undecided
+    ]
     return {"count": len(found), "open": sum(entry["open"] for entry in found), "changes": found}
 
 
-def _undecided_key(entry: dict) -> tuple:
+def _undecided_key(entry: UndecidedEntry) -> tuple[str, str, str, bool, tuple[str, ...]]:
     return entry["quarter"], entry["manager"], entry["ticker"], entry["held"], tuple(entry["rules"])
 
 
-def _book_values(versions: Mapping[str, VersionFacts]) -> list[dict]:
+def _book_values(versions: Mapping[str, VersionFacts]) -> list[BookSeries]:
     """Each manager's book value per published quarter, oldest first (one chart line each)."""
-    series: dict[str, list[dict]] = {}
+    series: dict[str, list[BookPoint]] = {}
     for version in _by_quarter(versions):
         for manager, value in version.values.items():
             series.setdefault(manager, []).append({"quarter": version.quarter, "value": value})
     return [{"manager": manager, "points": points} for manager, points in sorted(series.items())]
 
 
-def _view_counts(latest: PackArtifact) -> list[dict]:
+def _view_counts(latest: PackArtifact) -> list[ViewCount]:
     """How many tickers each view mode holds in the latest version over all managers; nothing with one manager, whose
     modes cannot tell tickers apart."""
     if len(latest["managers"]) < MODES_NEED:
@@ -256,7 +270,7 @@ def _view_counts(latest: PackArtifact) -> list[dict]:
     return [{"mode": mode, "tickers": len(view_tickers(latest, managers, mode))} for mode in MODES]
 
 
-def tripped(result: dict, gates: frozenset[str]) -> list[str]:
+def tripped(result: Facts, gates: frozenset[str]) -> list[str]:
     """One line per named gate the review trips: new-warnings, restatement, shrink, corporate-actions."""
     lines = []
     if "new-warnings" in gates and result["warnings"]["new"]:

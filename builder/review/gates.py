@@ -19,9 +19,9 @@ import click
 import orjson
 
 from builder.api.data import ReleaseData
+from builder.atomic import fsync_directory
 from builder.canonical import canonical_json
 from builder.errors import PublishError, at_path
-from builder.release.atomic import fsync_directory
 from builder.release.inputs import TEMPORARY_PREFIX  # the next publish removes one a kill left
 from builder.release.store import GATE_VERDICTS, SEAL
 from builder.review.command import review_of

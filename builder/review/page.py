@@ -7,8 +7,11 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from typing import TypedDict
 
 import jinja2
+
+from builder.review.shapes import BookPoint, Review
 
 WIDTH, HEIGHT = 460, 210  # one chart: wide enough for 8-12 quarters or the 8 change kinds, short enough to stack
 LEFT, RIGHT, TOP, BOTTOM = 64, 12, 22, 44  # room for the y tick values, the value labels and the x labels
@@ -19,7 +22,62 @@ _ENVIRONMENT = jinja2.Environment(
 )
 
 
-def review_page(result: dict) -> str:
+class Tick(TypedDict):
+    y: float
+    label: str
+
+
+class Axis(TypedDict):
+    """A chart's y axis: its top value, tick positions and labels, its x extent and its base line."""
+
+    ceiling: float
+    ticks: list[Tick]
+    x0: int
+    x1: int
+    base: int
+
+
+class Point(TypedDict):
+    x: float
+    y: float
+    value: str
+    quarter: str
+    label: str
+    title: str
+
+
+class Bar(TypedDict):
+    x: float
+    width: float
+    y: float
+    height: float
+    middle: float
+    name: str
+    count: int
+
+
+class LineChart(TypedDict):
+    title: str
+    width: int
+    height: int
+    axis: Axis
+    points: list[Point]
+    path: str
+    xTitle: str
+    yTitle: str
+
+
+class BarChart(TypedDict):
+    title: str
+    width: int
+    height: int
+    axis: Axis
+    bars: list[Bar]
+    xTitle: str
+    yTitle: str
+
+
+def review_page(result: Review) -> str:
     """The HTML page of a review (the same facts as the text, the verdict first, plus the charts)."""
     lines = [_line_chart(series["manager"], series["points"]) for series in result["bookValues"]]
     kinds = _bar_chart(
@@ -49,11 +107,11 @@ def money(value: float) -> str:
     return f"${value:,.0f}"
 
 
-def _axis(top: float, label: Callable[[float], str]) -> dict:
+def _axis(top: float, label: Callable[[float], str]) -> Axis:
     """The y axis of values 0 … `top` (rounded up to a round number): tick positions and labels."""
     ceiling = _round_up(top)
     plot = HEIGHT - TOP - BOTTOM
-    ticks = [
+    ticks: list[Tick] = [
         {"y": round(HEIGHT - BOTTOM - plot * i / TICKS, 1), "label": label(ceiling * i / TICKS)}
         for i in range(TICKS + 1)
     ]
@@ -69,16 +127,15 @@ def _round_up(value: float) -> float:
     return TICKS * next(m * power for m in (1, 2, 2.5, 5, 10) if m * power >= step)
 
 
-def _y(value: float, axis: dict) -> float:
-    ceiling: float = axis["ceiling"]
-    return round(HEIGHT - BOTTOM - value / ceiling * (HEIGHT - TOP - BOTTOM), 1)
+def _y(value: float, axis: Axis) -> float:
+    return round(HEIGHT - BOTTOM - value / axis["ceiling"] * (HEIGHT - TOP - BOTTOM), 1)
 
 
-def _line_chart(manager: str, points: list[dict]) -> dict:
+def _line_chart(manager: str, points: list[BookPoint]) -> LineChart:
     """A manager's book value per quarter: a polyline, a point and its value at each quarter, quarters on x."""
     axis = _axis(max((p["value"] for p in points), default=0), money)
     step = (WIDTH - LEFT - RIGHT) / max(len(points), 1)
-    placed = [
+    placed: list[Point] = [
         {
             "x": round(LEFT + (i + 0.5) * step, 1),
             "y": _y(p["value"], axis),
@@ -101,11 +158,11 @@ def _line_chart(manager: str, points: list[dict]) -> dict:
     }
 
 
-def _bar_chart(title: str, counts: list[tuple[str, int]], x_title: str, y_title: str) -> dict:
+def _bar_chart(title: str, counts: list[tuple[str, int]], x_title: str, y_title: str) -> BarChart:
     """One bar per category with its count written above it; categories on x, counts on y."""
     axis = _axis(max((count for _, count in counts), default=0), lambda v: f"{v:g}")
     step = (WIDTH - LEFT - RIGHT) / max(len(counts), 1)
-    bars = []
+    bars: list[Bar] = []
     for i, (name, count) in enumerate(counts):
         top = _y(count, axis)
         bars.append(

@@ -6,10 +6,11 @@ from collections import Counter
 
 from builder.research.changes.actions import action_lines
 from builder.research.changes.listing import LISTED, undecided_lines
+from builder.review.shapes import Coverage, KindCount, Review
 from builder.review.verdict import verdict_lines
 
 
-def review_lines(result: dict) -> list[str]:
+def review_lines(result: Review) -> list[str]:
     against = result["against"] or "nothing promoted"
     lines = [
         f"review of {result['candidate']} (as of {result['asOf']['candidate']}) against {against}",
@@ -31,7 +32,7 @@ def review_lines(result: dict) -> list[str]:
     warnings = result["warnings"]
     lines.append(f"warnings: {warnings['count']}, {len(warnings['new'])} new, {len(warnings['resolved'])} resolved")
     for label, entries in (("new", warnings["new"]), ("resolved", warnings["resolved"])):
-        lines += [f"  {label:<8}  {w['code']} [{w.get('pack', '')}] {w['message']}" for w in entries]
+        lines += [f"  {label:<8}  {w['code']} [{w['pack']}] {w['message']}" for w in entries]
     unmapped = result["unmapped"]
     before = "—" if unmapped["against"] is None else f"{unmapped['against']:.2%}"
     lines.append(f"unmapped share of value: {unmapped['candidate']:.2%} (promoted: {before})")
@@ -67,7 +68,7 @@ def review_lines(result: dict) -> list[str]:
     return lines
 
 
-def _coverage_lines(coverage: list[dict]) -> list[str]:
+def _coverage_lines(coverage: list[Coverage]) -> list[str]:
     """One line per manager; at operator scale, the managers that share the most common coverage on one line, the
     rest each on its own."""
     spans = [(_span(manager["candidate"]), _span(manager["against"])) for manager in coverage]
@@ -80,7 +81,7 @@ def _coverage_lines(coverage: list[dict]) -> list[str]:
     return lines + [f"  {m['id']}: {now} (promoted: {before})" for m, (now, before) in others]
 
 
-def _kinds(kinds: list[dict]) -> str:
+def _kinds(kinds: list[KindCount]) -> str:
     return ", ".join(f"{k['count']} {k['kind']}" for k in kinds if k["count"])
 
 

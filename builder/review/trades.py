@@ -15,11 +15,12 @@ from builder.research.changes.books import Moved, PositionChange, record
 from builder.research.schema import PackArtifact
 from builder.research.views import entries, manager_ids
 from builder.research.windows.spans import moved_positions
+from builder.review.shapes import Bridge, KindCount, Trade
 
 PER_KIND = 5  # trades listed per kind: the quarter's story, short enough to read before promoting
 
 
-def trades_and_bridges(previous: PackArtifact | None, latest: PackArtifact) -> tuple[list[dict], list[dict]]:
+def trades_and_bridges(previous: PackArtifact | None, latest: PackArtifact) -> tuple[list[Trade], list[Bridge]]:
     """The largest trades of the latest version per kind (new, added, reduced, exited), each ranked by the shares it
     traded valued at the later quarter's price (the earlier one for an exit): never by the change of market value.
     And per manager: book value before and after, and the change split into the trades' effect, the undecided
@@ -44,7 +45,7 @@ def trades_and_bridges(previous: PackArtifact | None, latest: PackArtifact) -> t
         largest = heapq.nsmallest(PER_KIND, trades, key=lambda found: (-abs(found[0]), *found[1][0][:2]))
         ranked += [_trade(record(moved)) for _, moved in largest]
     before = {m["id"]: m["bookValue"] for m in previous["managers"]}
-    bridges = []
+    bridges: list[Bridge] = []
     for manager in latest["managers"]:
         start, end, key = before.get(manager["id"], 0), manager["bookValue"], manager["id"]
         bridges.append(
@@ -61,7 +62,7 @@ def trades_and_bridges(previous: PackArtifact | None, latest: PackArtifact) -> t
     return ranked, bridges
 
 
-def kind_counts(latest: PackArtifact) -> list[dict]:
+def kind_counts(latest: PackArtifact) -> list[KindCount]:
     """How many positions (and positions no longer held) of the latest version each change kind has, all managers."""
     counted: Counter[str] = Counter(
         entry["change"]["kind"] for manager in latest["managers"] for _, entry in entries(manager)
@@ -87,7 +88,7 @@ def _trade_effect(
     return round(delta * value / shares) if shares else 0
 
 
-def _trade(change: PositionChange) -> dict:
+def _trade(change: PositionChange) -> Trade:
     """One trade: shares traded, and its value change split into trade effect (shares traded × price) and price
     effect (the rest: the price move on the shares carried into the quarter)."""
     delta = change["shareDelta"] or 0

@@ -4,6 +4,7 @@ warnings are new, how many undecided changes are open, and the exact next comman
 from __future__ import annotations
 
 from builder.research.changes import TRADED
+from builder.review.shapes import Decision, Facts
 
 # What to do about each gate before promoting; the operator may also promote what they reviewed and accept.
 FIXES = {
@@ -15,7 +16,7 @@ FIXES = {
 }
 
 
-def verdict(result: dict, tripped: list[str], releases_option: str = "") -> dict:
+def verdict(result: Facts, tripped: list[str], releases_option: str = "") -> Decision:
     """The decision a review supports: `tripped` holds the line of each gate the review trips (all gates asked)."""
     candidate, against = result["candidate"], result["against"]
     if candidate == against:
@@ -43,7 +44,7 @@ def verdict(result: dict, tripped: list[str], releases_option: str = "") -> dict
     }
 
 
-def _agents(result: dict) -> list[str]:
+def _agents(result: Facts) -> list[str]:
     """What agents would read differently once the candidate is promoted."""
     versions = result["versions"]
     latest = result["latest"]
@@ -61,7 +62,7 @@ def _agents(result: dict) -> list[str]:
     return lines
 
 
-def verdict_lines(decided: dict) -> list[str]:
+def verdict_lines(decided: Decision) -> list[str]:
     """The verdict on a terminal: what changes for agents, the gates, then the next command."""
     lines = ["verdict:", *(f"  for agents: {line}" for line in decided["agents"])]
     if decided["next"] is None:

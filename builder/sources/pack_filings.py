@@ -9,6 +9,7 @@ data sets.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -125,7 +126,7 @@ def _warming(root: Path, cache_dir: Path | None, limits: Limits) -> Iterator[lis
 
     sets = hashed_sets(root, limits)
     missing = unwarmed(sets, cache_dir) if cache_dir is not None else []
-    process = get_context("spawn").Process(target=warm, args=(missing,), daemon=True) if missing else None
+    process = get_context("spawn").Process(target=warm, args=(missing, os.getpid()), daemon=True) if missing else None
     if process is not None:
         process.start()
     try:

@@ -321,7 +321,7 @@ def _social(settings: _Settings, reader: _Reader, fixture: bool) -> SocialSource
     )
 
 
-def _files(settings: _Settings, reader: _Reader, parse: Callable[[bytes, str], Any]) -> tuple:
+def _files(settings: _Settings, reader: _Reader, parse: Callable[[bytes, str], Any]) -> tuple[Any, ...]:
     """The section's files parsed; one that cannot be read, or cannot answer the pack, fails the section."""
     found = [reader.read(path, settings.kind, parse) for path in reader.paths(settings.kind, settings.section)]
     for file in found:

@@ -73,7 +73,7 @@ ACCEPTED = Reply(202, b"")  # a notification or a response: acknowledged, nothin
 class RemoteTools(Tools):
     """The tools as `ras serve` answers them: on the event loop, from the release the request was given."""
 
-    async def answer(self, ctx: ServerRequestContext[Any], work: Callable[[Serving], T]) -> T:
+    async def with_release(self, ctx: ServerRequestContext[Any], work: Callable[[Serving], T]) -> T:
         return work(SERVING.get())
 
 

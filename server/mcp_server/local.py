@@ -50,7 +50,7 @@ class LocalTools(Tools):
         self.session: ServerSession | None = None
         self._lock = anyio.Lock()  # ReleaseWatch and LiveCache are not thread-safe: one call at a time
 
-    async def answer(self, ctx: ServerRequestContext[Any], work: Callable[[Serving], T]) -> T:
+    async def with_release(self, ctx: ServerRequestContext[Any], work: Callable[[Serving], T]) -> T:
         """Follow the promoted release first (a promotion is picked up before every call), then work in a thread."""
         if ctx.method != "resources/read":
             self._remember(ctx)

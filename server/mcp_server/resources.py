@@ -12,7 +12,6 @@ by answering again the tool call the URI also names (a live view after a restart
 from __future__ import annotations
 
 import re
-from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import parse_qs, quote
@@ -20,6 +19,7 @@ from urllib.parse import parse_qs, quote
 import orjson
 
 from builder.canonical import sha256_hex
+from builder.recent import Recent
 
 SCHEME = "research-artifact"
 # The TypeScript SDK's stdio transport closes the connection on a message over 10 MiB: every message stays
@@ -145,24 +145,18 @@ class HeldAnswers:
     """Answers recently given by tools, by sha256, bounded by their bytes: the first place a read looks."""
 
     def __init__(self, limit: int = HELD_BYTES) -> None:
-        self.limit = limit
-        self.held = 0
-        self._bodies: OrderedDict[str, bytes] = OrderedDict()
+        self._bodies: Recent[str, bytes] = Recent(budget=limit, weight=_length, largest=limit)
+
+    @property
+    def held(self) -> int:
+        return self._bodies.held
 
     def keep(self, sha256: str, body: bytes) -> None:
-        if sha256 in self._bodies:
-            self._bodies.move_to_end(sha256)
-            return
-        if len(body) > self.limit:
-            return
-        self._bodies[sha256] = body
-        self.held += len(body)
-        while self.held > self.limit:
-            _, dropped = self._bodies.popitem(last=False)
-            self.held -= len(dropped)
+        self._bodies.put(sha256, body)
 
     def get(self, sha256: str) -> bytes | None:
-        body = self._bodies.get(sha256)
-        if body is not None:
-            self._bodies.move_to_end(sha256)
-        return body
+        return self._bodies.get(sha256)
+
+
+def _length(_sha256: str, body: bytes) -> int:
+    return len(body)

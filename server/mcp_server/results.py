@@ -8,9 +8,9 @@ structured content against the success schema and some hosts show the model only
 
 from __future__ import annotations
 
-from collections import OrderedDict
+import functools
 from collections.abc import Sequence
-from typing import Any, cast
+from typing import Any
 
 import orjson
 from mcp.shared.exceptions import MCPError
@@ -27,10 +27,10 @@ from builder.api import diffs
 from builder.api.answers import Arguments, Data, Summarise
 from builder.api.contract import Operation
 from builder.canonical import sha256_hex
+from builder.recent import Recent
 from builder.release.objects import Answer, object_path
 from builder.release.store import LoadedRelease
 from builder.research.agent import fit
-from builder.research.diff import VersionDiff
 from server.mcp_server.resources import (
     FRAGMENT_TYPE,
     HELD_BYTES,
@@ -88,7 +88,7 @@ class Results:
 
     def __init__(self, held_bytes: int = HELD_BYTES) -> None:
         self.held = HeldAnswers(held_bytes)
-        self._compact: OrderedDict[tuple[str, bytes, tuple[str, ...]], dict[str, Any]] = OrderedDict()
+        self._compact: Recent[tuple[str, bytes, tuple[str, ...]], dict[str, Any]] = Recent(COMPACT_KEPT)
 
     def tool_result(
         self, answer: Answer, operation: Operation, arguments: dict[str, Any], versions: Sequence[str] = ()
@@ -114,10 +114,8 @@ class Results:
         found = self._compact.get(key)
         if found is None:
             assert operation.compact is not None, operation.id  # a tool's operation has its compact answer
-            found = self._compact[key] = compact(operation.compact, orjson.loads(body)["data"], arguments, versions)
-            if len(self._compact) > COMPACT_KEPT:
-                self._compact.popitem(last=False)
-        self._compact.move_to_end(key)
+            found = compact(operation.compact, orjson.loads(body)["data"], arguments, versions)
+            self._compact.put(key, found)
         return found
 
     def body(self, request: Request, release: LoadedRelease | None) -> bytes | None:
@@ -155,8 +153,9 @@ def compact(summarise: Summarise, data: Data, arguments: Arguments, versions: Se
     """The compact answer `summarise` (an operation's: builder.api.answers) makes of a REST answer's data, its
     longest lists trimmed until it is within TOOL_BUDGET bytes. `versions`: the served 13f-copycat version ids,
     oldest first (a diff's next calls depend on which is latest)."""
-    diff = summarise is diffs.diff  # the one answer whose next calls depend on the served versions
-    answer = dict(diffs.diff(cast(VersionDiff, data), arguments, versions) if diff else summarise(data, arguments))
+    # the one answer whose next calls depend on the served versions
+    chosen: Summarise = functools.partial(diffs.diff, versions=versions) if summarise is diffs.diff else summarise
+    answer = dict(chosen(data, arguments))
     return fit(answer, TOOL_BUDGET, list_paths(answer))
 
 

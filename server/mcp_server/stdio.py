@@ -110,7 +110,9 @@ def _write(stdout: BinaryIO, line: bytes) -> None:
 
 
 @asynccontextmanager
-async def stdio_transport(stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> AsyncIterator[tuple]:
+async def stdio_transport(
+    stdin: BinaryIO | None = None, stdout: BinaryIO | None = None
+) -> AsyncIterator[tuple[Any, Any]]:
     """(read stream, write stream) for `Server.run`, over this process's stdin and stdout (or the given files)."""
     restore = None
     if stdin is None or stdout is None:

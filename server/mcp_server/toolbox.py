@@ -109,16 +109,16 @@ class Tools(ABC):
         self.box = box
 
     @abstractmethod
-    async def answer(self, ctx: ServerRequestContext[Any], work: Callable[[Serving], T]) -> T:
+    async def with_release(self, ctx: ServerRequestContext[Any], work: Callable[[Serving], T]) -> T:
         """`work` done against the release this request is answered from."""
 
     async def list_tools(
         self, ctx: ServerRequestContext[Any], _params: PaginatedRequestParams | None
     ) -> ListToolsResult:
-        return await self.answer(ctx, self.box.listing)
+        return await self.with_release(ctx, self.box.listing)
 
     async def call_tool(self, ctx: ServerRequestContext[Any], params: CallToolRequestParams) -> CallToolResult:
-        return await self.answer(ctx, partial(_call, self.box, params.name, params.arguments or {}))
+        return await self.with_release(ctx, partial(_call, self.box, params.name, params.arguments or {}))
 
     async def list_resources(
         self, ctx: ServerRequestContext[Any], _params: PaginatedRequestParams | None
@@ -135,7 +135,7 @@ class Tools(ABC):
         self, ctx: ServerRequestContext[Any], params: ReadResourceRequestParams
     ) -> ReadResourceResult:
         request = parse_resource_uri(params.uri)
-        return await self.answer(ctx, partial(_read, self.box, params.uri, request))
+        return await self.with_release(ctx, partial(_read, self.box, params.uri, request))
 
     def server(self, **options: Any) -> Server[Any]:
         """The low-level SDK Server answering with these handlers (`options`: lifespan, listen handler)."""

@@ -118,13 +118,13 @@ def description(operation: Operation) -> str:
 
 
 def tool_spec(operation: Operation, document: Document) -> ToolSpec:
-    assert operation.tool is not None and operation.answer is not None
+    assert operation.tool is not None and operation.compact_shape is not None
     tool = Tool(
         name=operation.tool,
         title=operation.summary,
         description=description(operation),
         input_schema=input_schema(operation, document),
-        output_schema=compact_schema(operation.answer),  # what the compact answer promises (builder.typed)
+        output_schema=compact_schema(operation.compact_shape),  # what the compact answer promises (builder.typed)
         annotations=ANNOTATIONS,
     )
     return ToolSpec(tool, operation)

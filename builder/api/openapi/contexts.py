@@ -9,10 +9,10 @@ from __future__ import annotations
 from typing import get_args
 
 from builder.research.agent import BUDGET_BYTES as AGENT_BUDGET_BYTES
-from builder.research.diff import ShareChange
+from builder.research.schema import MeasuredKind
 from builder.research.versions import PACK_ID as PACK_ID_VALUE
 
-SHARE_CHANGES = get_args(ShareChange)
+SHARE_CHANGES = get_args(MeasuredKind)
 
 # One text for the places that share a meaning (the same field in several shapes): text → the places, by space.
 SHARED: dict[str, str] = {

@@ -16,7 +16,7 @@ from builder.api.openapi.schemas import (
     OPENAPI_VERSION,
     Schema,
     artifact_schemas,
-    closed,
+    envelope,
     envelope_schemas,
     error_detail,
     raw_document_schema,
@@ -34,7 +34,18 @@ from builder.api.openapi.text import (
     URL_CODES,
 )
 from builder.api.openapi.values import ReleaseValues, body_schema, parameter_example, parameter_schema, release_values
-from builder.api.wire import API_PREFIX, CONTRACT_VERSION, GET_CACHE_CONTROL, JSON_TYPE, POST_CACHE_CONTROL, ErrorCode
+from builder.api.wire import (
+    API_PREFIX,
+    CONTRACT_VERSION,
+    GET_CACHE_CONTROL,
+    JSON_TYPE,
+    POST_CACHE_CONTROL,
+    Data,
+    Envelope,
+    ErrorCode,
+    ErrorDetail,
+    ErrorEnvelope,
+)
 from builder.research.versions import PACK_ID
 
 # The API root relative to this document (served at <root>/api/v1/openapi.json): a client resolving it against
@@ -223,9 +234,8 @@ def _request_schemas(values: ReleaseValues | None) -> dict[str, Schema]:
 def _envelopes() -> dict[str, Schema]:
     """Each enveloped operation's success body, meta.capability naming the operation; the raw document's shape."""
     envelopes = {
-        envelope_name(op): closed(
-            {"data": ref(op.payload), "meta": ref("ApiMeta")},
-            description=f"The success envelope of {op.id}: meta.capability is '{op.id}'.",
+        envelope_name(op): envelope(
+            Envelope, f"The success envelope of {op.id}: meta.capability is '{op.id}'.", {Data: op.payload}
         )
         for op in OPERATIONS
         if op.envelope
@@ -240,9 +250,8 @@ def _errors() -> dict[str, Schema]:
         by_status.setdefault(status, []).append(str(code))
     schemas: dict[str, Schema] = {}
     for status, codes in by_status.items():
-        schemas[f"Error{status}"] = closed(
-            {"error": ref(f"Error{status}Detail"), "meta": ref("ApiMeta")},
-            description=f"The error envelope of a {status} answer.",
+        schemas[f"Error{status}"] = envelope(
+            ErrorEnvelope, f"The error envelope of a {status} answer.", {ErrorDetail: f"Error{status}Detail"}
         )
         schemas[f"Error{status}Detail"] = error_detail(codes, f"The error of a {status} answer.")
     return schemas

@@ -7,13 +7,13 @@ that grows or loses a field fails the response tests instead of drifting away fr
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 import orjson
 
 from builder.api.shapes import COMPONENTS as RELEASE_SHAPES
-from builder.api.wire import API_PREFIX, CONTRACT_VERSION, ApiMeta, ErrorCode
+from builder.api.wire import API_PREFIX, CONTRACT_VERSION, ApiMeta, ErrorCode, ErrorDetail, ErrorEnvelope
 from builder.research.agent import SHAPES as AGENT_SHAPES
 from builder.research.diff import SHAPES as DIFF_SHAPES
 from builder.research.methods.ethos import SHAPES as ETHOS_SHAPES
@@ -39,49 +39,25 @@ def ref(name: str) -> Schema:
     return {"$ref": COMPONENTS + name}
 
 
-def closed(properties: dict[str, Schema], *, optional: Iterable[str] = (), description: str = "") -> Schema:
-    """An object with exactly these properties, all required except `optional`."""
-    skip = set(optional)
-    schema: Schema = {"type": "object", "additionalProperties": False, "properties": properties}
-    required = [name for name in properties if name not in skip]
-    if required:
-        schema["required"] = required
-    if description:
-        schema["description"] = description
-    return schema
-
-
 def envelope_schemas() -> dict[str, Schema]:
-    """The error envelope; `error.code` lists every ErrorCode."""
+    """The error envelope and its error (builder.api.wire's types); `error.code` lists every ErrorCode."""
     return {
-        "Error": error_detail(list(ErrorCode), "An error: its stable code, a message for people, details."),
-        "ErrorEnvelope": closed(
-            {"error": ref("Error"), "meta": ref("ApiMeta")},
-            description="Every answer other than 200 and 304 (contract section 2.1).",
-        ),
+        "Error": error_detail(list(ErrorCode), " ".join((ErrorDetail.__doc__ or "").split())),
+        "ErrorEnvelope": object_schemas({"ErrorEnvelope": ErrorEnvelope}, ENVELOPED, docstrings=True)["ErrorEnvelope"],
     }
 
 
 def error_detail(codes: Iterable[str], description: str) -> Schema:
-    """The `error` object of the envelope, its code one of `codes`."""
-    return closed(
-        {
-            "code": {
-                "type": "string",
-                "examples": [str(code) for code in codes],  # an open id: codes may be added
-                "description": "Stable machine-readable code (the examples are this status's "
-                "codes today; see info.description for the table).",
-            },
-            "message": {"type": "string", "description": "For people; safe to show: never paths or stack traces."},
-            "details": {
-                "type": "object",
-                "additionalProperties": True,
-                "description": "Which parameter, id or body path is at fault, when the code alone does not say.",
-            },
-        },
-        optional=("details",),
-        description=description,
-    )
+    """The `error` object of the envelope (wire.ErrorDetail), its code one of `codes`."""
+    schema = object_schemas({"Error": ErrorDetail})["Error"]
+    schema["properties"]["code"]["examples"] = [str(code) for code in codes]  # an open id: codes may be added
+    return {**schema, "description": description}
+
+
+def envelope(shape: Any, description: str, names: Mapping[Any, str]) -> Schema:
+    """An envelope type of builder.api.wire as a component: its fields of the types `names` names a `$ref` (the
+    payload's TypeVar bound to the operation's component, the error to its status's)."""
+    return {**object_schemas({"Envelope": shape}, {**ENVELOPED, **names})["Envelope"], "description": description}
 
 
 def artifact_schemas() -> dict[str, Schema]:
@@ -113,6 +89,7 @@ SHAPES = {  # every payload declared as a type, by component name
     "PolicyConfig": PolicyConfig,
     "ApiMeta": ApiMeta,
 }
+ENVELOPED = {ApiMeta: "ApiMeta", ErrorDetail: "Error"}  # what every envelope refers to
 OPENAPI_VERSION = "3.1.0"
 
 

@@ -71,12 +71,12 @@ def version_warnings(sources: Sources, managers: Sequence[ManagerQuarter]) -> li
     return sorted({identity(w): w for w in found}.values(), key=_order)
 
 
-def identity(item: Mapping[str, Any]) -> tuple:
+def identity(item: Mapping[str, Any]) -> tuple[str | None, ...]:
     """What a warning is: its code, its scope and its message (two equal keys are one warning)."""
     return (item["code"], *(item.get(field) for field in SCOPE), item["message"])
 
 
-def about(item: Mapping[str, Any]) -> tuple:
+def about(item: Mapping[str, Any]) -> tuple[str | None, ...]:
     """What a warning is about, whichever version says it: its code, pack, manager, accession, CUSIP and source file.
     Its quarter and message move with the version (an unmapped CUSIP held on, worth more), so a warning that only
     moved is the same warning to a diff or a review; a new filing's warning (a new accession) is a new one."""
@@ -90,12 +90,12 @@ def about(item: Mapping[str, Any]) -> tuple:
     )
 
 
-def sortable(key: tuple) -> tuple:
+def sortable(key: tuple[str | None, ...]) -> tuple[str, ...]:
     """A warning key that sorts: None (no manager, no accession) as the empty string, first."""
     return tuple("" if part is None else part for part in key)
 
 
-def _order(item: Mapping[str, Any]) -> tuple:
+def _order(item: Mapping[str, Any]) -> tuple[str, ...]:
     return sortable(tuple(item[field] for field in ("manager", "quarter", "code", "accession", "cusip", "message")))
 
 
@@ -119,7 +119,7 @@ def warning_changes(
 
     Warnings are compared by what they are `about`, not by their quarter and message, which move with the version."""
     before, after = {about(w) for w in older}, {about(w) for w in newer}
-    appeared: dict[tuple, ArtifactWarning] = {}
+    appeared: dict[tuple[str | None, ...], ArtifactWarning] = {}
     for item in (*newer, *later):
         if about(item) not in before:
             appeared.setdefault(about(item), item)

@@ -4,7 +4,7 @@ apart is research.windows.spans'."""
 
 from __future__ import annotations
 
-from typing import TypedDict, cast
+from typing import TypedDict
 
 from builder.research.changes.classify import BOUGHT, SOLD
 from builder.research.schema import (
@@ -14,16 +14,12 @@ from builder.research.schema import (
     CitedAction,
     ConvertedChange,
     MeasuredKind,
-    Position,
     TickerAsOf,
     TradeChange,
     UndecidedChange,
 )
-from builder.research.views import Named
+from builder.research.views import Named, entries, held_amounts
 from builder.typed import Count
-
-# A diff lists moves, corporate actions and undecided changes; never an unknown one (no filing to compare).
-ShareChange = MeasuredKind
 
 
 class PositionChange(TypedDict):
@@ -32,7 +28,7 @@ class PositionChange(TypedDict):
     issuer: str
     tickerAsOf: TickerAsOf
     mapped: bool  # False: no ticker in securities.csv, `ticker` is the CUSIP (an unmapped-cusip warning)
-    kind: ShareChange
+    kind: MeasuredKind  # a diff lists moves, corporate actions and undecided changes; never an unknown one
     fromShares: Count
     toShares: Count
     carriedShares: Count | None
@@ -47,7 +43,7 @@ class PositionChange(TypedDict):
 KnownChange = TradeChange | ConvertedChange | UndecidedChange  # a change a diff entry can be: never 'unknown'
 TRADES = BOUGHT | SOLD  # the kinds a plain trade can be
 # managerId, ticker, kind, fromShares, toShares, fromValue, toValue
-Row = tuple[str, str, ShareChange, int, int, int, int]
+Row = tuple[str, str, MeasuredKind, int, int, int, int]
 
 
 class ChangeDetail(TypedDict):
@@ -119,36 +115,29 @@ def own_changes(manager_id: str, before: ArtifactManager, after: ArtifactManager
     trade (`as_moved`) straight to its row."""
     old = {p["ticker"]: p for p in before["positions"]}
     found: list[Moved] = []
-    for held, group in ((True, after["positions"]), (False, after["ended"])):  # views.entries
-        for entry in group:
-            change, ticker = entry["change"], entry["ticker"]
-            kind, was = change["kind"], old.get(ticker)
-            from_shares, from_value = (was["shares"], was["value"]) if was is not None else (0, 0)
-            to_shares, to_value = (cast(Position, entry)["shares"], cast(Position, entry)["value"]) if held else (0, 0)
-            actions = change["corporateActions"]
-            if _plain(
-                kind,
-                (from_shares, to_shares),
-                change["carriedShares"],
-                change["shareDelta"],
-                change["cause"],
-                actions,
-                change["candidates"],
-            ):
-                if from_shares != to_shares:
-                    row: Row = (
-                        manager_id,
-                        ticker,
-                        cast(ShareChange, kind),
-                        from_shares,
-                        to_shares,
-                        from_value,
-                        to_value,
-                    )
-                    found.append((row, None, entry))
-            elif kind != "unknown" and moves(kind, from_shares, to_shares, actions):
-                known = cast(KnownChange, change)
-                found.append(as_entry(manager_id, entry, known, from_shares, to_shares, from_value, to_value))
+    for pair in entries(after):
+        entry, change = pair[1], pair[1]["change"]
+        if change["kind"] == "unknown":  # never listed: no filing to compare with
+            continue
+        ticker, kind = entry["ticker"], change["kind"]
+        was = old.get(ticker)
+        from_shares, from_value = (was["shares"], was["value"]) if was is not None else (0, 0)
+        to_shares, to_value, _ = held_amounts(pair)
+        actions = change["corporateActions"]
+        if _plain(
+            kind,
+            (from_shares, to_shares),
+            change["carriedShares"],
+            change["shareDelta"],
+            change["cause"],
+            actions,
+            change["candidates"],
+        ):
+            if from_shares != to_shares:
+                row: Row = (manager_id, ticker, kind, from_shares, to_shares, from_value, to_value)
+                found.append((row, None, entry))
+        elif moves(kind, from_shares, to_shares, actions):
+            found.append(as_entry(manager_id, entry, change, from_shares, to_shares, from_value, to_value))
     return sorted(found, key=by_ticker)
 
 
@@ -172,7 +161,7 @@ def as_entry(
 def as_moved(
     manager_id: str,
     named: Named,
-    kind: ShareChange,
+    kind: MeasuredKind,
     amounts: tuple[int, int, int, int],
     carried: int | None,
     delta: int | None,

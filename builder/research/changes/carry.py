@@ -88,7 +88,7 @@ def carry(book: Mapping[str, Lot], legs: Sequence[CorporateAction]) -> Carried:
 
 def _events(legs: Sequence[CorporateAction]) -> list[list[CorporateAction]]:
     """Legs grouped into events (same effective date and CUSIP; a receipt is an event of its own), in order."""
-    events: dict[tuple, list[CorporateAction]] = {}
+    events: dict[tuple[date, str], list[CorporateAction]] = {}
     for leg in legs:
         key = (leg.effective, leg.cusip) if leg.shares is None else (leg.effective, leg.record)
         events.setdefault(key, []).append(leg)

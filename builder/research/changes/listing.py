@@ -3,22 +3,35 @@ and the facts of a version the publish checks and a review shows (VersionFacts).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from typing import NamedTuple
+from collections.abc import Iterable, Sequence
+from typing import NamedTuple, TypedDict
 
 from builder.research.changes.actions import QuarterActions
 from builder.research.coverage import unmapped_in
-from builder.research.schema import ActionRecord, PackArtifact
+from builder.research.schema import ActionRecord, CandidateRule, PackArtifact
 from builder.research.versions import content_digest
 from builder.research.views import entries
 
 LISTED = 50  # undecided changes printed in full on a terminal; the count (and the review page) give the rest
 
 
-def undecided_changes(artifacts: Iterable[PackArtifact]) -> list[dict]:
+class UndecidedEntry(TypedDict):
+    """An undecided change as an operator decides it: where it is, the rules that flagged it, its first candidate's
+    text and the corporate_actions.csv line of its best candidate (None when no record can settle it)."""
+
+    quarter: str
+    manager: str
+    ticker: str
+    held: bool  # a position of the version, not one it no longer holds
+    rules: list[CandidateRule]
+    text: str
+    record: str | None
+
+
+def undecided_changes(artifacts: Iterable[PackArtifact]) -> list[UndecidedEntry]:
     """Every undecided change of the versions, oldest first: where it is, what it may be, and the
     corporate_actions.csv line of its best candidate (None when no record can settle it: a confidential omission)."""
-    found = []
+    found: list[UndecidedEntry] = []
     for artifact in sorted(artifacts, key=lambda a: a["quarter"]):
         for manager in artifact["managers"]:
             for held, entry in entries(manager):
@@ -40,7 +53,7 @@ def undecided_changes(artifacts: Iterable[PackArtifact]) -> list[dict]:
     return found
 
 
-def undecided_lines(changes: list[dict], heading: str) -> list[str]:
+def undecided_lines(changes: Sequence[UndecidedEntry], heading: str) -> list[str]:
     """Terminal lines: the heading with the count, then each change (at most LISTED) with the line to paste."""
     wanting = sum("no-evidence" in entry["rules"] for entry in changes)
     cost = (
@@ -56,7 +69,7 @@ def undecided_lines(changes: list[dict], heading: str) -> list[str]:
     return lines
 
 
-def _settling(entry: dict) -> str:
+def _settling(entry: UndecidedEntry) -> str:
     """What settles an undecided change: its candidate's line to paste, the data sets, or a disclosure."""
     if entry["record"]:
         return f"corporate_actions.csv: {entry['record']}"
@@ -77,7 +90,7 @@ class VersionFacts(NamedTuple):
     quarter: str
     digest: str  # content_digest
     values: dict[str, int]  # each manager's book value, by manager id
-    undecided: list[dict]  # its undecided changes (changes.listing)
+    undecided: list[UndecidedEntry]
     actions: list[ActionRecord]  # the corporate-action records it applies
     unmapped: set[str]  # the CUSIPs securities.csv does not map (coverage.unmapped_in) …
     unmapped_share: float  # … and the share of its reported value they hold

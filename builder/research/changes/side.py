@@ -31,7 +31,7 @@ class Side:
     evidence: Evidence = NO_EVIDENCE
 
 
-class Keys(dict):
+class Keys(dict[str, str]):
     """CUSIP → position key; a CUSIP the version does not name is its own key (asked a million times a publish)."""
 
     def __missing__(self, cusip: str) -> str:

@@ -38,7 +38,7 @@ from builder.research.evidence.events import (
     successors,
     unambiguous,
 )
-from builder.research.evidence.witnessed import NO_EVIDENCE, Books, Citing, Evidence
+from builder.research.evidence.witnessed import NO_EVIDENCE, Citing, Evidence, FilerBooks
 
 
 def decide(witnesses: Witnesses, earlier: date, later: date, kin: Kin = same_issuer_code) -> Evidence:
@@ -46,7 +46,9 @@ def decide(witnesses: Witnesses, earlier: date, later: date, kin: Kin = same_iss
     before, after = witnesses.quarters.get(earlier), witnesses.quarters.get(later)
     if not before or not after:
         return NO_EVIDENCE
-    passes = _Passes(Books(before, after), Citing(witnesses, earlier, later), (Proof(False, kin), Proof(True, kin)))
+    passes = _Passes(
+        FilerBooks(before, after), Citing(witnesses, earlier, later), (Proof(False, kin), Proof(True, kin))
+    )
     passes.vanished(passes.continued())
     passes.newborn()
     passes.distributed()
@@ -65,7 +67,7 @@ def decide(witnesses: Witnesses, earlier: date, later: date, kin: Kin = same_iss
 class _Passes:
     """What the holders of every security show between two quarter ends, gathered in four passes."""
 
-    def __init__(self, books: Books, citing: Citing, proofs: tuple[Proof, Proof]) -> None:
+    def __init__(self, books: FilerBooks, citing: Citing, proofs: tuple[Proof, Proof]) -> None:
         self.books, self.citing, self.proofs = books, citing, proofs
         self.before, self.after = books.sides
         self.legs: list[CorporateAction] = []

@@ -27,7 +27,7 @@ from builder.research.evidence.ratios import (
     allowance,
     ratio_text,
 )
-from builder.research.evidence.witnessed import Books, Citing, Found, holders_of
+from builder.research.evidence.witnessed import Citing, FilerBooks, Found, holders_of
 
 # Holders at the earlier quarter end that decide by majority: with fewer, one filer's trading could pass for an
 # event, so the few decide only exactly (see Proof).
@@ -187,7 +187,7 @@ def _fewsplit(pairs: Pairs, price_move: float) -> tuple[Fraction, int, tuple[flo
 
 
 def successors(
-    cusip: str, held: Holders, gains: dict[str, Pairs], books: Books, citing: Citing, proof: Proof
+    cusip: str, held: Holders, gains: dict[str, Pairs], books: FilerBooks, citing: Citing, proof: Proof
 ) -> list[CorporateAction]:
     """The securities the holders of a vanished security gained at one ratio each: a merger or exchange leg each.
     The few are believed only at a simple ratio, for a security of the same issuer or by a fit chance would rarely
@@ -228,11 +228,13 @@ def _stated_by_issuer(ratio: Fraction, pairs: Pairs) -> bool:
     if ratio == ratios.simple(ratio, pairs, SIMPLE_TERMS, EXACT_TOLERANCE):
         return True
     before, received = min(pairs)
-    grid = before / 10**RATIO_DECIMALS  # shares between two neighbouring four-decimal ratios
+    grid: float = before / 10**RATIO_DECIMALS  # shares between two neighbouring four-decimal ratios
     return (2 * allowance(received, EXACT_TOLERANCE) + 1) / grid <= MAX_CHANCE
 
 
-def unambiguous(merged: dict[str, list[CorporateAction]], books: Books, proofs: tuple[Proof, ...]) -> dict:
+def unambiguous(
+    merged: dict[str, list[CorporateAction]], books: FilerBooks, proofs: tuple[Proof, ...]
+) -> dict[str, list[CorporateAction]]:
     """The successors found, each claimed by one vanished security, or by several only where the holders of one
     that held none of the others fit it too (a recapitalisation of two classes into four: holders of both fit
     every pairing, so only the holders of one class say which it became; the pairing already stands on all its
@@ -268,7 +270,7 @@ def unambiguous(merged: dict[str, list[CorporateAction]], books: Books, proofs: 
     return kept
 
 
-def moved(held: Holders, gains: dict[str, Pairs], targets: set[str], books: Books) -> bool:
+def moved(held: Holders, gains: dict[str, Pairs], targets: set[str], books: FilerBooks) -> bool:
     """Whether most holders of a vanished security gained one security new in the quarter (not one another event
     delivered) at no ratio the books show: its shares may have become that security, so it was not plainly
     acquired for cash. (Gains of securities held before are what holders do every quarter: index funds add to
@@ -281,7 +283,7 @@ def moved(held: Holders, gains: dict[str, Pairs], targets: set[str], books: Book
     )
 
 
-def absent(held: Holders, kept: Holders | None, books: Books) -> bool:
+def absent(held: Holders, kept: Holders | None, books: FilerBooks) -> bool:
     """Whether so many holders left a security that chance, at the quarter's rate of leaving a position, would
     rarely do it: the binomial tail of that many leaving, below MAX_ABSENT_CHANCE ÷ the securities weighed."""
     left = len(held) - len(kept or ())
@@ -346,7 +348,7 @@ def _least(needed: int, parent: Holders, share: float, proof: Proof) -> float:
 
 
 def spun_off(
-    cusip: str, held: Holders, books: Books, settled: set[str], citing: Citing, proof: Proof, *, new: bool = True
+    cusip: str, held: Holders, books: FilerBooks, settled: set[str], citing: Citing, proof: Proof, *, new: bool = True
 ) -> list[CorporateAction]:
     """A new security whose holders received it at one ratio to a security they kept: a spin-off of it; or, not
     `new`, a security whose holders' gains (`held`) stand in one ratio to a security they kept: distributed into."""

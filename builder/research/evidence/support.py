@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from builder.research.evidence.events import AGREE, FEW_SPLIT_TRADE, MAX_CHANCE, MIN_SPLIT_MOVE, VANISHED
-from builder.research.evidence.witnessed import Books
+from builder.research.evidence.witnessed import FilerBooks
 from builder.research.schema import Candidate
 
 # A witness fits an event within a trade beside it of this share of the shares the event gives (as the few may show
@@ -74,7 +74,7 @@ class Support:
 NONE_SEEN = Support(0, 0, 0, 1.0)
 
 
-def split(books: Books | None, cusip: str, factor: Fraction, own: int) -> Support:
+def split(books: FilerBooks | None, cusip: str, factor: Fraction, own: int) -> Support:
     """Other holders of `cusip` at both ends whose shares moved by `factor`; contrary, those that kept about as many
     (within ×/÷ MIN_SPLIT_MOVE: a split would have multiplied them)."""
     if books is None:
@@ -91,7 +91,7 @@ def split(books: Books | None, cusip: str, factor: Fraction, own: int) -> Suppor
     return Support(len(pairs), fitting, contrary, LANDING, max(len(before), 1))
 
 
-def merger(books: Books | None, before: str, after: str, ratio: Fraction, own: int) -> Support:
+def merger(books: FilerBooks | None, before: str, after: str, ratio: Fraction, own: int) -> Support:
     """Other holders of `before` at the earlier end that no longer hold it and gained `ratio` of `after` per share;
     contrary, those that still hold it (it was not merged away)."""
     if books is None or before not in books.sides[0]:
@@ -111,7 +111,7 @@ def merger(books: Books | None, before: str, after: str, ratio: Fraction, own: i
     return Support(relevant, fitting, contrary, books.leaving() * LANDING, max(len(books.sides[0]), 1))
 
 
-def distribution(books: Books | None, parent: str, child: str, ratio: Fraction | None, own: int) -> Support:
+def distribution(books: FilerBooks | None, parent: str, child: str, ratio: Fraction | None, own: int) -> Support:
     """Other holders of `parent` at both ends that gained `child`: `ratio` of it per parent share (any amount when
     None: a distribution into classes already held, whose ratio one book cannot see); contrary, those that kept it
     and gained none (a distribution gives every holder of the parent some)."""
@@ -133,7 +133,7 @@ def distribution(books: Books | None, parent: str, child: str, ratio: Fraction |
     return Support(relevant, fitting, contrary, chance, max(len(books.sides[0]), 1))
 
 
-def acquisition(books: Books | None, cusip: str, own: int) -> Support:
+def acquisition(books: FilerBooks | None, cusip: str, own: int) -> Support:
     """Other holders of `cusip` at the earlier end that hold none at the later one, where (almost) every holder left
     it (a security acquired for cash leaves every book); contrary, those that still hold it."""
     if books is None or cusip not in books.sides[0]:

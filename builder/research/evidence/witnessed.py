@@ -24,7 +24,9 @@ class Evidence:
     seen: Mapping[str, int] = field(default_factory=dict)  # CUSIP → its holders at the earlier end (else the later)
     origin: str = ""  # Witnesses.origin of the books weighed ("" when none covered the quarter ends)
     steady: frozenset[str] = frozenset()  # securities a holder kept about as many shares of: no split
-    books: Books | None = None  # the holders' books at both quarter ends: what bears out or refutes one book's story
+    books: FilerBooks | None = (
+        None  # the holders' books at both quarter ends: what bears out or refutes one book's story
+    )
     # what the holders settle or refute a split of: every book of the quarter asks, so it is made with the Evidence
     closed: frozenset[str] = field(init=False, repr=False, compare=False)
 
@@ -63,7 +65,7 @@ def holders_of(rows: Iterable[tuple[int, int, int]]) -> Holders:
     return Holders(array("q", ciks), array("q", shares), array("q", values))
 
 
-class Books:
+class FilerBooks:
     """Each filer's book at both quarter ends (CIK → CUSIP → shares), built when first asked."""
 
     def __init__(self, before: Mapping[str, Holders], after: Mapping[str, Holders]) -> None:

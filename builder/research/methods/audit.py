@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import copy
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Annotated, Final, Literal, TypedDict
 
 from builder.canonical import canonical_json, sha256_hex
@@ -81,7 +81,7 @@ class CopycatAuditExport(TypedDict):
 
 
 def _events(
-    artifact: PackArtifact, release: Mapping[str, str], provenance: Sequence[object], as_of: str
+    artifact: PackArtifact, release: ReleaseIdentity, provenance: Sequence[object], as_of: str
 ) -> list[AuditEvent]:
     """ingested → validated → sealed, all dated `as_of` (the release's date, never the clock)."""
     filings = [f for m in artifact["managers"] for f in m["filings"]]
@@ -110,7 +110,7 @@ def audit_record(
     artifact: PackArtifact,
     *,
     artifact_sha256: str,
-    release: Mapping[str, str],
+    release: ReleaseIdentity,
     provenance: Sequence[SourceFileRecord],
     view: View,
     ethos: list[EthosDefinition],

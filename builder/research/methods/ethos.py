@@ -154,7 +154,7 @@ def _min_max(values: list[float | None]) -> list[float]:
 
 
 Normalisation = Literal["absolute", "signed-absolute", "rank-percentile", "min-max"]
-NORMALISATIONS: dict[Normalisation, tuple[str, Callable[[list], list[float]]]] = {
+NORMALISATIONS: dict[Normalisation, tuple[str, Callable[[list[float | None]], list[float]]]] = {
     "absolute": (
         "n = x: the feature is already a fraction in [0, 1]; ties and all-equal views need no rule",
         _absolute,
@@ -425,7 +425,7 @@ def _feature_values(name: str, rows: Sequence[ViewTicker], ctx: _Context) -> lis
     return [v if v is None or isinstance(v, int) else _round(v, FEATURE_DIGITS) for v in values]
 
 
-def _ethos_scores(definition: EthosDefinition, features: dict[str, list], count: int) -> list[float]:
+def _ethos_scores(definition: EthosDefinition, features: dict[str, list[float | None]], count: int) -> list[float]:
     scoring = definition["scoring"]
     normalise = NORMALISATIONS[scoring["normalisation"]["method"]][1]
     total = [0.0] * count

@@ -4,15 +4,16 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, cast
 
 from builder.research.errors import NotInView
 from builder.research.methods.ethos import EthosComparison, TickerScores
 from builder.research.methods.explained import (
+    AsFiled,
     EndedChange,
     EvidenceStatement,
     Explained,
     HeldChange,
+    Naming,
     PolicyBrief,
     PositionExplanation,
     SourceRecord,
@@ -31,7 +32,7 @@ from builder.research.schema import (
     PackArtifact,
     Position,
 )
-from builder.research.views import View, ViewTicker
+from builder.research.views import Entry, View, ViewTicker
 from builder.research.views import entries as manager_entries
 from builder.typed import picked
 
@@ -64,8 +65,8 @@ class _Index:
 
     rows: dict[str, ViewTicker]  # ticker → view row
     left: dict[str, ViewTicker]  # ticker → the row of a ticker that left the view this quarter
-    # ticker → (manager, its position or ended entry, held), in artifact order
-    entries: dict[str, list[tuple[ArtifactManager, Position | Ended, bool]]]
+    # ticker → (manager, its position or ended entry with whether it is held), in artifact order
+    entries: dict[str, list[tuple[ArtifactManager, Entry]]]
     managers: dict[str, ArtifactManager]  # manager id → the artifact's manager
     order: dict[str, int]  # manager id → its place in the artifact
     scores: dict[str, TickerScores]  # ticker → its scores entry
@@ -87,11 +88,11 @@ class _Index:
             rows.setdefault(row["ticker"], row)
         left = {row["ticker"]: row for row in every if row["ticker"] in gone and row["ticker"] not in rows}
         selected = set(view["managers"])
-        entries: dict[str, list[tuple[ArtifactManager, Position | Ended, bool]]] = {}
+        entries: dict[str, list[tuple[ArtifactManager, Entry]]] = {}
         for manager in artifact["managers"]:
             if manager["id"] in selected:
-                for held, entry in manager_entries(manager):
-                    entries.setdefault(entry["ticker"], []).append((manager, entry, held))
+                for pair in manager_entries(manager):
+                    entries.setdefault(pair[1]["ticker"], []).append((manager, pair))
         managers: dict[str, ArtifactManager] = {}
         for manager in artifact["managers"]:
             managers.setdefault(manager["id"], manager)
@@ -112,31 +113,62 @@ def _row(ticker: str, view: View, index: _Index) -> ViewTicker:
     )
 
 
-NAMING = ("issuer", "cusip", "mapped", "tickerAsOf")  # said once per explanation; per change only where it differs
-
-
-def _naming(row: ViewTicker, index: _Index) -> dict[str, Any]:
+def _naming(row: ViewTicker, index: _Index) -> Naming:
     """The explanation's name of the security: the view row's, `mapped` from its first entry."""
     first = index.entries.get(row["ticker"])
-    mapped = first[0][1]["mapped"] if first else row["tickerAsOf"] != "unmapped"
+    mapped = first[0][1][1]["mapped"] if first else row["tickerAsOf"] != "unmapped"
     return {"issuer": row["issuer"], "cusip": row["cusip"], "mapped": mapped, "tickerAsOf": row["tickerAsOf"]}
 
 
-def _changes(ticker: str, naming: Mapping[str, Any], index: _Index) -> list[Explained]:
+def _changes(ticker: str, naming: Naming, index: _Index) -> list[Explained]:
     """The artifact's own position or ended entry of `ticker` for each selected manager that has one, without what
     the explanation says once (the ticker, and its naming where the entry's is the same)."""
-    changes: list[dict[str, Any]] = []
-    for manager, entry, held in index.entries.get(ticker, ()):
-        own = {key: entry[key] for key in NAMING if entry[key] != naming[key]}  # type: ignore[literal-required]
-        change: dict[str, Any] = {"managerId": manager["id"], "managerName": manager["name"], "held": held, **own}
-        if held:
-            position = cast(Position, entry)
-            change |= {"shares": position["shares"], "value": position["value"], "weight": position["weight"]}
-        change |= {"change": entry["change"], "sources": entry["sources"]}
-        if not held:
-            change["absentFrom"] = [f["accession"] for f in manager["filings"]]
-        changes.append(change)
-    return cast(list[Explained], changes)
+    changes: list[Explained] = []
+    for manager, pair in index.entries.get(ticker, ()):
+        who, own = manager["id"], _as_filed(pair[1], naming)
+        if pair[0]:
+            position = pair[1]
+            changes.append(
+                {
+                    "managerId": who,
+                    "managerName": manager["name"],
+                    "held": True,
+                    **own,
+                    "shares": position["shares"],
+                    "value": position["value"],
+                    "weight": position["weight"],
+                    "change": position["change"],
+                    "sources": position["sources"],
+                }
+            )
+        else:
+            ended, absent = pair[1], [f["accession"] for f in manager["filings"]]
+            changes.append(
+                {
+                    "managerId": who,
+                    "managerName": manager["name"],
+                    "held": False,
+                    **own,
+                    "change": ended["change"],
+                    "sources": ended["sources"],
+                    "absentFrom": absent,
+                }
+            )
+    return changes
+
+
+def _as_filed(entry: Position | Ended, naming: Naming) -> AsFiled:
+    """The entry's name of the security where it differs from the explanation's."""
+    own: AsFiled = {}
+    if entry["issuer"] != naming["issuer"]:
+        own["issuer"] = entry["issuer"]
+    if entry["cusip"] != naming["cusip"]:
+        own["cusip"] = entry["cusip"]
+    if entry["mapped"] != naming["mapped"]:
+        own["mapped"] = entry["mapped"]
+    if entry["tickerAsOf"] != naming["tickerAsOf"]:
+        own["tickerAsOf"] = entry["tickerAsOf"]
+    return own
 
 
 def _held_text(change: HeldChange, ticker: str, artifact: PackArtifact) -> str:
@@ -258,7 +290,7 @@ def _ethos(ticker: str, scores: EthosComparison, index: _Index) -> tuple[TickerE
 def _limitations(
     row: ViewTicker,
     changes: Sequence[Explained],
-    naming: Mapping[str, Any],
+    naming: Naming,
     artifact: PackArtifact,
     policy: PolicyResult | None,
     left: bool,

@@ -43,7 +43,16 @@ class _EndedBy(TypedDict):
     held: Literal[False]
 
 
-class _AsFiled(TypedDict, total=False):
+class Naming(TypedDict):
+    """The explanation's name of the security: said once, and by a change only where its entry's differs (AsFiled)."""
+
+    issuer: str
+    cusip: str
+    mapped: bool
+    tickerAsOf: TickerAsOf
+
+
+class AsFiled(TypedDict, total=False):
     """The entry's own name of the security, given only where it differs from the explanation's (said once)."""
 
     issuer: Text
@@ -52,7 +61,7 @@ class _AsFiled(TypedDict, total=False):
     tickerAsOf: Annotated[TickerAsOf, BARE]
 
 
-class HeldChange(_HeldBy, _AsFiled):
+class HeldChange(_HeldBy, AsFiled):
     """The artifact's position of a selected manager: its sources are this quarter's rows."""
 
     shares: ArtifactCount
@@ -62,7 +71,7 @@ class HeldChange(_HeldBy, _AsFiled):
     sources: Sources
 
 
-class EndedChange(_EndedBy, _AsFiled):
+class EndedChange(_EndedBy, AsFiled):
     """A position no longer held: the sources are the previous quarter's rows it ended; absentFrom the manager's
     filings of this quarter, which have no row for the ticker."""
 

@@ -5,15 +5,15 @@ from __future__ import annotations
 import enum
 import functools
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date
-from typing import Annotated, Any, Literal, TypedDict
+from typing import Annotated, Literal, TypedDict
 
 from builder.research.caveats import for_managers
 from builder.research.quarters import FILING_DEADLINE_DAYS, Freshness, freshness
 from builder.research.schema import ArtifactWarning, PackArtifact
-from builder.research.views import entries
+from builder.research.views import SummaryView, View, entries
 from builder.typed import KEY, Count, Date, Fraction, Keywords
 
 # IRC §851(b)(3): a regulated investment company may not put more than 25% of its assets in one issuer;
@@ -84,7 +84,7 @@ def book_facts(artifact: PackArtifact) -> BookFacts:
 class Subject:
     """What the checks judge: a view of an artifact, as of a date, and the facts of the artifact's books."""
 
-    view: Mapping[str, Any]  # a View, or a census's summary of one (the fields the checks read)
+    view: View | SummaryView  # a View, or a census's summary of one (the fields the checks read)
     artifact: PackArtifact
     as_of: date
     facts: BookFacts
@@ -315,7 +315,7 @@ POLICY_CONFIG: PolicyConfig = {
 
 
 def evaluate_policy(
-    view: Mapping[str, Any], artifact: PackArtifact, *, as_of: date, facts: BookFacts | None = None
+    view: View | SummaryView, artifact: PackArtifact, *, as_of: date, facts: BookFacts | None = None
 ) -> PolicyResult:
     """Every check over `view` as of `as_of` (never the clock); any block makes the signal 'no-signal'.
 

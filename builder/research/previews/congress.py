@@ -179,7 +179,7 @@ def signal_history(
     return history
 
 
-def trade_order(trade: CongressTrade) -> tuple:
+def trade_order(trade: CongressTrade) -> tuple[date, date, str, str, int]:
     return (trade.disclosed, trade.traded, trade.member, trade.source, trade.row)
 
 

@@ -16,6 +16,7 @@ import statistics
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
+from datetime import date
 
 from builder.records import ScopeWarning
 from builder.research.previews.artifacts import AmountBounds, PreviewSourceFile, PreviewTrade
@@ -61,7 +62,11 @@ def report_id(link: str) -> str:
     return segment.rsplit(".", 1)[0].casefold()
 
 
-def disclosure_key(trade: CongressTrade) -> tuple:
+# chamber, member, report, trade date, ticker, direction, amount range: what two scrapers' copies of a line share
+DisclosureKey = tuple[str, tuple[str, str], str, date, str | None, str, int, int | None]
+
+
+def disclosure_key(trade: CongressTrade) -> DisclosureKey:
     """What two scrapers' copies of one line agree on (owner, disclosure date and asset type they may not)."""
     direction = "sale" if trade.trade_type.value.startswith("sale") else trade.trade_type.value
     return (
@@ -78,13 +83,13 @@ def disclosure_key(trade: CongressTrade) -> tuple:
 
 def distinct_trades(files: Iterable[CongressFile]) -> Distinct:
     """Every trade of `files` once: a later file's rows that copy an earlier file's are dropped and listed."""
-    held: dict[tuple, tuple[str, list[int]]] = {}  # per key: the file holding it, its rows' places in `kept`
+    held: dict[DisclosureKey, tuple[str, list[int]]] = {}  # per key: the file holding it, its rows' places in `kept`
     kept: list[CongressTrade] = []
     dropped: dict[tuple[str, str], list[CongressTrade]] = defaultdict(list)
     retyped: list[tuple[int, CongressTrade]] = []
     for file in files:
-        seen: Counter[tuple] = Counter()
-        mine: dict[tuple, list[int]] = defaultdict(list)
+        seen: Counter[DisclosureKey] = Counter()
+        mine: dict[DisclosureKey, list[int]] = defaultdict(list)
         for trade in file.trades:
             key = disclosure_key(trade)
             seen[key] += 1

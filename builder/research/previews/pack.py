@@ -8,7 +8,7 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date
-from typing import Any, Protocol, TypeVar, cast
+from typing import Any, Literal, Protocol, TypeVar, cast
 
 from builder.records import ScopeWarning
 from builder.research.previews.artifacts import PreviewArtifact, PreviewMethodology, PreviewSourceFile, RowIssueRecord
@@ -26,11 +26,13 @@ PAYLOAD_WARNINGS = 6  # scope warnings listed in an agent payload; warningCount 
 WARNING_CHARS = 300  # a listed warning's message is cut past this many characters (health has it whole)
 Payload = TypeVar("Payload")
 
+PackLabel = Literal["launch pack", "data preview", "research preview"]  # the catalog's label (contract section 1)
+
 
 @dataclass(frozen=True, slots=True)
 class PreviewPack:
     id: str  # e.g. "jane-roe-tracker", "congress-trades", "wsb-social-momentum"
-    label: str  # "data preview" or "research preview"
+    label: PackLabel  # "data preview" or "research preview"
     title: str
     version: str  # f"{id}-{as_of.isoformat()}-v1.0"
     as_of: date
@@ -55,7 +57,7 @@ class SourceRows(Protocol):
 def preview_pack(
     *,
     pack_id: str,
-    label: str,
+    label: PackLabel,
     title: str,
     as_of: date,
     artifact: PreviewArtifact,
@@ -99,6 +101,7 @@ def _cut(message: str) -> str:
 
 def json_ready(value: Payload) -> Payload:
     """`value` with floats rounded to FLOAT_PLACES and tuples as lists; ValueError for NaN or infinity."""
+    # cast: _rounded rebuilds any JSON value in its own shape (floats rounded, tuples as lists), which its type cannot say
     return cast(Payload, _rounded(value))
 
 

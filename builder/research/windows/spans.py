@@ -8,21 +8,21 @@ from collections.abc import Iterator, Mapping, Sequence
 from datetime import date
 from decimal import Decimal
 from fractions import Fraction
-from typing import NamedTuple, cast
+from typing import NamedTuple
 
 from builder.records import ActionKind, CorporateAction
 from builder.research.changes import books
-from builder.research.changes.books import Moved, Row, ShareChange
+from builder.research.changes.books import Moved, Row
 from builder.research.changes.carry import Lot
 from builder.research.changes.classify import book_changes as classify
 from builder.research.changes.classify import by_key, unique_candidates
 from builder.research.changes.side import Keying, Keys, Side, one_keyed, untested
-from builder.research.schema import ArtifactManager, Candidate, CitedAction, Ended, PackArtifact, Position
-from builder.research.views import Named, entries
+from builder.research.schema import ArtifactManager, Candidate, CitedAction, MeasuredKind, PackArtifact
+from builder.research.views import CarriedManager, CarriedVersion, Entry, Named, entries, held_amounts
 
 
 def moved_positions(
-    older: PackArtifact, newer: PackArtifact, managers: Sequence[str], between: Sequence[PackArtifact]
+    older: PackArtifact, newer: PackArtifact, managers: Sequence[str], between: Sequence[PackArtifact | CarriedVersion]
 ) -> list[Moved]:
     """Each selected manager's changes of shares, by manager then ticker (`manager_changes`, one after the other)."""
     return [change for _, found in manager_changes(older, newer, managers, between) for change in found]
@@ -32,7 +32,8 @@ def manager_changes(
     older: PackArtifact,
     newer: PackArtifact,
     managers: Sequence[str],
-    between: Sequence[PackArtifact],
+    between: Sequence[PackArtifact | CarriedVersion],
+    *,
     keyings: tuple[Keying, Keying] | None = None,
 ) -> Iterator[tuple[str, list[Moved]]]:
     """Each selected manager and its changes of shares, by ticker. Consecutive versions: the newer artifact's own
@@ -73,10 +74,11 @@ class Between(NamedTuple):
     named: dict[str, Named]  # key → the last such entry that names it
 
 
-def _between(between: Sequence[ArtifactManager]) -> Between:
+def _between(between: Sequence[ArtifactManager | CarriedManager]) -> Between:
     """What `between` (the manager's part of each version after the older one, oldest first) carries: one pass over
     their entries."""
-    cites, flagged = False, cast(dict[str, list[Candidate]], {})
+    cites = False
+    flagged: dict[str, list[Candidate]] = {}
     keys: dict[str, str] = {}
     named: dict[str, Named] = {}
     for manager in between:
@@ -217,7 +219,7 @@ def _by_keys(manager_id: str, before: ArtifactManager, after: ArtifactManager, s
         if candidates or from_shares != position["shares"]:
             shares = sum([earlier[c] for c in carried])
             delta = sum([later[c] for c in cusips]) - shares
-            kind: ShareChange = (
+            kind: MeasuredKind = (
                 "new" if shares == 0 else "added" if delta > 0 else "reduced" if delta < 0 else "unchanged"
             )
             amounts = (from_shares, position["shares"], from_value, position["value"])
@@ -259,7 +261,7 @@ def _one_to_one(
             if shares:
                 found[ticker] = ((manager_id, ticker, "new", 0, shares, 0, position["value"]), None, position)
         elif (from_shares := was["shares"]) != shares:
-            kind: ShareChange = "new" if from_shares == 0 else "added" if shares > from_shares else "reduced"
+            kind: MeasuredKind = "new" if from_shares == 0 else "added" if shares > from_shares else "reduced"
             row: Row = (manager_id, ticker, kind, from_shares, shares, was["value"], position["value"])
             found[ticker] = (row, None, position)
     gone = [position for position in old.values() if position["shares"] >= 1]  # each earlier one no later one holds
@@ -281,7 +283,7 @@ def _candidates(flagged: Mapping[str, list[Candidate]], *groups: list[str]) -> l
 def _untouched_change(
     manager_id: str,
     named: Named,
-    kind: ShareChange,
+    kind: MeasuredKind,
     amounts: tuple[int, int, int, int],
     shares: int,
     delta: int,
@@ -306,30 +308,31 @@ def _side(manager: ArtifactManager, artifact: PackArtifact, keys: Keys | None = 
     return Side(date.fromisoformat(artifact["quarter"]), lots, keys.__getitem__, False)
 
 
-def _legs(between: Sequence[ArtifactManager]) -> list[CorporateAction]:
+def _legs(between: Sequence[ArtifactManager | CarriedManager]) -> list[CorporateAction]:
     """The corporate actions the versions between cite for the manager, as records again, in effect order; a spin-off
     as the shares of the child its quarter's change received (`_received`)."""
     legs: dict[tuple[str, str], CorporateAction] = {}
     for manager in between:
-        for _, entry in entries(manager):
-            for action in entry["change"]["corporateActions"]:
-                leg = _leg(action, manager["cik"], _received(entry, action))
+        for pair in entries(manager):
+            for action in pair[1]["change"]["corporateActions"]:
+                leg = _leg(action, manager["cik"], _received(pair, action))
                 if leg.shares is not None or (leg.record, leg.cusip) not in legs:
                     legs[leg.record, leg.cusip] = leg
     return sorted(legs.values(), key=lambda leg: (leg.effective, leg.record))
 
 
-def _received(entry: Position | Ended, action: CitedAction) -> int | None:
+def _received(pair: Entry, action: CitedAction) -> int | None:
     """The shares of a spin-off's child that the change of its quarter took as received, not traded (`entry`: the
     child's, citing the spin-off `action`): its shares less those traded and those held a quarter before; else None.
     They were received on the parent shares held at the record date, as filed a quarter before and traded within the
     quarter (changes.classify), so a diff from further back receives these, not the ratio times the parent shares
     it held then: parent shares it bought or sold later are the parent's trades, never the child's (Liberty Global's
     Class C dividend of 2014 on the LBTYA bought in the two quarters before it)."""
+    entry = pair[1]
     change = entry["change"]
     if action["kind"] != "spin-off" or action["receivedShares"] is not None or action["newCusip"] != entry["cusip"]:
         return None
-    held = cast(Position, entry)["shares"] if "shares" in entry else 0
+    held = held_amounts(pair)[0]
     kept = held - change["shareDelta"] if change["shareDelta"] is not None else change["carriedShares"]
     return None if kept is None else max(kept - (change["previousShares"] or 0), 0)
 

@@ -90,7 +90,7 @@ class Person:
         return self.key[0]
 
 
-class Named(Protocol):
+class PersonRow(Protocol):
     """A row naming a person (CongressTrade)."""
 
     @property
@@ -112,15 +112,15 @@ class Named(Protocol):
 class People:
     """The persons named by a set of rows; `aliases` (groups of spellings of one person) merge what no rule knows."""
 
-    def __init__(self, rows: Iterable[Named], aliases: Iterable[Sequence[str]] = ()) -> None:
+    def __init__(self, rows: Iterable[PersonRow], aliases: Iterable[Sequence[str]] = ()) -> None:
         self._canonical = {name_key(spelling): name_key(group[0]) for group in aliases for spelling in group}
         self._keys: dict[tuple[str, str, str], tuple[str, str, str, str]] = {}  # by (chamber, spelling, district)
-        spellings: dict[tuple, Counter[str]] = defaultdict(Counter)
+        spellings: dict[tuple[str, str, str, str], Counter[str]] = defaultdict(Counter)
         for row in rows:
             spellings[self.key(row)][row.member] += 1
         self._people = {key: _person(key, counts) for key, counts in spellings.items()}
 
-    def key(self, row: Named) -> tuple[str, str, str, str]:
+    def key(self, row: PersonRow) -> tuple[str, str, str, str]:
         """The person key of a row: its name by the rules, then the aliases; the House adds the district's state."""
         found = self._keys.get((row.chamber, row.member, row.district))
         if found is None:
@@ -128,7 +128,7 @@ class People:
             found = self._keys[row.chamber, row.member, row.district] = (row.chamber, row.state, first, last)
         return found
 
-    def of(self, row: Named) -> Person:
+    def of(self, row: PersonRow) -> Person:
         return self._people[self.key(row)]
 
     def merged(self) -> list[Person]:

@@ -206,7 +206,7 @@ class _Unusable(Exception):
         self.code, self.message = code, message
 
 
-def _trade(row: dict, source: str, index: int, found: list[tuple[str, str]]) -> CongressTrade | None:
+def _trade(row: dict[str, Any], source: str, index: int, found: list[tuple[str, str]]) -> CongressTrade | None:
     """The row as a trade, or None when a field is unusable; every fault found is appended to `found`."""
     house = "representative" in row
 

@@ -106,7 +106,7 @@ def _runs(rows: pa.Table) -> Iterator[tuple[date, str, int, int]]:
         start += count
 
 
-def _int64s(column: pa.Array, start: int, stop: int) -> array:
+def _int64s(column: pa.Array, start: int, stop: int) -> array[int]:
     """Rows `start`–`stop` of an int64 column without nulls, copied from its buffer (no Python int per value)."""
     values = array("q")
     first = column.offset + start

@@ -15,6 +15,7 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from builder.cores import die_with_parent
 from builder.records import SourceFile, SourceProblem, Witnesses
 from builder.sources.datasets.books import Books, books
 from builder.sources.datasets.cache import SetExtract, entry_path, read_entry, rows_path, write_entry
@@ -115,9 +116,11 @@ def unwarmed(sets: dict[Path, SourceFile | DatasetError], cache_dir: Path) -> li
     return [(path, entry) for path, entry in entries if not (entry.exists() and rows_path(entry).exists())]
 
 
-def warm(missing: list[tuple[Path, Path]]) -> None:
+def warm(missing: list[tuple[Path, Path]], parent: int) -> None:
     """Write the cache entry of each zip (run beside the 13F parse, in a process of its own, so a cold publish
-    reads both at once). A zip that cannot be read is left for the read after it to report."""
+    reads both at once, and killed with it: `parent`). A zip that cannot be read is left for the read after it to
+    report."""
+    die_with_parent(parent)
     for path, entry in missing:
         with contextlib.suppress(DatasetError, OSError):
             _fresh(path, entry, entry.parent)

@@ -13,9 +13,11 @@ import hashlib
 import inspect
 import os
 import tempfile
+from collections.abc import Sequence
 from datetime import date
 from operator import attrgetter
 from pathlib import Path
+from typing import Any, Literal, TypedDict
 
 import orjson
 
@@ -107,9 +109,44 @@ def _write_entry(path: Path, payload: bytes) -> None:
             Path(temporary).unlink(missing_ok=True)
 
 
-def _encoded(result: Parsed) -> dict:
+Row = Sequence[Any]  # a HoldingRow's fields, as holding_row takes them (a tuple written, a list read)
+
+
+class EncodedPrimary(TypedDict):
+    kind: Literal["primary"]
+    type: str
+    cik: str
+    period: str
+    signed: str | None
+    manager: str
+    report: str
+    isAmendment: bool
+    amendmentNo: int | None
+    amendmentType: str | None
+    summary: tuple[int | None, int | None, bool] | None  # entry and value totals, omitted (a JSON array)
+    table: list[Row] | None
+
+
+class EncodedEnvelope(TypedDict):
+    kind: Literal["envelope"]
+    type: str
+    accession: str
+    filed: str
+    primary: EncodedPrimary | None
+    rows: list[Row]
+
+
+class EncodedTable(TypedDict):
+    kind: Literal["table"]
+    rows: list[Row]
+
+
+Encoded = EncodedEnvelope | EncodedTable | EncodedPrimary  # a cache entry's JSON, told apart by `kind`
+
+
+def _encoded(result: Parsed) -> Encoded:
     if isinstance(result, Envelope):
-        primary = None if result.primary is None else _encoded(result.primary)
+        primary = None if result.primary is None else _encoded_primary(result.primary)
         return {
             "kind": "envelope",
             "type": result.submission_type,
@@ -120,53 +157,61 @@ def _encoded(result: Parsed) -> dict:
         }
     if isinstance(result, InformationTable):
         return {"kind": "table", "rows": _rows_out(result.rows)}
+    return _encoded_primary(result)
+
+
+def _encoded_primary(result: PrimaryDocument) -> EncodedPrimary:
     summary = result.summary
     return {
         "kind": "primary",
         "type": result.submission_type,
         "cik": result.cik,
         "period": result.period.isoformat(),
-        "signed": result.signature_date and result.signature_date.isoformat(),
+        "signed": result.signature_date.isoformat() if result.signature_date else None,
         "manager": result.manager_name,
         "report": result.report_type,
         "isAmendment": result.is_amendment,
         "amendmentNo": result.amendment_no,
         "amendmentType": result.amendment_type,
-        "summary": summary and [summary.entry_total, summary.value_total, summary.confidential_omitted],
+        "summary": (summary.entry_total, summary.value_total, summary.confidential_omitted) if summary else None,
         "table": None if result.table is None else _rows_out(result.table),
     }
 
 
-def _decoded(entry: dict) -> Parsed:
-    kind = entry["kind"]
-    if kind == "envelope":
-        primary = None if entry["primary"] is None else _decoded(entry["primary"])
-        assert primary is None or isinstance(primary, PrimaryDocument), entry["accession"]
+def _decoded(entry: Encoded) -> Parsed:
+    if entry["kind"] == "envelope":
+        primary = None if entry["primary"] is None else _decoded_primary(entry["primary"])
         return Envelope(
             entry["type"], entry["accession"], date.fromisoformat(entry["filed"]), primary, _rows_in(entry["rows"])
         )
-    if kind == "table":
+    if entry["kind"] == "table":
         return InformationTable(_rows_in(entry["rows"]))
-    if kind != "primary":
-        raise ValueError(f"unknown entry kind {kind!r}")
+    if entry["kind"] != "primary":
+        raise ValueError(f"unknown entry kind {entry['kind']!r}")
+    return _decoded_primary(entry)
+
+
+def _decoded_primary(entry: EncodedPrimary) -> PrimaryDocument:
+    if entry["kind"] != "primary":  # an envelope's primary document is one
+        raise ValueError(f"unknown entry kind {entry['kind']!r}")
     return PrimaryDocument(
         submission_type=entry["type"],
         cik=entry["cik"],
         period=date.fromisoformat(entry["period"]),
-        signature_date=entry["signed"] and date.fromisoformat(entry["signed"]),
+        signature_date=date.fromisoformat(entry["signed"]) if entry["signed"] else None,
         manager_name=entry["manager"],
         report_type=entry["report"],
         is_amendment=entry["isAmendment"],
         amendment_no=entry["amendmentNo"],
         amendment_type=entry["amendmentType"],
-        summary=entry["summary"] and Summary(*entry["summary"]),
+        summary=Summary(*entry["summary"]) if entry["summary"] else None,
         table=None if entry["table"] is None else _rows_in(entry["table"]),
     )
 
 
-def _rows_out(rows: tuple[HoldingRow, ...]) -> list[tuple]:
+def _rows_out(rows: tuple[HoldingRow, ...]) -> list[Row]:
     return [_ROW_FIELDS(row) for row in rows]
 
 
-def _rows_in(rows: list[list]) -> tuple[HoldingRow, ...]:
+def _rows_in(rows: list[Row]) -> tuple[HoldingRow, ...]:
     return tuple(holding_row(*values) for values in rows)

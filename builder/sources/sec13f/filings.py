@@ -249,7 +249,7 @@ def _duplicates(filings: list[Filing]) -> list[SourceProblem]:
     by_accession: dict[str, Filing] = {}
     # Rows are compared only between filings whose header agrees: hashing every row of every filing costs more
     # than the whole comparison, and a repeated header is rare.
-    by_header: dict[tuple, list[Filing]] = {}
+    by_header: dict[tuple[str, date, date, int, int], list[Filing]] = {}
     for filing in sorted(filings, key=lambda f: f.source):
         header = (filing.cik, filing.period, filing.filed, filing.amendment_no, len(filing.rows))
         same = by_accession.get(filing.accession)

@@ -48,7 +48,7 @@ def parse_corporate_actions(text: str, source: str) -> tuple[tuple[CorporateActi
     """The legs of CSV `text` and every problem found (then no legs); pure."""
     legs: list[CorporateAction] = []
     problems: list[SourceProblem] = []
-    first_line: dict[tuple, int] = {}
+    first_line: dict[tuple[object, ...], int] = {}
     for line, found in csv_records(text, source, COLUMNS, OPTIONAL):
         if isinstance(found, SourceProblem):
             problems.append(found)
