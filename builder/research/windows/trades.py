@@ -9,13 +9,14 @@ cited, beside the net change.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TypedDict
+from typing import TypedDict, get_args
 
+from builder.research import schema
 from builder.research.schema import SourceRow, TradeKind
 from builder.research.windows.history import Step
 from builder.typed import Count, Date
 
-TRADED = frozenset({"new", "added", "reduced", "exited"})  # changes.classify's BOUGHT | SOLD: only these are trades
+TRADED = frozenset(get_args(schema.Traded))  # new, added, reduced, exited: only these are trades
 
 # One trade of one quarter: (ticker, kind, shares traded, traded value, cited rows as (accession, row) pairs)
 Traded = tuple[str, str, int, int, tuple[tuple[str, int], ...]]
