@@ -56,20 +56,21 @@ def carried(book: Book, actions: Iterable[Mapping]) -> Book:
             events.setdefault((action["effective"], action["cusip"] or ""), []).append(action)
     found = Book(dict(book.amounts), set(book.flagged), dict(book.legs))
     for (_, cusip), legs in sorted(events.items()):
-        held = found.amounts.get(cusip)
-        if held is None:
+        held, flagged = found.amounts.get(cusip), cusip in found.flagged
+        if held is None and not flagged:
             continue
-        flagged, moved = cusip in found.flagged, found.legs.get(cusip, 0) + 1
+        moved = found.legs.get(cusip, 0) + 1
         if legs[0]["kind"] == "spin-off":
             found.legs[cusip] = moved
             continue
-        del found.amounts[cusip]
-        found.flagged.discard(cusip)
+        found.amounts.pop(cusip, None)
+        found.flagged.discard(cusip)  # an undecided change's flag travels with its shares, and ends with a cash merger
         for leg in legs:
             if leg["kind"] == "cash-merger":
                 continue
             target = leg["newCusip"] or cusip
-            found.add(target, held * ratio(leg["ratio"]), moved)
+            if held is not None:
+                found.add(target, held * ratio(leg["ratio"]), moved)
             if flagged:
                 found.flagged.add(target)
     return found

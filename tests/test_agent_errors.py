@@ -66,19 +66,22 @@ async def test_the_post_name_of_the_managers_in_a_query_is_answered_with_the_rig
     assert (status, error["code"], error["details"]) == (
         400,
         "unknown_parameter",
-        {"parameter": "managerIds", "expected": "managers"},
+        {"parameter": "managerIds", "expected": "managers", "valid": ["packId", "managers", "mode"]},
     )
     status, error = await rest_error(rest, f"{PACK}/latest?colour=blue")
-    assert (status, error["details"]) == (400, {"parameter": "colour"})  # no right name to give
+    # no right name to give, and nothing a colour could be looking for: the parameters it takes
+    assert (status, error["details"]) == (400, {"parameter": "colour", "valid": ["packId", "managers", "mode"]})
+    assert error["message"] == "unknown parameter 'colour': get_latest_pack takes packId, managers, mode"
 
 
 async def test_the_get_name_of_the_managers_in_a_body_is_answered_with_the_right_one(rest):
+    extra = {"/api/v1/policy/validate": [], "/api/v1/ethos/compare": ["ethosIds", "tickers"]}
     for route in ("/api/v1/policy/validate", "/api/v1/ethos/compare"):
         status, error = await rest_error(rest, route, {"managers": ["larch"]})
         assert (status, error["code"], error["details"]) == (
             400,
             "invalid_body",
-            {"path": "managers", "expected": "managerIds"},
+            {"path": "managers", "expected": "managerIds", "valid": ["packId", "managerIds", "mode", *extra[route]]},
         )
         assert "here the manager ids are 'managerIds'" in error["message"]
 
@@ -149,3 +152,85 @@ async def test_over_stdio_each_error_is_the_rest_envelope_and_a_string_for_manag
             response = await rest.post(route, data=orjson.dumps(body), headers={"Content-Type": "application/json"})
         assert result.content[0].text.encode() == await response.read(), (tool, arguments)
     assert not listed.is_error and listed.structured_content["view"]["managerCount"] == 1
+
+
+# Six mistakes agents made (the first two the issue's), each as a tool call and the REST request it stands for, with
+# what its error must name as the next step.
+MISTAKES = [
+    (
+        "compare_versions",
+        {"packId": "13f-copycat", "fromVersion": "{v0}", "to": "{v1}"},
+        f"{PACK}/versions/diff?fromVersion={{v0}}&to={{v1}}",
+        "unknown parameter 'fromVersion': compare_versions takes packId, from, to, managers, mode; a version id goes "
+        "in 'from' (the earlier) and 'to' (the later); list_pack_versions lists them",
+    ),
+    (
+        "get_latest_pack",
+        {"packId": "13f-copycat", "quarter": "2025-06-30"},
+        f"{PACK}/latest?quarter=2025-06-30",
+        "unknown parameter 'quarter': get_latest_pack takes packId, managers, mode; this answers the latest version "
+        "only: explain_position (ticker, version) explains a position at an earlier version and compare_versions "
+        "(from, to) what changed between two; list_pack_versions lists the versions",
+    ),
+    (
+        "explain_position",
+        {"packId": "13f-copycat", "ticker": "AAPL", "quarter": "2025-06-30"},
+        f"{PACK}/positions/AAPL/explanation?quarter=2025-06-30",
+        "unknown parameter 'quarter': explain_position takes packId, ticker, version, managers, mode; a version id goes "
+        "in 'version' (omitted: the latest); list_pack_versions lists them, and compare_versions (from, to) shows "
+        "what changed between two",
+    ),
+    (
+        "compare_versions",
+        {"packId": "13f-copycat", "from": "{v1}", "to": "{v0}"},
+        f"{PACK}/versions/diff?from={{v1}}&to={{v0}}",
+        "'from' must be an earlier version than 'to': swap them (from '{v0}', to '{v1}')",
+    ),
+    (
+        "compare_versions",
+        {"packId": "13f-copycat", "from": "{v0}"},
+        f"{PACK}/versions/diff?from={{v0}}",
+        "parameter 'to' is required: compare_versions takes packId, from, to, managers, mode; list_pack_versions lists "
+        "the version ids, newest first",
+    ),
+    (
+        "validate_policy",
+        {"mode": "overlap", "version": "{v0}"},
+        ("/api/v1/policy/validate", {"mode": "overlap", "version": "{v0}"}),
+        "unknown parameter 'version': validate_policy takes packId, managerIds, mode; this answers the latest version "
+        "only: explain_position (ticker, version) explains a position at an earlier version and compare_versions "
+        "(from, to) what changed between two; list_pack_versions lists the versions",
+    ),
+]
+
+
+def filled(value, versions: dict[str, str]):
+    """`value` with {v0} and {v1} as the fixture's first two version ids."""
+    if isinstance(value, str):
+        return value.format(**versions) if "{" in value else value
+    if isinstance(value, tuple):
+        return tuple(filled(item, versions) for item in value)
+    return {key: filled(item, versions) for key, item in value.items()} if isinstance(value, dict) else value
+
+
+async def test_six_mistakes_each_get_an_error_naming_the_next_step_in_the_same_words_on_rest_and_mcp(
+    published, rest, release
+):
+    versions = {"v0": release.data.versions[0], "v1": release.data.versions[1]}
+    mistakes = [filled(mistake, versions) for mistake in MISTAKES]
+    with anyio.fail_after(ROUND_TRIP_SECONDS):
+        async with (
+            stdio_client(child(["-m", "server.mcp_server"], published)) as (read, write),
+            ClientSession(read, write) as session,
+        ):
+            await session.initialize()
+            results = [await session.call_tool(tool, arguments) for tool, arguments, _, _ in mistakes]
+    for (tool, arguments, request, message), result in zip(mistakes, results, strict=True):
+        assert result.is_error, (tool, arguments)
+        if isinstance(request, str):
+            response = await rest.get(request)
+        else:
+            route, body = request
+            response = await rest.post(route, data=orjson.dumps(body), headers={"Content-Type": "application/json"})
+        assert result.content[0].text.encode() == await response.read(), (tool, arguments)
+        assert orjson.loads(result.content[0].text)["error"]["message"] == message

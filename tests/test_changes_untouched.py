@@ -55,7 +55,7 @@ def compared(artifacts: list[PackArtifact]) -> tuple[int, int, int, int]:
             for before in older["managers"]:
                 own = [next(m for m in version["managers"] if m["id"] == before["id"]) for version in between]
                 pairs += 1
-                seen = spans._between(own)
+                seen = spans._between(own, [version["quarter"] for version in between])
                 if seen.cites:
                     continue
                 carried = spans._carried(before["id"], before, after[before["id"]], older, newer, seen)

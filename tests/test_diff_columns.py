@@ -88,6 +88,7 @@ def test_every_ticker_the_diff_names_is_named_once_entered_and_left_ones_too(ser
     for diff in diffs:
         named = {t for m in diff["managers"] for t in m["changes"]["tickers"]}
         named |= {*diff["tickers"]["entered"], *diff["tickers"]["left"]}
+        named |= {t for m in diff["windowTrades"] for t in m["tickers"]}  # the trades inside a window of quarters
         assert set(diff["names"]) == named
         assert all(name["issuer"] for name in diff["names"].values())
 

@@ -137,8 +137,12 @@ async def test_position_not_found_says_which_quarters_held_the_ticker(berkshire_
     response = await berkshire_rest.get(f"{PACK}/positions/ORCL/explanation")
     error = orjson.loads(await response.read())["error"]
     assert (response.status, error["code"]) == (404, "position_not_found")
+    (version,) = error["details"].pop("heldInVersions")
     assert error["details"] == {"ticker": "ORCL", "managers": ["berkshire"], "mode": "any", "heldIn": ["2018-09-30"]}
-    assert "the view held it at 2018-09-30" in error["message"]
+    assert version.startswith("multi-manager-2018-09-30-v")
+    assert f"the view held it at 2018-09-30: explain_position with version '{version}'" in error["message"]
+    response = await berkshire_rest.get(f"{PACK}/positions/ORCL/explanation?version={version}")
+    assert response.status == 200
     response = await berkshire_rest.get(f"{PACK}/positions/ZZZZ/explanation")
     error = orjson.loads(await response.read())["error"]
     assert error["details"]["heldIn"] == [] and "no version of this release held it" in error["message"]
@@ -167,7 +171,7 @@ async def test_over_stdio_an_exit_is_explained_and_the_agent_is_sent_back_to_the
 
 def test_the_openapi_description_states_what_the_explanation_answers_for_a_ticker_that_left(release):
     operation = release.data.openapi["paths"]["/api/v1/packs/{packId}/positions/{ticker}/explanation"]["get"]
-    assert "left the view in the latest version" in operation["description"]
+    assert "left the view in the version explained" in operation["description"]
     assert "viewStatus left-view" in operation["description"] and "heldIn" in operation["description"]
     schema = release.data.openapi["components"]["schemas"]["PositionExplanation"]["properties"]["viewStatus"]
     assert schema["enum"] == ["in-view", "left-view"] and schema["description"].startswith("in-view:")

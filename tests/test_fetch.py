@@ -141,7 +141,9 @@ def test_a_lower_rate_is_kept(tmp_path):
     with serving(edgar.app()) as base:
         result = run_fetch_process(root, base, "--no-datasets", "--rate", "3")
     assert result.exit_code == 0, result.output
-    assert len(edgar.log.seen) >= 4 and edgar.log.median_gap() >= 1 / 3  # 0.105 s at the default 10 a second
+    # the fetch spaces them 1/3 s apart; the stand-in stamps each in a thread of this busy process, so a stamp may land
+    # late and the next on time (a median of 0.308 s under load 13): 0.25 s still tells 3 a second from the default 10
+    assert len(edgar.log.seen) >= 4 and edgar.log.median_gap() >= 0.25  # 0.105 s at the default 10 a second
 
 
 def test_an_unknown_cik_is_one_error_line_naming_it(tmp_path):

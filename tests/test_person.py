@@ -85,7 +85,10 @@ def test_concentration_reports_top_weights_and_the_herfindahl_index():
         "hhi": 0.5,
         "effectivePositions": 2.0,
         "top5Weight": 1.0,
-        "top": [{"ticker": "MSFT", "weight": 0.5}, {"ticker": "NVDA", "weight": 0.5}],
+        "top": [
+            {"ticker": "MSFT", "name": "MSFT Inc", "weight": 0.5},
+            {"ticker": "NVDA", "name": "NVDA Inc", "weight": 0.5},
+        ],
     }
 
 

@@ -50,12 +50,18 @@ from builder.research.methods.explained import (
 )
 from builder.research.methods.policy import Outcome, PolicyResult, Signal
 from builder.research.previews.pack import PackLabel
-from builder.research.quarters import Freshness
+from builder.research.quarters import Freshness, clock
 from builder.research.schema import Change, TickerAsOf
 from builder.research.versions import PACK_ID
 from builder.research.views import Mode
+from builder.research.windows.history import HistoryBrief, history_brief
 from builder.typed import KEY, UNPROMISED, Count, Date, picked
 
+# The release's dates against the reader's clock (precomputed bytes cannot know the day they are read).
+RELEASE_CLOCK = (
+    "Judge freshness by your clock: asOf is the release's date; a 13F quarter's filings are due 45 days after it "
+    "ends, and list_pack_versions gives each version's quarter."
+)
 LISTED = 10  # items of a long list (tickers, trades, changes, scores); its count covers all
 SHORT = 5  # items of a list of sentences (warnings, reasons)
 Data = dict[str, Any]
@@ -70,6 +76,7 @@ class HealthAnswer(TypedDict):
     status: HealthStatus
     releaseId: str
     asOf: Date
+    clock: str
     fixture: bool
     packs: list[HealthPack]
     warningCount: Count
@@ -94,6 +101,7 @@ class PacksAnswer(TypedDict):
     """list_packs' compact answer."""
 
     packs: list[PackListing]
+    clock: str
     nextCalls: list[NextCall]
 
 
@@ -114,6 +122,7 @@ class VersionsAnswer(TypedDict):
     latestVersion: str
     versionCount: Count
     versions: list[VersionListing]
+    clock: str
     nextCalls: list[NextCall]
 
 
@@ -148,6 +157,7 @@ class ComparisonAnswer(TypedDict):
 
     ethosIds: list[EthosId]
     basis: dict[str, Any]
+    clock: str
     topSets: dict[EthosId, list[str]]
     overlap: Overlap
     names: dict[str, TickerName]
@@ -168,6 +178,7 @@ class PolicyAnswer(TypedDict):
     versionId: str
     asOf: Date
     freshness: Freshness
+    clock: str
     signal: Signal
     checks: list[CheckListing]
     blockingReasonCount: int
@@ -223,18 +234,21 @@ class ChangeBrief(TypedDict):
 
 
 class ExplanationAnswer(TypedDict):
-    """explain_position's compact answer: the largest positions first, their count; the first statements."""
+    """explain_position's compact answer: the largest positions first, their count; the history; the first
+    statements."""
 
     ticker: str
     issuer: str
     cusip: str
     versionId: str
     quarter: Date
+    clock: str
     view: Annotated[ViewBrief, UNPROMISED]
     viewStatus: ViewStatus
     summary: Annotated[SummaryBrief, UNPROMISED]
     changeCount: Count
     changes: list[ChangeBrief]
+    history: Annotated[HistoryBrief, UNPROMISED] | None
     evidence: list[CitedStatement]
     ethosScores: dict[EthosId, Score]
     overlap: Annotated[TickerOverlap, UNPROMISED]
@@ -261,6 +275,7 @@ class AuditAnswer(TypedDict):
     identity: Annotated[CopycatIdentity | PreviewIdentity, UNPROMISED]
     release: Annotated[ReleaseIdentity, UNPROMISED]
     contentHash: ContentHash
+    clock: str
     provenance: ProvenanceBrief
     methodology: Annotated[Mapping[str, Any], UNPROMISED]
     policy: PolicyOutcome | None
@@ -284,6 +299,7 @@ def health(data: Health, arguments: Arguments) -> HealthAnswer:
         "status": data["status"],
         "releaseId": data["releaseId"],
         "asOf": data["asOf"],
+        "clock": RELEASE_CLOCK,
         "fixture": data["fixture"],
         "packs": data["packs"],
         "warningCount": data["warningCount"],
@@ -296,6 +312,7 @@ def health(data: Health, arguments: Arguments) -> HealthAnswer:
 def packs(data: PackCatalog, arguments: Arguments) -> PacksAnswer:
     return {
         "packs": [picked(PackListing, pack) for pack in data["packs"]],
+        "clock": RELEASE_CLOCK,
         "nextCalls": [
             call("get_latest_pack", {"packId": pack["id"]}, f"the latest {pack['id']} in brief")
             for pack in data["packs"]
@@ -323,6 +340,7 @@ def versions(data: VersionCatalog, arguments: Arguments) -> VersionsAnswer:
         "latestVersion": data["latestVersion"],
         "versionCount": len(entries),
         "versions": entries[:LISTED],
+        "clock": clock(entries[0]["quarter"]) if "quarter" in entries[0] else RELEASE_CLOCK,
         "nextCalls": [*next_calls, call("get_latest_pack", {"packId": pack}, "the latest version in brief")],
     }
 
@@ -336,6 +354,7 @@ def explanation(data: PositionExplanation, arguments: Arguments) -> ExplanationA
         "cusip": data["cusip"],
         "versionId": data["versionId"],
         "quarter": data["quarter"],
+        "clock": clock(data["quarter"]),
         "view": {"mode": data["view"]["mode"], "managerCount": data["view"]["managerCount"]},
         "viewStatus": data["viewStatus"],
         "summary": {
@@ -348,6 +367,7 @@ def explanation(data: PositionExplanation, arguments: Arguments) -> ExplanationA
         },
         "changeCount": len(changes),
         "changes": [_held(change, data["tickerAsOf"]) for change in changes[:LISTED]],
+        "history": None if data["history"] is None else history_brief(data["history"], data["versionId"], LISTED),
         "evidence": cited(data, SHORT),
         "ethosScores": data["ethos"]["scores"],
         "overlap": data["overlap"],
@@ -364,6 +384,11 @@ def explanation(data: PositionExplanation, arguments: Arguments) -> ExplanationA
         ],
         "executionEnabled": False,
     }
+
+
+def _quarter_of(version_id: str) -> str:
+    """The quarter end a 13f-copycat version id names (multi-manager-<quarter-end>-v<major>.<minor>)."""
+    return version_id.removeprefix("multi-manager-").rsplit("-v", 1)[0]
 
 
 def _value(change: Explained) -> int:
@@ -406,6 +431,7 @@ def ethos_comparison(data: EthosComparison, arguments: Arguments) -> ComparisonA
             **{key: value for key, value in data["basis"].items() if key != "managers"},
             "managerCount": len(data["basis"]["managers"]),
         },
+        "clock": clock(data["basis"]["quarter"]),
         "topSets": data["topSets"],
         "overlap": data["overlap"],
         "names": data["names"],
@@ -430,6 +456,7 @@ def policy(data: PolicyResult, arguments: Arguments) -> PolicyAnswer:
         "versionId": data["versionId"],
         "asOf": data["asOf"],
         "freshness": data["freshness"],
+        "clock": clock(_quarter_of(data["versionId"])),
         "signal": data["signal"],
         "checks": [picked(CheckListing, check) for check in data["checks"]],
         "blockingReasonCount": len(data["blockingReasons"]),
@@ -442,11 +469,13 @@ def policy(data: PolicyResult, arguments: Arguments) -> PolicyAnswer:
 
 
 def audit(data: CopycatAuditExport | PreviewAuditExport, arguments: Arguments) -> AuditAnswer:
-    policy_result = data["policy"]
+    policy_result, identity = data["policy"], data["identity"]
+    quarter = identity.get("quarter")  # a copycat version's; a preview has none
     return {
         "identity": data["identity"],
         "release": data["release"],
         "contentHash": data["contentHash"],
+        "clock": clock(quarter) if isinstance(quarter, str) else RELEASE_CLOCK,
         "provenance": {
             "fileCount": len(data["provenance"]),
             "bytes": sum(f["size"] for f in data["provenance"]),

@@ -187,10 +187,32 @@ def _view_tickers(data: ReleaseData) -> Iterable[Params]:
             yield {"packId": PACK_ID, "ticker": ticker, **_mode_params(mode)}
 
 
+def _past_view_tickers(data: ReleaseData) -> Iterable[Params]:
+    """The default view's explanations of every version before the latest (PRECOMPUTE_PAST: see explainPosition)."""
+    for version in data.versions[:-1] if PRECOMPUTE_PAST else ():
+        for ticker in methods.explained_tickers(data, [], DEFAULT_MODE, version):
+            yield {"packId": PACK_ID, "ticker": ticker, "version": version}
+
+
+def _explanations(data: ReleaseData) -> Iterable[Params]:
+    yield from _view_tickers(data)
+    yield from _past_view_tickers(data)
+
+
+# Precomputing the default view's explanations of every earlier version doubles a release (bench.past_explanations:
+# 100 managers × 8 quarters × 150 positions, 285 → 583 MB and a publish of 30 → 67 s; the fixture 6.3 → 12.6 MB), for
+# answers an agent asks far less than the latest's: `ras serve` computes them when asked, as it does manager subsets.
+PRECOMPUTE_PAST = False
+
+
 def _version_pairs(data: ReleaseData) -> Iterable[Params]:
+    """The diffs of consecutive versions and those up to the latest (what the answers' next calls ask for), in every
+    mode; ras serve computes the rest when asked (see compareVersions)."""
+    latest = data.versions[-1] if data.versions else None
     for older, newer in combinations(data.versions, 2):
-        for mode in MODES:
-            yield {"packId": PACK_ID, "from": older, "to": newer, **_mode_params(mode)}
+        if newer == latest or data.versions.index(newer) == data.versions.index(older) + 1:
+            for mode in MODES:
+                yield {"packId": PACK_ID, "from": older, "to": newer, **_mode_params(mode)}
 
 
 OPERATIONS: tuple[Operation, ...] = (
@@ -292,10 +314,22 @@ OPERATIONS: tuple[Operation, ...] = (
         path="/packs/{packId}/versions/diff",
         summary="Compare two versions",
         description="Semantic diff of two versions over one view: tickers that entered or left the view, per-manager "
-        "position changes, source changes. States what changed, never why. 'from' must be earlier than 'to'.",
+        "position changes between them, source changes, and for a window of more than one quarter each manager's "
+        "trades of every quarter inside it (windowTrades). States what changed, never why. 'from' must be earlier "
+        "than 'to'.",
         decision="Version ids as listPackVersions gives them: an unknown id is 404 version_not_found, whose "
         "details.available lists them. Position changes are those of the view's tickers (in the view in either version) "
-        "and the view's managers: mode overlap lists the overlap's trades only.",
+        "and the view's managers: mode overlap lists the overlap's trades only. A diff across several quarters "
+        "carries the older book through every corporate action between them, so each position's change is the sum "
+        "of its quarters' trades. windowTrades lists every trade inside the window in mode any (the complete "
+        "dataset), largest traded value first, with its quarter and filing rows; in the other modes it is empty "
+        "(their views choose tickers at the window's two ends): listing it in every mode would nearly double a "
+        "release (100 managers × 8 quarters × 150 positions: 259 MB more over 286). Precomputed files, in every "
+        "mode: the diffs of consecutive versions and every diff up to the latest version (where the answers' next "
+        "calls lead); a diff of two earlier versions further apart is computed when asked by ras serve (a static "
+        "host passes it to its upstream): precomputing every pair too, with its window's trades, would add 503 MB to "
+        "a release of 500 managers × 10 quarters × 150 positions (1.01 GB as it is; 0.97 GB before windows' trades "
+        "and positions' histories).",
         params=(
             PACK_PARAM,
             Param(
@@ -325,7 +359,8 @@ OPERATIONS: tuple[Operation, ...] = (
         payload="VersionDiff",
         tool="compare_versions",
         when="Call to see what changed between two quarters: tickers in and out of the view, each manager's largest "
-        "trades by traded value, source and policy changes; never why.",
+        "trades by traded value (over several quarters, each kind's largest inside them), source and policy "
+        "changes; never why.",
         compact=diffs.diff,
         compact_shape=diffs.DiffAnswer,
         feature="diff",
@@ -338,17 +373,27 @@ OPERATIONS: tuple[Operation, ...] = (
         method="GET",
         path="/packs/{packId}/positions/{ticker}/explanation",
         summary="Explain one position",
-        description="For a ticker of the selected view in the latest version: each selected manager's structured change, "
-        "evidence statements citing source rows by accession number, ethos scores, the overlap result, the "
-        "matching source records and limitations; a ticker that left the view in the latest version is explained "
-        "too (viewStatus left-view). 404 when the view never held it then.",
-        decision="Always explains the latest version. 'In the selected view' includes a ticker that left the "
-        "view in the latest version (every selected manager exited, or a corporate action ended the position, or fewer "
-        "managers hold it than the mode needs): it is answered with viewStatus left-view, the changes that ended it, "
-        "the previous quarter's rows they ended (cited) and the filings of both quarters, and no ethos scores. "
-        "404 position_not_found means the view held it in neither the latest version nor the one before; its "
-        "details.heldIn lists the quarters whose view did. The ticker is case-insensitive (aapl is AAPL) and "
-        "surrounding whitespace is ignored.",
+        description="For a ticker of the selected view in one version (the latest unless 'version' names another): each "
+        "selected manager's structured change, evidence statements citing source rows by accession number, ethos "
+        "scores, the overlap result, the matching source records and limitations; a ticker that left the view in "
+        "that version is explained too (viewStatus left-view). history (mode any): the position at every published "
+        "version, for each selected manager that held it in one (shares, value, weight, change kind and cause, the "
+        "corporate actions cited, the filing rows), versions where it held none included. 404 when the view never "
+        "held it then.",
+        decision="'version' omitted, or naming the latest version (the same request), explains the latest. 'In the "
+        "selected view' includes a ticker that left the view in the version explained (every selected manager exited, "
+        "or a corporate action ended the position, or fewer managers hold it than the mode needs): it is answered "
+        "with viewStatus left-view, the changes that ended it, the previous quarter's rows they ended (cited) and the "
+        "filings of both quarters, and no ethos scores. history is given in mode any and null in the other modes: "
+        "its rows are the same in every mode (the same call in mode any has them), and in every mode they would add "
+        "187 MB to the explanations of a 500-manager release (94 MB in mode any). 404 position_not_found means the view held it in neither that "
+        "version nor the one before; its details.heldIn lists the quarters whose view did (heldInVersions their "
+        "version ids, to pass as 'version'); an unknown version is 404 version_not_found. The ticker is "
+        "case-insensitive (aapl is AAPL) and surrounding whitespace is ignored. Precomputed files: the latest "
+        "version's explanations of every mode's view of all managers, the answers a static host (ras export) holds. "
+        "A past version, like a manager subset, is computed when asked by ras serve (a static host passes it to its "
+        "upstream): precomputing the default view's explanations of every past version would double a release "
+        "(100 managers × 8 quarters × 150 positions: 285 → 583 MB, its publish 30 → 67 s).",
         params=(
             PACK_PARAM,
             Param(
@@ -357,6 +402,13 @@ OPERATIONS: tuple[Operation, ...] = (
                 {"type": "string", "pattern": r"^[A-Za-z0-9][A-Za-z0-9.\-]{0,11}$"},
                 "Ticker (or CUSIP of an unmapped security) in the selected view; case-insensitive.",
                 True,
+            ),
+            Param(
+                "version",
+                "query",
+                {"type": "string", "pattern": VERSION_PATTERN},
+                "The version to explain, as listPackVersions gives it; omitted: the latest (naming the latest is "
+                "the same request).",
             ),
             *VIEW_PARAMS,
         ),
@@ -370,13 +422,13 @@ OPERATIONS: tuple[Operation, ...] = (
         handler=methods.explain_position,
         payload="PositionExplanation",
         tool="explain_position",
-        when="Call to explain a ticker of the latest quarter, held or just ended: each manager's trade, position "
-        "and filing rows, evidence, ethos scores, policy.",
+        when="Call to explain a ticker of the latest quarter (or of an earlier 'version'), held or just ended: each "
+        "manager's trade, position and filing rows, its history over every version, evidence, ethos scores, policy.",
         compact=answers.explanation,
         compact_shape=answers.ExplanationAnswer,
         feature="explain",
         view=True,
-        precompute=_view_tickers,
+        precompute=_explanations,
     ),
     Operation(
         id="listEthos",

@@ -1,21 +1,26 @@
-"""compare_versions' compact answer: the largest trades first, the rest counted, and the calls that follow, which
-depend on the versions the server holds (explain_position explains the latest version only); pure."""
+"""compare_versions' compact answer: the largest trades first, the rest counted, a window's largest trades of each
+kind for its largest traders, and the calls that follow, which depend on the versions the server holds; pure."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Annotated, TypedDict
 
 from builder.api.answers import LISTED, Arguments, ViewBrief, call, view_arguments
 from builder.research.agent import NextCall, Trade, in_turn, is_trade, trades_by_manager
-from builder.research.diff import PositionChange, VersionDiff, position_changes
+from builder.research.diff import PositionChange, SecurityName, VersionDiff, position_changes
 from builder.research.methods.ethos import TickerName
 from builder.research.methods.policy import PolicyChange
-from builder.research.schema import TickerAsOf
+from builder.research.quarters import clock
+from builder.research.schema import SourceRow, TickerAsOf, TradeKind
 from builder.research.versions import PACK_ID
-from builder.typed import UNPROMISED, Count, Date, picked
+from builder.research.windows.trades import WindowTrades
+from builder.typed import KEY, UNPROMISED, Count, Date, picked
 
 EACH = 3  # a listed manager's trades at the least
+WINDOW_MANAGERS = 2  # managers whose window trades are listed: the largest traders inside the window
+WINDOW_EACH = 5  # of each kind of trade of each of them, the largest
+WINDOW_ROWS = 1  # filing rows cited per trade listed (rowCount counts them; the REST answer has every one)
 
 
 class TickerMoves(TypedDict):
@@ -42,6 +47,28 @@ class NotTrade(TypedDict):
     kind: str
 
 
+class WindowTrade(TypedDict):
+    """A trade inside the window: its quarter, ticker and name, shares, traded value, the rows it cites."""
+
+    quarter: Date
+    ticker: str
+    issuer: str
+    tickerAsOf: TickerAsOf
+    shareDelta: int
+    tradedValue: int
+    rowCount: Count
+    rows: list[SourceRow]
+
+
+class WindowBrief(TypedDict):
+    """One manager's trades inside the window: how many of each kind, and the largest of each (by traded value)."""
+
+    managerId: Annotated[str, KEY]
+    tradeCount: Count
+    counts: dict[TradeKind, Count]
+    largest: dict[TradeKind, list[WindowTrade]]
+
+
 # `from` is a keyword: the functional form. compare_versions' compact answer: each trading manager's own largest trades
 # (by traded value, the manager with the largest first: a small manager is never hidden by a large one), the rest
 # counted; the view as its mode and manager count; each entered and left ticker it lists named once, as compare_ethos
@@ -53,6 +80,7 @@ DiffAnswer = TypedDict(
         "to": str,
         "fromQuarter": Date,
         "toQuarter": Date,
+        "clock": str,
         "view": Annotated[ViewBrief, UNPROMISED],
         "tickers": TickerMoves,
         "names": dict[str, TickerName],
@@ -63,6 +91,8 @@ DiffAnswer = TypedDict(
         "notTrades": list[NotTrade],
         "amendments": list[str],
         "policyChanges": list[PolicyChange],
+        "windowManagerCount": Count,
+        "windowTrades": list[WindowBrief],
         "nextCalls": list[NextCall],
     },
 )
@@ -83,6 +113,7 @@ def diff(data: VersionDiff, arguments: Arguments, versions: Sequence[str] = ()) 
     trades = _by_manager(changes)
     others = [p for p in changes if not is_trade(p["kind"])]
     tickers = data["tickers"]
+    window = [_window(manager, data["names"]) for manager in _window_traders(data["windowTrades"])]
     listed = [*tickers["entered"][:LISTED], *tickers["left"][:LISTED]]
     pack = arguments.get("packId", PACK_ID)
     return {
@@ -90,6 +121,7 @@ def diff(data: VersionDiff, arguments: Arguments, versions: Sequence[str] = ()) 
         "to": data["to"],
         "fromQuarter": data["fromQuarter"],
         "toQuarter": data["toQuarter"],
+        "clock": clock(data["toQuarter"]),
         "view": {"mode": data["view"]["mode"], "managerCount": len(data["view"]["managers"])},
         "tickers": {
             "enteredCount": len(tickers["entered"]),
@@ -106,7 +138,43 @@ def diff(data: VersionDiff, arguments: Arguments, versions: Sequence[str] = ()) 
         "notTradeCount": len(others),
         "amendments": sorted({a for m in data["managers"] for a in m["amendments"]})[:LISTED],
         "policyChanges": data["policy"][:LISTED],
+        "windowManagerCount": len(data["windowTrades"]),
+        "windowTrades": window,
         "nextCalls": _diff_calls(data, pack, view_arguments(arguments), trades, versions),
+    }
+
+
+def _window_traders(managers: Sequence[WindowTrades]) -> list[WindowTrades]:
+    """The managers with the largest trade inside the window first, the first WINDOW_MANAGERS of them."""
+    return sorted(managers, key=lambda m: (-abs(m["tradedValues"][0]), m["managerId"]))[:WINDOW_MANAGERS]
+
+
+def _window(manager: WindowTrades, names: Mapping[str, SecurityName]) -> WindowBrief:
+    """A manager's window trades counted by kind, with the largest WINDOW_EACH of each (they come ranked), each named
+    as the diff names its ticker."""
+    counts: dict[TradeKind, Count] = {}
+    largest: dict[TradeKind, list[WindowTrade]] = {}
+    for index, kind in enumerate(manager["kinds"]):
+        counts[kind] = counts.get(kind, 0) + 1
+        if counts[kind] <= WINDOW_EACH:
+            rows = manager["sources"][index]
+            ticker = manager["tickers"][index]
+            trade: WindowTrade = {
+                "quarter": manager["quarters"][index],
+                "ticker": ticker,
+                "issuer": names[ticker]["issuer"],
+                "tickerAsOf": names[ticker]["tickerAsOf"],
+                "shareDelta": manager["shareDeltas"][index],
+                "tradedValue": manager["tradedValues"][index],
+                "rowCount": len(rows),
+                "rows": rows[:WINDOW_ROWS],
+            }
+            largest.setdefault(kind, []).append(trade)
+    return {
+        "managerId": manager["managerId"],
+        "tradeCount": manager["tradeCount"],
+        "counts": counts,
+        "largest": largest,
     }
 
 

@@ -45,6 +45,7 @@ from builder.research.views import (
     CarriedVersion,
     Census,
     Mode,
+    Named,
     SummaryView,
     View,
     ViewTicker,
@@ -52,6 +53,8 @@ from builder.research.views import (
     select_view,
     ticker_rows,
 )
+from builder.research.windows.history import Step, step
+from builder.research.windows.trades import Traded, WindowTrades, quarter_trades, window_trades
 
 Entry = TypeVar("Entry", Position, Ended)  # an entry of a manager: a position, or one no longer held
 
@@ -152,7 +155,40 @@ def diff_of(
         scoped=later == data.versions[-1:],
     )
     censuses = (census_of(data, older, managers), census_of(data, newer, managers))
-    return diff_versions(before, after, managers, mode, book=book, censuses=censuses, policy=policy)
+    window, names = window_of(data, older, newer, managers, mode)
+    return diff_versions(
+        before, after, managers, mode, book=book, censuses=censuses, policy=policy, window=window, window_names=names
+    )
+
+
+def window_of(
+    data: ReleaseData, older: str, newer: str, managers: Sequence[str], mode: Mode
+) -> tuple[list[WindowTrades], dict[str, Named]]:
+    """The trades of every quarter inside the diff's window (windows.trades) and the names of their tickers, in mode
+    any; none in another mode (its views choose tickers at the window's ends, not inside it) nor for a diff of one
+    quarter (its changes are that quarter's trades). In every mode they would add 91 % to a release's bytes
+    (100 managers × 8 quarters × 150 positions: 259 MB over 286), in mode any a quarter of that."""
+    later = data.versions[data.versions.index(older) + 1 : data.versions.index(newer) + 1]
+    one_quarter = len(later) == 1 and data.artifacts[newer]["previousQuarter"] == quarter_of(data, older)
+    if mode != DEFAULT_MODE or one_quarter:
+        return [], {}
+    quarters = [(quarter_of(data, version), trades_of(data, version)) for version in later]
+    window = window_trades(quarters, sorted(managers or [m["id"] for m in data.index["copycat"]["managers"]]))
+    traded = {ticker for manager in window for ticker in manager["tickers"]}
+    names: dict[str, Named] = {}
+    for version in later:  # each ticker as the latest version that names it does
+        names.update((t, name) for t, name in history_step(data, version).names.items() if t in traded)
+    return window, names
+
+
+def trades_of(data: ReleaseData, version: str) -> dict[str, list[Traded]]:
+    """Each manager's trades in a version, as it states them (windows.trades.quarter_trades): kept for the release."""
+    index = data.versions.index(version)
+    earlier = history_step(data, data.versions[index - 1]) if index else None
+    found: dict[str, list[Traded]] = data.memo(
+        ("trades", version), lambda: quarter_trades(earlier, history_step(data, version)), pinned=True
+    )
+    return found
 
 
 def carried_through(data: ReleaseData, version: str) -> CarriedVersion:
@@ -211,63 +247,94 @@ def list_ethos(data: ReleaseData, params: Params) -> EthosList:
 
 
 def explain_position(data: ReleaseData, params: Params) -> PositionExplanation:
-    """The latest version's evidence for one ticker of the selected view, or one that left it in the latest version
-    (404 when neither, saying which versions' views held it)."""
+    """A version's evidence for one ticker of the selected view (`version`, else the latest), or one that left it in
+    that version (404 when neither, saying which versions' views held it); with the ticker's history over every
+    version."""
     managers, mode = _view_params(params)
-    version = data.versions[-1]
+    version = params.get("version", data.versions[-1])
+    if version not in data.artifacts:
+        raise version_not_found(data, "version", version)
+    previous = data.versions[data.versions.index(version) - 1] if version != data.versions[0] else None
 
     def build() -> Callable[[str], PositionExplanation]:
         view = view_of(data, version, managers, mode)
         scores = scores_of(data, version, managers, mode, ETHOS_IDS)
-        previous = data.versions[-2] if len(data.versions) > 1 else None
         return explainer(
             view,
             data.artifacts[version],
             scores,
             policy_of(data, version, managers, mode),
             rows=rows_of(data, version, managers),
-            left=left_view(data, managers, mode),
+            left=left_view(data, managers, mode, version),
             earlier=data.artifacts[previous] if previous else None,
+            # the history's rows are the same in every mode: in mode any only, where they cost a quarter (at 500
+            # managers, 94 MB of explanations in mode any; 187 MB more in overlap and disagreement)
+            steps=history_steps(data) if mode == DEFAULT_MODE else None,
         )
 
     explain = data.memo(("explainer", version, tuple(managers), mode), build, large=True)
     try:
         return explain(params["ticker"])
     except NotInView as refusal:
-        raise never_held(data, params["ticker"], managers, mode, refusal.details) from refusal
+        raise never_held(data, params["ticker"], managers, mode, refusal.details, version) from refusal
 
 
-def left_view(data: ReleaseData, managers: Sequence[str], mode: Mode) -> set[str]:
-    """The tickers the view held a version before the latest and no longer holds (none with one version)."""
-    if len(data.versions) < 2:
+def history_steps(data: ReleaseData) -> list[Step]:
+    """Every version's part of a position's history (windows.history.step), oldest first."""
+    return [history_step(data, version) for version in data.versions]
+
+
+def history_step(data: ReleaseData, version: str) -> Step:
+    """What a position's history reads of one version: made once, in the build worker that made the version
+    (release.assemble.warm), and kept for the release."""
+    found: Step = data.memo(("history-step", version), lambda: step(data.artifacts[version]), pinned=True)
+    return found
+
+
+def left_view(data: ReleaseData, managers: Sequence[str], mode: Mode, version: str | None = None) -> set[str]:
+    """The tickers the view held a version before `version` (the latest when None) and no longer holds (none at the
+    first version)."""
+    version = version or data.versions[-1]
+    index = data.versions.index(version)
+    if index == 0:
         return set()
-    older, newer = data.versions[-2:]
-    return view_tickers_of(data, older, managers, mode) - view_tickers_of(data, newer, managers, mode)
+    older = data.versions[index - 1]
+    return view_tickers_of(data, older, managers, mode) - view_tickers_of(data, version, managers, mode)
 
 
-def explained_tickers(data: ReleaseData, managers: Sequence[str], mode: Mode) -> list[str]:
-    """Every ticker explainPosition answers for the view: those in it, then those that left it with a change, each
-    in ticker order. Read from the latest census (what the view's rows are counted from: views.view_tickers), so
-    listing them decodes nothing: a publish lists them before it forks the processes that render."""
-    latest = census_of(data, data.versions[-1], managers)
-    left = left_view(data, managers, mode)
-    return sorted(view_tickers_of(data, data.versions[-1], managers, mode)) + sorted(left.intersection(latest.names))
+def explained_tickers(data: ReleaseData, managers: Sequence[str], mode: Mode, version: str | None = None) -> list[str]:
+    """Every ticker explainPosition answers for the view at `version` (the latest when None): those in it, then those
+    that left it with a change, each in ticker order. Read from that version's census (what the view's rows are
+    counted from: views.view_tickers), so listing them decodes nothing: a publish lists them before it forks the
+    processes that render."""
+    version = version or data.versions[-1]
+    found = census_of(data, version, managers)
+    left = left_view(data, managers, mode, version)
+    return sorted(view_tickers_of(data, version, managers, mode)) + sorted(left.intersection(found.names))
 
 
 def never_held(
-    data: ReleaseData, ticker: str, managers: Sequence[str], mode: Mode, details: dict[str, Any]
+    data: ReleaseData,
+    ticker: str,
+    managers: Sequence[str],
+    mode: Mode,
+    details: dict[str, Any],
+    version: str | None = None,
 ) -> NotInView:
-    """position_not_found, saying which versions' quarters held the ticker in this view (none, when none did)."""
-    held = [quarter_of(data, v) for v in data.versions if ticker in view_tickers_of(data, v, managers, mode)]
-    latest = quarter_of(data, data.versions[-1])
+    """position_not_found, saying which versions' quarters held the ticker in this view (none, when none did) and the
+    call that explains it at one of them."""
+    version = version or data.versions[-1]
+    held = [v for v in data.versions if ticker in view_tickers_of(data, v, managers, mode)]
+    quarters = [quarter_of(data, v) for v in held]
     where = (
-        f"the view held it at {', '.join(held)} (compare_versions over those versions shows its changes)"
+        f"the view held it at {', '.join(quarters)}: explain_position with version {held[-1]!r} (its quarter "
+        f"{quarters[-1]}) explains it there, and compare_versions over those versions shows its changes"
         if held
         else "no version of this release held it in this view"
     )
     return NotInView(
-        f"{ticker} is not in the selected view at {latest} and did not leave it then; {where}",
-        {**details, "heldIn": held},
+        f"{ticker} is not in the selected view at {quarter_of(data, version)} and did not leave it then; {where}",
+        {**details, "heldIn": quarters, "heldInVersions": held},
     )
 
 
@@ -281,7 +348,9 @@ def compare_versions(data: ReleaseData, params: Params) -> VersionDiff:
         raise ApiError(
             400,
             ErrorCode.INVALID_VERSION_ORDER,
-            "'from' must be an earlier version than 'to'",
+            f"'from' must be an earlier version than 'to': swap them (from {newer!r}, to {older!r})"
+            if older != newer
+            else "'from' and 'to' name the same version: 'from' must be an earlier one (list_pack_versions lists them)",
             {"from": older, "to": newer},
         )
     managers, mode = _view_params(params)

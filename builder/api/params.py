@@ -30,12 +30,44 @@ MAX_DEPTH = 16
 MODE_NAMES: dict[str, Mode] = {mode: mode for mode in MODES}  # a query's mode as the mode it names
 
 
+# Names agents reach for that no operation takes, by what they mean: what an agent looked for under them.
+VERSION_WORDS = frozenset(
+    [
+        "version",
+        "versionid",
+        "fromversion",
+        "toversion",
+        "quarter",
+        "period",
+        "date",
+        "asof",
+        "since",
+        "until",
+        "fromquarter",
+        "toquarter",
+    ]
+)
+TICKER_WORDS = frozenset(["ticker", "tickers", "symbol", "symbols", "cusip", "position"])
+# The parameters that serve those meanings, by operation, and where else to look (the same words for REST and MCP).
+SERVES = {
+    (
+        "compareVersions",
+        "version",
+    ): "a version id goes in 'from' (the earlier) and 'to' (the later); list_pack_versions lists them",
+    ("explainPosition", "version"): "a version id goes in 'version' (omitted: the latest); list_pack_versions lists "
+    "them, and compare_versions (from, to) shows what changed between two",
+    ("version",): "this answers the latest version only: explain_position (ticker, version) explains a position at an "
+    "earlier version and compare_versions (from, to) what changed between two; list_pack_versions lists the versions",
+    ("ticker",): "explain_position (ticker, and version for an earlier one) explains one position",
+}
+
+
 def resolve(operation: Operation, data: ReleaseData, path: dict[str, str], query: Sequence[tuple[str, str]]) -> Params:
     """Validated, canonical parameters of a request, or ApiError (400 / 404 / 422) saying what is wrong."""
     known = {p.name for p in operation.params if p.location == "query"}
     for name, _ in query:
         if name not in known:
-            raise _unknown_parameter(name, known)
+            raise unknown_parameter(operation, name)
     params: Params = {}
     if "packId" in path:  # the path's parameters: the pack, the ticker explained
         params["packId"] = path["packId"]
@@ -45,25 +77,71 @@ def resolve(operation: Operation, data: ReleaseData, path: dict[str, str], query
     for param in operation.params:  # the query's parameters but the view's: the versions a diff compares
         if param.location != "query" or param.name in ("managers", "mode"):
             continue
-        value = _single(param, query)
+        value = _single(operation, param, query)
         if value is None:
             continue
         if param.name == "from":
             params["from"] = value
         elif param.name == "to":
             params["to"] = value
+        elif param.name == "version":
+            params["version"] = value
         else:
             raise AssertionError(f"{param.name!r} is no canonical parameter: declare it in wire.Params")
     if operation.view:
         params.update(_view(data, params.get("packId", PACK_ID), query))
+    if data.versions and params.get("version") == data.versions[-1]:  # the latest, named: the request without it
+        del params["version"]
     return params
 
 
-def _unknown_parameter(name: str, known: set[str]) -> ApiError:
-    """unknown_parameter, naming the right one when `name` is the other operations' name for it."""
-    refused = f"unknown query parameter {name!r}"
-    right = _other_name(name, known, ErrorCode.UNKNOWN_PARAMETER, refused, "parameter")
-    return right or ApiError(400, ErrorCode.UNKNOWN_PARAMETER, refused, {"parameter": name})
+def unknown_parameter(
+    operation: Operation, name: str, code: ErrorCode = ErrorCode.UNKNOWN_PARAMETER, key: str = "parameter"
+) -> ApiError:
+    """An unknown parameter (`code`: unknown_parameter in a query, invalid_body in a POST's body) in the words REST
+    (a query parameter, a body field) and MCP (an argument) share: the parameters the operation takes, the right one
+    where `name` is another operation's name for it, and where what the name looks for is served (a version, a
+    ticker)."""
+    valid = list(operation.body["properties"]) if operation.body else [p.name for p in operation.params]
+    takes = f"{operation.tool or operation.id} takes {', '.join(valid)}"
+    refused = f"unknown parameter {name!r}: {takes}"
+    right = _other_name(name, valid, code, refused, key)
+    if right is not None:
+        assert right.details is not None
+        right.details["valid"] = valid
+        return right
+    word = name.lower().replace("_", "").replace("-", "")
+    meaning = "version" if word in VERSION_WORDS else "ticker" if word in TICKER_WORDS else None
+    served = SERVES.get((operation.id, meaning or ""), SERVES.get((meaning or "",))) if meaning else None
+    if meaning == "ticker" and "ticker" in valid:
+        served = None
+    details: dict[str, Any] = {key: name, "valid": valid}
+    if served:
+        details["looksFor"] = meaning
+    return ApiError(400, code, f"{refused}; {served}" if served else refused, details)
+
+
+def missing_parameter(operation: Operation, name: str) -> ApiError:
+    """missing_parameter in the words REST and MCP share, naming where its values are listed."""
+    where = VALUES_LISTED.get(name, "")
+    return ApiError(
+        400,
+        ErrorCode.MISSING_PARAMETER,
+        f"parameter {name!r} is required: {operation.tool or operation.id} takes {', '.join(p.name for p in operation.params)}"
+        + (f"; {where}" if where else ""),
+        {"parameter": name},
+    )
+
+
+# Where an agent finds the values a parameter takes (the next step after a missing or invalid one).
+VALUES_LISTED = {
+    "from": "list_pack_versions lists the version ids, newest first",
+    "to": "list_pack_versions lists the version ids, newest first",
+    "version": "list_pack_versions lists the version ids, newest first",
+    "packId": "list_packs lists the packs",
+    "ticker": "get_latest_pack lists the view's largest holdings and trades",
+    "managers": "get_latest_pack lists the manager ids",
+}
 
 
 def _other_name(name: str, known: Collection[str], code: ErrorCode, refused: str, key: str) -> ApiError | None:
@@ -96,24 +174,27 @@ def _check_pack(operation: Operation, data: ReleaseData, pack_id: str) -> None:
         raise ApiError(
             422,
             ErrorCode.FEATURE_NOT_SUPPORTED,
-            f"pack {pack_id!r} does not support {operation.id}",
+            f"pack {pack_id!r} does not support {operation.tool or operation.id}: only {PACK_ID} does (get_latest_pack "
+            f"answers {pack_id})",
             {"packId": pack_id, "feature": operation.feature},
         )
 
 
-def _single(param: Param, query: Sequence[tuple[str, str]]) -> str | None:
+def _single(operation: Operation, param: Param, query: Sequence[tuple[str, str]]) -> str | None:
     values = [value for name, value in query if name == param.name]
     if not values:
         if param.required:
-            raise ApiError(
-                400,
-                ErrorCode.MISSING_PARAMETER,
-                f"query parameter {param.name!r} is required",
-                {"parameter": param.name},
-            )
+            raise missing_parameter(operation, param.name)
         return None
     if len(values) > 1 or not re.fullmatch(param.schema["pattern"], values[0]):  # fullmatch: `$` admits a final \n
-        raise ApiError(400, ErrorCode.INVALID_PARAMETER, f"invalid value for {param.name!r}", {"parameter": param.name})
+        where = VALUES_LISTED.get(param.name)
+        raise ApiError(
+            400,
+            ErrorCode.INVALID_PARAMETER,
+            f"invalid value for {param.name!r}: one value"
+            + (f"; {where}" if where else f" matching {param.schema['pattern']}"),
+            {"parameter": param.name},
+        )
     return values[0]
 
 
@@ -121,7 +202,10 @@ def _ticker(value: str) -> str:
     ticker = value.strip().upper()
     if not re.match(TICKER_PATTERN, ticker):
         raise ApiError(
-            400, ErrorCode.INVALID_TICKER, "a ticker is 1–12 letters, digits, '.' or '-'", {"ticker": value[:32]}
+            400,
+            ErrorCode.INVALID_TICKER,
+            f"a ticker is 1–12 letters, digits, '.' or '-' (an unmapped security's CUSIP too); {VALUES_LISTED['ticker']}",
+            {"ticker": value[:32]},
         )
     return ticker
 
@@ -132,7 +216,10 @@ def _view(data: ReleaseData, pack_id: str, query: Sequence[tuple[str, str]]) -> 
     if pack_id != PACK_ID:  # a preview has one view, the complete dataset: mode=any (the API default) names it
         if raw_managers or modes not in ([], [DEFAULT_MODE]):
             raise ApiError(
-                400, ErrorCode.VIEW_NOT_SUPPORTED, f"pack {pack_id!r} takes no view parameters", {"packId": pack_id}
+                400,
+                ErrorCode.VIEW_NOT_SUPPORTED,
+                f"pack {pack_id!r} takes no view parameters: leave out managers and mode (only {PACK_ID} has views)",
+                {"packId": pack_id},
             )
         return {}
     params: Params = {}
@@ -162,23 +249,24 @@ def canonical_managers(data: ReleaseData, values: Sequence[str]) -> list[str]:
         raise ApiError(
             400,
             ErrorCode.UNKNOWN_MANAGER,
-            f"unknown manager id(s): {', '.join(unknown[:10])}",
+            f"unknown manager id(s): {', '.join(unknown[:10])}; the manager ids are {', '.join(every[:20])}"
+            + (f" and {len(every) - 20} more (get_latest_pack lists them)" if len(every) > 20 else ""),
             {"unknown": unknown[:10], "allowed": every},
         )
     selected = sorted(set(ids))
     return [] if set(selected) == set(every) else selected
 
 
-def _check_body(operation_id: str, schema: dict[str, Any], body: Any) -> None:
-    """ApiError 400 invalid_body for the first schema error of `body`, naming the shape expected or the right field."""
-    fields = schema["properties"]
+def _check_body(operation: Operation, body: Any) -> None:
+    """ApiError 400 invalid_body for the first schema error of `body`, naming the shape expected, or for a field the
+    body has no place for, the fields it takes (unknown_parameter's words)."""
+    assert operation.body is not None, operation.id
+    fields = operation.body["properties"]
     for name in body if isinstance(body, dict) else ():
         if name not in fields:
-            right = _other_name(name, fields, ErrorCode.INVALID_BODY, f"invalid request body at {name}", "path")
-            if right is not None:
-                raise right
+            raise unknown_parameter(operation, name, ErrorCode.INVALID_BODY, "path")
     error = next(
-        iter(sorted(body_validator(operation_id).iter_errors(body), key=lambda e: list(e.absolute_path))), None
+        iter(sorted(body_validator(operation.id).iter_errors(body), key=lambda e: list(e.absolute_path))), None
     )
     if error is None:
         return
@@ -239,7 +327,7 @@ def resolve_body(operation: Operation, data: ReleaseData, body: Any) -> Params:
     """Validated, canonical parameters of a POST body, or ApiError (400 / 422)."""
     assert operation.body is not None, operation.id
     check_depth(body)
-    _check_body(operation.id, operation.body, body)
+    _check_body(operation, body)
     pack_id = body.get("packId", PACK_ID)
     if pack_id != PACK_ID:
         raise ApiError(

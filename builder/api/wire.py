@@ -43,6 +43,7 @@ Params = TypedDict(
         "managers": list[str],
         "mode": Mode,
         "ticker": str,
+        "version": str,
         "from": str,
         "to": str,
         "ethosIds": list[str],

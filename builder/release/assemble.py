@@ -8,7 +8,15 @@ from typing import NamedTuple
 
 from builder.api.contract import COPYCAT_FEATURES
 from builder.api.data import IndexedPack, IndexWarning, Learned, PreviewEntry, ReleaseData, ReleaseIndex, bare_index
-from builder.api.methods import artifact_sha256, carried_through, completed_on, facts_of, keying_of, view_tickers_of
+from builder.api.methods import (
+    artifact_sha256,
+    carried_through,
+    completed_on,
+    facts_of,
+    history_step,
+    keying_of,
+    view_tickers_of,
+)
 from builder.api.openapi.document import openapi_document
 from builder.api.shapes import CatalogEntry
 from builder.canonical import canonical_json, sha256_hex
@@ -237,6 +245,7 @@ def warm(data: ReleaseData, versions: Iterable[str]) -> None:
         completed_on(data, version)
         carried_through(data, version)
         keying_of(data, version)
+        history_step(data, version)
         data.holdings(version)
         for mode in MODES:
             view_tickers_of(data, version, [], mode)

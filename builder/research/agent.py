@@ -19,14 +19,12 @@ from builder.research.changes import BOUGHT, SOLD
 from builder.research.diff import PositionChange, VersionDiff, position_changes
 from builder.research.methods.ethos import EthosComparison
 from builder.research.methods.policy import PolicyResult, Signal
-from builder.research.quarters import Freshness, freshness
+from builder.research.quarters import Freshness, clock, freshness
 from builder.research.schema import ChangeKind, PackArtifact, TickerAsOf, Traded
 from builder.research.views import Mode, View, ViewPosition, ViewTicker
 from builder.typed import KEY, Count, Date, Fraction, Keywords
 
-BUDGET_BYTES = (
-    10112  # an agent's first read, 128 bytes under the 10 KB a tool's text may take, at any number of managers
-)
+BUDGET_BYTES = 9088  # an agent's first read, 128 bytes under 9 KiB (a tool's text may take 16 KB), at any scale
 MANAGERS = 8  # managers listed (largest books first) with their trades; view.managerCount counts all
 TRADES = 3  # largest trades listed per manager; tradeCount counts all
 HEADLINE = 5  # holdings by value
@@ -164,6 +162,7 @@ class AgentPayload(TypedDict):
     previousVersionId: str | None
     asOf: Date
     freshness: Freshness
+    clock: str  # how to judge `freshness` against the reader's own clock, in one line
     view: AgentView
     tradeCount: Count
     managers: list[AgentManager]
@@ -233,6 +232,7 @@ def agent_payload(
         "previousVersionId": previous,
         "asOf": as_of,
         "freshness": freshness(artifact["quarter"]),
+        "clock": clock(artifact["quarter"]),
         "view": {"mode": view["mode"], "managerCount": len(view["managers"]), "tickerCount": view["tickerCount"]},
         "tradeCount": sum(len(listed) for listed in trades.values()),
         "managers": manager_entries(artifact, view["managers"], trades),

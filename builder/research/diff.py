@@ -18,6 +18,7 @@ from builder.research.methods.policy import PolicyChange
 from builder.research.schema import MeasuredKind, PackArtifact, TickerAsOf
 from builder.research.views import CarriedVersion, Census, Mode, Named, ViewRef, census, manager_ids, naming
 from builder.research.windows.spans import manager_changes
+from builder.research.windows.trades import WindowTrades
 from builder.typed import Count, Date
 
 T = TypeVar("T")
@@ -98,6 +99,7 @@ VersionDiff = TypedDict(
         "names": dict[str, SecurityName],
         "managers": list[ManagerChanges],
         "changeDetails": list[ChangeDetail],
+        "windowTrades": list[WindowTrades],
         "warnings": WarningChanges,
         "policy": list[PolicyChange],
     },
@@ -108,6 +110,7 @@ SHAPES = {
     "ChangeDetail": ChangeDetail,
     "SecurityName": SecurityName,
     "PolicyChange": PolicyChange,
+    "WindowTrades": WindowTrades,
 }
 
 
@@ -121,6 +124,8 @@ def diff_versions(
     censuses: tuple[Census, Census] | None = None,
     between: Sequence[PackArtifact | CarriedVersion] = (),
     policy: Sequence[PolicyChange] = (),
+    window: Sequence[WindowTrades] = (),
+    window_names: Mapping[str, Named] | None = None,
 ) -> VersionDiff:
     """Tickers that entered or left the view, the position changes of the view's tickers (in it on either side) per
     manager, as columns, with the full record of each that is not a plain trade, source changes, and the warnings
@@ -130,7 +135,8 @@ def diff_versions(
     `between`: the versions after `older` up to `newer` (newer included), whose corporate actions and undecided
     changes a diff across several quarters carries. A caller diffing one pair in every mode passes what does not
     depend on the mode, computed once: `book` = versions_changes(…) and `censuses` = each side's census.
-    `policy`: the checks whose outcome changed (methods.policy.policy_changes).
+    `policy`: the checks whose outcome changed (methods.policy.policy_changes). `window`: each manager's trades of
+    every quarter inside a window of more than one (windows.trades), whose tickers `window_names` names.
     """
     selected = sorted(managers or manager_ids(newer))
     before, after = censuses or (census(older, managers), census(newer, managers))
@@ -141,7 +147,8 @@ def diff_versions(
     # complete dataset shows it, another view where a corporate action links it to one of its tickers
     shown |= book["named"].keys() if mode == "any" else _reached(book["details"], shown)
     entered, left = sorted(after_tickers - before_tickers), sorted(before_tickers - after_tickers)
-    named = sorted({*entered, *left, *(book["named"].keys() & shown)})  # book["named"]: every changed ticker
+    traded = {ticker for manager in window for ticker in manager["tickers"]}
+    named = sorted({*entered, *left, *(book["named"].keys() & shown), *traded})  # book["named"]: every changed ticker
     return {
         "from": older["versionId"],
         "to": newer["versionId"],
@@ -149,9 +156,10 @@ def diff_versions(
         "toQuarter": newer["quarter"],
         "view": {"managers": selected, "mode": mode},
         "tickers": {"entered": entered, "left": left, "unchanged": len(after_tickers & before_tickers)},
-        "names": _names(named, after.names, before.names, book["named"]),
+        "names": _names(named, after.names, before.names, {**(window_names or {}), **book["named"]}),
         "managers": _managers(book, shown),
         "changeDetails": [detail for detail in book["details"] if detail["ticker"] in shown],
+        "windowTrades": list(window),
         "warnings": book["warnings"],
         "policy": list(policy),
     }

@@ -50,3 +50,12 @@ def freshness(quarter: str) -> Freshness:
         "supersededAfter": after.isoformat(),
         "nextFilingDeadline": filing_deadline(after).isoformat(),
     }
+
+
+def clock(quarter: str) -> str:
+    """How to judge a quarter's data against the reader's own clock, in one line (the bytes cannot know today)."""
+    found = freshness(quarter)
+    return (
+        f"Judge by your clock: a newer quarter's 13F may exist after {found['supersededAfter']}; all are due by "
+        f"{found['nextFilingDeadline']}."
+    )

@@ -21,7 +21,7 @@ from mcp.types import Tool, ToolAnnotations
 from builder.api.contract import OPERATIONS, Operation
 from builder.api.openapi.document import openapi_document
 from builder.api.openapi.schemas import COMPONENTS
-from builder.api.params import check_depth, type_name
+from builder.api.params import check_depth, missing_parameter, type_name
 from builder.api.wire import JSON_TYPE, MAX_LINE_BYTES, ApiError, ErrorCode
 from builder.release.objects import Answer
 from builder.release.store import LoadedRelease
@@ -44,8 +44,15 @@ ARGUMENT_DESCRIPTIONS = {  # the document's text speaks of a query string; a too
     "tickers": "Tickers of the view to score; omitted: all.",
     "from": "The earlier version id (list_pack_versions lists them).",
     "to": "The later version id.",
+    "version": "The version to explain (list_pack_versions lists them); omitted: the latest.",
 }
-GROWING = ("managers", "managerIds", "from", "to")  # ids that grow with the release: no enum, the pattern stays
+GROWING = (
+    "managers",
+    "managerIds",
+    "from",
+    "to",
+    "version",
+)  # ids that grow with the release: no enum, the pattern stays
 Document = dict[str, Any]
 
 
@@ -150,9 +157,7 @@ def get_request(operation: Operation, arguments: dict[str, Any]) -> tuple[dict[s
     path_names = [p.name for p in operation.params if p.location == "path"]
     missing = [name for name in path_names if name not in arguments]
     if missing:  # a URL always has its path segments: only a tool call can leave one out
-        raise ApiError(
-            400, ErrorCode.MISSING_PARAMETER, f"argument {missing[0]!r} is required", {"parameter": missing[0]}
-        )
+        raise missing_parameter(operation, missing[0])
     for param in operation.params:  # a query string cannot tell one value from a list of one; a tool call can
         value = arguments.get(param.name)
         if param.schema.get("type") == "array" and value is not None and not isinstance(value, list):

@@ -238,8 +238,49 @@ IN_CONTEXT: dict[str, str] = {
     "CopycatAuditExport.contentHash.value": "The sha256 digest, hexadecimal.",
     "PreviewAuditExport.contentHash.value": "The sha256 digest, hexadecimal.",
     "PositionExplanation.summary": "The ticker in the view: holders, buyers, sellers and value.",
-    "PositionExplanation.viewStatus": "in-view: the ticker is in the selected view of the latest version; left-view: "
-    "the view held it a version earlier and no longer does (its changes say what ended it; no ethos scores).",
+    "PositionExplanation.viewStatus": "in-view: the ticker is in the selected view of the version explained; "
+    "left-view: the view held it a version earlier and no longer does (its changes say what ended it; no ethos "
+    "scores).",
+    "VersionDiff.windowTrades": "For a diff spanning more than one quarter, in mode any: each selected manager's "
+    "trades of every quarter inside the window (the changes each version states against the quarter before it: a "
+    "position bought and sold inside the window is here, though no net change shows it), largest traded value "
+    "first; empty for a diff of one quarter (its changes are those trades) and in the other modes.",
+    "WindowTrades.tradeCount": "The manager's trades inside the window, every one listed.",
+    "WindowTrades.quarters": "Each trade's quarter end: the version that states it.",
+    "WindowTrades.tickers": "Each trade's ticker (or CUSIP, when unmapped), named in names.",
+    "WindowTrades.kinds": "Each trade's kind: new, added, reduced or exited.",
+    "WindowTrades.shareDeltas": "Each trade's shares, bought (+) or sold (-), measured against the quarter before "
+    "carried through its corporate actions.",
+    "WindowTrades.tradedValues": "Each trade's shares times its quarter's price (value / shares as filed; an exit's "
+    "at the price of the version before, 0 when that did not hold it): signed, and the ranking.",
+    "WindowTrades.sources": "Each trade's filing rows (accession number and row): the quarter's own, or for an exit "
+    "the rows of the quarter before that it ended.",
+    "PositionExplanation.history": "The position at every published version, oldest first, for each selected "
+    "manager that held it at one of them (the versions where it held none included): the same in every version's "
+    "explanation. In mode any; null in the other modes (the same call in mode any has it).",
+    "PositionHistory.versions": "Every published version id, oldest first: the i-th item of each manager's lists is "
+    "its position at the i-th of them.",
+    "PositionHistory.quarters": "Each version's quarter end.",
+    "PositionHistory.previousQuarters": "The quarter end each version's change is measured against: the quarter "
+    "before it, which is the previous version's unless a manager did not file for that quarter (a change in such a "
+    "quarter shows in the version after it only as the shares held).",
+    "PositionHistory.managers": "Each selected manager that held the ticker at one of the versions, in the "
+    "version's manager order.",
+    "PositionHistory.managers.managerId": "The manager's id in this pack.",
+    "PositionHistory.managers.shares": "The shares held at each version's quarter end (0 where none).",
+    "PositionHistory.managers.values": "The dollar value held at each version's quarter end, as filed (0 where none).",
+    "PositionHistory.managers.weights": "The position's share of the manager's long-equity 13F book at each version "
+    "(0 where none).",
+    "PositionHistory.managers.kinds": "The change into each version (new, added, reduced, unchanged, exited, "
+    "converted, undecided, unknown); null where the manager held the ticker neither then nor a quarter before.",
+    "PositionHistory.managers.causes": "What moved the shares into each version: trade, corporate-action, "
+    "trade-and-corporate-action, none, undecided or unknown; null with its kind.",
+    "PositionHistory.managers.shareDeltas": "The shares traded into each version, measured against the previous "
+    "book carried through corporate actions; null where there is no change, or it is undecided or unknown.",
+    "PositionHistory.managers.corporateActions": "The corporate actions each change cites, each named by what it did "
+    "to these shares (the record's text); empty where none.",
+    "PositionHistory.managers.sources": "The filing rows (accession number and information-table row) each version's "
+    "figures come from: its own rows where held, the previous quarter's rows an exit ended; empty where none.",
     "CongressMethodology.headline": "How the headline signal is chosen.",
     "SocialAgentPayload.definition.newEntrants": "What a new entrant is.",
     "SocialMethodology.newEntrants": "What a new entrant is.",
@@ -314,7 +355,10 @@ COMPONENTS: dict[str, str] = {
     "ChangeDetail": "The rest of one manager's change in one ticker that is not a plain trade: cause, carried shares, "
     "share delta, corporate actions, candidates.",
     "SecurityName": "How the diff names a ticker: the issuer, which ticker it is (tickerAsOf), whether it is mapped.",
-    "PositionExplanation": "One ticker of the view explained.",
+    "PositionExplanation": "One ticker of the view explained, at one version.",
+    "PositionHistory": "A position over every published version, per selected manager, as columns.",
+    "WindowTrades": "One selected manager's trades inside a diff's window, largest traded value first, as columns of "
+    "one length: the i-th item of each list is the i-th trade.",
     "PreviewAgentPayload": "A preview pack's agent payload.",
     "PreviewArtifact": "A preview pack's artifact.",
     "PreviewAuditExport": "A preview pack's audit export.",

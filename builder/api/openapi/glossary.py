@@ -201,6 +201,8 @@ FIELDS: dict[str, str] = {
     "cause": "Why the shares moved: trade, corporate-action, trade-and-corporate-action, none, undecided or unknown.",
     "corporateActions": "The corporate-action records that moved these shares, cited like filings.",
     "candidates": "What an undecided change may be, each with a corporate_actions.csv line to paste once confirmed.",
+    "clock": "One line on how to judge the answer's dates against your own clock: precomputed bytes cannot know the "
+    "day they are read, so they state dates, never a verdict such as stale.",
     "receivedShares": "Shares received from holdings outside the 13F book (a receipt record); in a diff across "
     "several quarters, a spin-off's child shares as its own quarter received them (on the parent shares held at the "
     "record date); null otherwise.",

@@ -14,10 +14,15 @@ ERROR_CODES: dict[ErrorCode, tuple[int, str]] = {
     ErrorCode.MALFORMED_REQUEST: (400, "Not a readable HTTP request: a request line or header field over 64 KiB."),
     ErrorCode.UNKNOWN_PARAMETER: (
         400,
-        "A query parameter the operation does not take; details.expected names the right one for the other "
-        "operations' name of it (managerIds here is managers).",
+        "A query parameter (an MCP tool's argument) the operation does not take: details.valid lists those it takes, "
+        "details.expected names the right one for the other operations' name of it (managerIds here is managers), "
+        "and the message the tool that serves what it looked for (a version: explainPosition's version, "
+        "compareVersions' from and to).",
     ),
-    ErrorCode.MISSING_PARAMETER: (400, "A required query parameter is missing (compareVersions: from, to)."),
+    ErrorCode.MISSING_PARAMETER: (
+        400,
+        "A required parameter is missing (compareVersions: from, to); the message says where its values are listed.",
+    ),
     ErrorCode.UNKNOWN_MANAGER: (400, "A manager id the pack does not have; details list the allowed ids."),
     ErrorCode.INVALID_MODE: (400, "mode is not one of any, overlap, exclusive, disagreement."),
     ErrorCode.VIEW_NOT_SUPPORTED: (400, "View parameters sent to a preview pack, which has no views."),
@@ -42,8 +47,9 @@ ERROR_CODES: dict[ErrorCode, tuple[int, str]] = {
     ),
     ErrorCode.POSITION_NOT_FOUND: (
         404,
-        "The selected view never held the ticker in the latest version or the one before; details.heldIn lists the "
-        "quarters whose view did hold it (empty: none of this release's versions).",
+        "The selected view held the ticker neither in the version explained nor the one before; details.heldIn lists "
+        "the quarters whose view did hold it (empty: none of this release's versions) and details.heldInVersions their "
+        "version ids, to pass as version.",
     ),
     ErrorCode.ROUTE_NOT_FOUND: (404, "No route at this path."),
     ErrorCode.METHOD_NOT_ALLOWED: (405, "The route exists but not for this method; Allow lists the methods."),

@@ -65,7 +65,7 @@ def parameter_schema(param: Param, operation: Operation, values: ReleaseValues |
         return schema
     if param.name == "packId":
         return _with_enum(schema, values.packs_for(operation))
-    if param.name in ("from", "to"):
+    if param.name in ("from", "to", "version"):
         return _with_enum(schema, values.versions)
     if param.name == "managers":
         return {**schema, "items": _with_enum(schema["items"], values.managers)}
@@ -94,6 +94,7 @@ def parameter_example(param: Param, operation: Operation, values: ReleaseValues 
         "managers": list(values.managers[:2]),
         "from": values.versions[-2] if len(values.versions) > 1 else None,
         "to": values.versions[-1],
+        "version": values.versions[-2] if len(values.versions) > 1 else None,
         "ticker": values.ticker,
     }
     return examples.get(param.name)

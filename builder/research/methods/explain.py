@@ -34,6 +34,7 @@ from builder.research.schema import (
 )
 from builder.research.views import Entry, View, ViewTicker
 from builder.research.views import entries as manager_entries
+from builder.research.windows.history import Step, position_history
 from builder.typed import picked
 
 EXIT_LIMITATION = (
@@ -346,13 +347,17 @@ def explainer(
     rows: Sequence[ViewTicker] = (),
     left: Collection[str] = (),
     earlier: PackArtifact | None = None,
+    steps: Sequence[Step] | None = None,
 ) -> Callable[[str], PositionExplanation]:
     """explain_position over one view for any ticker, its lookups built once (the same answers, in linear time).
 
     A ticker of `left` (the view held it a version earlier, `earlier`, and no longer does) is explained too, from its
     row among `rows` (ticker_rows of the view's managers): the changes that ended it, with the rows they ended.
+    `steps`: every published version's part of a position's history (windows.history.step), oldest first; None: no
+    history (null).
     """
     index = _Index.of(view, artifact, scores, rows, left)
+    selected = sorted(view["managers"], key=lambda manager_id: index.order.get(manager_id, len(index.order)))
     before = {m["id"]: m["filings"] for m in (earlier["managers"] if earlier else [])}
     whole = set(view["managers"]) == set(index.managers)  # every manager of the version: not listed again
     subset = None if whole else list(view["managers"])
@@ -385,6 +390,7 @@ def explainer(
                 "value": row["value"],
             },
             "changes": changes,
+            "history": None if steps is None else position_history(ticker, steps, selected),
             "evidence": {"statements": statements},
             "ethos": ethos,
             "overlap": overlap,

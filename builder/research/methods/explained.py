@@ -25,6 +25,7 @@ from builder.research.schema import (
     TickerAsOf,
 )
 from builder.research.views import Mode
+from builder.research.windows.history import PositionHistory
 from builder.typed import BARE, TYPE_LIST, Count, Date, Fraction, Keywords
 
 ViewStatus = Literal["in-view", "left-view"]  # whether an explained ticker is in the view asked about
@@ -210,6 +211,7 @@ class PositionExplanation(TypedDict):
     viewStatus: ViewStatus
     summary: TickerSummary
     changes: list[HeldChange | EndedChange]
+    history: PositionHistory | None
     evidence: Evidence
     ethos: TickerEthos
     overlap: TickerOverlap
@@ -223,6 +225,7 @@ class PositionExplanation(TypedDict):
 Explained = HeldChange | EndedChange
 SHAPES = {
     "PositionExplanation": PositionExplanation,
+    "PositionHistory": PositionHistory,
     "EvidenceStatement": EvidenceStatement,
     "CitedStatement": CitedStatement,
 }

@@ -36,6 +36,7 @@ from builder.research.previews.disclosures import (
 from builder.research.previews.pack import (
     RESEARCH_ONLY,
     PreviewPack,
+    disclosure_clock,
     evaluation_date,
     fixture_notes,
     malformed_notes,
@@ -222,6 +223,7 @@ def build_congress(inputs: CongressInput, *, as_of: date) -> PreviewPack:
         "strictTickers": [c.ticker for c in strict],
         "demoTickers": [c.ticker for c in demo],
         "latestDisclosureDate": artifact["disclosure"]["latestDisclosureDate"],
+        "clock": disclosure_clock(day.isoformat(), artifact["disclosure"]["latestDisclosureDate"]),
         "warningCount": warning_count,
         "warnings": listed,
         "caveats": caveats,
@@ -387,6 +389,7 @@ def _cluster_brief(cluster: Cluster) -> ClusterBrief:
     highs = [t.amount.high for t in cluster.trades]
     return {
         "ticker": cluster.ticker,
+        "name": cluster.trades[0].asset_description,
         "members": list(cluster.members),
         "memberCount": len(cluster.members),
         "firstDisclosed": cluster.trades[0].disclosed.isoformat(),

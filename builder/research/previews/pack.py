@@ -86,13 +86,26 @@ def ordered(warnings: Iterable[ScopeWarning]) -> tuple[ScopeWarning, ...]:
 
 
 def warning_briefs(warnings: Iterable[ScopeWarning]) -> tuple[int, list[PreviewWarning]]:
-    """The pack's warnings as its payload carries them: how many, and the first PAYLOAD_WARNINGS (long messages
-    cut to WARNING_CHARS; health lists each whole)."""
+    """The pack's warnings as its payload carries them: how many, and PAYLOAD_WARNINGS of them in health's order
+    (long messages cut to WARNING_CHARS; health lists each whole): the first of every kind (code), then the first of
+    the rest, so a kind health lists is never cut away by many of another (the fixture's first six were two kinds,
+    and its relaxed-thresholds and unmatched-sales warnings reached no agent)."""
     found = ordered(warnings)
+    firsts = list({w.code: w for w in reversed(found)}.values())  # each code's first, in reverse
+    kept = set(firsts) | set([w for w in found if w not in set(firsts)][: max(0, PAYLOAD_WARNINGS - len(firsts))])
     listed: list[PreviewWarning] = [
-        {"code": w.code, "message": _cut(w.message), "source": w.source} for w in found[:PAYLOAD_WARNINGS]
+        {"code": w.code, "message": _cut(w.message), "source": w.source} for w in found if w in kept
     ]
     return len(found), listed
+
+
+def disclosure_clock(as_of: str, latest: str | None) -> str:
+    """How to judge a disclosure pack's dates against the reader's own clock, in one line."""
+    seen = f", the latest disclosed {latest}" if latest else ""
+    return (
+        f"Judge freshness by your clock: disclosures counted up to {as_of}{seen}; a trade may be disclosed up to 45 "
+        "days after it is made."
+    )
 
 
 def _cut(message: str) -> str:

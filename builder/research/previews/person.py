@@ -30,6 +30,7 @@ from builder.research.previews.disclosures import (
 from builder.research.previews.pack import (
     RESEARCH_ONLY,
     PreviewPack,
+    disclosure_clock,
     evaluation_date,
     fixture_notes,
     malformed_notes,
@@ -168,7 +169,10 @@ def concentration(held: Sequence[Holding]) -> Concentration:
         "hhi": hhi,
         "effectivePositions": 1 / hhi if hhi else None,
         "top5Weight": sum(weight for _, weight in weights[:CONCENTRATION_TOP]),
-        "top": [{"ticker": ticker, "weight": weight} for ticker, weight in weights[:CONCENTRATION_TOP]],
+        "top": [
+            {"ticker": p.ticker, "name": p.description, "weight": weight}
+            for p, (_, weight) in zip(held, weights[:CONCENTRATION_TOP], strict=False)
+        ],
     }
 
 
@@ -239,8 +243,16 @@ def build_person(inputs: PersonSource, *, as_of: date) -> PreviewPack:
         "totals": artifact["totals"],
         "concentration": artifact["concentration"],
         "freshness": artifact["freshness"],
+        "clock": disclosure_clock(day.isoformat(), artifact["freshness"]["latestDisclosureDate"]),
         "topHoldings": [
-            {"ticker": h.ticker, "estimate": h.estimate, "low": h.low, "high": h.high, "weight": weight}
+            {
+                "ticker": h.ticker,
+                "name": h.description,
+                "estimate": h.estimate,
+                "low": h.low,
+                "high": h.high,
+                "weight": weight,
+            }
             for h, weight in zip(estimate.held[:TOP_HOLDINGS], _weights(estimate.held), strict=False)
         ],
         "warningCount": warning_count,

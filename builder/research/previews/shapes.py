@@ -53,6 +53,7 @@ class TradeBrief(TypedDict):
 
 class ClusterBrief(TypedDict):
     ticker: str
+    name: str  # the security as its first disclosure describes it
     members: list[str]
     memberCount: Count
     firstDisclosed: Date
@@ -98,6 +99,7 @@ class CongressPayload(TypedDict):
     strictTickers: list[str]
     demoTickers: list[str]
     latestDisclosureDate: Date | None
+    clock: str  # how to judge the dates against the reader's own clock, in one line
     warningCount: Count
     warnings: list[PreviewWarning]
     caveats: list[str]
@@ -112,6 +114,7 @@ class Totals(TypedDict):
 
 class Weight(TypedDict):
     ticker: str
+    name: str  # the security as its disclosures describe it
     weight: float
 
 
@@ -142,6 +145,7 @@ class Freshness(DisclosureDates):
 
 class HoldingBrief(TypedDict):
     ticker: str
+    name: str  # the security as its disclosures describe it
     estimate: int
     low: int
     high: int | None
@@ -163,6 +167,7 @@ class PersonPayload(PersonHead):
     totals: Totals
     concentration: Concentration
     freshness: Freshness
+    clock: str  # how to judge the dates against the reader's own clock, in one line
     topHoldings: list[HoldingBrief]
     warningCount: Count
     warnings: list[PreviewWarning]
@@ -206,6 +211,7 @@ class SocialHead(TypedDict):
 
 class SocialPayload(SocialHead):
     snapshotAgeDays: int | None
+    clock: str  # how to judge the snapshot's time against the reader's own clock, in one line
     definition: MomentumDefinition
     topMovers: list[MomentumBrief]
     newEntrants: list[MomentumBrief]

@@ -153,6 +153,10 @@ def build_social(inputs: SocialInput, *, as_of: date) -> PreviewPack:
         "signal": "attention momentum" if ranked["movers"] else "no momentum signal",
         "snapshotTime": _time(snapshots[-1]) if snapshots else None,
         "snapshotAgeDays": (day - snapshots[-1].taken.date()).days if snapshots else None,
+        "clock": f"Judge freshness by your clock: mentions as of the snapshot {_time(snapshots[-1])}, counted up to "
+        f"{day.isoformat()}; attention moves by the hour."
+        if snapshots
+        else f"Judge freshness by your clock: no snapshot by {day.isoformat()}.",
         "definition": _definition(inputs),
         "topMovers": [_brief(r) for r in ranked["movers"]],
         "newEntrants": [_brief(r) for r in ranked["newEntrants"][:5]],

@@ -48,13 +48,14 @@ def manager_changes(
     by_id_old = {m["id"]: m for m in older["managers"]}
     by_id_new = {m["id"]: m for m in newer["managers"]}
     by_id_between = [] if adjacent else [{m["id"]: m for m in artifact["managers"]} for artifact in between]
+    quarters = [artifact["quarter"] for artifact in between]
     tested = untested(*keyings) if keyings and not adjacent else None
     for manager_id in managers:
         before, after = by_id_old[manager_id], by_id_new[manager_id]
         if adjacent:
             yield manager_id, books.own_changes(manager_id, before, after)
             continue
-        seen = _between([by_id[manager_id] for by_id in by_id_between])
+        seen = _between([by_id[manager_id] for by_id in by_id_between], quarters)
         if seen.cites:
             found = _carried(manager_id, before, after, older, newer, seen)
             yield manager_id, [change for change in found if books.listed(change)]
@@ -74,14 +75,14 @@ class Between(NamedTuple):
     named: dict[str, Named]  # key → the last such entry that names it
 
 
-def _between(between: Sequence[ArtifactManager | CarriedManager]) -> Between:
-    """What `between` (the manager's part of each version after the older one, oldest first) carries: one pass over
-    their entries."""
+def _between(between: Sequence[ArtifactManager | CarriedManager], quarters: Sequence[str]) -> Between:
+    """What `between` (the manager's part of each version after the older one, oldest first, of `quarters`)
+    carries: one pass over their entries."""
     cites = False
-    flagged: dict[str, list[Candidate]] = {}
+    raised: list[Raised] = []
     keys: dict[str, str] = {}
     named: dict[str, Named] = {}
-    for manager in between:
+    for version, manager in zip(quarters, between, strict=True):
         for group in (manager["positions"], manager["ended"]):  # views.entries
             for entry in group:
                 change = entry["change"]
@@ -91,8 +92,39 @@ def _between(between: Sequence[ArtifactManager | CarriedManager]) -> Between:
                     continue
                 keys[entry["cusip"]], named[entry["ticker"]] = entry["ticker"], entry
                 if change["kind"] == "undecided":
-                    flagged.setdefault(entry["cusip"], []).extend(change["candidates"])
-    return Between(cites, flagged, _legs(between) if cites else [], keys, named)
+                    raised.append((date.fromisoformat(version), entry["cusip"], change["candidates"]))
+    legs = _legs(between) if cites else []
+    return Between(cites, _followed(raised, legs), legs, keys, named)
+
+
+Raised = tuple[date, str, list[Candidate]]  # a version's quarter end, a CUSIP it left undecided, their candidates
+
+
+def _followed(raised: Sequence[Raised], legs: Sequence[CorporateAction]) -> dict[str, list[Candidate]]:
+    """CUSIP → the candidates of the undecided changes `raised`, each flag carried through the legs effective after
+    its quarter end: handed on to the CUSIPs a merger, exchange or split moves its shares to, ended by a cash merger
+    (the position converted), as each consecutive diff carries the shares; a spin-off leaves it with the parent (the
+    child's shares are the ones its quarter received)."""
+    found: dict[str, list[Candidate]] = {}
+    for quarter, cusip, candidates in raised:
+        for leg in legs:
+            if leg.effective <= quarter or leg.cusip != cusip or leg.shares is not None:
+                continue
+            if leg.kind is ActionKind.CASH_MERGER:
+                cusip = ""
+            elif leg.kind is not ActionKind.SPIN_OFF and leg.new_cusip and leg.new_cusip != leg.cusip:
+                cusip = leg.new_cusip  # the event's other legs, on the same CUSIP, are handed their part below
+                for other in legs:
+                    if (
+                        other is not leg
+                        and other.effective == leg.effective
+                        and other.cusip == leg.cusip
+                        and other.new_cusip
+                    ):
+                        found.setdefault(other.new_cusip, []).extend(candidates)
+        if cusip:
+            found.setdefault(cusip, []).extend(candidates)
+    return found
 
 
 def _later_keys(before: ArtifactManager, seen: Between, after: ArtifactManager) -> Keys:
@@ -106,22 +138,36 @@ def _later_keys(before: ArtifactManager, seen: Between, after: ArtifactManager) 
     return Keys(keys)
 
 
-def _orphans(
+def _flagged_keys(
     manager_id: str, found: list[Moved], seen: Between, keys: Keys, ends: Sequence[ArtifactManager]
 ) -> list[Moved]:
-    """An undecided change for each key a version between left undecided that no change of `found` lists (a
-    position neither end holds as filed: held only between, or omitted under confidential treatment at one end), so
-    that what the quarters between could not decide is never read as no change."""
-    listed = {change[0][1] for change in found}
-    orphans: dict[str, list[str]] = {}
+    """`found` with every key a version between left undecided undecided: a change of such a key that the carry
+    decided becomes undecided (a new CUSIP of the same position, as Media General's, carries no flag of its own), and
+    a key no change lists gets an undecided change of its own (a position neither end holds as filed: held only
+    between, or omitted under confidential treatment at one end), so that what the quarters between could not
+    decide is never read as a trade or as no change."""
+    if not seen.flagged:
+        return found
+    flagged: dict[str, list[str]] = {}
     for cusip in seen.flagged:
-        if keys[cusip] not in listed:
-            orphans.setdefault(keys[cusip], []).append(cusip)
-    if not orphans:
-        return []
+        flagged.setdefault(keys[cusip], []).append(cusip)
     before, after = ({p["ticker"]: p for p in end["positions"]} for end in ends)
     made: list[Moved] = []
-    for key, cusips in sorted(orphans.items()):
+    for change in found:
+        (_, key, kind, from_shares, to_shares, from_value, to_value), detail, named = change
+        if key not in flagged or kind == "undecided":
+            made.append(change)
+            continue
+        carried = detail["carriedShares"] if detail else from_shares
+        actions = detail["corporateActions"] if detail else []
+        candidates = _candidates(seen.flagged, flagged.pop(key))
+        amounts = (from_shares, to_shares, from_value, to_value)
+        made.append(
+            books.as_moved(manager_id, named, "undecided", amounts, carried, None, "undecided", actions, candidates)
+        )
+    for key, cusips in sorted(flagged.items()):
+        if key in {change[0][1] for change in found}:
+            continue  # listed, and undecided already
         was, now = before.get(key), after.get(key)
         amounts = (
             was["shares"] if was else 0,
@@ -176,7 +222,7 @@ def _carried(
                 0,
             )
         )
-    return sorted(found + _orphans(manager_id, found, seen, keys, (before, after)), key=books.by_ticker)
+    return sorted(_flagged_keys(manager_id, found, seen, keys, (before, after)), key=books.by_ticker)
 
 
 def _untouched(
@@ -189,7 +235,7 @@ def _untouched(
     CUSIPs or of the earlier CUSIPs the later version keys the same, else its filed shares against those earlier
     ones' (new, added, reduced or unchanged by the difference; cause trade, or none when it is 0); each earlier CUSIP
     of a share or more whose later key no later position has ended, grouped by its earlier key: undecided when
-    `flagged` names one, else exited whole; and each other key `flagged` names is undecided (`_orphans`). None cites
+    `flagged` names one, else exited whole; and each other key `flagged` names is undecided (`_flagged_keys`). None cites
     an action, none is converted: `books.listed` keeps the undecided ones and those whose shares moved, the only ones
     built. Most books key each CUSIP to one ticker: with nothing flagged, those take a shorter way still
     (`_one_to_one`; `known`: these two books are known to pass its test)."""
@@ -237,7 +283,7 @@ def _by_keys(manager_id: str, before: ArtifactManager, after: ArtifactManager, s
             shares = sum([earlier[c] for c in cusips])
             name, amounts = named.get(key) or books.unnamed(key), (from_shares, 0, from_value, 0)
             found.append(_untouched_change(manager_id, name, "exited", amounts, shares, -shares, candidates))
-    return sorted(found + _orphans(manager_id, found, seen, later_key, (before, after)), key=books.by_ticker)
+    return sorted(_flagged_keys(manager_id, found, seen, later_key, (before, after)), key=books.by_ticker)
 
 
 def _one_to_one(
