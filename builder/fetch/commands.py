@@ -104,7 +104,7 @@ def user_agent_of(given: str | None, config: PacksConfig) -> str:
     type=click.FloatRange(0.1),
     default=REQUEST_TIMEOUT,
     show_default=True,
-    help="Seconds one response may take before it is asked for again.",
+    help="Seconds one response may take before it is asked for again (a data set's: may go without a byte).",
 )
 @click.option(
     "--massive-url",
