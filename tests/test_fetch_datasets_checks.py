@@ -32,9 +32,13 @@ def held_in(root: Path) -> list[str]:
 @pytest.mark.parametrize(
     ("fault", "message", "requests"),
     [
-        ("short", "is not a whole zip archive (a cut or altered download): File is not a zip file", 1),
+        ("short", "is not a whole zip archive (a cut or altered download): File is not a zip file; nothing kept", 1),
         ("crc", "SIGNATURE.tsv cannot be read whole (a cut or altered download): Bad CRC-32 for file", 1),
-        ("missing-table", "lacks OTHERMANAGER2.tsv: not a whole Form 13F data set", 1),
+        (
+            "missing-table",
+            "lacks OTHERMANAGER2.tsv: not a whole Form 13F data set; nothing kept — run ras fetch again",
+            1,
+        ),
         ("misstated", "the answer holds 3,337 bytes, not the 6.7 KB the SEC's page states", 1),
         ("html200", "gave up after 5 attempts (the answer is not a zip archive (it starts '<!DOCTYPE", 5),
     ],

@@ -82,7 +82,7 @@ def user_agent_of(given: str | None, config: PacksConfig) -> str:
 @click.option(
     "--no-datasets",
     is_flag=True,
-    help="No data sets: only each manager's filings from EDGAR, one by one (and the splits). A publish then has only "
+    help="No data sets: every filing of each manager from EDGAR, one by one (and the splits). A publish then has only "
     "the pack's own books as evidence of corporate actions.",
 )
 @click.option(
@@ -104,7 +104,7 @@ def user_agent_of(given: str | None, config: PacksConfig) -> str:
     type=click.FloatRange(0.1),
     default=REQUEST_TIMEOUT,
     show_default=True,
-    help="Seconds one response may take before it is asked for again.",
+    help="Seconds one response may take before it is asked for again (a data set's: may go without a byte).",
 )
 @click.option(
     "--massive-url",
@@ -134,8 +134,9 @@ def fetch_command(
     massive_rate: float,
 ) -> None:
     """Download what the pack's window needs from the SEC: the Form 13F data sets whose filing windows hold the
-    window's quarters into sec13f-datasets/ (every filer's 13F tables, about 95 MB a set), then every manager's
-    13F-HR and 13F-HR/A filings of the window from EDGAR into sec13f/<cik>/, then the splits of the held securities
+    window's quarters into sec13f-datasets/ (every filer's 13F tables, about 95 MB a set), then from EDGAR into
+    sec13f/<cik>/ each manager's 13F-HR and 13F-HR/A filings of the window that no set holds (the newest, before the
+    SEC posts their set; every one of a manager with source = "filings"), then the splits of the held securities
     into corporate_actions.csv (with MASSIVE_API_KEY set). Re-run it to resume or refresh: it fetches only what is
     missing."""
     if only_datasets and no_datasets:

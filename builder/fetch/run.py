@@ -1,5 +1,6 @@
-"""`ras fetch`: the data sets of the window into sec13f-datasets/, every manager's 13F filings of it into
-sec13f/<cik>/, resumable, over one session at one pace; with a summary."""
+"""`ras fetch`: the data sets of the window into sec13f-datasets/, then each manager's 13F filings of it that no set
+holds into sec13f/<cik>/ (every one of a manager pinned to its filings), resumable, over one session at one pace;
+with a summary."""
 
 from __future__ import annotations
 
@@ -11,11 +12,12 @@ from pathlib import Path
 
 from builder.fetch.archive import download_filing, held_accessions, record_filing_dates, remove_leftovers
 from builder.fetch.client import SEC_MAX_RATE, Client, FetchError, open_session
-from builder.fetch.datasets.download import SetsResult, fetch_sets
+from builder.fetch.datasets.download import FOLDER, SetsResult, fetch_sets
+from builder.fetch.datasets.held import accessions_in_sets
 from builder.fetch.edgar import Hosts, Listed, list_13f
 from builder.fetch.openfigi import Resolved, Unresolved, resolve_cusips
 from builder.fetch.splits import Listing, list_splits
-from builder.records import ManagerConfig
+from builder.records import ManagerConfig, ManagerSource
 
 RESOLVER_AGENT = "research-artifact-service (ras securities)"
 RESOLVE_MAX_TIME = 3600.0  # seconds: 10,000 CUSIPs keyless is 1,000 requests, 40 windows of a minute
@@ -44,6 +46,7 @@ class ManagerResult:
     manager: ManagerConfig
     listed: tuple[Listed, ...] = ()
     new: list[str] = field(default_factory=list)  # accessions written this run
+    in_sets: int = 0  # holdings reports of the window that a data set holds and no file does: not downloaded
     failed: list[str] = field(default_factory=list)  # one line per accession that could not be fetched
     leftovers: list[str] = field(default_factory=list)  # temporary files of a killed run, removed
 
@@ -68,19 +71,30 @@ async def _fetch_all(plan: FetchPlan, progress: Progress, report: Progress, sets
     async with open_session(plan.user_agent) as session:
         client = Client(session, plan.rate, plan.deadline, plan.timeout)  # one pace for sets and filings together
         found = await fetch_sets(client, plan.source, plan.quarters, plan.hosts, progress, report) if sets else None
+        covered: frozenset[str] = frozenset()
+        if sets and filings:  # the data sets of the tree, whichever run brought them
+            ciks = [manager.cik for manager in plan.managers]
+            covered = await asyncio.to_thread(accessions_in_sets, plan.source / FOLDER, ciks)
         results = []
         for manager in plan.managers if filings else ():
-            results.append(await _fetch_manager(client, plan, manager, progress))
+            results.append(await _fetch_manager(client, plan, manager, covered, progress))
         return FetchResult(tuple(results), client.requests, client.retries, found)
 
 
-async def _fetch_manager(client: Client, plan: FetchPlan, manager: ManagerConfig, progress: Progress) -> ManagerResult:
+async def _fetch_manager(
+    client: Client, plan: FetchPlan, manager: ManagerConfig, covered: frozenset[str], progress: Progress
+) -> ManagerResult:
+    """The manager's listing and filing dates, then its holdings reports that neither a file nor a data set holds
+    (`covered`; a manager pinned to its filings takes none from the sets)."""
     folder = plan.source / "sec13f" / manager.cik
     result = ManagerResult(manager, leftovers=remove_leftovers(folder))
     result.listed = await list_13f(client, plan.hosts, manager.cik, plan.quarters[0])
     await asyncio.to_thread(record_filing_dates, folder, result.listed)  # EDGAR's filing dates, beside the filings
     held = held_accessions(folder)
-    wanted = [f for f in result.listed if f.holdings and f.accession not in held]
+    in_sets = frozenset() if manager.source is ManagerSource.FILINGS else covered
+    missing = [f for f in result.listed if f.holdings and f.accession not in held]
+    wanted = [f for f in missing if f.accession not in in_sets]
+    result.in_sets = len(missing) - len(wanted)
     done = 0
     progress(_bar(manager, done, len(wanted)))
     gate = asyncio.Semaphore(DOWNLOADS_AT_ONCE)
@@ -92,7 +106,7 @@ async def _fetch_manager(client: Client, plan: FetchPlan, manager: ManagerConfig
                 await download_filing(client, plan.hosts, manager.cik, filing, folder)
                 result.new.append(filing.accession)
             except FetchError as exc:
-                result.failed.append(f"{filing.accession} ({manager.id}): {exc.message}")
+                result.failed.append(f"{filing.accession} ({named(manager)}): {exc.message}")
         done += 1
         progress(_bar(manager, done, len(wanted)))
 
@@ -130,4 +144,10 @@ BAR_WIDTH = 20
 
 def _bar(manager: ManagerConfig, done: int, total: int) -> str:
     filled = BAR_WIDTH * done // total if total else BAR_WIDTH
-    return f"{manager.id:<16} [{'#' * filled}{'.' * (BAR_WIDTH - filled)}] {done}/{total} new filings"
+    return f"{named(manager):<16} [{'#' * filled}{'.' * (BAR_WIDTH - filled)}] {done}/{total} new filings"
+
+
+def named(manager: ManagerConfig) -> str:
+    """The manager as the fetch names it: its id, or its CIK when packs.toml gives only that (the id is then made
+    from its filings when a publish reads them)."""
+    return manager.id or f"CIK {manager.cik}"

@@ -5,8 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from datetime import date
 
-from builder.fetch.run import FetchResult, ManagerResult
+from builder.fetch.run import FetchResult, ManagerResult, named
 from builder.fetch.window import deadline
+from builder.records import ManagerSource
 
 
 def summary_lines(result: FetchResult, quarters: tuple[date, ...], today: date) -> Iterator[str]:
@@ -21,9 +22,13 @@ def _manager_lines(result: ManagerResult, quarters: tuple[date, ...], today: dat
     notices = [f for f in result.listed if not f.holdings]
     amendments = [f for f in holdings if f.form.endswith("/A")]
     found = sorted({f.period for f in holdings if f.period is not None})
+    in_sets = f", {result.in_sets} in the data sets" if result.in_sets else ""
+    manager = result.manager
+    pinned = '; source = "filings": each filing from EDGAR' if manager.source is ManagerSource.FILINGS else ""
+    who = f"{manager.id} (CIK {manager.cik})" if manager.id else named(manager)
     yield (
-        f"{result.manager.id} (CIK {result.manager.cik}): {len(found)} quarters found "
-        f"({_span(found)}), {len(result.new)} new files, {len(amendments)} amendments, {len(notices)} notices"
+        f"{who}: {len(found)} quarters found ({_span(found)}), "
+        f"{len(result.new)} new files{in_sets}, {len(amendments)} amendments, {len(notices)} notices{pinned}"
     )
     for notice in notices:
         yield f"  {notice.form} {notice.accession} for {notice.period or notice.filed}: listed, not downloaded"

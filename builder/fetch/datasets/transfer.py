@@ -97,7 +97,7 @@ async def land_set(client: Client, found: DataSet, folder: Path, progress: Progr
     except NotASet as exc:
         partial.drop()
         if not resumed_at:
-            raise FetchError(f"{folder.name}/{found.name}: {exc}; nothing kept — run `ras fetch` again") from exc
+            raise FetchError(f"{folder.name}/{found.name}: {exc}; nothing kept — run ras fetch again") from exc
         progress(f"  {found.name}  failed its check after resuming ({exc}); asking for it whole")
         return await land_set(client, found, folder, progress)
     return Landed(*await asyncio.to_thread(_seal, partial, folder / found.name), resumed_at)
