@@ -67,6 +67,10 @@ GROWN_AGREE = 0.5  # and the gains must fit this share of its gainers and of the
 # the holders' shares together moved by at least ×/÷ MIN_SPLIT_MOVE.
 SPLIT_TERMS = 50
 MIN_EXPLAINED = 0.5
+# … where most holders show it (the majority rule), the split need only explain part of the price's move: it moved
+# the other way by more than the square root of the factor. Tesla's 5:1 of 2020 came in a quarter its price doubled
+# (×0.397 a share, the split explaining 26 % of the move in log terms) with every holder at exactly 5×.
+MAJORITY_EXPLAINED = 0.0
 MIN_SPLIT_MOVE = 1.3
 # What the few may show: the split factors issuers use, and the distribution ratios; a fit counts when chance would
 # give it at most MAX_CHANCE times (the ratios tried × the shares a fit allows ÷ the shares received), and neither
@@ -135,7 +139,8 @@ def split(cusip: str, held: Holders, kept: Holders, citing: Citing, proof: Proof
     if fit is None or price_move <= 0:
         return None
     factor, agreeing, spread = fit
-    if abs(math.log(price_move * float(factor))) > (1 - MIN_EXPLAINED) * abs(math.log(price_move)):
+    explained = MIN_EXPLAINED if proof.few else MAJORITY_EXPLAINED
+    if abs(math.log(price_move * float(factor))) >= (1 - explained) * abs(math.log(price_move)):
         return None  # the price did not move the other way: the holders traded, the shares were not split
     what = (
         f"{agreeing} of the {len(pairs)} holders who filed {cusip} at both ends hold {ratio_text(factor)} of their "
