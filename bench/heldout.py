@@ -34,7 +34,7 @@ import orjson
 from mcp import ClientSession, StdioServerParameters, stdio_client
 
 from bench import report
-from builder.release.promote import publish
+from builder.release.publish import publish
 from builder.release.store import current_release, load_release
 from builder.sources.tree import read_sources
 

@@ -21,7 +21,7 @@ import orjson
 
 from bench import report, synthetic
 from builder.api import contract
-from builder.release.promote import publish
+from builder.release.publish import publish
 from builder.release.store import current_release, load_release
 from builder.sources.tree import fixture_source
 
