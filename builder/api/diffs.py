@@ -7,7 +7,8 @@ from collections.abc import Mapping, Sequence
 from typing import Annotated, TypedDict
 
 from builder.api.answers import LISTED, Arguments, ViewBrief, call, view_arguments
-from builder.research.agent import NextCall, Trade, in_turn, is_trade, trades_by_manager
+from builder.research.agent import NextCall, Trade, in_turn, trades_by_manager
+from builder.research.changes import is_trade
 from builder.research.diff import PositionChange, SecurityName, VersionDiff, position_changes
 from builder.research.methods.ethos import TickerName
 from builder.research.methods.policy import PolicyChange

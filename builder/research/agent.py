@@ -12,10 +12,10 @@ the canonical bytes are within BUDGET_BYTES, whatever the names and texts hold.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Annotated, Any, Literal, NotRequired, TypedDict, TypeGuard, TypeVar, get_args
+from typing import Annotated, Any, Literal, NotRequired, TypedDict, TypeVar, get_args
 
 from builder.canonical import canonical_json
-from builder.research.changes import BOUGHT, SOLD
+from builder.research.changes import is_trade
 from builder.research.diff import PositionChange, VersionDiff, position_changes
 from builder.research.methods.ethos import EthosComparison
 from builder.research.methods.policy import PolicyResult, Signal
@@ -181,11 +181,6 @@ class AgentPayload(TypedDict):
 
 SHAPES = {"AgentPayload": AgentPayload, "AgentHolding": AgentHolding, "AgentPolicy": AgentPolicy, "NextCall": NextCall}
 Payload = TypeVar("Payload", bound=Mapping[str, Any])
-
-
-def is_trade(kind: str) -> TypeGuard[Traded]:
-    """The one trade test: only a new, added, reduced or exited position was bought or sold."""
-    return kind in BOUGHT or kind in SOLD
 
 
 def traded_value(change: PositionChange) -> int:
