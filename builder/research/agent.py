@@ -21,7 +21,7 @@ from builder.research.methods.ethos import EthosComparison
 from builder.research.methods.policy import PolicyResult, Signal
 from builder.research.quarters import Freshness, clock, freshness
 from builder.research.schema import ChangeKind, PackArtifact, TickerAsOf, Traded
-from builder.research.views import Mode, View, ViewPosition, ViewTicker
+from builder.research.views import Mode, View, ViewArguments, ViewPosition, ViewTicker
 from builder.typed import KEY, Count, Date, Fraction, Keywords
 
 BUDGET_BYTES = 9088  # an agent's first read, 128 bytes under 9 KiB (a tool's text may take 16 KB), at any scale
@@ -352,9 +352,9 @@ def policy_status(policy: PolicyResult) -> AgentPolicy:
     }
 
 
-def view_arguments(view: View, every: int) -> dict[str, Any]:
+def view_arguments(view: View, every: int) -> ViewArguments:
     """The view as tool arguments: the managers when a subset of `every` is selected, the mode unless `any`."""
-    arguments: dict[str, Any] = {}
+    arguments: ViewArguments = {}
     if len(view["managers"]) < every:
         arguments["managers"] = view["managers"]
     if view["mode"] != "any":
