@@ -11,7 +11,7 @@ import pytest
 from mcp import ClientSession, stdio_client
 
 from builder.api import methods
-from builder.research.agent import is_trade
+from builder.research.changes import is_trade
 from builder.research.diff import position_changes
 from server.app import create_app
 from tests.test_mcp_stdio import ROUND_TRIP_SECONDS, child

@@ -53,7 +53,7 @@ from builder.research.previews.pack import PackLabel
 from builder.research.quarters import Freshness, clock
 from builder.research.schema import Change, TickerAsOf
 from builder.research.versions import PACK_ID
-from builder.research.views import Mode
+from builder.research.views import Mode, ViewArguments
 from builder.research.windows.history import HistoryBrief, history_brief
 from builder.typed import KEY, UNPROMISED, Count, Date, picked
 
@@ -289,11 +289,6 @@ def call(tool: str, arguments: Arguments, why: str) -> NextCall:
     return {"tool": tool, "arguments": arguments, "why": why}
 
 
-def view_arguments(arguments: Arguments) -> Arguments:
-    """The view arguments of a GET call (managers, mode) as the call gave them."""
-    return {key: arguments[key] for key in ("managers", "mode") if key in arguments}
-
-
 def health(data: Health, arguments: Arguments) -> HealthAnswer:
     return {
         "status": data["status"],
@@ -380,7 +375,9 @@ def explanation(data: PositionExplanation, arguments: Arguments) -> ExplanationA
                 "its score under every ethos, beside the view's top sets",
             )
             if data["viewStatus"] == "in-view"
-            else call("get_latest_pack", {"packId": PACK_ID, **view_arguments(arguments)}, "the view it left, in brief")
+            else call(
+                "get_latest_pack", {"packId": PACK_ID, **picked(ViewArguments, arguments)}, "the view it left, in brief"
+            )
         ],
         "executionEnabled": False,
     }
@@ -402,7 +399,7 @@ def _held(change: Explained, ticker_as_of: TickerAsOf) -> ChangeBrief:
 
 def _body_view(arguments: Arguments) -> Arguments:
     """A GET call's view as a POST body's fields."""
-    view = view_arguments(arguments)
+    view = picked(ViewArguments, arguments)
     return {("managerIds" if key == "managers" else key): value for key, value in view.items()}
 
 
@@ -491,7 +488,7 @@ def audit(data: CopycatAuditExport | PreviewAuditExport, arguments: Arguments) -
         "nextCalls": [
             call(
                 "get_latest_pack",
-                {"packId": data["identity"]["packId"], **view_arguments(arguments)},
+                {"packId": data["identity"]["packId"], **picked(ViewArguments, arguments)},
                 "the artifact in brief",
             )
         ],

@@ -6,14 +6,16 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Annotated, TypedDict
 
-from builder.api.answers import LISTED, Arguments, ViewBrief, call, view_arguments
-from builder.research.agent import NextCall, Trade, in_turn, is_trade, trades_by_manager
+from builder.api.answers import LISTED, Arguments, ViewBrief, call
+from builder.research.agent import NextCall, Trade, in_turn, trades_by_manager
+from builder.research.changes import is_trade
 from builder.research.diff import PositionChange, SecurityName, VersionDiff, position_changes
 from builder.research.methods.ethos import TickerName
 from builder.research.methods.policy import PolicyChange
 from builder.research.quarters import clock
 from builder.research.schema import SourceRow, TickerAsOf, TradeKind
 from builder.research.versions import PACK_ID
+from builder.research.views import ViewArguments
 from builder.research.windows.trades import WindowTrades
 from builder.typed import KEY, UNPROMISED, Count, Date, picked
 
@@ -140,7 +142,7 @@ def diff(data: VersionDiff, arguments: Arguments, versions: Sequence[str] = ()) 
         "policyChanges": data["policy"][:LISTED],
         "windowManagerCount": len(data["windowTrades"]),
         "windowTrades": window,
-        "nextCalls": _diff_calls(data, pack, view_arguments(arguments), trades, versions),
+        "nextCalls": _diff_calls(data, pack, picked(ViewArguments, arguments), trades, versions),
     }
 
 
@@ -179,7 +181,7 @@ def _window(manager: WindowTrades, names: Mapping[str, SecurityName]) -> WindowB
 
 
 def _diff_calls(
-    data: VersionDiff, pack: str, view: Arguments, trades: list[ManagerTrades], versions: Sequence[str]
+    data: VersionDiff, pack: str, view: ViewArguments, trades: list[ManagerTrades], versions: Sequence[str]
 ) -> list[NextCall]:
     """explain_position of the first listed managers' largest trades when they are explainable (it explains the
     latest version: a ticker in its view, or one that left it since the version before); else the diff from `to` up

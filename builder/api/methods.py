@@ -54,7 +54,7 @@ from builder.research.views import (
     ticker_rows,
 )
 from builder.research.windows.history import Step, step
-from builder.research.windows.trades import Traded, WindowTrades, quarter_trades, window_trades
+from builder.research.windows.trades import QuarterTrade, WindowTrades, quarter_trades, window_trades
 
 Entry = TypeVar("Entry", Position, Ended)  # an entry of a manager: a position, or one no longer held
 
@@ -181,11 +181,11 @@ def window_of(
     return window, names
 
 
-def trades_of(data: ReleaseData, version: str) -> dict[str, list[Traded]]:
+def trades_of(data: ReleaseData, version: str) -> dict[str, list[QuarterTrade]]:
     """Each manager's trades in a version, as it states them (windows.trades.quarter_trades): kept for the release."""
     index = data.versions.index(version)
     earlier = history_step(data, data.versions[index - 1]) if index else None
-    found: dict[str, list[Traded]] = data.memo(
+    found: dict[str, list[QuarterTrade]] = data.memo(
         ("trades", version), lambda: quarter_trades(earlier, history_step(data, version)), pinned=True
     )
     return found

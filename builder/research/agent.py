@@ -12,16 +12,16 @@ the canonical bytes are within BUDGET_BYTES, whatever the names and texts hold.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Annotated, Any, Literal, NotRequired, TypedDict, TypeGuard, TypeVar, get_args
+from typing import Annotated, Any, Literal, NotRequired, TypedDict, TypeVar, get_args
 
 from builder.canonical import canonical_json
-from builder.research.changes import BOUGHT, SOLD
+from builder.research.changes import is_trade
 from builder.research.diff import PositionChange, VersionDiff, position_changes
 from builder.research.methods.ethos import EthosComparison
 from builder.research.methods.policy import PolicyResult, Signal
 from builder.research.quarters import Freshness, clock, freshness
 from builder.research.schema import ChangeKind, PackArtifact, TickerAsOf, Traded
-from builder.research.views import Mode, View, ViewPosition, ViewTicker
+from builder.research.views import Mode, View, ViewArguments, ViewPosition, ViewTicker
 from builder.typed import KEY, Count, Date, Fraction, Keywords
 
 BUDGET_BYTES = 9088  # an agent's first read, 128 bytes under 9 KiB (a tool's text may take 16 KB), at any scale
@@ -181,11 +181,6 @@ class AgentPayload(TypedDict):
 
 SHAPES = {"AgentPayload": AgentPayload, "AgentHolding": AgentHolding, "AgentPolicy": AgentPolicy, "NextCall": NextCall}
 Payload = TypeVar("Payload", bound=Mapping[str, Any])
-
-
-def is_trade(kind: str) -> TypeGuard[Traded]:
-    """The one trade test: only a new, added, reduced or exited position was bought or sold."""
-    return kind in BOUGHT or kind in SOLD
 
 
 def traded_value(change: PositionChange) -> int:
@@ -357,9 +352,9 @@ def policy_status(policy: PolicyResult) -> AgentPolicy:
     }
 
 
-def view_arguments(view: View, every: int) -> dict[str, Any]:
+def view_arguments(view: View, every: int) -> ViewArguments:
     """The view as tool arguments: the managers when a subset of `every` is selected, the mode unless `any`."""
-    arguments: dict[str, Any] = {}
+    arguments: ViewArguments = {}
     if len(view["managers"]) < every:
         arguments["managers"] = view["managers"]
     if view["mode"] != "any":

@@ -73,6 +73,13 @@ class View(TypedDict):
     warnings: list[ArtifactWarning]
 
 
+class ViewArguments(TypedDict, total=False):
+    """A view as a call's arguments: the managers where a subset is selected, the mode unless `any`."""
+
+    managers: list[str]
+    mode: Mode
+
+
 class SummaryRow(TypedDict):
     ticker: str
     value: int

@@ -10,7 +10,18 @@ from builder.research.changes.classify import (
     Changes,
     Ended,
     book_changes,
+    is_trade,
     unknown_changes,
 )
 
-__all__ = ["BOUGHT", "CHANGE_KINDS", "SOLD", "TRADED", "Changes", "Ended", "book_changes", "unknown_changes"]
+__all__ = [
+    "BOUGHT",
+    "CHANGE_KINDS",
+    "SOLD",
+    "TRADED",
+    "Changes",
+    "Ended",
+    "book_changes",
+    "is_trade",
+    "unknown_changes",
+]

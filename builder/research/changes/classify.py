@@ -11,7 +11,7 @@ import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import get_args
+from typing import TypeGuard, get_args
 
 from builder.records import ActionKind, CorporateAction
 from builder.research.changes.actions import action_fields
@@ -39,6 +39,13 @@ CHANGE_KINDS: tuple[ChangeKind, ...] = get_args(ChangeKind)  # in their declared
 BOUGHT: frozenset[str] = frozenset(get_args(Bought))
 SOLD: frozenset[str] = frozenset(get_args(Sold))
 TRADED: tuple[str, ...] = get_args(Traded)  # the kinds that are bought or sold, in their declared order
+
+
+def is_trade(kind: str) -> TypeGuard[Traded]:
+    """The one trade test: only a new, added, reduced or exited position was bought or sold."""
+    return kind in BOUGHT or kind in SOLD
+
+
 CASH_IN_LIEU = 10  # shares a corporate action may leave a book short by (cash paid in lieu of fractions), per leg
 
 

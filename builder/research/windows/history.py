@@ -10,13 +10,18 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Annotated, TypedDict
+from typing import Annotated, TypedDict, get_args
 
-from builder.research.schema import Cause, ChangeKind, PackArtifact, Position, SourceRow
-from builder.research.views import Named, entries, naming
+from builder.research.changes import CHANGE_KINDS
+from builder.research.schema import Cause, ChangeKind, PackArtifact, SourceRow
+from builder.research.views import Named, entries, held_amounts, naming
 from builder.typed import KEY, Count, Date, Fraction
 
 NO_ACTIONS: tuple[str, ...] = ()
+# Each kind and cause as one string object of its declared type (sys.intern would forget the type): an entry keeps the
+# table's, so the steps a release keeps share one string for each
+_KINDS: dict[str, ChangeKind] = {kind: kind for kind in CHANGE_KINDS}
+_CAUSES: dict[str, Cause] = {cause: cause for cause in get_args(Cause)}
 
 
 class ManagerHistory(TypedDict):
@@ -46,7 +51,7 @@ class PositionHistory(TypedDict):
 
 # One manager's entry of a ticker at one version: (manager id, shares, value, weight, kind, cause, share delta,
 # cited actions' texts, cited rows as (accession, row) pairs); every string interned.
-Entry = tuple[str, int, int, float, str, str, int | None, tuple[str, ...], tuple[tuple[str, int], ...]]
+Entry = tuple[str, int, int, float, ChangeKind, Cause, int | None, tuple[str, ...], tuple[tuple[str, int], ...]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,9 +72,9 @@ def step(artifact: PackArtifact) -> Step:
     intern = sys.intern
     for manager in artifact["managers"]:
         manager_id = intern(manager["id"])
-        for held, entry in entries(manager):
-            change = entry["change"]
-            position: Position | None = entry if held else None  # type: ignore[assignment]
+        for pair in entries(manager):
+            entry, change = pair[1], pair[1]["change"]
+            shares, value, weight = held_amounts(pair)
             actions = tuple(action["text"] for action in change["corporateActions"]) or NO_ACTIONS
             if entry["ticker"] not in names:
                 names[intern(entry["ticker"])] = naming(entry)
@@ -77,11 +82,11 @@ def step(artifact: PackArtifact) -> Step:
             found.setdefault(intern(entry["ticker"]), []).append(
                 (
                     manager_id,
-                    position["shares"] if position else 0,
-                    position["value"] if position else 0,
-                    position["weight"] if position else 0.0,
-                    intern(change["kind"]),
-                    intern(change["cause"]),
+                    shares,
+                    value,
+                    weight,
+                    _KINDS[change["kind"]],
+                    _CAUSES[change["cause"]],
                     change["shareDelta"],
                     actions,
                     rows,
@@ -127,14 +132,15 @@ def _columns(manager_id: str, found: list[Entry | None]) -> ManagerHistory:
         history["shares"].append(shares)
         history["values"].append(value)
         history["weights"].append(weight)
-        history["kinds"].append(kind)  # type: ignore[arg-type]  # an artifact's kinds and causes, or None
-        history["causes"].append(cause)  # type: ignore[arg-type]
+        history["kinds"].append(kind)
+        history["causes"].append(cause)
         history["shareDeltas"].append(delta)
         history["corporateActions"].append(list(actions))
         history["sources"].append([{"accession": accession, "row": row} for accession, row in rows])
     return history
 
 
+_NONE: tuple[str, int, int, float, None, None, None, tuple[str, ...], tuple[tuple[str, int], ...]]
 _NONE = ("", 0, 0, 0.0, None, None, None, NO_ACTIONS, ())  # a version with no entry of the ticker
 
 

@@ -9,17 +9,15 @@ cited, beside the net change.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TypedDict, get_args
+from typing import TypedDict
 
-from builder.research import schema
-from builder.research.schema import SourceRow, TradeKind
+from builder.research.changes import is_trade
+from builder.research.schema import SourceRow, Traded, TradeKind
 from builder.research.windows.history import Step
 from builder.typed import Count, Date
 
-TRADED = frozenset(get_args(schema.Traded))  # new, added, reduced, exited: only these are trades
-
 # One trade of one quarter: (ticker, kind, shares traded, traded value, cited rows as (accession, row) pairs)
-Traded = tuple[str, str, int, int, tuple[tuple[str, int], ...]]
+QuarterTrade = tuple[str, Traded, int, int, tuple[tuple[str, int], ...]]
 
 
 class WindowTrades(TypedDict):
@@ -36,14 +34,14 @@ class WindowTrades(TypedDict):
     sources: list[list[SourceRow]]  # the rows cited: the quarter's own, or for an exit the rows it ended
 
 
-def quarter_trades(earlier: Step | None, step: Step) -> dict[str, list[Traded]]:
+def quarter_trades(earlier: Step | None, step: Step) -> dict[str, list[QuarterTrade]]:
     """Each manager's trades in `step`'s version (the change into it as it states it), by manager; an exit is valued
     at the price of `earlier` (the version before) where that held the position, else at none."""
-    found: dict[str, list[Traded]] = {}
+    found: dict[str, list[QuarterTrade]] = {}
     for ticker, entries in step.tickers.items():
         before = {entry[0]: entry for entry in earlier.tickers.get(ticker, ())} if earlier else {}
         for manager_id, shares, value, _, kind, _, delta, _, rows in entries:
-            if kind not in TRADED or delta is None:
+            if not is_trade(kind) or delta is None:
                 continue
             if shares:
                 price_shares, price_value = shares, value
@@ -56,7 +54,7 @@ def quarter_trades(earlier: Step | None, step: Step) -> dict[str, list[Traded]]:
 
 
 def window_trades(
-    quarters: Sequence[tuple[str, dict[str, list[Traded]]]], managers: Sequence[str]
+    quarters: Sequence[tuple[str, dict[str, list[QuarterTrade]]]], managers: Sequence[str]
 ) -> list[WindowTrades]:
     """Each of `managers` (in that order) that traded inside the window: `quarters` are the window's versions after
     its earlier end, oldest first, each as its quarter end and `quarter_trades`. Ranked by the size of the traded
@@ -73,7 +71,7 @@ def window_trades(
                 "tradeCount": len(listed),
                 "quarters": [quarter for quarter, _ in listed],
                 "tickers": [trade[0] for _, trade in listed],
-                "kinds": [trade[1] for _, trade in listed],  # type: ignore[misc]  # TRADED kinds only
+                "kinds": [trade[1] for _, trade in listed],
                 "shareDeltas": [trade[2] for _, trade in listed],
                 "tradedValues": [trade[3] for _, trade in listed],
                 "sources": [[{"accession": a, "row": r} for a, r in trade[4]] for _, trade in listed],
