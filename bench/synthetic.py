@@ -318,7 +318,8 @@ def manager_name(number: int) -> str:
 
 def packs_toml(params: Params) -> bytes:
     about = "# Not the fixture and not investment data; generated to measure the service at scale."
-    return packs_text(params.managers, ("bench/synthetic.py", about, params.stamp()))
+    shaped_versions = params.quarters if params.shape else None  # a shape publishes every quarter it wrote
+    return packs_text(params.managers, ("bench/synthetic.py", about, params.stamp()), shaped_versions)
 
 
 def packs_text(managers: int, header: tuple[str, str, str], versions: int | None = None) -> bytes:
