@@ -40,6 +40,7 @@ class Measured:
     stderr: str
     tree_pss_mb: float = 0.0  # the peak of the summed PSS of the command and every process it forked (tree_pss_kb)
     written_mb: float = 0.0  # what the command and the processes it waited for sent to storage (written_bytes)
+    cpu_seconds: float = 0.0  # user + system time of the command and the processes it waited for (wait4's rusage)
 
 
 def ras(*arguments: str) -> list[str]:
@@ -71,7 +72,8 @@ def measure(command: Sequence[str], timeout: float = COMMAND_SECONDS, cwd: Path 
         errors.seek(0)
         text = errors.read().decode("utf-8", "replace")
     written = written_bytes() - written
-    return Measured(seconds, usage.ru_maxrss / 1024, process.returncode, text, tree_pss / 1024, written / 1e6)
+    cpu = usage.ru_utime + usage.ru_stime
+    return Measured(seconds, usage.ru_maxrss / 1024, process.returncode, text, tree_pss / 1024, written / 1e6, cpu)
 
 
 def written_bytes() -> int:

@@ -1,6 +1,8 @@
 """Synthetic 13F source trees for benchmarks: M managers × Q quarters × P positions, in the real SEC formats.
 
-Usage: `python -m bench.synthetic --managers M --quarters Q --positions P --out DIR [--seed S] [--universe U]`.
+Usage: `python -m bench.synthetic --managers M --quarters Q --positions P --out DIR [--seed S] [--universe U]`,
+or `--shape largest:N --quarters Q --out DIR`: N managers whose books are as long as the N largest real filers'
+(bench/largest.py), with the same trades, and the tree's filings also written as the SEC's Form 13F data sets.
 Deterministic: every draw comes from `random.Random` seeded by the seed and the manager, no clock, so the same
 arguments always write the same bytes. The filings are rendered by builder.sources.sec13f.writer (primary
 document + information table per accession folder); securities.csv maps a universe of invented CUSIPs with
@@ -21,9 +23,10 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 from pathlib import Path
 
-from bench import datasets_writer
+from bench import datasets_stream, largest
 from builder.records import Amendment, Filing, HoldingRow, ValueUnit
 from builder.research.quarters import previous_quarter
+from builder.sources.files import DATASETS
 from builder.sources.sec13f import writer
 from builder.sources.sec13f.filing_dates import FILE_NAME as DATES_FILE
 from builder.sources.sec13f.filing_dates import filing_dates_text
@@ -54,11 +57,14 @@ class Params:
     seed: int = SEED
     universe: int = 0  # 0: chosen from managers and positions (see universe_size)
     datasets: bool = False  # also the Form 13F data sets of every filer of the tree (its managers)
+    shape: str = ""  # "largest:N": book sizes of the N largest real filers (positions: the longest of them)
 
     def command(self, out: Path) -> list[str]:
         """The command line that writes this tree into `out` (as its own process, so it can be measured)."""
         sizes = ["--managers", str(self.managers), "--quarters", str(self.quarters), "--positions", str(self.positions)]
         extra = ["--datasets"] if self.datasets else []
+        if self.shape:
+            sizes = ["--shape", self.shape, "--quarters", str(self.quarters)]
         return [sys.executable, "-m", "bench.synthetic", *sizes, "--out", str(out), *extra]
 
     def stamp(self) -> str:
@@ -67,7 +73,18 @@ class Params:
             f"# synthetic: managers={self.managers} quarters={self.quarters} positions={self.positions} "
             f"seed={self.seed} universe={universe_size(self)} generator={GENERATOR}"
             + (" datasets" if self.datasets else "")
+            + (f" shape={self.shape}" if self.shape else "")
         )
+
+    def book_size(self, number: int) -> int:
+        """Positions of manager `number` (from 1): the same for every book, or the shape's."""
+        return largest.entry_counts()[number - 1] if self.shape else self.positions
+
+
+def shaped(shape: str, quarters: int, seed: int = SEED) -> Params:
+    """The parameters of a `largest:N` tree: N managers, the longest book's positions sizing the universe."""
+    managers = largest.shape_size(shape)
+    return Params(managers, quarters, max(largest.entry_counts()[:managers]), seed, 0, shape=shape)
 
 
 @dataclass(frozen=True, slots=True)
@@ -152,12 +169,12 @@ class Picker:
             self.cumulative.append(running)
 
     def draw(self, rng: random.Random, count: int, held: set[str]) -> list[str]:
-        chosen: list[str] = []
+        chosen: dict[str, None] = {}  # in the order drawn; a set's lookup (a list's was quadratic in a 50,000 book)
         while len(chosen) < count:
             cusip = rng.choices(self.cusips, cum_weights=self.cumulative)[0]
             if cusip not in held and cusip not in chosen:
-                chosen.append(cusip)
-        return chosen
+                chosen[cusip] = None
+        return list(chosen)
 
 
 def lot(shares: float) -> int:
@@ -165,14 +182,15 @@ def lot(shares: float) -> int:
 
 
 def books(params: Params, number: int, picker: Picker, prices: dict[str, list[int]]) -> list[dict[str, int]]:
-    """One manager's book (CUSIP → shares) per quarter, oldest first, exactly `positions` long each."""
+    """One manager's book (CUSIP → shares) per quarter, oldest first, exactly its size (`book_size`) long each."""
     rng = random.Random(f"{params.seed}:manager:{number}")
     book_dollars = rng.randint(*BOOK_MILLIONS) * 1_000_000
+    size = params.book_size(number)
 
     def opening(cusip: str, quarter: int) -> int:
-        return lot(book_dollars * rng.uniform(0.3, 1.7) / params.positions * 100 / prices[cusip][quarter])
+        return lot(book_dollars * rng.uniform(0.3, 1.7) / size * 100 / prices[cusip][quarter])
 
-    book = {cusip: opening(cusip, 0) for cusip in picker.draw(rng, params.positions, set())}
+    book = {cusip: opening(cusip, 0) for cusip in picker.draw(rng, size, set())}
     result = [book]
     for quarter in range(1, params.quarters):
         after = {}
@@ -180,7 +198,7 @@ def books(params: Params, number: int, picker: Picker, prices: dict[str, list[in
             new = trade(rng, shares)
             if new is not None:
                 after[cusip] = new
-        for cusip in picker.draw(rng, params.positions - len(after), set(book) | set(after)):
+        for cusip in picker.draw(rng, size - len(after), set(book) | set(after)):
             after[cusip] = opening(cusip, quarter)
         book = after
         result.append(book)
@@ -300,7 +318,8 @@ def manager_name(number: int) -> str:
 
 def packs_toml(params: Params) -> bytes:
     about = "# Not the fixture and not investment data; generated to measure the service at scale."
-    return packs_text(params.managers, ("bench/synthetic.py", about, params.stamp()))
+    shaped_versions = params.quarters if params.shape else None  # a shape publishes every quarter it wrote
+    return packs_text(params.managers, ("bench/synthetic.py", about, params.stamp()), shaped_versions)
 
 
 def packs_text(managers: int, header: tuple[str, str, str], versions: int | None = None) -> bytes:
@@ -336,13 +355,13 @@ def write_tree(out: Path, params: Params) -> dict[str, int]:
     picker = Picker(universe)
     (out / "securities.csv").write_bytes(securities_csv(universe))
     counts = {"filings": 0, "rows": 0, "files": 2, "bytes": 0}
-    every: list[Filing] = []
+    # the sets hold the same filings (every filer of the tree, no corporate action), written as they stream past
+    sets = datasets_stream.DataSets(out / DATASETS) if params.datasets or params.shape else None
     for number in range(1, params.managers + 1):
-        filings = list(manager_filings(params, number, by_cusip, picker, prices, periods))
-        write_filings(out, filings, counts)
-        every += filings if params.datasets else []
-    if params.datasets:  # the sets hold the same filings: every filer of the tree, and no corporate action
-        counts["files"] += len(datasets_writer.write_datasets(out / "sec13f-datasets", every))
+        filings = manager_filings(params, number, by_cusip, picker, prices, periods)
+        write_filings(out, sets.tee(filings) if sets else filings, counts)
+    if sets:
+        counts["files"] += len(sets.close())
     (out / "packs.toml").write_bytes(packs_toml(params))  # last: a tree with packs.toml is complete
     return counts
 
@@ -388,9 +407,10 @@ def universe_problem(universe: int, positions: int) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--managers", type=int, required=True)
+    parser.add_argument("--managers", type=int)
     parser.add_argument("--quarters", type=int, required=True)
-    parser.add_argument("--positions", type=int, required=True)
+    parser.add_argument("--positions", type=int)
+    parser.add_argument("--shape", help="largest:N, instead of --managers and --positions: books as the N largest")
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("--seed", type=int, default=SEED)
     parser.add_argument("--universe", type=int, default=0, help="securities in securities.csv (default: from M and P)")
@@ -400,17 +420,33 @@ def main(argv: list[str] | None = None) -> int:
         help="also write sec13f-datasets/: the Form 13F data sets of the tree's filers",
     )
     args = parser.parse_args(argv)
+    params = _params(parser, args)
+    counts = write_tree(args.out, params)
+    print(
+        f"wrote {counts['filings']} filings ({counts['rows']} rows, {counts['files']} files, "
+        f"{counts['bytes'] / 1e6:.1f} MB) of {params.managers} managers to {args.out}"
+    )
+    return 0
+
+
+def _params(parser: argparse.ArgumentParser, args: argparse.Namespace) -> Params:
+    """The tree's parameters from the command line, or the parser's error."""
+    if args.quarters < 1:
+        parser.error("--quarters must be at least 1")
+    if args.shape:
+        if args.managers is not None or args.positions is not None or args.universe:
+            parser.error("--shape sets the managers, positions and universe: give none of them")
+        try:
+            return shaped(args.shape, args.quarters, args.seed)
+        except ValueError as exc:
+            parser.error(str(exc))
+    if args.managers is None or args.positions is None:
+        parser.error("give --managers and --positions, or --shape")
     if min(args.managers, args.quarters, args.positions) < 1:
         parser.error("--managers, --quarters and --positions must be at least 1")
     if universe_problem(args.universe, args.positions):
         parser.error(universe_problem(args.universe, args.positions))
-    params = Params(args.managers, args.quarters, args.positions, args.seed, args.universe, args.datasets)
-    counts = write_tree(args.out, params)
-    print(
-        f"wrote {counts['filings']} filings ({counts['rows']} rows, {counts['files']} files, "
-        f"{counts['bytes'] / 1e6:.1f} MB) of {args.managers} managers to {args.out}"
-    )
-    return 0
+    return Params(args.managers, args.quarters, args.positions, args.seed, args.universe, args.datasets)
 
 
 if __name__ == "__main__":

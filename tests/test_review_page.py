@@ -17,6 +17,7 @@ from tests.browser import open_page, png_colours
 SEEN = """JSON.stringify({
   charts: [...document.querySelectorAll('svg.chart')].map(s => ({
     axes: [...s.querySelectorAll('.axis-label')].map(t => t.textContent),
+    quarters: s.querySelectorAll('.quarter').length,
     points: s.querySelectorAll('.point').length,
     values: [...s.querySelectorAll('.value')].map(t => t.textContent)})),
   verdict: document.getElementById('verdict').getBoundingClientRect().bottom,
@@ -77,7 +78,9 @@ async def test_the_review_page_in_chromium_decides_above_the_fold_with_labelled_
         "tickers",
     ]
     assert [c["points"] for c in charts] == [8] * 7 + [8, 4]  # 8 quarters, 8 change kinds, 4 modes
-    assert all(len(c["values"]) == c["points"] and all(c["values"]) for c in charts)  # a value at every point
+    assert [c["quarters"] for c in charts[:7]] == [8] * 7  # eight quarters fit: each labelled
+    assert all(len(c["values"]) == 1 for c in charts[:7])  # a book's value at its last point
+    assert all(len(c["values"]) == c["points"] and all(c["values"]) for c in charts[7:])  # a count above each bar
     assert all(v.startswith("$") for c in charts[:7] for v in c["values"])
     assert png_colours(visit.screenshot) > 16  # not a blank page: text, the verdict's box in colour
 

@@ -1,6 +1,9 @@
 """The review as one self-contained HTML page: jinja2, inline CSS, inline SVG charts, nothing fetched.
 
-Every chart has a titled x and y axis, tick values on the y axis, and its value written at each point or bar.
+Every chart has a titled x and y axis and tick values on the y axis. A bar chart writes its value above each bar; a
+book-value chart labels as many quarters as fit without overlapping, always the last, writes the value at the last
+point only, and gives every point's exact value on hover (an SVG title) and in a table under the chart. At operator
+scale only the largest books are charted: every manager's book value is in the page's table.
 """
 
 from __future__ import annotations
@@ -11,11 +14,13 @@ from typing import TypedDict
 
 import jinja2
 
-from builder.review.shapes import BookPoint, Review
+from builder.review.shapes import BookPoint, BookSeries, Review
 
-WIDTH, HEIGHT = 460, 210  # one chart: wide enough for 8-12 quarters or the 8 change kinds, short enough to stack
-LEFT, RIGHT, TOP, BOTTOM = 64, 12, 22, 44  # room for the y tick values, the value labels and the x labels
+WIDTH, HEIGHT = 460, 210  # one chart: the 8 change kinds side by side, short enough to stack
+LEFT, RIGHT, TOP, BOTTOM = 64, 24, 22, 44  # room for the y tick values, the value labels, the x labels
 TICKS = 4  # y-axis intervals
+QUARTER_ROOM = 44  # x-axis room of one quarter label ("2020 Q3" at 10px is about 38px wide, plus a gap)
+CHARTED = 12  # book-value charts at most: the largest books of the latest quarter (500 charts are not a review)
 
 _ENVIRONMENT = jinja2.Environment(
     loader=jinja2.PackageLoader("builder.review", "templates"), autoescape=True, undefined=jinja2.StrictUndefined
@@ -41,6 +46,7 @@ class Point(TypedDict):
     x: float
     y: float
     value: str
+    exact: str
     quarter: str
     label: str
     title: str
@@ -79,7 +85,7 @@ class BarChart(TypedDict):
 
 def review_page(result: Review) -> str:
     """The HTML page of a review (the same facts as the text, the verdict first, plus the charts)."""
-    lines = [_line_chart(series["manager"], series["points"]) for series in result["bookValues"]]
+    lines = [_line_chart(series["manager"], series["points"]) for series in charted(result["bookValues"])]
     kinds = _bar_chart(
         "positions by change kind, latest version",
         [(k["kind"], k["count"]) for k in result["kinds"]],
@@ -96,7 +102,15 @@ def review_page(result: Review) -> str:
         if result["viewCounts"]
         else None
     )
-    return _ENVIRONMENT.get_template("review.html.j2").render(review=result, lines=lines, kinds=kinds, modes=modes)
+    return _ENVIRONMENT.get_template("review.html.j2").render(
+        review=result, lines=lines, kinds=kinds, modes=modes, managers=len(result["bookValues"])
+    )
+
+
+def charted(series: list[BookSeries]) -> list[BookSeries]:
+    """The book-value series to chart: the CHARTED largest at their last point, largest first, ties by manager."""
+    last = [s for s in series if s["points"]]
+    return sorted(last, key=lambda s: (-s["points"][-1]["value"], s["manager"]))[:CHARTED]
 
 
 def money(value: float) -> str:
@@ -132,16 +146,23 @@ def _y(value: float, axis: Axis) -> float:
 
 
 def _line_chart(manager: str, points: list[BookPoint]) -> LineChart:
-    """A manager's book value per quarter: a polyline, a point and its value at each quarter, quarters on x."""
+    """A manager's book value per quarter: a polyline and a point at each quarter, quarters on x (as many labelled
+    as fit, the last always), the value written at the last point."""
     axis = _axis(max((p["value"] for p in points), default=0), money)
     step = (WIDTH - LEFT - RIGHT) / max(len(points), 1)
+    every = math.ceil(QUARTER_ROOM / step)
+
+    def labelled(i: int) -> bool:  # every `every`-th back from the last, none reaching left of the y axis's values
+        return (len(points) - 1 - i) % every == 0 and (i + 0.5) * step >= QUARTER_ROOM / 2
+
     placed: list[Point] = [
         {
             "x": round(LEFT + (i + 0.5) * step, 1),
             "y": _y(p["value"], axis),
             "value": money(p["value"]),
+            "exact": f"${p['value']:,}",
             "quarter": p["quarter"],
-            "label": _quarter(p["quarter"]),
+            "label": _quarter(p["quarter"]) if labelled(i) else "",
             "title": f"{p['quarter']}: ${p['value']:,}",
         }
         for i, p in enumerate(points)
