@@ -19,6 +19,7 @@ from datetime import date, timedelta
 from pathlib import Path
 
 from builder.records import Amendment, Filing
+from builder.sources.datasets.rows import COLUMNS as ROW_COLUMNS
 from builder.sources.sec13f.rules import DOLLARS_FROM  # SEC: values in dollars from filings of 2023-01-03 on
 from builder.sources.sec13f.writer import DEFAULT_FILER, FilerDetails
 
@@ -83,23 +84,7 @@ COLUMNS: dict[str, tuple[str, ...]] = {
         "TABLEVALUETOTAL",
         "ISCONFIDENTIALOMITTED",
     ),
-    "INFOTABLE.tsv": (
-        "ACCESSION_NUMBER",
-        "INFOTABLE_SK",
-        "NAMEOFISSUER",
-        "TITLEOFCLASS",
-        "CUSIP",
-        "FIGI",
-        "VALUE",
-        "SSHPRNAMT",
-        "SSHPRNAMTTYPE",
-        "PUTCALL",
-        "INVESTMENTDISCRETION",
-        "OTHERMANAGER",
-        "VOTING_AUTH_SOLE",
-        "VOTING_AUTH_SHARED",
-        "VOTING_AUTH_NONE",
-    ),
+    "INFOTABLE.tsv": (*ROW_COLUMNS[:5], "FIGI", *ROW_COLUMNS[5:]),  # the columns a row is read by, and FIGI
 }
 WINDOWS_FROM = date(2024, 3, 1)  # three-month filing windows since March 2024; calendar quarters up to 2023q4
 ZIP_TIME = (1980, 1, 1, 0, 0, 0)  # the earliest zip timestamp: no clock in the bytes

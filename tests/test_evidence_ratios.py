@@ -15,6 +15,7 @@ from builder.research.evidence.ratios import (
     agreeing,
     fits,
     nearest,
+    ratio_text,
     simple,
 )
 
@@ -82,3 +83,14 @@ def test_a_ratio_within_near_one_of_one_is_nearest_one_to_one_so_a_split_by_majo
     for step in range(-999, 1000):  # up to just inside _NEAR_ONE either side
         assert nearest(1 + _NEAR_ONE * Fraction(step, 1000), SPLIT_TERMS) == 1
     assert nearest(1 + 3 * _NEAR_ONE, SPLIT_TERMS) == Fraction(34, 33)  # further out another ratio is nearer
+
+
+def test_a_ratio_text_keeps_a_whole_ratios_zeros():
+    # Chipotle's 50-for-1 split of 2024 was written "5:1" (zeros stripped from "50"), and a diff across it read 5
+    assert [ratio_text(Fraction(n, d)) for n, d in ((50, 1), (100, 1), (60, 1), (473, 250), (1, 20))] == [
+        "50:1",
+        "100:1",
+        "60:1",
+        "1.892:1",
+        "1:20",
+    ]

@@ -157,7 +157,8 @@ def ratio_text(ratio: Fraction) -> str:
     """new:old as corporate_actions.csv writes it: 4:1, 1:20, 3:2, 1.892:1."""
     if ratio.denominator <= SIMPLE_TERMS and ratio.numerator <= SIMPLE_TERMS:
         return f"{ratio.numerator}:{ratio.denominator}"
-    return f"{Decimal(ratio.numerator) / Decimal(ratio.denominator):f}".rstrip("0").rstrip(".") + ":1"
+    text = f"{Decimal(ratio.numerator) / Decimal(ratio.denominator):f}"
+    return (text.rstrip("0").rstrip(".") if "." in text else text) + ":1"  # 50:1 keeps its zero (Chipotle's of 2024)
 
 
 def total(holders: Holders) -> int:

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import enum
 import math
+from collections.abc import Iterator
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -96,15 +97,9 @@ def merger(books: FilerBooks | None, before: str, after: str, ratio: Fraction, o
     contrary, those that still hold it (it was not merged away)."""
     if books is None or before not in books.sides[0]:
         return NONE_SEEN
-    first, then = books.of(0), books.of(1)
-    held = books.sides[0][before]
     relevant = fitting = contrary = 0
-    for cik, shares in zip(held.ciks, held.shares, strict=True):
-        if cik == own or shares <= 0:
-            continue
+    for shares, now, gained in _others(books, before, after, own):
         relevant += 1
-        now = then.get(cik, {})
-        gained = now.get(after, 0) - first.get(cik, {}).get(after, 0)
         fitting += now.get(before, 0) == 0 and _fits(gained, shares * float(ratio))
         contrary += now.get(before, 0) > 0
     # each left the one, and landed on the other's count
@@ -117,15 +112,11 @@ def distribution(books: FilerBooks | None, parent: str, child: str, ratio: Fract
     and gained none (a distribution gives every holder of the parent some)."""
     if books is None or parent not in books.sides[0]:
         return NONE_SEEN
-    first, then = books.of(0), books.of(1)
-    held = books.sides[0][parent]
     relevant = fitting = contrary = 0
-    for cik, shares in zip(held.ciks, held.shares, strict=True):
-        now = then.get(cik, {})
-        if cik == own or shares <= 0 or not now.get(parent):
+    for shares, now, gained in _others(books, parent, child, own):
+        if not now.get(parent):
             continue
         relevant += 1
-        gained = now.get(child, 0) - first.get(cik, {}).get(child, 0)
         fitting += gained > 0 if ratio is None else _fits(gained, shares * float(ratio))
         contrary += gained <= 0
     # a gain of any size is what holders' buying gives as often as positions grow; of one size, seldom
@@ -143,6 +134,17 @@ def acquisition(books: FilerBooks | None, cusip: str, own: int) -> Support:
     left = 0 if len(staying) > VANISHED * max(len(others), 1) else sum(cik not in staying for cik in others)
     contrary = sum(cik in staying for cik in others)
     return Support(len(others), left, contrary, books.leaving(), max(len(books.sides[0]), 1))
+
+
+def _others(books: FilerBooks, security: str, gained_in: str, own: int) -> Iterator[tuple[int, dict[str, int], int]]:
+    """Each other holder of `security` at the earlier end: its shares of it then, its book at the later end, and the
+    shares of `gained_in` it gained between."""
+    first, then = books.of(0), books.of(1)
+    held = books.sides[0][security]
+    for cik, shares in zip(held.ciks, held.shares, strict=True):
+        if cik != own and shares > 0:
+            now = then.get(cik, {})
+            yield shares, now, now.get(gained_in, 0) - first.get(cik, {}).get(gained_in, 0)
 
 
 def _fits(got: int, expected: float) -> bool:
