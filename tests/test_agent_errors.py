@@ -23,11 +23,16 @@ async def rest(aiohttp_client, published: Path):
     return await aiohttp_client(create_app(published))
 
 
+async def rest_response(rest, request: str | tuple[str, Any]):
+    """The REST answer to `request`: a GET of its target, or a POST of (route, body)."""
+    if isinstance(request, str):
+        return await rest.get(request)
+    route, body = request
+    return await rest.post(route, data=orjson.dumps(body), headers={"Content-Type": "application/json"})
+
+
 async def rest_error(rest, target: str, body: dict[str, Any] | None = None) -> tuple[int, dict[str, Any]]:
-    if body is None:
-        response = await rest.get(target)
-    else:
-        response = await rest.post(target, data=orjson.dumps(body), headers={"Content-Type": "application/json"})
+    response = await rest_response(rest, target if body is None else (target, body))
     return response.status, orjson.loads(await response.read())["error"]
 
 
@@ -145,11 +150,7 @@ async def test_over_stdio_each_error_is_the_rest_envelope_and_a_string_for_manag
                 == f"'managers' is an array of strings, not a string: pass [\"{arguments['managers']}\"]"
             )
             continue
-        if isinstance(request, str):
-            response = await rest.get(request)
-        else:
-            route, body = request
-            response = await rest.post(route, data=orjson.dumps(body), headers={"Content-Type": "application/json"})
+        response = await rest_response(rest, request)
         assert result.content[0].text.encode() == await response.read(), (tool, arguments)
     assert not listed.is_error and listed.structured_content["view"]["managerCount"] == 1
 
@@ -227,10 +228,6 @@ async def test_six_mistakes_each_get_an_error_naming_the_next_step_in_the_same_w
             results = [await session.call_tool(tool, arguments) for tool, arguments, _, _ in mistakes]
     for (tool, arguments, request, message), result in zip(mistakes, results, strict=True):
         assert result.is_error, (tool, arguments)
-        if isinstance(request, str):
-            response = await rest.get(request)
-        else:
-            route, body = request
-            response = await rest.post(route, data=orjson.dumps(body), headers={"Content-Type": "application/json"})
+        response = await rest_response(rest, request)
         assert result.content[0].text.encode() == await response.read(), (tool, arguments)
         assert orjson.loads(result.content[0].text)["error"]["message"] == message

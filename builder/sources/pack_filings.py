@@ -103,8 +103,6 @@ def _witnesses(
     """Every filer's holding of the pack's CUSIPs in the data sets, point in time."""
     if sets is None:
         return DatasetsRead(None, (), (), ())
-    if sets.problems:
-        return DatasetsRead(None, tuple(sets.files), tuple(sets.problems), ())
     return sets.witnesses(cusips, as_of, warmed.written if warmed is not None else 0)
 
 

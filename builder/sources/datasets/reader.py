@@ -51,7 +51,10 @@ class OpenSets:
         self.sets, self.files, self.problems = found, files, problems
 
     def witnesses(self, cusips: frozenset[str], as_of: date | None, written: int = 0) -> DatasetsRead:
-        """Every filer's long-equity holding of `cusips` at each quarter end, from the filings made by `as_of`."""
+        """Every filer's long-equity holding of `cusips` at each quarter end, from the filings made by `as_of`; none,
+        with the problems, when a zip cannot be read."""
+        if self.problems:
+            return DatasetsRead(None, tuple(self.files), tuple(self.problems), ())
         extracts = [(opened.file.path, _narrowed(opened, cusips)) for opened in self.sets]
         made = books(extracts, as_of)
         witnesses = Witnesses("sec13f-datasets", tuple(s for s, _ in extracts), made.quarters, made.filers)
@@ -92,8 +95,6 @@ def read_witnesses(
     if not (root / DATASETS).is_dir():
         return DatasetsRead(None, (), (), ())
     with open_sets(root, cache_dir, limits, warmed) as sets:
-        if sets.problems:
-            return DatasetsRead(None, tuple(sets.files), tuple(sets.problems), ())
         return sets.witnesses(cusips, as_of, warmed.written if warmed is not None else 0)
 
 
