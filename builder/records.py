@@ -14,6 +14,8 @@ from fractions import Fraction
 from operator import attrgetter
 from typing import Any, Literal
 
+from builder.selection import Selection
+
 FormType = Literal["13F-HR", "13F-HR/A"]  # holdings reports, combination reports included (reportType says which)
 ShareType = Literal["SH", "PRN"]  # eis_13FDocument.xsd SHRSPRNTYPE: shares or principal amount
 PutCall = Literal["Put", "Call"]  # eis_13FDocument.xsd PUT_CALL
@@ -391,3 +393,4 @@ class Sources:
     previews: dict[str, object] = field(default_factory=dict)  # preview pack sources (sources.previews) by section
     corporate_actions: tuple[CorporateAction, ...] = ()  # corporate_actions.csv, in file order
     witnesses: Witnesses | None = None  # the Form 13F data sets of sec13f-datasets/, when the tree has them
+    selection: Selection | None = None  # the managers packs.toml's `largest` chose from the data sets

@@ -26,6 +26,20 @@ class PacksConfig:
     copycat: CopycatConfig
     sections: Mapping[str, Any]  # the whole parsed file, for the preview-pack readers
     limits: Limits = DEFAULT_LIMITS  # [limits]: the bytes a source file may hold
+    largest: Largest | None = None  # [copycat] largest: the pack's managers also the N largest filers of the sets
+
+
+@dataclass(frozen=True, slots=True)
+class Largest:
+    """`[copycat] largest = N`: the N largest filers of the Form 13F data sets are managers of the pack too
+    (builder.sources.datasets.largest chooses them)."""
+
+    count: int
+    line: int | None  # where packs.toml says it
+
+    def problem(self, message: str) -> SourceProblem:
+        """A problem of the selection, naming the line of packs.toml that asks for it."""
+        return SourceProblem("packs.toml", f"[copycat] largest = {self.count}: {message}", self.line)
 
 
 def read_packs_config(path: Path, base: Path) -> tuple[PacksConfig | None, tuple[SourceProblem, ...]]:
@@ -49,14 +63,27 @@ def read_packs_config(path: Path, base: Path) -> tuple[PacksConfig | None, tuple
     problems: list[SourceProblem] = unknown_keys(sections, lines, name)
     source = sections.get("source", {})
     as_of = _as_of(source.get("as_of"), name, problems)
-    copycat = _copycat(sections.get("copycat", {}), name, problems, lines)
+    largest = _largest(sections.get("copycat", {}), name, problems, lines)
+    copycat = _copycat(sections.get("copycat", {}), name, problems, lines, largest is not None)
     limits = read_limits(sections.get("limits", {}), name, problems)
     if problems:
         return None, tuple(problems)
-    return PacksConfig(bool(source.get("fixture", False)), as_of, copycat, sections, limits), ()
+    return PacksConfig(bool(source.get("fixture", False)), as_of, copycat, sections, limits, largest), ()
 
 
-def _copycat(section: Any, name: str, problems: list[SourceProblem], lines: KeyLines) -> CopycatConfig:
+def _largest(section: Any, name: str, problems: list[SourceProblem], lines: KeyLines) -> Largest | None:
+    """`largest = N`: a whole number of filers, at least one."""
+    if "largest" not in section:
+        return None
+    count, line = section["largest"], lines.get(("copycat", 0, "largest"))
+    if not isinstance(count, int) or isinstance(count, bool) or count < 1:
+        message = f"[copycat] largest must be a whole number of filers, 1 or more, not {count!r}"
+        problems.append(SourceProblem(name, message, line))
+        return None
+    return Largest(count, line)
+
+
+def _copycat(section: Any, name: str, problems: list[SourceProblem], lines: KeyLines, selects: bool) -> CopycatConfig:
     versions = section.get("versions", DEFAULT_VERSIONS)
     if not isinstance(versions, int) or isinstance(versions, bool) or not 1 <= versions <= 64:
         problems.append(SourceProblem(name, f"[copycat] versions must be an integer 1–64, not {versions!r}"))
@@ -66,8 +93,9 @@ def _copycat(section: Any, name: str, problems: list[SourceProblem], lines: KeyL
         manager = _manager(entry, index, name, problems, lines)
         if manager is not None:
             managers.append(manager)
-    if not managers and not problems:
-        problems.append(SourceProblem(name, "[copycat] lists no managers ([[copycat.managers]] with a cik)"))
+    if not managers and not problems and not selects:
+        message = "[copycat] lists no managers ([[copycat.managers]] with a cik) and selects none (largest = N)"
+        problems.append(SourceProblem(name, message))
     _check_unique(managers, name, problems)
     return CopycatConfig(tuple(managers), versions)
 

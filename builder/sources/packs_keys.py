@@ -20,7 +20,7 @@ KNOWN: dict[str, frozenset[str]] = {  # table path → its keys (subtables are l
     "": frozenset({"source", "copycat", "person", "congress", "social", "limits"}),
     "limits": frozenset(LIMIT_KEYS),
     "source": frozenset({"fixture", "as_of", "user_agent"}),
-    "copycat": frozenset({"versions", "managers"}),
+    "copycat": frozenset({"versions", "managers", "largest"}),
     "copycat.managers": frozenset({"id", "name", "cik", "fictional", "allow_missing", "source"}),
     "person": _PREVIEW | {"name", "aliases", "unused"},
     "congress": _PREVIEW | {"demo", "strict", "aliases", "unused"},  # aliases: a free table of names, not checked

@@ -101,7 +101,7 @@ def read_sources(
     as_of = as_of or config.as_of or max(filing.filed for filing in filings.filings)
     known, later = _filed_by(filings.filings, as_of)
     mapped, securities = securities, link_by_figi(securities, known)
-    copycat = replace(config.copycat, managers=named_managers(config.copycat.managers, filings.filings))
+    copycat = replace(config.copycat, managers=named_managers(pack.managers, filings.filings))
     sources = Sources(
         fixture=config.fixture,
         as_of=as_of,
@@ -119,11 +119,13 @@ def read_sources(
         previews=dict(previews.sources),
         corporate_actions=actions,
         witnesses=datasets.witnesses,
+        selection=pack.selection,
     )
     reports = (
         f"read {len(filings.filings)} filings ({sum(len(f.rows) for f in filings.filings)} rows) "
-        f"of {len(config.copycat.managers)} managers{pack.from_sets()}, {len(securities)} securities, "
+        f"of {len(copycat.managers)} managers{pack.from_sets()}, {len(securities)} securities, "
         f"{len(actions)} corporate-action legs",
+        *pack.selected(len(config.copycat.managers)),
         *([cache.report()] if cache is not None else []),
         *linked_tickers(mapped, securities),
         *(f"skipped {entry.source}: {entry.message}" for entry in filings.skipped),

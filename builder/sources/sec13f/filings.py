@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import posixpath
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
@@ -96,13 +96,15 @@ def read_copycat_filings(
     limits: Limits = DEFAULT_LIMITS,
     workers: int = 1,
     elsewhere: bool = False,
+    others: bool = True,
 ) -> FilingsRead:
     """Reads root/sec13f/<cik>/…: configured managers' folders, each filing's CIK checked against its folder.
 
     The folders are read on `workers` processes (builder.cores), their reads taken in folder order: the same
     records on any number. `elsewhere`: the managers' filings may come from the Form 13F data sets too, so a
     manager without a folder, or without sec13f/ at all, is no problem here (the caller asks `absent_managers`
-    once it has read the sets)."""
+    once it has read the sets). `others`: a folder of no manager here is skipped with a warning (False: left to the
+    caller, whose pack has more managers than it asks for here: see `unconfigured_folders`)."""
     folder = root / "sec13f"
     if not folder.is_dir():
         missing = (
@@ -123,8 +125,7 @@ def read_copycat_filings(
             what = "folder is not named by a CIK" if entry.is_dir() else "is not in a manager's folder sec13f/<cik>/"
             problems.append(SourceProblem(source, f"{entry.name} {what}"))
         elif cik not in wanted:
-            message = f"{entry.name}/ holds CIK {cik}, which is no manager of packs.toml: not read"
-            skipped.append(ScopeWarning("skipped-unconfigured-manager", message, source))
+            skipped += [_unconfigured(entry, source, cik)] if others else []
         else:
             folders.setdefault(cik, source)
             chosen.append((entry, cik))
@@ -272,6 +273,29 @@ def _folder_cik(entry: Path) -> str | None:
     if not entry.is_dir() or not entry.name.isascii() or not entry.name.isdigit() or len(entry.name) > 10:
         return None
     return entry.name.zfill(10)
+
+
+def _unconfigured(entry: Path, source: str, cik: str) -> ScopeWarning:
+    message = f"{entry.name}/ holds CIK {cik}, which is no manager of packs.toml: not read"
+    return ScopeWarning("skipped-unconfigured-manager", message, source)
+
+
+def unconfigured_folders(root: Path, ciks: Collection[str]) -> list[ScopeWarning]:
+    """The warning of each folder under sec13f/ whose CIK is none of `ciks` (10 digits): skipped, not read."""
+    folder = root / "sec13f"
+    entries = sorted(e for e in folder.iterdir() if not hidden(e.name)) if folder.is_dir() else []
+    found = ((entry, relative(entry, root), _folder_cik(entry)) for entry in entries)
+    return [_unconfigured(entry, source, cik) for entry, source, cik in found if cik is not None and cik not in ciks]
+
+
+def joined(*reads: FilingsRead) -> FilingsRead:
+    """Several reads of one tree as one (a problem both report, once)."""
+    return _result(
+        [f for read in reads for f in read.filings],
+        [w for read in reads for w in read.skipped],
+        [p for read in reads for p in read.problems],
+        [f for read in reads for f in read.files],
+    )
 
 
 def _foreign(filing: Filing, cik: str) -> SourceProblem:
