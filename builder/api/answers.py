@@ -277,6 +277,7 @@ class AuditAnswer(TypedDict):
     contentHash: ContentHash
     clock: str
     provenance: ProvenanceBrief
+    selection: NotRequired[str]  # how packs.toml's `largest` chose managers, in a line (only when it does)
     methodology: Annotated[Mapping[str, Any], UNPROMISED]
     policy: PolicyOutcome | None
     events: list[AuditEvent]
@@ -468,7 +469,7 @@ def policy(data: PolicyResult, arguments: Arguments) -> PolicyAnswer:
 def audit(data: CopycatAuditExport | PreviewAuditExport, arguments: Arguments) -> AuditAnswer:
     policy_result, identity = data["policy"], data["identity"]
     quarter = identity.get("quarter")  # a copycat version's; a preview has none
-    return {
+    answer: AuditAnswer = {
         "identity": data["identity"],
         "release": data["release"],
         "contentHash": data["contentHash"],
@@ -493,6 +494,10 @@ def audit(data: CopycatAuditExport | PreviewAuditExport, arguments: Arguments) -
             )
         ],
     }
+    selection = data.get("selection")  # a copycat export's, of a pack that selects its managers by size
+    if isinstance(selection, dict):
+        answer["selection"] = selection["statement"]
+    return answer
 
 
 def _methodology(methodology: Mapping[str, Any]) -> Mapping[str, Any]:

@@ -11,11 +11,11 @@ from collections.abc import Callable, Hashable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import date
-from typing import Any, NamedTuple, TypedDict, TypeVar
+from typing import Any, NamedTuple, NotRequired, TypedDict, TypeVar
 
 from builder.api.shapes import CatalogEntry, ManagerListing, PackStatus
 from builder.recent import Recent
-from builder.research.methods.audit import ReleaseIdentity, SourceFileRecord
+from builder.research.methods.audit import ManagerSelection, ReleaseIdentity, SourceFileRecord
 from builder.research.methods.ethos import Holdings, holdings
 from builder.research.previews.artifacts import PreviewArtifact, PreviewMethodology
 from builder.research.previews.pack import PackLabel
@@ -40,6 +40,7 @@ class IndexedPack(CatalogEntry):
 class CopycatIndex(TypedDict):
     versions: list[str]  # oldest first
     managers: list[ManagerListing]
+    selection: NotRequired[ManagerSelection]  # how packs.toml's `largest` chose managers (only when it does)
 
 
 class PreviewEntry(TypedDict):

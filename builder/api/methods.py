@@ -401,6 +401,7 @@ def export_audit_trail(data: ReleaseData, params: Params) -> CopycatAuditExport 
         ethos=ethos_definitions(),
         policy=policy_of(data, version, managers, mode),
         as_of=data.index["asOf"],
+        selection=data.index["copycat"].get("selection"),
     )
 
 

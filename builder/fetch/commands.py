@@ -146,7 +146,13 @@ def fetch_command(
     today = date.today()
     quarters = window_quarters(today, config.copycat.versions, since.date() if since else None)
     hosts = Hosts.one(edgar_url) if edgar_url else Hosts()
-    plan = FetchPlan(source, config.copycat.managers, quarters, hosts, agent, rate, max_time, timeout)
+    if config.largest is not None and no_datasets and not any((source / DATASETS_FOLDER).glob("*.zip")):
+        fix = "run `ras fetch` without --no-datasets: it brings the sets first"
+        raise SourceError(
+            [config.largest.problem(f"selects from the Form 13F data sets, which --no-datasets skips: {fix}")]
+        )
+    managers = config.copycat.managers
+    plan = FetchPlan(source, managers, quarters, hosts, agent, rate, max_time, timeout, config.largest, config.as_of)
     result = fetch_all(plan, _progress, click.echo, sets=not no_datasets, filings=not only_datasets)
     if result.sets is not None:
         datasets_summary(result.sets, quarters)

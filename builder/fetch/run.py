@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
 
+from builder.errors import SourceError
 from builder.fetch.archive import download_filing, held_accessions, record_filing_dates, remove_leftovers
 from builder.fetch.client import SEC_MAX_RATE, Client, FetchError, open_session
 from builder.fetch.datasets.download import FOLDER, SetsResult, fetch_sets
@@ -18,6 +19,8 @@ from builder.fetch.edgar import Hosts, Listed, list_13f
 from builder.fetch.openfigi import Resolved, Unresolved, resolve_cusips
 from builder.fetch.splits import Listing, list_splits
 from builder.records import ManagerConfig, ManagerSource
+from builder.sources.pack_filings import selection_line, with_selected
+from builder.sources.packs import Largest
 
 RESOLVER_AGENT = "research-artifact-service (ras securities)"
 RESOLVE_MAX_TIME = 3600.0  # seconds: 10,000 CUSIPs keyless is 1,000 requests, 40 windows of a minute
@@ -37,6 +40,8 @@ class FetchPlan:
     rate: float
     deadline: float  # seconds for the whole run
     timeout: float  # seconds for one response
+    largest: Largest | None = None  # packs.toml's `largest`: its filers are chosen once the sets are here
+    as_of: date | None = None  # packs.toml's point in time, at which the selection is made
 
 
 @dataclass(slots=True)
@@ -71,14 +76,35 @@ async def _fetch_all(plan: FetchPlan, progress: Progress, report: Progress, sets
     async with open_session(plan.user_agent) as session:
         client = Client(session, plan.rate, plan.deadline, plan.timeout)  # one pace for sets and filings together
         found = await fetch_sets(client, plan.source, plan.quarters, plan.hosts, progress, report) if sets else None
+        managers = plan.managers
+        if plan.largest is not None and filings:  # chosen from the sets of the tree, whichever run brought them
+            managers = await asyncio.to_thread(selected_managers, plan, report)
         covered: frozenset[str] = frozenset()
         if sets and filings:  # the data sets of the tree, whichever run brought them
-            ciks = [manager.cik for manager in plan.managers]
+            ciks = [manager.cik for manager in managers]
             covered = await asyncio.to_thread(accessions_in_sets, plan.source / FOLDER, ciks)
         results = []
-        for manager in plan.managers if filings else ():
+        for manager in managers if filings else ():
             results.append(await _fetch_manager(client, plan, manager, covered, progress))
         return FetchResult(tuple(results), client.requests, client.retries, found)
+
+
+def selected_managers(plan: FetchPlan, report: Progress) -> tuple[ManagerConfig, ...]:
+    """The managers packs.toml lists and the largest filers of the tree's data sets (as a publish of the tree would
+    choose them), said in one line; SourceError when the tree has no set to choose from."""
+    from builder.sources.datasets.largest import in_zips  # pyarrow, imported only for a pack that selects
+
+    assert plan.largest is not None, "only a plan with `largest` selects"
+    report(f"choosing the filers of largest = {plan.largest.count} from the data sets in {FOLDER}/ …")
+    selection = in_zips(plan.source, plan.largest.count, plan.as_of)
+    if selection is None:
+        fix = "run `ras fetch` without --no-datasets, or again once the SEC lists a set for the window"
+        raise SourceError(
+            [plan.largest.problem(f"selects from the Form 13F data sets, and {FOLDER}/ holds none: {fix}")]
+        )
+    managers = with_selected(plan.managers, selection)
+    report(selection_line(selection, len(plan.managers), len(managers)))
+    return managers
 
 
 async def _fetch_manager(

@@ -7,7 +7,16 @@ from dataclasses import replace
 from typing import NamedTuple
 
 from builder.api.contract import COPYCAT_FEATURES
-from builder.api.data import IndexedPack, IndexWarning, Learned, PreviewEntry, ReleaseData, ReleaseIndex, bare_index
+from builder.api.data import (
+    CopycatIndex,
+    IndexedPack,
+    IndexWarning,
+    Learned,
+    PreviewEntry,
+    ReleaseData,
+    ReleaseIndex,
+    bare_index,
+)
 from builder.api.methods import (
     artifact_sha256,
     carried_through,
@@ -27,6 +36,7 @@ from builder.research.artifact import Lender, Made, built_artifacts
 from builder.research.caveats import identity, sortable
 from builder.research.changes.actions import QuarterActions
 from builder.research.changes.listing import UndecidedEntry, VersionFacts, actions_of, version_facts
+from builder.research.methods.audit import manager_selection
 from builder.research.previews.pack import PreviewPack
 from builder.research.schema import ArtifactWarning, PackArtifact
 from builder.research.versions import PACK_ID, LedgerEntry, assign_version, extended_ledger
@@ -126,12 +136,7 @@ def assemble(
         "asOf": sources.as_of.isoformat(),
         "fixture": sources.fixture,
         "packs": _catalog(built[-1], preview_entries),
-        "copycat": {
-            "versions": list(stored),
-            "managers": [
-                {"id": m.id, "name": m.name, "cik": m.cik, "fictional": m.fictional} for m in sources.copycat.managers
-            ],
-        },
+        "copycat": _copycat_index(sources, list(stored)),
         "previews": preview_entries,
         "warnings": _warnings(built, preview_entries),
         "skipped": [{"code": w.code, "message": w.message, "source": w.source} for w in sources.skipped],
@@ -153,6 +158,18 @@ def documented(data: ReleaseData) -> ReleaseData:
     holding: from the latest version's census, which its build worker sent back (`derived`), so this process
     decodes no artifact for it (what it decoded would stay in the heap every render process inherits)."""
     return replace(data, openapi=openapi_document(data))
+
+
+def _copycat_index(sources: Sources, versions: list[str]) -> CopycatIndex:
+    """The versions, the managers, and how `largest` chose some of them (only when packs.toml asks for it)."""
+    managers = sources.copycat.managers
+    index: CopycatIndex = {
+        "versions": versions,
+        "managers": [{"id": m.id, "name": m.name, "cik": m.cik, "fictional": m.fictional} for m in managers],
+    }
+    if sources.selection is not None:
+        index["selection"] = manager_selection(sources.selection, managers)
+    return index
 
 
 def _catalog(latest: Packed, previews: Mapping[str, PreviewEntry]) -> list[IndexedPack]:

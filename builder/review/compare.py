@@ -30,6 +30,7 @@ from builder.review.shapes import (
     OpenUndecided,
     Restated,
     Review,
+    Selections,
     Undecided,
     Versions,
     ViewCount,
@@ -121,6 +122,7 @@ def review(candidate: Reviewed, against: Reviewed | None, releases_option: str =
         },
         "versions": _versions(after, before),
         "coverage": _coverage(candidate, against, after, before),
+        "selection": _selections(candidate.index, against.index if against else None),
         "warnings": _warnings(candidate.index, against.index if against else None),
         "unmapped": {
             "candidate": _unmapped_share(after, latest),
@@ -218,6 +220,21 @@ def _coverage(
         {"id": m, "name": names[m], "candidate": quarters(after, m), "against": quarters(before, m)}
         for m in sorted(names)
     ]
+
+
+def _selections(after: ReleaseIndex, before: ReleaseIndex | None) -> Selections:
+    """How `largest` chose managers in each release, and which filers (by CIK, named by their manager ids) entered or
+    left the selection between them."""
+    now = after["copycat"].get("selection")
+    then = before["copycat"].get("selection") if before is not None else None
+    ids_now = {filer["cik"]: filer["managerId"] for filer in now["filers"]} if now else {}
+    ids_then = {filer["cik"]: filer["managerId"] for filer in then["filers"]} if then else {}
+    return {
+        "candidate": now,
+        "against": then,
+        "entered": sorted(ids_now[cik] for cik in ids_now.keys() - ids_then.keys()) if then else [],
+        "left": sorted(ids_then[cik] for cik in ids_then.keys() - ids_now.keys()) if now else [],
+    }
 
 
 def _warnings(after: ReleaseIndex, before: ReleaseIndex | None) -> Warnings:

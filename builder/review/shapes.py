@@ -7,6 +7,7 @@ from typing import TypedDict
 from builder.api.data import IndexWarning
 from builder.research.changes.actions import ActionListing
 from builder.research.changes.listing import UndecidedEntry
+from builder.research.methods.audit import ManagerSelection
 from builder.research.schema import MeasuredKind
 from builder.research.versions import LedgerEntry
 from builder.research.views import Mode
@@ -51,6 +52,15 @@ class Coverage(TypedDict):
     name: str
     candidate: list[str]
     against: list[str]
+
+
+class Selections(TypedDict):
+    """How packs.toml's `largest` chose managers, in each release (None: it chose none)."""
+
+    candidate: ManagerSelection | None
+    against: ManagerSelection | None
+    entered: list[str]  # the manager ids of the filers (CIKs) the candidate selects and the promoted release did not
+    left: list[str]  # the promoted release's ids of the filers it selected and the candidate does not
 
 
 class Warnings(TypedDict):
@@ -149,6 +159,7 @@ class Facts(LatestPart):
     latest: Latest
     versions: Versions
     coverage: list[Coverage]
+    selection: Selections
     warnings: Warnings
     unmapped: Shares
     undecided: Undecided

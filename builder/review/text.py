@@ -6,7 +6,7 @@ from collections import Counter
 
 from builder.research.changes.actions import action_lines
 from builder.research.changes.listing import LISTED, undecided_lines
-from builder.review.shapes import Coverage, KindCount, Review
+from builder.review.shapes import Coverage, KindCount, Review, Selections
 from builder.review.verdict import verdict_lines
 
 
@@ -27,6 +27,7 @@ def review_lines(result: Review) -> list[str]:
             f"  restated  {entry['replaces']} → {entry['versionId']}  "
             f"sha256 {entry['replacedSha256'][:16]} → {entry['contentSha256'][:16]}"
         )
+    lines += _selection_lines(result["selection"])
     lines.append("coverage:")
     lines += _coverage_lines(result["coverage"])
     warnings = result["warnings"]
@@ -65,6 +66,25 @@ def review_lines(result: Review) -> list[str]:
     ]
     if len(bridges) > LISTED:
         lines.append(f"  and {len(bridges) - LISTED} more (`ras review --html` lists all)")
+    return lines
+
+
+def _selection_lines(selection: Selections) -> list[str]:
+    """How `largest` chose managers (its filers, the LISTED largest of them on a terminal), and who entered or left;
+    nothing when neither release selects."""
+    now, then = selection["candidate"], selection["against"]
+    if now is None and then is None:
+        return []
+    lines = [f"selected: {now['statement'] if now else 'none'} (promoted: {then['statement'] if then else 'none'})"]
+    filers = now["filers"] if now else []
+    lines += [
+        f"  {f['rank']:>4}  {f['managerId']} (CIK {f['cik']}): {f['reportedValue']:,}  {f['accession']}"
+        for f in filers[:LISTED]
+    ]
+    if len(filers) > LISTED:
+        lines.append(f"  and {len(filers) - LISTED} more (`ras review --html` lists all)")
+    for label, ids in (("entered", selection["entered"]), ("left", selection["left"])):
+        lines += [f"  {label}: {', '.join(ids)}"] if ids else []
     return lines
 
 

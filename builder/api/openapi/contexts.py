@@ -185,6 +185,22 @@ IN_CONTEXT: dict[str, str] = {
     "ViewTicker.managers": "Each selected manager's position in the ticker, or its exit.",
     "CopycatAuditExport.methodology.policy": "The policy configuration: its checks and thresholds.",
     "CopycatAuditExport.policy": "The policy result of the view.",
+    "CopycatAuditExport.selection": "How packs.toml's `largest = N` chose managers of the pack, beside those it "
+    "lists: the N filers of the SEC's Form 13F data sets with the largest reported value at the newest quarter end "
+    "the sets hold (each filer's original holdings report: its summary page's total, in dollars), ties by CIK. "
+    "Present only when the pack selects so.",
+    "CopycatAuditExport.selection.statement": "The selection in words: how many, at which quarter end, from which "
+    "data sets.",
+    "CopycatAuditExport.selection.largest": "N, as packs.toml asks.",
+    "CopycatAuditExport.selection.quarter": "The quarter end ranked (ISO 8601).",
+    "CopycatAuditExport.selection.ranked": "How many filers the data sets hold an original holdings report of for "
+    "that quarter end: all of them are selected when fewer than N.",
+    "CopycatAuditExport.selection.datasets": "The data-set zips that hold the selected filers' reports.",
+    "CopycatAuditExport.selection.filers": "The selected filers, largest first.",
+    "CopycatAuditExport.selection.filers.rank": "1 for the largest.",
+    "CopycatAuditExport.selection.filers.reportedValue": "The value the report's summary page gives, in dollars.",
+    "CopycatAuditExport.selection.filers.accession": "The report ranked: its SEC accession number.",
+    "CopycatAuditExport.selection.filers.dataset": "The data-set zip that holds the report.",
     "PositionExplanation.policy": "The view's policy result in brief.",
     "VersionDiff.policy": "The policy checks whose outcome differs between the two versions.",
     "PersonArtifact.concentration.positions": "How many estimated holdings there are.",

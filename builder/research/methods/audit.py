@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Sequence
-from typing import Annotated, Final, Literal, TypedDict
+from typing import Annotated, Final, Literal, NotRequired, TypedDict
 
 from builder.canonical import canonical_json, sha256_hex
+from builder.records import ManagerConfig
 from builder.research.methods.ethos import EthosDefinition, EthosId, EthosScoring
 from builder.research.methods.policy import POLICY_CONFIG, PolicyConfig, PolicyResult
 from builder.research.schema import SCHEMA_FILE, PackArtifact
 from builder.research.views import Mode, View
-from builder.typed import KEY, Count, Date, Sha256
+from builder.selection import Selection
+from builder.typed import KEY, Count, Date, Keywords, Sha256
 
 HASH_ALGORITHM: Final = "sha256"  # contract section 8: the audit export digest is SHA-256
 HASHED_BYTES = "canonical PackArtifact bytes: orjson, sorted keys, no whitespace"
@@ -68,11 +70,34 @@ class Methodology(TypedDict):
     policy: PolicyConfig
 
 
+class SelectedFiler(TypedDict):
+    rank: Annotated[int, Keywords(minimum=1)]
+    cik: Annotated[str, KEY]
+    managerId: str
+    reportedValue: Count
+    accession: str
+    dataset: str
+
+
+class ManagerSelection(TypedDict):
+    """How packs.toml's `largest = N` chose managers of the pack: the N filers of the SEC's Form 13F data sets with
+    the largest reported value at the newest quarter end the sets hold (each filer's original holdings report, its
+    summary page's total in dollars), ties by CIK; beside the managers packs.toml lists."""
+
+    statement: str
+    largest: Count
+    quarter: Date
+    ranked: Count
+    datasets: list[str]
+    filers: list[SelectedFiler]
+
+
 class CopycatAuditExport(TypedDict):
     identity: CopycatIdentity
     release: ReleaseIdentity
     contentHash: ContentHash
     provenance: list[SourceFileRecord]
+    selection: NotRequired[ManagerSelection]
     methodology: Methodology
     policy: PolicyResult
     events: list[AuditEvent]
@@ -106,6 +131,29 @@ def _events(
     ]
 
 
+def manager_selection(selection: Selection, managers: Sequence[ManagerConfig]) -> ManagerSelection:
+    """The selection as the release index and the audit export describe it, each filer with its manager id."""
+    ids = {manager.cik: manager.id for manager in managers}
+    return {
+        "statement": selection.described(),
+        "largest": selection.largest,
+        "quarter": selection.quarter.isoformat(),
+        "ranked": selection.ranked,
+        "datasets": list(selection.datasets),
+        "filers": [
+            {
+                "rank": rank,
+                "cik": filer.cik,
+                "managerId": ids[filer.cik],
+                "reportedValue": filer.value,
+                "accession": filer.accession,
+                "dataset": filer.dataset,
+            }
+            for rank, filer in enumerate(selection.filers, start=1)
+        ],
+    }
+
+
 def audit_record(
     artifact: PackArtifact,
     *,
@@ -116,12 +164,13 @@ def audit_record(
     ethos: list[EthosDefinition],
     policy: PolicyResult,
     as_of: str,
+    selection: ManagerSelection | None = None,
 ) -> CopycatAuditExport:
     """The audit trail of an `artifact` already validated against its schema; ValueError if the hash is not its own."""
     actual = sha256_hex(canonical_json(artifact))
     if actual != artifact_sha256:
         raise ValueError(f"artifact_sha256 {artifact_sha256} is not the hash of the artifact's bytes ({actual})")
-    return {
+    made: CopycatAuditExport = {
         "identity": {
             "packId": artifact["packId"],
             "versionId": artifact["versionId"],
@@ -143,3 +192,6 @@ def audit_record(
         "executionEnabled": False,
         "artifact": artifact,
     }
+    if selection is not None:  # only a pack that selects its managers by size says how
+        made["selection"] = selection
+    return made
