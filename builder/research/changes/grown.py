@@ -24,6 +24,9 @@ def grown_classes(
     """CUSIP → the candidate for each class that grew beside a kin class whose fall in value exceeds the growth,
     with that class's CUSIP (whose other holders may bear it out)."""
     marked: dict[str, dict[str, tuple[Candidate, str]]] = {}
+    kin: dict[str, list[str]] = {}  # issuer code → the classes of it held at both quarter ends, in CUSIP order
+    for held in sorted(earlier.lots.keys() & later.lots.keys()):
+        kin.setdefault(held[:6], []).append(held)
     for child, lot in later.lots.items():  # every lot of every book: the plain tests first
         if child in closed or child not in earlier.lots or lot.shares <= 0:
             continue
@@ -31,8 +34,8 @@ def grown_classes(
         if gained <= 0 or carried.touched(child):
             continue
         worth = gained * lot.value / lot.shares
-        for parent in sorted(earlier.lots.keys() & later.lots.keys()):
-            if parent[:6] != child[:6] or later.key(parent) == later.key(child):
+        for parent in kin.get(child[:6], ()):
+            if later.key(parent) == later.key(child):
                 continue
             fell = _fall(earlier.lots[parent], later.lots[parent])
             if fell > worth:

@@ -7,8 +7,8 @@ from __future__ import annotations
 import math
 
 from builder.records import ActionKind
+from builder.research.changes.actions import record_line, todo
 from builder.research.changes.carry import Carried
-from builder.research.changes.paste import record_line, todo
 from builder.research.changes.side import Side
 from builder.research.schema import Candidate
 

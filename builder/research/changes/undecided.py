@@ -14,14 +14,14 @@ from __future__ import annotations
 
 import functools
 import math
-import re
 from bisect import bisect_left, bisect_right
 from fractions import Fraction
 
+from builder.research.changes.actions import ratio_text, record_line, todo
 from builder.research.changes.carry import Carried, Lot
 from builder.research.changes.grown import grown_classes
 from builder.research.changes.own import no_evidence, omission, received_outside, unreported
-from builder.research.changes.paste import ratio_text, record_line, todo
+from builder.research.changes.pairing import MAX_CHANCE, VALUE_BAND, Pairing, issuer_word, one_issuer, stated_ratio
 from builder.research.changes.side import Side
 from builder.research.evidence import support
 from builder.research.evidence.support import Support, Verdict
@@ -40,25 +40,7 @@ MAX_MARKET_MOVE = 2.0  # net of the split, the price moved at most ×2 or ÷2 in
 # The split must explain at least this share of the price move (in log terms): a 50 % rally beside a halved
 # position (Liberty's Formula One stock in 2016) is not a 1:2 reverse split.
 MIN_EXPLAINED = 0.5
-# (b) Stock merger: the new position's value within ×/÷ this of the ended one's. A stock-and-cash merger pays part
-# in cash (DirecTV: AT&T stock was two thirds of the price), so the band is wide; issuer names need no band. The
-# share counts must then also stand in an exchange ratio as mergers state them (at most four decimals: 1.892,
-# 0.9042) within rounding: two unrelated positions of similar value almost never do.
-VALUE_BAND = 1.6
-RATIO_DECIMALS = 4
-# A match by arithmetic alone (an exchange ratio, a fraction of another position) counts only when chance would
-# rarely give it: small positions in round lots fit some ratio within a share or two all the time.
-MAX_CHANCE = 0.05
-SIMPLE_TERMS = 20  # a simple ratio n:d has both terms up to this: 1:1, 3:2, 1:20 …
-SIMPLE = tuple(sorted({Fraction(n, d) for n in range(1, SIMPLE_TERMS + 1) for d in range(1, SIMPLE_TERMS + 1)}))
-ISSUER_NOISE = frozenset({"INC", "CORP", "CORPORATION", "CO", "COMPANY", "LTD", "PLC", "NEW", "DEL", "THE", "HLDGS",
-                          "HOLDINGS", "GROUP", "CL", "CLASS", "A", "B", "C", "SHS", "COM", "N", "V", "NV", "SA", "AG"})  # fmt: skip
-# Leading words that many unrelated issuers share (American Express, American Airlines): no evidence of one issuer.
-GENERIC_WORDS = frozenset({"AMERICAN", "FIRST", "UNITED", "GENERAL", "NATIONAL", "INTERNATIONAL", "INTL", "GLOBAL",
-                           "CITIZENS", "SOUTHERN", "NORTHERN", "WESTERN", "EASTERN", "PACIFIC", "ATLANTIC", "CENTRAL",
-                           "COMMUNITY", "PEOPLES", "UNIVERSAL", "ROYAL", "STANDARD", "BANK", "SECURITY", "CAPITAL",
-                           "HOME", "ENERGY", "ISHARES", "VANGUARD", "SPDR", "SELECT", "INVESCO", "SCHWAB", "PROSHARES",
-                           "DIREXION", "WISDOMTREE", "FIDELITY", "ALPHA", "DIGITAL", "SOUTHWEST", "NORTHWEST"})  # fmt: skip
+# (b) Stock merger: builder.research.changes.pairing (the value band, the stated ratios, the chance allowed).
 # (c) Distribution: the child's shares a common fraction or multiple of a position still held, within rounding.
 # Round lots (a multiple of ROUND_LOT) of another issuer match round positions by chance (20,000,000 Axalta bought
 # = 400,000,000 Coca-Cola ÷ 20), so a round child must name the parent's issuer.
@@ -122,9 +104,10 @@ def candidates(earlier: Side, later: Side, carried: Carried) -> Flagged:
         if not touched and cusip not in closed and cusip in earlier.lots and cusip in carried.shares:
             for candidate, witnessed in _splits(earlier, later, cusip):
                 add((cusip,), candidate, witnessed)
+    ended = Pairing(earlier, open_gone)
     for after in (c for c in new if c not in later.evidence.settled):
-        same_key = [before for before in open_gone if earlier.key(before) == later.key(after)]
-        for before in same_key or open_gone:  # a CUSIP change inside one position pairs with nothing else
+        same_key = ended.same_key(later.key(after))
+        for before in same_key or ended.pairable(later.lots[after]):  # a CUSIP change in one position pairs alone
             paired = _pair(earlier, later, before, after)
             if paired:
                 add((before, after), *paired)
@@ -223,7 +206,7 @@ def _pair(earlier: Side, later: Side, before: str, after: str) -> tuple[Candidat
     value_ratio = new.value / old.value if old.value > 0 else 0.0
     if not same_issuer and not 1 / VALUE_BAND <= value_ratio <= VALUE_BAND:
         return None
-    stated = _statedratio_text(old, new)
+    stated = stated_ratio(old, new)
     if not same_issuer and stated is None:
         return None
     ratio = stated or (Fraction(new.shares, old.shares) if old.shares else Fraction(1))
@@ -297,28 +280,6 @@ def _cash_merger(earlier: Side, later: Side, cusip: str) -> tuple[Candidate, Sup
     return witnessed.cited({"rule": "cash-merger", "text": text, "record": record}, what), witnessed
 
 
-def _statedratio_text(old: Lot, new: Lot) -> Fraction | None:
-    """The exchange ratio the two share counts stand in, when chance would rarely give it: a simple fraction (1:1
-    for a rename), or one of four decimals as mergers state them; None when they stand in none."""
-    allowance = max(old.rows + new.rows, math.ceil(new.shares * 1e-6))
-    slots = 2 * allowance + 1
-    if len(SIMPLE) * slots / new.shares <= MAX_CHANCE:
-        for old_part in range(1, SIMPLE_TERMS + 1):  # the nearest n:d for each d, checked in whole numbers
-            new_part = round(new.shares * old_part / old.shares)
-            if (
-                1 <= new_part <= SIMPLE_TERMS
-                and abs(new.shares * old_part - old.shares * new_part) <= allowance * old_part
-            ):
-                return Fraction(new_part, old_part)
-    scale = 10**RATIO_DECIMALS
-    if slots * scale / old.shares > MAX_CHANCE:
-        return None
-    stated = (2 * new.shares * scale + old.shares) // (2 * old.shares)  # the nearest ratio of four decimals, × scale
-    if abs(new.shares * scale - old.shares * stated) <= allowance * scale:
-        return Fraction(stated, scale)
-    return None
-
-
 class _Parents:
     """The positions held at both quarter ends (holders keep a spin-off's parent), indexed by share count; the index
     and the issuers made when a new position first asks (most books have none that could be a distribution)."""
@@ -341,12 +302,12 @@ class _Parents:
 
     @functools.cached_property
     def issuers(self) -> tuple[frozenset[str], frozenset[str]]:  # the parents' CUSIP issuer codes and issuer words
-        words = (_issuer_word(self.later.lots[c].issuer) for c in self.cusips)
+        words = (issuer_word(self.later.lots[c].issuer) for c in self.cusips)
         return frozenset(c[:6] for c in self.cusips), frozenset(word for word in words if word)
 
     def kin(self, lot: Lot) -> bool:  # whether a parent may be of `lot`'s issuer (one_issuer: a code or a first word)
         codes, words = self.issuers
-        return lot.cusip[:6] in codes or _issuer_word(lot.issuer) in words
+        return lot.cusip[:6] in codes or issuer_word(lot.issuer) in words
 
     def near(self, side: int, low: float, high: float) -> list[str]:
         _, shares, cusips = self.sides[side]
@@ -411,18 +372,3 @@ def _distribution(
         todo(earlier.quarter, later.quarter, f"{name_parent} distributes {name_child}"),
     )
     return {"rule": "distribution", "text": text, "record": record}
-
-
-def one_issuer(a: Lot, b: Lot) -> bool:
-    """Whether two lots are securities of one issuer: the same CUSIP issuer code (its first six characters: share
-    classes, tracking stocks), or names whose first distinctive word agrees (Kraft Foods Group, Kraft Heinz)."""
-    if a.cusip[:6] == b.cusip[:6]:
-        return True
-    first = _issuer_word(a.issuer)
-    return first is not None and first == _issuer_word(b.issuer)
-
-
-@functools.lru_cache(maxsize=65536)
-def _issuer_word(issuer: str) -> str | None:
-    words = [w for w in re.split(r"[^A-Z0-9&]+", issuer.upper()) if w and w not in ISSUER_NOISE]
-    return words[0] if words and len(words[0]) >= 3 and words[0] not in GENERIC_WORDS else None
