@@ -14,6 +14,7 @@ from builder.research.evidence.ratios import (
     SIMPLE_TERMS,
     agreeing,
     fits,
+    most_fitting,
     nearest,
     ratio_text,
     simple,
@@ -51,6 +52,23 @@ def test_agreeing_counts_the_distinct_share_counts_that_fit(tolerance: float):
         pairs = some_pairs(rng, ratio)
         expected = len({before for before, after in pairs if fits(before, after, ratio, tolerance)})
         assert agreeing(pairs, ratio, tolerance) == expected, (pairs, ratio)
+
+
+@pytest.mark.parametrize("tolerance", [RATIO_TOLERANCE, EXACT_TOLERANCE])
+def test_no_ratio_fits_more_pairs_than_most_fitting_bounds(tolerance: float):
+    # the bound spares stating a parent's ratio: it must never fall below what a ratio fits, the pairs' own among them
+    rng = random.Random(41)
+    reached = 0
+    for _ in range(CASES):
+        ratio = some_ratio(rng)
+        pairs = some_pairs(rng, ratio)
+        bound = most_fitting(pairs, tolerance)
+        for candidate in [ratio, *(Fraction(after, before) for before, after in pairs if before > 0)]:
+            count = agreeing(pairs, candidate, tolerance)
+            assert count <= bound, (pairs, candidate)
+            reached += count == bound and count > 1
+    assert reached > CASES // 10  # a bound that is reached, not a count of the pairs
+    assert most_fitting([(1000, 2003), (3000, 6000), (500, 7000)]) == 2
 
 
 def test_a_fit_at_the_allowance_itself_counts_and_a_share_past_it_does_not():

@@ -29,15 +29,14 @@ from builder.research.evidence.events import (
     Proof,
     absent,
     acquired,
-    grown,
     moved,
     same_issuer_code,
     split,
-    spun_off,
     steady,
     successors,
     unambiguous,
 )
+from builder.research.evidence.spinoffs import grown, spun_off
 from builder.research.evidence.witnessed import NO_EVIDENCE, Citing, Evidence, FilerBooks
 
 

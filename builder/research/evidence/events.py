@@ -7,12 +7,10 @@ decide (with their evidence), or none. The thresholds say how much the holders m
 from __future__ import annotations
 
 import math
-from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from decimal import Decimal
 from fractions import Fraction
-from itertools import chain
 
 from builder.records import ActionKind, CorporateAction, Holders
 from builder.research.evidence import ratios
@@ -21,13 +19,12 @@ from builder.research.evidence.ratios import (
     EXACT_TOLERANCE,
     RATIO_DECIMALS,
     RATIO_TOLERANCE,
-    ROUNDING_SHARES,
     SIMPLE_TERMS,
     Pairs,
     allowance,
     ratio_text,
 )
-from builder.research.evidence.witnessed import Citing, FilerBooks, Found, holders_of
+from builder.research.evidence.witnessed import Citing, FilerBooks, Found, Gains
 
 # Holders at the earlier quarter end that decide by majority: with fewer, one filer's trading could pass for an
 # event, so the few decide only exactly (see Proof).
@@ -59,9 +56,6 @@ GAINED = 0.75
 # A new security held at the later quarter end by holders of which at most this share held it before was born in
 # the quarter (a spin-off, a merger's new shares, a new listing).
 NEWBORN = 0.1
-# A security its holders together hold this much more of (a third) is looked at for a distribution into it.
-DISTRIBUTED = 1 / 3
-GROWN_AGREE = 0.5  # and the gains must fit this share of its gainers and of the parent's holders
 # Splits: a simple ratio with terms up to this (3:2, 4:1, 1:20, 1:35); the split explains at least this share of
 # the price's move in log terms (holders who sold half while the price held did not go through a 1:2 split); and
 # the holders' shares together moved by at least ×/÷ MIN_SPLIT_MOVE.
@@ -85,8 +79,6 @@ FEW_SPLITS = frozenset({Fraction(n) for n in (2, 3, 4, 5, 7, 8, 10, 20)} | {Frac
 # the price doubled reads as one.
 FEW_SPLIT_TRADE = 0.06
 FEW_SPLIT_MARKET = 1.15  # MasterCard's 10:1 of 2014 moved ×0.89 net of the split
-FEW_DISTRIBUTIONS = frozenset(Fraction(n, d) for n, d in ((1, 20), (1, 10), (1, 5), (1, 4), (1, 3), (1, 2), (1, 1), (2, 1), (3, 1)))  # fmt: skip
-FEW_FLOATS = tuple(float(ratio) for ratio in FEW_DISTRIBUTIONS)
 MAX_CHANCE = 0.05
 ROUND_LOT = 10  # a count in lots of ten is a trader's choice (10,230 sold, 10,230 bought): no mark of a ratio
 
@@ -192,16 +184,18 @@ def _fewsplit(pairs: Pairs, price_move: float) -> tuple[Fraction, int, tuple[flo
 
 
 def successors(
-    cusip: str, held: Holders, gains: dict[str, Pairs], books: FilerBooks, citing: Citing, proof: Proof
+    cusip: str, held: Holders, gains: Gains, books: FilerBooks, citing: Citing, proof: Proof
 ) -> list[CorporateAction]:
     """The securities the holders of a vanished security gained at one ratio each: a merger or exchange leg each.
     The few are believed only at a simple ratio, for a security of the same issuer or by a fit chance would rarely
     give."""
     legs = []
     needed = proof.needed(len(held))
-    tried = len(gains)  # the few are believed share for share or for one issuer: one ratio tried a security
-    for other, pairs in sorted(gains.items()):
-        fit = ratios.common_ratio(pairs, proof.tolerance) if len(pairs) >= needed else None
+    tried = gains.others  # the few are believed share for share or for one issuer: one ratio tried a security
+    for other, pairs in sorted(gains.pairs.items()):
+        if len(pairs) < needed or ratios.most_fitting(pairs, proof.tolerance) < needed:
+            continue  # no one ratio could fit enough of them: spare measuring it
+        fit = ratios.common_ratio(pairs, proof.tolerance)
         if fit is None or fit[1] < needed:
             continue
         stated = ratios.stated(fit[0], pairs, proof.tolerance)
@@ -275,7 +269,7 @@ def unambiguous(
     return kept
 
 
-def moved(held: Holders, gains: dict[str, Pairs], targets: set[str], books: FilerBooks) -> bool:
+def moved(held: Holders, gains: Gains, targets: set[str], books: FilerBooks) -> bool:
     """Whether most holders of a vanished security gained one security new in the quarter (not one another event
     delivered) at no ratio the books show: its shares may have become that security, so it was not plainly
     acquired for cash. (Gains of securities held before are what holders do every quarter: index funds add to
@@ -283,7 +277,7 @@ def moved(held: Holders, gains: dict[str, Pairs], targets: set[str], books: File
     before, after = books.sides
     return any(
         len(pairs) >= GAINED * len(held) and len(before.get(other, ())) <= NEWBORN * len(after[other])
-        for other, pairs in gains.items()
+        for other, pairs in gains.pairs.items()
         if other not in targets
     )
 
@@ -322,99 +316,3 @@ def acquired(cusip: str, held: Holders, kept: Holders | None, citing: Citing) ->
     )
     found = Found(len(held), len(held) - len(kept or ()), None, what, price)
     return citing.leg(ActionKind.CASH_MERGER, cusip, "", Fraction(1), found)
-
-
-def grown(prior: Holders | None, held: Holders) -> Holders | None:
-    """What the holders at both ends gained of a security whose holders together grew it by DISTRIBUTED or more (a
-    distribution into a class they held: Liberty Global's second LiLAC of 2016), as Holders; None otherwise."""
-    if prior is None or len(prior) < MIN_WITNESSES or ratios.total(held) < (1 + DISTRIBUTED) * ratios.total(prior):
-        return None
-    earlier = dict(zip(prior.ciks, prior.shares, strict=True))
-    rows = [
-        (cik, n - earlier[cik], 0) for cik, n in zip(held.ciks, held.shares, strict=True) if n > earlier.get(cik, n)
-    ]
-    return holders_of(rows) if len(rows) >= MIN_WITNESSES else None
-
-
-def _near_distribution(pairs: Pairs) -> bool:
-    """Whether a pair comes within a share of fitting one of FEW_DISTRIBUTIONS exactly (in floats, so a share of
-    slack): what the few must show before their ratio is worth stating."""
-    for before, after in pairs:  # plain loops, allowance() inlined: it is asked of every pair of the few's parents
-        for ratio in FEW_FLOATS:
-            expected = before * ratio
-            if abs(after - expected) <= max(ROUNDING_SHARES, expected * EXACT_TOLERANCE) + 1:
-                return True
-    return False
-
-
-def _least(needed: int, parent: Holders, share: float, proof: Proof) -> float:
-    """The holders that must fit a parent held by `parent` (spun_off)."""
-    return max(needed, proof.needed(len(parent)), share * len(parent))
-
-
-def spun_off(
-    cusip: str, held: Holders, books: FilerBooks, settled: set[str], citing: Citing, proof: Proof, *, new: bool = True
-) -> list[CorporateAction]:
-    """A new security whose holders received it at one ratio to a security they kept: a spin-off of it; or, not
-    `new`, a security whose holders' gains (`held`) stand in one ratio to a security they kept: distributed into."""
-    before, after = books.of(0), books.of(1)
-    # a distribution into a class the holders held is sought among every security they hold: it must fit most
-    # of them, and most of the parent's holders, to outweigh the chance of so many tries
-    share = AGREE if new else GROWN_AGREE
-    # a child decided by the many is tried against every security its holders kept, hundreds for a few holders of
-    # large books: two of them at one ratio among eight is what chance gives once in a few hundred parents (on a
-    # hedge fund's held-out filings, 9 spin-offs between unrelated issuers, each on two agreeing holders), three almost
-    # never
-    needed = (
-        (max(MIN_WITNESSES, proof.needed(len(held))) if not proof.few else proof.needed(len(held)))
-        if new
-        else max(MIN_WITNESSES, math.ceil(share * len(held)))
-    )
-    # a parent needs that many holders fitting it (`agreeing` counts holders): one that fewer of them held cannot
-    # pass, so the holders' pairs are gathered only for the others
-    held_by = Counter(chain.from_iterable(before.get(cik, {}) for cik in held.ciks))
-    passing = {
-        parent: least
-        for parent, count in held_by.items()
-        if count >= needed
-        and parent != cusip
-        and count >= (least := _least(needed, books.sides[0][parent], share, proof))
-    }
-    parents: dict[tuple[str, int], Pairs] = {}  # (parent, the side whose count of it the child is measured on)
-    for cik, shares in zip(held.ciks, held.shares, strict=True) if passing else ():
-        had_of, now_of = before.get(cik, {}), after[cik]
-        for parent in passing.keys() & had_of.keys():
-            had = had_of[parent]
-            if had > 0 and (parent in settled or proof.few) and now_of.get(parent):
-                parents.setdefault((parent, 0), []).append((had, shares))
-                if proof.few:  # one book may have traded the parent before the record date: its later count too
-                    parents.setdefault((parent, 1), []).append((now_of[parent], shares))
-    fits: list[tuple[int, tuple[str, int], Fraction, tuple[float, float]]] = []
-    for (parent, side), pairs in sorted(parents.items()):
-        if len(pairs) < passing[parent] or (proof.few and not _near_distribution(pairs)):
-            continue  # only a distribution ratio can pass below: spare stating every parent's ratio
-        fit = ratios.common_ratio(pairs, proof.tolerance)
-        if fit is None:
-            continue
-        stated = ratios.stated(fit[0], pairs, proof.tolerance)
-        agreeing = ratios.agreeing(pairs, stated, proof.tolerance)
-        # most of the parent's holders received the child too (a few sell it at once)
-        if agreeing >= passing[parent]:
-            fits.append((agreeing, (parent, side), stated, fit[2]))
-    if proof.few:  # one issuer's ratio, unlikely by chance, and only one parent that fits so
-        tried = len(parents) * len(FEW_DISTRIBUTIONS)
-        fits = [f for f in fits if f[2] in FEW_DISTRIBUTIONS and proof.unlikely(f[1][0], cusip, parents[f[1]], tried)]
-        fits = fits if len({f[1][0] for f in fits}) == 1 else []
-    if not fits:
-        return []
-    agreeing, (parent, _), stated, spread = max(fits, key=lambda f: (f[0], f[1]))
-    what = (
-        f"{cusip} is new at {citing.later}: {agreeing} of its {len(held)} holders received"
-        if new
-        else f"{agreeing} of the {len(held)} holders of {cusip} that hold more of it at {citing.later} gained"
-    ) + (
-        f" {ratio_text(stated)} per share of {parent}, which they kept (ratios {spread[0]:.4f}–{spread[1]:.4f}): a "
-        "spin-off"
-    )
-    found = Found(len(books.sides[0][parent]), agreeing, spread, what)
-    return [citing.leg(ActionKind.SPIN_OFF, parent, cusip, stated, found)]

@@ -33,6 +33,7 @@ SIMPLE_TERMS = 20  # an exchange or distribution ratio stated as n:d has both te
 RATIO_DECIMALS = 4  # mergers state exchange ratios in at most four decimals (1.892, 0.9042)
 
 _LOWEST = (1 / MAX_RATIO).as_integer_ratio()  # the float 1 / MAX_RATIO exactly, as `fits` compares a Fraction with it
+_SLACK = 1e-9  # float bounds a little wider than the exact tests they stand for
 Pairs = list[tuple[int, int]]  # (shares before, shares after or received) of each holder
 
 
@@ -98,6 +99,23 @@ def agreeing(pairs: Pairs, ratio: Fraction, tolerance: float = RATIO_TOLERANCE) 
         if abs(after * d - expected) * bottom <= top * d:
             found.add(before)
     return len(found)
+
+
+def most_fitting(pairs: Pairs, tolerance: float = RATIO_TOLERANCE) -> int:
+    """At least as many as `agreeing` gives for any ratio: the most of `pairs` whose ratios within rounding share
+    one point. A parent that this many holders cannot make enough of needs no ratio stated (most cannot)."""
+    edges: list[tuple[float, int]] = []
+    for before, after in pairs:
+        if before > 0:  # `fits` allows max(ROUNDING_SHARES, expected × tolerance): expected lies within these
+            low = min(after - ROUNDING_SHARES, after / (1 + tolerance)) / before
+            high = max(after + ROUNDING_SHARES, after / (1 - tolerance)) / before
+            edges += ((low * (1 - _SLACK), -1), (high * (1 + _SLACK), 1))  # at one point an opening counts first
+    edges.sort()
+    most = open_now = 0
+    for _, edge in edges:
+        open_now -= edge
+        most = max(most, open_now)
+    return most
 
 
 def simple(

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 from array import array
+from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import date
 from decimal import Decimal
 from fractions import Fraction
+from itertools import chain
+from typing import NamedTuple
 
 from builder.records import ActionEvidence, ActionKind, CorporateAction, Holders, Witnesses
 from builder.research.evidence.ratios import ratio_text
@@ -73,6 +76,8 @@ class FilerBooks:
         self._books: list[dict[int, dict[str, int]] | None] = [None, None]
         self._leaving: float | None = None
         self._growing: float | None = None
+        self._gains: dict[int, dict[str, int]] = {}
+        self._ordered: dict[tuple[int, int], tuple[list[int], list[str]]] = {}
 
     def of(self, side: int) -> dict[int, dict[str, int]]:
         books = self._books[side]
@@ -86,6 +91,14 @@ class FilerBooks:
                     book[cusip] = shares
             self._books[side] = books
         return books
+
+    def ordered(self, cik: int, side: int) -> tuple[list[int], list[str]]:
+        """Filer `cik`'s book at `side`, ordered by share count: the counts, and their CUSIPs; made once."""
+        found = self._ordered.get((cik, side))
+        if found is None:
+            book = sorted((shares, cusip) for cusip, shares in self.of(side).get(cik, {}).items())
+            found = self._ordered[(cik, side)] = ([shares for shares, _ in book], [cusip for _, cusip in book])
+        return found
 
     def leaving(self) -> float:
         """The share of the earlier positions (a filer's holding of a security) gone at the later end."""
@@ -111,16 +124,36 @@ class FilerBooks:
             self._growing = grew / both if both else 0.0
         return self._growing
 
-    def gains(self, cusip: str, held: Holders) -> dict[str, list[tuple[int, int]]]:
-        """Other CUSIP → (shares of `cusip` before, shares of the other gained) of each holder that gained it."""
-        before, after = self.of(0), self.of(1)
-        gains: dict[str, list[tuple[int, int]]] = {}
-        for cik, shares in zip(held.ciks, held.shares, strict=True):
-            had = before.get(cik, {})
-            for other, now in after.get(cik, {}).items():
-                if other != cusip and now > had.get(other, 0) and shares > 0:
-                    gains.setdefault(other, []).append((shares, now - had.get(other, 0)))
-        return gains
+    def gains(self, cusip: str, held: Holders) -> Gains:
+        """What the holders of `cusip` gained of other securities: every one counted, and (shares of `cusip` before,
+        shares of the other gained) of each holder for those two or more of them gained (one holder's gain fits any
+        ratio: no rule reads it)."""
+        holders = [(cik, shares) for cik, shares in zip(held.ciks, held.shares, strict=True) if shares > 0]
+        gained = [self._gained(cik) for cik, _ in holders]
+        counts = Counter(chain.from_iterable(gained))  # in C: a holder's book may be 50,000 rows, each vanished asks
+        counts.pop(cusip, None)
+        shared = {other for other, count in counts.items() if count >= 2}
+        pairs: dict[str, list[tuple[int, int]]] = {}
+        for (_, shares), gains in zip(holders, gained, strict=True):
+            for other in shared.intersection(gains) if shared else ():
+                pairs.setdefault(other, []).append((shares, gains[other]))
+        return Gains(len(counts), pairs)
+
+    def _gained(self, cik: int) -> dict[str, int]:
+        """Other CUSIP → the shares of it filer `cik` gained between the quarter ends, made once per filer."""
+        found = self._gains.get(cik)
+        if found is None:
+            had = self.of(0).get(cik, {})
+            found = {c: now - had.get(c, 0) for c, now in self.of(1).get(cik, {}).items() if now > had.get(c, 0)}
+            self._gains[cik] = found
+        return found
+
+
+class Gains(NamedTuple):
+    """What the holders of a security gained of others: how many others, and the pairs of those two or more gained."""
+
+    others: int
+    pairs: dict[str, list[tuple[int, int]]]
 
 
 @dataclass(frozen=True, slots=True)
