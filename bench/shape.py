@@ -1,13 +1,13 @@
 """Publish cost per row on trees shaped like the real 13F population (`bench.synthetic --shape largest:N`).
 
 Usage: `python -m bench.shape [--shapes largest:20,largest:100] [--quarters 3] [--work DIR] [--baseline CHECKOUT]
-[--checkout CHECKOUT]`.
+[--baseline-shapes largest:2] [--checkout CHECKOUT]`.
 Per shape: the tree (kept under --work, reused when its packs.toml stamp matches), then one cold `ras publish` of
 it as its own process: wall and CPU seconds (the publish and every worker it waited for, wait4's rusage), CPU
 microseconds per row, the peak of the PSS summed over its processes, the largest process's RSS, the release's bytes
 and the load before and after. Each shape's CPU per row against the smallest shape's: no step may grow faster than
-its rows. --baseline: another checkout publishes the same trees in the same run, for the ratio of CPU per row;
---checkout: the checkout measured, when not this one (a branch not yet merged, in a worktree of its own).
+its rows. --baseline: another checkout publishes the same trees in the same run, for the ratio of CPU per row
+(only those of --baseline-shapes, when the baseline would take hours on the larger ones); --checkout: the checkout measured, when not this one (a branch not yet merged, in a worktree of its own).
 """
 
 from __future__ import annotations
@@ -92,13 +92,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quarters", type=int, default=QUARTERS)
     parser.add_argument("--work", type=Path, default=WORK)
     parser.add_argument("--baseline", type=Path, help="another checkout publishing the same trees")
+    parser.add_argument("--baseline-shapes", help="the shapes the baseline publishes (default: every one)")
     parser.add_argument("--checkout", type=Path, default=Path.cwd(), help="the checkout measured (default: this)")
     args = parser.parse_args(argv)
     cases = []
     for shape in args.shapes.split(","):
         tree = tree_for(shape, args)
         case = {"shape": shape, "this": publish_cold(tree, args.work / "releases-shape", args.checkout)}
-        if args.baseline:
+        if args.baseline and shape in (args.baseline_shapes or args.shapes).split(","):
             case["baseline"] = publish_cold(tree, args.work / "releases-shape-baseline", args.baseline)
         set_aside(args.work / "releases-shape")
         set_aside(args.work / "releases-shape-baseline")
