@@ -20,22 +20,20 @@ from fractions import Fraction
 
 from builder.research.changes.carry import Lot
 from builder.research.changes.side import Side
+from builder.research.evidence.ratios import RATIO_DECIMALS, SIMPLE_TERMS, SLACK
 
 # The new position's value within ×/÷ this of the ended one's. A stock-and-cash merger pays part in cash (DirecTV:
 # AT&T stock was two thirds of the price), so the band is wide; issuer names need no band. The share counts must then
 # also stand in an exchange ratio as mergers state them (at most four decimals: 1.892, 0.9042) within rounding: two
 # unrelated positions of similar value almost never do.
 VALUE_BAND = 1.6
-RATIO_DECIMALS = 4
 SCALE = 10**RATIO_DECIMALS
 # A match by arithmetic alone (an exchange ratio, a fraction of another position) counts only when chance would
 # rarely give it: small positions in round lots fit some ratio within a share or two all the time.
 MAX_CHANCE = 0.05
-SIMPLE_TERMS = 20  # a simple ratio n:d has both terms up to this: 1:1, 3:2, 1:20 …
 SIMPLE = tuple(sorted({Fraction(n, d) for n in range(1, SIMPLE_TERMS + 1) for d in range(1, SIMPLE_TERMS + 1)}))
 SIMPLE_FLOATS = tuple(float(ratio) for ratio in SIMPLE)
 ROUNDING = 1e-6  # or one share per source row of each side, whichever is more
-SLACK = 1 + 1e-9  # float windows a little wider than the exact tests they stand for
 # Words of issuers' names that tell no issuer apart.
 ISSUER_NOISE = frozenset({"INC", "CORP", "CORPORATION", "CO", "COMPANY", "LTD", "PLC", "NEW", "DEL", "THE", "HLDGS",
                           "HOLDINGS", "GROUP", "CL", "CLASS", "A", "B", "C", "SHS", "COM", "N", "V", "NV", "SA", "AG"})  # fmt: skip

@@ -21,6 +21,7 @@ from datetime import date
 from builder.records import CorporateAction, Holders, Witnesses
 from builder.research.evidence.events import (
     CONTINUED,
+    MIN_AGREEING,
     MIN_HOLDERS,
     MIN_WITNESSES,
     NEWBORN,
@@ -38,6 +39,10 @@ from builder.research.evidence.events import (
 )
 from builder.research.evidence.spinoffs import grown, spun_off
 from builder.research.evidence.witnessed import NO_EVIDENCE, Citing, Evidence, FilerBooks
+
+# The fewest holders of a vanished security whose gains of another any rule reads: the many's agreeing, the few's all
+# (at least MIN_HOLDERS), most of them for `moved`.
+GAINERS = min(MIN_AGREEING, MIN_HOLDERS)
 
 
 def decide(witnesses: Witnesses, earlier: date, later: date, kin: Kin = same_issuer_code) -> Evidence:
@@ -97,7 +102,7 @@ class _Passes:
     def vanished(self, vanished: list[tuple[str, Holders, Holders | None]]) -> None:
         """What the vanished securities became: other securities at one ratio each, else cash if chance cannot
         explain the holders' leaving."""
-        gains = {cusip: self.books.gains(cusip, held) for cusip, held, _ in vanished}
+        gains = {cusip: self.books.gains(cusip, held, GAINERS) for cusip, held, _ in vanished}
         merged = {
             cusip: successors(cusip, held, gains[cusip], self.books, self.citing, self.proof(held))
             for cusip, held, _ in vanished

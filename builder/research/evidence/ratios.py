@@ -33,7 +33,7 @@ SIMPLE_TERMS = 20  # an exchange or distribution ratio stated as n:d has both te
 RATIO_DECIMALS = 4  # mergers state exchange ratios in at most four decimals (1.892, 0.9042)
 
 _LOWEST = (1 / MAX_RATIO).as_integer_ratio()  # the float 1 / MAX_RATIO exactly, as `fits` compares a Fraction with it
-_SLACK = 1e-9  # float bounds a little wider than the exact tests they stand for
+SLACK = 1 + 1e-9  # a float bound a little wider than the exact test it stands for, × or ÷
 Pairs = list[tuple[int, int]]  # (shares before, shares after or received) of each holder
 
 
@@ -109,7 +109,7 @@ def most_fitting(pairs: Pairs, tolerance: float = RATIO_TOLERANCE) -> int:
         if before > 0:  # `fits` allows max(ROUNDING_SHARES, expected × tolerance): expected lies within these
             low = min(after - ROUNDING_SHARES, after / (1 + tolerance)) / before
             high = max(after + ROUNDING_SHARES, after / (1 - tolerance)) / before
-            edges += ((low * (1 - _SLACK), -1), (high * (1 + _SLACK), 1))  # at one point an opening counts first
+            edges += ((low / SLACK, -1), (high * SLACK, 1))  # at one point an opening counts first
     edges.sort()
     most = open_now = 0
     for _, edge in edges:

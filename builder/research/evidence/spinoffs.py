@@ -14,7 +14,7 @@ from itertools import chain
 from builder.records import ActionKind, CorporateAction, Holders
 from builder.research.evidence import ratios
 from builder.research.evidence.events import AGREE, MIN_WITNESSES, Proof
-from builder.research.evidence.ratios import EXACT_TOLERANCE, ROUNDING_SHARES, Pairs, ratio_text
+from builder.research.evidence.ratios import EXACT_TOLERANCE, ROUNDING_SHARES, SLACK, Pairs, ratio_text
 from builder.research.evidence.witnessed import Citing, FilerBooks, Found, holders_of
 
 # A security its holders together hold this much more of (a third) is looked at for a distribution into it.
@@ -23,7 +23,6 @@ GROWN_AGREE = 0.5  # and the gains must fit this share of its gainers and of the
 # What the few may show of a distribution (events.Proof: a fit counts when chance would rarely give it).
 FEW_DISTRIBUTIONS = frozenset(Fraction(n, d) for n, d in ((1, 20), (1, 10), (1, 5), (1, 4), (1, 3), (1, 2), (1, 1), (2, 1), (3, 1)))  # fmt: skip
 FEW_FLOATS = tuple(float(ratio) for ratio in FEW_DISTRIBUTIONS)
-SLACK = 1 + 1e-9  # float windows a little wider than the exact tests they stand for
 
 
 def grown(prior: Holders | None, held: Holders) -> Holders | None:

@@ -124,15 +124,15 @@ class FilerBooks:
             self._growing = grew / both if both else 0.0
         return self._growing
 
-    def gains(self, cusip: str, held: Holders) -> Gains:
+    def gains(self, cusip: str, held: Holders, least: int) -> Gains:
         """What the holders of `cusip` gained of other securities: every one counted, and (shares of `cusip` before,
-        shares of the other gained) of each holder for those two or more of them gained (one holder's gain fits any
-        ratio: no rule reads it)."""
+        shares of the other gained) of each holder for those `least` or more of them gained (the fewest any rule
+        reads: one holder's gain fits any ratio)."""
         holders = [(cik, shares) for cik, shares in zip(held.ciks, held.shares, strict=True) if shares > 0]
         gained = [self._gained(cik) for cik, _ in holders]
         counts = Counter(chain.from_iterable(gained))  # in C: a holder's book may be 50,000 rows, each vanished asks
         counts.pop(cusip, None)
-        shared = {other for other, count in counts.items() if count >= 2}
+        shared = {other for other, count in counts.items() if count >= least}
         pairs: dict[str, list[tuple[int, int]]] = {}
         for (_, shares), gains in zip(holders, gained, strict=True):
             for other in shared.intersection(gains) if shared else ():
