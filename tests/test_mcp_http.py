@@ -96,8 +96,12 @@ async def test_bad_arguments_are_error_results_and_an_unknown_tool_a_protocol_er
 
 
 async def test_each_answer_over_http_is_the_stdio_servers_answer_byte_for_byte(served: str, published: Path, release):
-    """The same request lines to `python -m server.mcp_server` and as POSTs to /mcp: the same bytes back."""
-    calls = [{"name": case.tool, "arguments": case.arguments} for case in tool_cases(release).values()]
+    """The same request lines to `python -m server.mcp_server` and as POSTs to /mcp: the same bytes back, for a
+    success of every tool, every error result and an unknown tool (/mcp answers these calls without the SDK's
+    kernel, stdio with it)."""
+    cases = [*tool_cases(release).values(), *error_cases(release)]
+    calls = [{"name": case.tool, "arguments": case.arguments} for case in cases]
+    calls.append({"name": "place_order", "arguments": {"ticker": "AAPL"}})
     lines = [
         orjson.dumps({"jsonrpc": "2.0", "id": number, "method": "tools/call", "params": call})
         for number, call in enumerate(calls, 1)

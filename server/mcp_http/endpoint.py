@@ -12,6 +12,7 @@ Every answer is `Cache-Control: no-store`, and its errors are JSON-RPC errors: t
 from __future__ import annotations
 
 import asyncio
+import functools
 from collections.abc import Awaitable, Callable
 
 from aiohttp import web
@@ -22,7 +23,7 @@ from builder.api.wire import JSON_TYPE
 from server.dispatch import LiveCache
 from server.mcp_http.exchange import ASSUMED, SUPPORTED, Exchange, Reply, encoded, failure
 from server.mcp_http.origins import Origins
-from server.mcp_server.messages import Refused, judge
+from server.mcp_server.messages import Refused, parse
 from server.protocol import MAX_BODY_BYTES, hang_up
 from server.watch import ReleaseWatch
 
@@ -34,8 +35,10 @@ HEADERS_ONLY = CIMultiDict(HEADERS)
 JSON_HEADERS = CIMultiDict({**HEADERS, "Content-Type": JSON_TYPE})
 VERSION_HEADER = "MCP-Protocol-Version"
 ACCEPTABLE = frozenset({JSON_TYPE, "application/*", "*/*"})
+ACCEPT_KEPT = 64  # verdicts kept by Accept header: a client sends the same one with every message
 
 
+@functools.lru_cache(maxsize=ACCEPT_KEPT)
 def accepts_json(accept: str | None) -> bool:
     """Whether an Accept header admits application/json (RFC 9110 §12.5.1: none at all admits anything; q=0 is
     "not acceptable")."""
@@ -127,9 +130,9 @@ def mcp_handler(
         except TimeoutError:
             text = f"Bad Request: the body did not arrive within {body_timeout:g} s of its head"
             return await hang_up(request, refused(400, text, cors))
-        message = judge(raw, "send one message a request")
-        if isinstance(message, Refused):
-            return answer(Reply(400, encoded(message.error)), cors)
-        return answer(await exchange.reply(watch.serving, message, version, request.headers), cors)
+        value = parse(raw)
+        if isinstance(value, Refused):
+            return answer(Reply(400, encoded(value.error)), cors)
+        return answer(await exchange.answer(watch.serving, value, version, request.headers), cors)
 
     return handle

@@ -1,11 +1,19 @@
-"""One JSON-RPC message of a POST to `/mcp`, answered by the MCP SDK's own dispatch over the shared tools.
+"""One JSON-RPC message of a POST to `/mcp`: a plain tools/call answered by the shared tools themselves, any other
+message by the MCP SDK's own dispatch over them.
 
-Every request is answered on its own (stateless): a handshake-era request (2025-06-18, 2025-11-25) by a
-connection born initialized at its MCP-Protocol-Version, a 2026-07-28 one by the connection its `_meta`
-envelope describes, after the SDK's validation ladder (mcp.shared.inbound). The SDK's kernel (serve_one, the
-single-exchange dispatch of its own 2026 HTTP entry) then answers exactly as over stdio: the same handlers,
-validation, negotiation and per-revision serialisation. What is left out of the SDK's transport is its
-per-request machinery (a transport, a task and memory streams per POST: 0.7 ms of a 1.2 ms ping, measured).
+Every request is answered on its own (stateless). A handshake-era (2025-06-18, 2025-11-25) tools/call whose
+params are a tool name and its arguments, nothing else (what the TypeScript and Python SDK clients send), is
+answered by ToolBox.call, whose result is already the JSON those revisions send
+(server.mcp_server.results.ToolResult): the SDK's kernel would validate the message and its params, build a
+connection and a request context, dump the result, check it against the revision's schema and dump it again, for
+the same bytes (tests/test_mcp_http_direct.py holds them equal for every tool, error and revision): half of what
+MCP added to a never-asked compare_ethos (0.23 of 0.46 ms in process, beside its 0.9 ms of research). Any other message (initialize, tools/list, resources/read, a call carrying `_meta` or params the SDK
+may refuse, every 2026-07-28 request) goes to the kernel: a handshake-era one on a connection born initialized
+at its MCP-Protocol-Version, a 2026-07-28 one on the connection its `_meta` envelope describes, after the SDK's
+validation ladder (mcp.shared.inbound). The kernel (serve_one, the single-exchange dispatch of its own 2026 HTTP
+entry) then answers exactly as over stdio: the same handlers, validation, negotiation and per-revision
+serialisation. What is left out of the SDK's transport is its per-request machinery (a transport, a task and
+memory streams per POST: 0.7 ms of a 1.2 ms ping, measured).
 
 The answer to a tools/call or tools/list is a pure function of the served release, the revision and the
 params (the tools answer from the release alone), so a repeated one is sent from MEMO_BYTES of earlier answers
@@ -38,7 +46,7 @@ from mcp.types import HEADER_MISMATCH, JSONRPCError, JSONRPCMessage, JSONRPCRequ
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from server.dispatch import LiveCache, PostCache
-from server.mcp_server.messages import refusal
+from server.mcp_server.messages import Refused, judged, refusal
 from server.mcp_server.toolbox import T, ToolBox, Tools
 from server.watch import Serving
 
@@ -68,6 +76,38 @@ class Reply:
 
 
 ACCEPTED = Reply(202, b"")  # a notification or a response: acknowledged, nothing to answer (stateless)
+REQUEST_KEYS = frozenset({"jsonrpc", "id", "method", "params"})
+CALL_KEYS = frozenset({"name", "arguments"})
+
+
+@dataclass(frozen=True, slots=True)
+class Call:
+    """A plain tools/call: its id, the tool's name and arguments, and its params as sent."""
+
+    request_id: RequestId
+    name: str
+    arguments: dict[str, Any]
+    params: dict[str, Any]
+
+
+def plain_call(value: Any, version: str) -> Call | None:
+    """`value` as a handshake-era tools/call that every check of the SDK's passes as it is, else None.
+
+    Its params hold a string `name` and an object (or null, or no) `arguments`, and nothing else: a `_meta`
+    (a progress token to check) or any other member goes to the kernel, as does an id that is not a string or an
+    integer (JSON-RPC's; the SDK reads a message with another as a notification).
+    """
+    if version not in HANDSHAKE or not isinstance(value, dict) or value.keys() != REQUEST_KEYS:
+        return None
+    request_id, params = value["id"], value["params"]
+    if value["jsonrpc"] != "2.0" or value["method"] != "tools/call" or isinstance(request_id, bool):
+        return None
+    if not isinstance(request_id, str | int) or not isinstance(params, dict) or not params.keys() <= CALL_KEYS:
+        return None
+    name, arguments = params.get("name"), params.get("arguments")
+    if not isinstance(name, str) or not isinstance(arguments, dict | None):
+        return None
+    return Call(request_id, name, arguments or {}, params)
 
 
 class RemoteTools(Tools):
@@ -106,6 +146,15 @@ def failure(request_id: RequestId | None, code: int, text: str, data: Any = None
     return Reply(status, encoded(refusal(code, text, request_id, data)))
 
 
+def raised(request_id: RequestId, exc: Exception, modern: bool) -> Reply:
+    """An exception of a request's handling, as the SDK maps it: MCPError as raised, invalid params, else an
+    internal error (logged). Handshake-era errors are answers like any other (200); 2026-07-28 maps codes to
+    statuses."""
+    error = modern_error_data(exc)
+    status = ERROR_CODE_HTTP_STATUS.get(error.code, OK) if modern else OK
+    return Reply(status, encoded(JSONRPCError(jsonrpc="2.0", id=request_id, error=error)))
+
+
 def head(request_id: RequestId) -> bytes:
     """The bytes of an answer before its result: a memoised result is sent after the id of the request it answers."""
     return b'{"jsonrpc":"2.0","id":' + pydantic_core.to_json(request_id) + b","
@@ -119,8 +168,33 @@ class Exchange:
         self.server = RemoteTools(self.box).server()
         self.memo = PostCache(MEMO_BYTES)
 
+    async def answer(self, serving: Serving, value: Any, version: str, headers: Mapping[str, str]) -> Reply:
+        """The answer to the JSON value of a POST from `serving` at `version` (the MCP-Protocol-Version, checked, or
+        ASSUMED): a plain tools/call's by the tools, any other message's by the kernel."""
+        call = plain_call(value, version)
+        if call is not None:
+            return self.direct(serving, call, version)
+        message = judged(value, "send one message a request")
+        if isinstance(message, Refused):
+            return Reply(400, encoded(message.error))
+        return await self.reply(serving, message, version, headers)
+
+    def direct(self, serving: Serving, call: Call, version: str) -> Reply:
+        """A plain tools/call answered by the tools, as the kernel would answer it, from the memo when it can."""
+        key = memo_key(serving, version, "tools/call", call.params)
+        tail = self.memo.get(*key) if key is not None else None
+        if tail is None:
+            try:
+                result = self.box.call(serving, call.name, call.arguments)
+            except Exception as exc:  # an unknown tool (-32602), or a fault of ours
+                return raised(call.request_id, exc, modern=False)
+            tail = b'"result":' + pydantic_core.to_json(result) + b"}"
+            if key is not None:
+                self.memo.put(*key, tail)
+        return Reply(OK, head(call.request_id) + tail)
+
     async def reply(self, serving: Serving, message: JSONRPCMessage, version: str, headers: Mapping[str, str]) -> Reply:
-        """The answer to `message` from `serving` at `version` (the MCP-Protocol-Version, checked, or ASSUMED)."""
+        """The kernel's answer to `message` from `serving` at `version`."""
         if not isinstance(message, JSONRPCRequest):
             return ACCEPTED
         modern = version in MODERN
@@ -156,11 +230,8 @@ class Exchange:
             result = await serve_one(
                 self.server, Single(message.id), message.method, params, connection=connection, lifespan_state={}
             )
-        except Exception as exc:  # the SDK's own mapping: MCPError as raised, invalid params, else internal error
-            error = modern_error_data(exc)
-            # Handshake-era errors are answers like any other (200); 2026-07-28 maps codes to statuses.
-            status = ERROR_CODE_HTTP_STATUS.get(error.code, OK) if modern else OK
-            return Reply(status, encoded(JSONRPCError(jsonrpc="2.0", id=message.id, error=error)))
+        except Exception as exc:
+            return raised(message.id, exc, modern)
         finally:
             SERVING.reset(token)
         return Reply(OK, encoded(JSONRPCResponse(jsonrpc="2.0", id=message.id, result=result)))

@@ -36,10 +36,20 @@ def readable_id(value: Any) -> str | int | None:
 
 def judge(raw: bytes, one_message: str) -> JSONRPCMessage | Refused:
     """The message `raw` holds, or its refusal; `one_message` says how a batch should have been sent instead."""
+    value = parse(raw)
+    return value if isinstance(value, Refused) else judged(value, one_message)
+
+
+def parse(raw: bytes) -> Any:
+    """The JSON value `raw` holds, or its refusal (-32700)."""
     try:
-        value = orjson.loads(raw)  # strict: refuses lone surrogates, invalid UTF-8 and nesting past 1,024
+        return orjson.loads(raw)  # strict: refuses lone surrogates, invalid UTF-8 and nesting past 1,024
     except orjson.JSONDecodeError as exc:
         return Refused(refusal(types.PARSE_ERROR, f"Parse error: {str(exc)[:200]}", _lenient_id(raw)))
+
+
+def judged(value: Any, one_message: str) -> JSONRPCMessage | Refused:
+    """The message a parsed JSON value is, or its refusal."""
     request_id = readable_id(value)
     if isinstance(value, list):
         return Refused(refusal(types.INVALID_REQUEST, f"Invalid Request: batches are not supported; {one_message}"))

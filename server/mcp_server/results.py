@@ -4,24 +4,21 @@ Success: the compact answer as text (what the agent reads; it stands on its own)
 (matching the tool's output schema), then one resource_link per part of the full REST envelope. Error: the
 whole REST error envelope in one text block, `isError`, and no structuredContent — a host's client checks
 structured content against the success schema and some hosts show the model only the first block.
+
+A result is made as the JSON the handshake revisions (2025-06-18, 2025-11-25) send, key for key in the order the
+SDK's per-revision serialisation writes them (ToolResult): the SDK's Server takes it as its model (`ras mcp`),
+and `/mcp` sends it as it is, without the SDK's dispatch (server.mcp_http.exchange), the same bytes.
 """
 
 from __future__ import annotations
 
 import functools
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Literal, NotRequired, TypedDict
 
 import orjson
 from mcp.shared.exceptions import MCPError
-from mcp.types import (
-    CallToolResult,
-    ReadResourceResult,
-    ResourceLink,
-    ResourceTemplate,
-    TextContent,
-    TextResourceContents,
-)
+from mcp.types import ReadResourceResult, ResourceTemplate, TextResourceContents
 
 from builder.api import diffs
 from builder.api.answers import Arguments, Data, Summarise
@@ -49,6 +46,7 @@ from server.mcp_server.resources import (
 TOOL_BUDGET = 15 * 1024  # bytes of one compact answer: under the 16 KB a tool's text may take, with its links
 RESOURCE_NOT_FOUND = -32002  # the MCP specification's code for resources/read of an unknown resource
 COMPACT_KEPT = 256  # compact answers kept by (sha256, call): a repeated call is not summarised again
+RELEASE_META = "releaseId"  # a result's _meta key naming the release that answered (health's field of that name)
 TEMPLATES = [
     ResourceTemplate(
         name="rest-answer",
@@ -60,12 +58,46 @@ TEMPLATES = [
 ]
 
 
-def error_result(answer: Answer) -> CallToolResult:
+# The wire shapes of a result at the handshake revisions, keys in the order the SDK writes them (the MCP schema's
+# models, mcp_types._v2025_11_25, list their fields alphabetically; absent optional keys are left out).
+class TextBlock(TypedDict):
+    text: str
+    type: Literal["text"]
+
+
+class LinkBlock(TypedDict):
+    description: str
+    mimeType: str
+    name: str
+    size: int
+    type: Literal["resource_link"]
+    uri: str
+
+
+class ToolResult(TypedDict):
+    """A tools/call result: `_meta` names the release that answered, when one did."""
+
+    _meta: NotRequired[dict[str, str]]
+    content: list[TextBlock | LinkBlock]
+    isError: bool
+    structuredContent: NotRequired[dict[str, Any]]
+
+
+def text_block(text: str) -> TextBlock:
+    return {"text": text, "type": "text"}
+
+
+def error_result(answer: Answer) -> ToolResult:
     """A non-200 answer: the REST error envelope, exactly, as the one text block of an error result."""
-    return CallToolResult(content=[TextContent(type="text", text=answer.body.decode("utf-8"))], is_error=True)
+    return {"content": [text_block(answer.body.decode("utf-8"))], "isError": True}
 
 
-def link(part: Part, route: str, size: int) -> ResourceLink:
+def named(result: ToolResult, release_id: str) -> ToolResult:
+    """`result` naming the release that answered it (`_meta` first, as on the wire)."""
+    return {"_meta": {RELEASE_META: release_id}, **result}
+
+
+def link(part: Part, route: str, size: int) -> LinkBlock:
     """The resource_link of one part of the REST answer."""
     whole = part.parts == 1
     text = (
@@ -73,14 +105,14 @@ def link(part: Part, route: str, size: int) -> ResourceLink:
         if whole
         else f"Part {part.number} of {part.parts} of the full REST answer of {route} ({size} bytes). {REASSEMBLY}"
     )
-    return ResourceLink(
-        type="resource_link",
-        uri=part.uri,
-        name=f"rest-answer-{part.number}-of-{part.parts}",
-        description=text,
-        mime_type=JSON_TYPE if whole else FRAGMENT_TYPE,
-        size=part.size,
-    )
+    return {
+        "description": text,
+        "mimeType": JSON_TYPE if whole else FRAGMENT_TYPE,
+        "name": f"rest-answer-{part.number}-of-{part.parts}",
+        "size": part.size,
+        "type": "resource_link",
+        "uri": part.uri,
+    }
 
 
 class Results:
@@ -92,7 +124,7 @@ class Results:
 
     def tool_result(
         self, answer: Answer, operation: Operation, arguments: dict[str, Any], versions: Sequence[str] = ()
-    ) -> CallToolResult:
+    ) -> ToolResult:
         """`versions`: the served release's 13f-copycat version ids, oldest first (some next calls depend on them)."""
         if answer.status != 200:
             return error_result(answer)
@@ -102,10 +134,9 @@ class Results:
         brief = self._brief(sha256, answer.body, operation, arguments, tuple(versions))
         parts = parts_of(answer.body, operation.tool, arguments, sha256)
         route = f"{operation.method} {operation.route}"
-        text = TextContent(type="text", text=orjson.dumps(brief).decode())
-        return CallToolResult(
-            content=[text, *(link(part, route, len(answer.body)) for part in parts)], structured_content=brief
-        )
+        text = text_block(orjson.dumps(brief).decode())
+        links = [link(part, route, len(answer.body)) for part in parts]
+        return {"content": [text, *links], "isError": False, "structuredContent": brief}
 
     def _brief(
         self, sha256: str, body: bytes, operation: Operation, arguments: dict[str, Any], versions: tuple[str, ...]

@@ -4,7 +4,8 @@
 makes its answers the low-level SDK Server's handlers, each transport saying how a call reaches the release:
 stdio (server.mcp_server.local) follows the promoted release itself and answers in a worker thread, HTTP
 (server.mcp_server.exchange) answers on the event loop from the release `ras serve` is serving, as REST does.
-Every tool result names the release it came from in `_meta` (RELEASE_META), as health and the audit do.
+Every tool result names the release it came from in `_meta` (RELEASE_META), as health and the audit do. A call's
+result is its wire JSON (server.mcp_server.results.ToolResult), which the SDK's Server is given as its model.
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ from builder import __version__
 from builder.release.store import LoadedRelease
 from server.dispatch import LiveCache
 from server.mcp_server.resources import HELD_BYTES, Request
-from server.mcp_server.results import TEMPLATES, Results, parse_resource_uri, read_result
+from server.mcp_server.results import TEMPLATES, Results, ToolResult, named, parse_resource_uri, read_result
 from server.mcp_server.tools import Document, ToolSpec, answer_call, served_document, tool_specs
 from server.watch import Serving
 
@@ -48,7 +49,6 @@ INSTRUCTIONS = (
     "REST answer ({data, meta}) as resources. Research only: no brokerage, account or order access; execution is "
     "always disabled."
 )
-RELEASE_META = "releaseId"  # a result's _meta key naming the release that answered (health's field of that name)
 T = TypeVar("T")
 
 
@@ -75,7 +75,7 @@ class ToolBox:
     def listing(self, serving: Serving) -> ListToolsResult:
         return ListToolsResult(tools=self.tools(serving))
 
-    def call(self, serving: Serving, name: str, arguments: dict[str, Any]) -> CallToolResult:
+    def call(self, serving: Serving, name: str, arguments: dict[str, Any]) -> ToolResult:
         """A tool's result from `serving`; an unknown tool is a protocol error, as MCP asks."""
         spec = self.specs(serving.release).get(name)
         if spec is None:
@@ -86,9 +86,7 @@ class ToolBox:
             LOG.info("%s -> %d", name, answer.status)
         versions = release.data.versions if release is not None else ()
         result = self.results.tool_result(answer, spec.operation, arguments, versions)
-        if release is not None:
-            result.meta = {RELEASE_META: release.release_id}
-        return result
+        return named(result, release.release_id) if release is not None else result
 
     def read(self, serving: Serving, uri: str, request: Request) -> ReadResourceResult:
         """A part of a REST answer: held, in the served release, or answered again from the call in its URI."""
@@ -154,7 +152,7 @@ class Tools(ABC):
 
 
 def _call(box: ToolBox, name: str, arguments: dict[str, Any], serving: Serving) -> CallToolResult:
-    return box.call(serving, name, arguments)
+    return CallToolResult.model_validate(box.call(serving, name, arguments))
 
 
 def _read(box: ToolBox, uri: str, request: Request, serving: Serving) -> ReadResourceResult:
