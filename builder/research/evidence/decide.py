@@ -85,13 +85,14 @@ class _Passes:
     def continued(self) -> list[tuple[str, Holders, Holders | None]]:
         """Splits of the securities most holders kept (settling them); the vanished ones, for the next pass."""
         vanished = []
+        moves = (self.books.moved, sum(len(held) >= MIN_HOLDERS for held in self.before.values()))
         for cusip, held in self.before.items():
             if len(held) < MIN_HOLDERS:
                 continue  # one filer's own book: nothing to decide it by
             kept = self.after.get(cusip)
             share = len(kept) / len(held) if kept is not None else 0.0
             if share >= CONTINUED and kept is not None:
-                found = split(cusip, held, kept, self.citing, self.proof(held))
+                found = split(cusip, held, kept, self.citing, self.proof(held), moves)
                 self.legs += [found] if found else []
                 self.settled.update((cusip,) if found or not self.proof(held).few else ())
                 self.steady.update((cusip,) if not found and steady(held, kept) else ())
@@ -104,7 +105,7 @@ class _Passes:
         explain the holders' leaving."""
         gains = {cusip: self.books.gains(cusip, held, GAINERS) for cusip, held, _ in vanished}
         merged = {
-            cusip: successors(cusip, held, gains[cusip], self.books, self.citing, self.proof(held))
+            cusip: successors(cusip, held, gains[cusip], self.books, self.citing, self.proof(held), len(vanished))
             for cusip, held, _ in vanished
         }
         merged = unambiguous(merged, self.books, self.proofs)
@@ -120,14 +121,17 @@ class _Passes:
     def newborn(self) -> None:
         """The securities born in the quarter: spin-offs of a security their holders kept, or new listings."""
         targets = {leg.new_cusip for leg in self.legs}
+        asked = []
         for cusip, held in self.after.items():
             prior = self.before.get(cusip)
             if cusip in self.settled or cusip in targets or (prior is not None and len(prior) > NEWBORN * len(held)):
                 continue  # decided above, or held before by some: not new
             if len(held) < MIN_HOLDERS:
                 continue  # one filer's own book: nothing to decide it by
+            asked.append((cusip, held))
+        for cusip, held in asked:
             proof = self.proof(held)
-            spun = spun_off(cusip, held, self.books, self.settled, self.citing, proof)
+            spun = spun_off(cusip, held, self.books, self.settled, self.citing, proof, weighed=len(asked))
             self.legs += spun
             self.settled.update((cusip,) if spun or not proof.few else ())  # a child, or a new listing bought
             self.born.update((cusip,) if not proof.few else ())
@@ -140,4 +144,6 @@ class _Passes:
         }
         parents = self.settled - set(growing)  # a class that grew by its own distribution is no parent of another's
         for cusip, gained in growing.items():
-            self.legs += spun_off(cusip, gained, self.books, parents, self.citing, self.proofs[0], new=False)
+            self.legs += spun_off(
+                cusip, gained, self.books, parents, self.citing, self.proofs[0], new=False, weighed=len(growing)
+            )

@@ -14,6 +14,7 @@ from fractions import Fraction
 
 from builder.records import ActionKind, CorporateAction, Holders
 from builder.research.evidence import ratios
+from builder.research.evidence.chance import MAX_CHANCE, binomial, rare
 from builder.research.evidence.classes import paired_classes
 from builder.research.evidence.ratios import (
     EXACT_TOLERANCE,
@@ -24,7 +25,7 @@ from builder.research.evidence.ratios import (
     allowance,
     ratio_text,
 )
-from builder.research.evidence.witnessed import Citing, FilerBooks, Found, Gains
+from builder.research.evidence.witnessed import Citing, FilerBooks, Found, Gains, Habits
 
 # Holders at the earlier quarter end that decide by majority: with fewer, one filer's trading could pass for an
 # event, so the few decide only exactly (see Proof).
@@ -69,7 +70,7 @@ MIN_SPLIT_MOVE = 1.3
 # What the few may show: the split factors issuers use, and the distribution ratios; a fit counts when chance would
 # give it at most MAX_CHANCE times (the ratios tried × the shares a fit allows ÷ the shares received), and neither
 # count is in round lots (round lots fit round ratios of round positions all the time), unless the two securities
-# are of one issuer.
+# are of one issuer (MAX_CHANCE: builder.research.evidence.chance, which holds the many to it too).
 FEW_SPLITS = frozenset({Fraction(n) for n in (2, 3, 4, 5, 7, 8, 10, 20)} | {Fraction(3, 2)} | {Fraction(1, n) for n in (5, 10, 20)})  # fmt: skip
 # The few may show a split with a trade beside it (DaVita's 2:1 of 2013 beside a purchase of 5 %): the price moved
 # by the inverse of one factor only, within ×/÷ FEW_SPLIT_MARKET, every earlier holder still holds it, each within
@@ -79,10 +80,10 @@ FEW_SPLITS = frozenset({Fraction(n) for n in (2, 3, 4, 5, 7, 8, 10, 20)} | {Frac
 # the price doubled reads as one.
 FEW_SPLIT_TRADE = 0.06
 FEW_SPLIT_MARKET = 1.15  # MasterCard's 10:1 of 2014 moved ×0.89 net of the split
-MAX_CHANCE = 0.05
 ROUND_LOT = 10  # a count in lots of ten is a trader's choice (10,230 sold, 10,230 bought): no mark of a ratio
 
 Kin = Callable[[str, str], bool]  # whether two CUSIPs are securities of one issuer
+Moves = tuple[Callable[[], Habits], int]  # how kept positions move (FilerBooks.moved), and the securities asked
 
 
 def same_issuer_code(a: str, b: str) -> bool:
@@ -116,13 +117,17 @@ class Proof:
         return before % ROUND_LOT != 0 and received % ROUND_LOT != 0 and tried * slots / received <= MAX_CHANCE
 
 
-def split(cusip: str, held: Holders, kept: Holders, citing: Citing, proof: Proof) -> CorporateAction | None:
+def split(
+    cusip: str, held: Holders, kept: Holders, citing: Citing, proof: Proof, moves: Moves
+) -> CorporateAction | None:
     """The holders who kept the security hold one simple multiple of their shares, and its price moved the other
-    way: a split (or a reverse split)."""
+    way: a split (or a reverse split). The many, where `moves` says chance would rarely move so many by it (their
+    trading and the securities asked: builder.research.evidence.chance)."""
     if 1 / MIN_SPLIT_MOVE < ratios.total(kept) / max(ratios.total(held), 1) < MIN_SPLIT_MOVE:
         return None  # the holders' shares together did not move like a split's: no per-holder look needed
     earlier = dict(zip(held.ciks, held.shares, strict=True))
-    pairs = [(earlier[cik], shares) for cik, shares in zip(kept.ciks, kept.shares, strict=True) if earlier.get(cik)]
+    holders = [(cik, earlier[cik], n) for cik, n in zip(kept.ciks, kept.shares, strict=True) if earlier.get(cik)]
+    pairs = [(before, after) for _, before, after in holders]
     price = ratios.price(held)
     price_move = ratios.price(kept) / price if price else 0.0
     if proof.few and len(pairs) < len(held):
@@ -131,6 +136,8 @@ def split(cusip: str, held: Holders, kept: Holders, citing: Citing, proof: Proof
     if fit is None or price_move <= 0:
         return None
     factor, agreeing, spread = fit
+    if not proof.few and not rare(moves[0](), holders, factor, proof.tolerance, agreeing, moves[1]):
+        return None  # so many kept positions move by one factor or another by trading alone
     explained = MIN_EXPLAINED if proof.few else MAJORITY_EXPLAINED
     if abs(math.log(price_move * float(factor))) >= (1 - explained) * abs(math.log(price_move)):
         return None  # the price did not move the other way: the holders traded, the shares were not split
@@ -184,16 +191,18 @@ def _fewsplit(pairs: Pairs, price_move: float) -> tuple[Fraction, int, tuple[flo
 
 
 def successors(
-    cusip: str, held: Holders, gains: Gains, books: FilerBooks, citing: Citing, proof: Proof
+    cusip: str, held: Holders, gains: Gains, books: FilerBooks, citing: Citing, proof: Proof, weighed: int = 1
 ) -> list[CorporateAction]:
     """The securities the holders of a vanished security gained at one ratio each: a merger or exchange leg each.
     The few are believed only at a simple ratio, for a security of the same issuer or by a fit chance would rarely
-    give."""
+    give; the many where chance would rarely make so many fit, over every security tried, of `weighed` vanished
+    ones (builder.research.evidence.chance)."""
     legs = []
     needed = proof.needed(len(held))
     tried = gains.others  # the few are believed share for share or for one issuer: one ratio tried a security
-    for other, pairs in sorted(gains.pairs.items()):
-        if len(pairs) < needed or ratios.most_fitting(pairs, proof.tolerance) < needed:
+    candidates = sorted((other, pairs) for other, pairs in gains.pairs.items() if len(pairs) >= needed)
+    for other, pairs in candidates:
+        if ratios.most_fitting(pairs, proof.tolerance) < needed:
             continue  # no one ratio could fit enough of them: spare measuring it
         fit = ratios.common_ratio(pairs, proof.tolerance)
         if fit is None or fit[1] < needed:
@@ -208,6 +217,11 @@ def successors(
             continue
         if not proof.unlikely(cusip, other, pairs, tried):
             continue
+        holders = [(cik, *pair) for cik, pair in zip(gains.ciks[other], pairs, strict=True)]
+        if not proof.few and not rare(
+            books.gained(), holders, stated, proof.tolerance, agreeing, weighed * len(candidates)
+        ):
+            continue  # so many of the holders' gains fit one ratio or another by trading alone
         # one issuer's new security, or (all one book can show) a new CUSIP share for share: an exchange
         kind = ActionKind.EXCHANGE if proof.kin(cusip, other) or (proof.few and stated == 1) else ActionKind.MERGER
         low, high = fit[2]
@@ -288,23 +302,8 @@ def absent(held: Holders, kept: Holders | None, books: FilerBooks) -> bool:
     left = len(held) - len(kept or ())
     if left < MIN_ABSENT:
         return False
-    rate = books.leaving()
-    if rate <= 0:
-        return True
-    if rate >= 1:
-        return False
-    n = len(held)
-    tail = sum(
-        math.exp(
-            math.lgamma(n + 1)
-            - math.lgamma(i + 1)
-            - math.lgamma(n - i + 1)
-            + i * math.log(rate)
-            + (n - i) * math.log1p(-rate)
-        )
-        for i in range(left, n + 1)
-    )
-    return tail <= MAX_ABSENT_CHANCE / max(len(books.sides[0]), 1)  # spread over every security weighed
+    chance = binomial(len(held), left, books.leaving())
+    return chance <= MAX_ABSENT_CHANCE / max(len(books.sides[0]), 1)  # spread over every security weighed
 
 
 def acquired(cusip: str, held: Holders, kept: Holders | None, citing: Citing) -> CorporateAction:

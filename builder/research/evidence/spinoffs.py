@@ -13,6 +13,7 @@ from itertools import chain
 
 from builder.records import ActionKind, CorporateAction, Holders
 from builder.research.evidence import ratios
+from builder.research.evidence.chance import rare
 from builder.research.evidence.events import AGREE, MIN_WITNESSES, Proof
 from builder.research.evidence.ratios import EXACT_TOLERANCE, ROUNDING_SHARES, SLACK, Pairs, ratio_text
 from builder.research.evidence.witnessed import Citing, FilerBooks, Found, holders_of
@@ -76,20 +77,23 @@ def _passing(
 
 def _parent_pairs(
     held: Holders, books: FilerBooks, passing: dict[str, float], settled: set[str], few: bool
-) -> dict[tuple[str, int], Pairs]:
+) -> tuple[dict[tuple[str, int], Pairs], dict[tuple[str, int], list[int]]]:
     """(parent, the side whose count of it the child is measured on) → (the parent's shares, the child's) of each
-    holder that kept the parent."""
+    holder that kept the parent; and those holders' CIKs, in the same order."""
     before, after = books.of(0), books.of(1)
     parents: dict[tuple[str, int], Pairs] = {}
+    ciks: dict[tuple[str, int], list[int]] = {}
     for cik, shares in zip(held.ciks, held.shares, strict=True) if passing else ():
         had_of, now_of = before.get(cik, {}), after[cik]
         for parent in passing.keys() & had_of.keys():
             had = had_of[parent]
             if had > 0 and (parent in settled or few) and now_of.get(parent):
                 parents.setdefault((parent, 0), []).append((had, shares))
+                ciks.setdefault((parent, 0), []).append(cik)
                 if few:  # one book may have traded the parent before the record date: its later count too
                     parents.setdefault((parent, 1), []).append((now_of[parent], shares))
-    return parents
+                    ciks.setdefault((parent, 1), []).append(cik)
+    return parents, ciks
 
 
 def _near_parents(held: Holders, books: FilerBooks) -> set[str]:
@@ -110,10 +114,20 @@ def _near_parents(held: Holders, books: FilerBooks) -> set[str]:
 
 
 def spun_off(
-    cusip: str, held: Holders, books: FilerBooks, settled: set[str], citing: Citing, proof: Proof, *, new: bool = True
+    cusip: str,
+    held: Holders,
+    books: FilerBooks,
+    settled: set[str],
+    citing: Citing,
+    proof: Proof,
+    *,
+    new: bool = True,
+    weighed: int = 1,
 ) -> list[CorporateAction]:
     """A new security whose holders received it at one ratio to a security they kept: a spin-off of it; or, not
-    `new`, a security whose holders' gains (`held`) stand in one ratio to a security they kept: distributed into."""
+    `new`, a security whose holders' gains (`held`) stand in one ratio to a security they kept: distributed into.
+    The many are believed where chance would rarely make so many fit, over every parent tried, of `weighed`
+    securities asked (builder.research.evidence.chance)."""
     # a distribution into a class the holders held is sought among every security they hold: it must fit most
     # of them, and most of the parent's holders, to outweigh the chance of so many tries
     share = AGREE if new else GROWN_AGREE
@@ -129,10 +143,11 @@ def spun_off(
     # the few fit only near a distribution ratio: their books are asked first for the counts near one
     near = _near_parents(held, books) if proof.few else None
     passing = _passing(cusip, held, books, (needed, share, proof), near)
-    parents = _parent_pairs(held, books, passing, settled, proof.few)
+    parents, ciks = _parent_pairs(held, books, passing, settled, proof.few)
+    asked = sorted((key, pairs) for key, pairs in parents.items() if len(pairs) >= passing[key[0]])
     fits: list[tuple[int, tuple[str, int], Fraction, tuple[float, float]]] = []
-    for (parent, side), pairs in sorted(parents.items()):
-        if len(pairs) < passing[parent] or (proof.few and not _near_distribution(pairs)):
+    for (parent, side), pairs in asked:
+        if proof.few and not _near_distribution(pairs):
             continue  # only a distribution ratio can pass below: spare stating every parent's ratio
         if ratios.most_fitting(pairs, proof.tolerance) < passing[parent]:
             continue  # no one ratio could fit enough of them
@@ -141,11 +156,14 @@ def spun_off(
             continue
         stated = ratios.stated(fit[0], pairs, proof.tolerance)
         agreeing = ratios.agreeing(pairs, stated, proof.tolerance)
-        # most of the parent's holders received the child too (a few sell it at once)
-        if agreeing >= passing[parent]:
+        # most of the parent's holders received the child too (a few sell it at once), more than chance makes fit
+        holders = [(cik, *pair) for cik, pair in zip(ciks[(parent, side)], pairs, strict=True)]
+        if agreeing >= passing[parent] and (
+            proof.few or rare(books.gained(), holders, stated, proof.tolerance, agreeing, weighed * len(asked))
+        ):
             fits.append((agreeing, (parent, side), stated, fit[2]))
     if proof.few and fits:  # one issuer's ratio, unlikely by chance, and only one parent that fits so
-        every = _parent_pairs(held, books, _passing(cusip, held, books, (needed, share, proof), None), settled, True)
+        every, _ = _parent_pairs(held, books, _passing(cusip, held, books, (needed, share, proof), None), settled, True)
         tried = len(every) * len(FEW_DISTRIBUTIONS)
         fits = [f for f in fits if f[2] in FEW_DISTRIBUTIONS and proof.unlikely(f[1][0], cusip, parents[f[1]], tried)]
         fits = fits if len({f[1][0] for f in fits}) == 1 else []

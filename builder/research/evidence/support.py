@@ -25,7 +25,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from fractions import Fraction
 
-from builder.research.evidence.events import AGREE, FEW_SPLIT_TRADE, MAX_CHANCE, MIN_SPLIT_MOVE, VANISHED
+from builder.research.evidence.chance import MAX_CHANCE, binomial
+from builder.research.evidence.events import AGREE, FEW_SPLIT_TRADE, MIN_SPLIT_MOVE, VANISHED
 from builder.research.evidence.witnessed import FilerBooks
 from builder.research.schema import Candidate
 
@@ -59,7 +60,7 @@ class Support:
         needed = max(1, math.ceil(AGREE * self.relevant))
         if self.relevant == 0:
             return Verdict.UNWITNESSED
-        if self.fitting >= needed and _tail(self.relevant, self.fitting, self.chance) <= MAX_CHANCE / self.weighed:
+        if self.fitting >= needed and binomial(self.relevant, self.fitting, self.chance) <= MAX_CHANCE / self.weighed:
             return Verdict.SUPPORTED
         return Verdict.REFUTED if self.contrary >= needed else Verdict.UNWITNESSED
 
@@ -149,17 +150,3 @@ def _others(books: FilerBooks, security: str, gained_in: str, own: int) -> Itera
 
 def _fits(got: int, expected: float) -> bool:
     return expected > 0 and abs(got - expected) <= max(ROUNDING_SHARES, SUPPORT_TOLERANCE * expected)
-
-
-def _tail(n: int, k: int, p: float) -> float:
-    """The chance that at least `k` of `n` holders fit by chance, each with chance `p`: the binomial tail."""
-    if p <= 0:
-        return 0.0
-    if p >= 1:
-        return 1.0
-    log_p, log_q = math.log(p), math.log1p(-p)
-    terms = (
-        math.lgamma(n + 1) - math.lgamma(i + 1) - math.lgamma(n - i + 1) + i * log_p + (n - i) * log_q
-        for i in range(k, n + 1)
-    )
-    return min(1.0, sum(math.exp(term) for term in terms))

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from array import array
+from bisect import bisect_left, bisect_right
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import date
 from decimal import Decimal
@@ -38,6 +39,8 @@ class Evidence:
 
 
 NO_EVIDENCE = Evidence((), frozenset())
+# Habits.chance: every filer's values weigh beside a filer's own as if this many of them were its own too.
+POOLED_WEIGHT = 20
 
 
 def pack_witnesses(books: Iterable[tuple[str, date, Iterable[tuple[str, int, int]]]]) -> Witnesses:
@@ -78,6 +81,7 @@ class FilerBooks:
         self._growing: float | None = None
         self._gains: dict[int, dict[str, int]] = {}
         self._ordered: dict[tuple[int, int], tuple[list[int], list[str]]] = {}
+        self._made: list[Habits | None] = [None, None]  # what filers' gains and kept positions' moves look like
 
     def of(self, side: int) -> dict[int, dict[str, int]]:
         books = self._books[side]
@@ -127,33 +131,98 @@ class FilerBooks:
     def gains(self, cusip: str, held: Holders, least: int) -> Gains:
         """What the holders of `cusip` gained of other securities: every one counted, and (shares of `cusip` before,
         shares of the other gained) of each holder for those `least` or more of them gained (the fewest any rule
-        reads: one holder's gain fits any ratio)."""
+        reads: one holder's gain fits any ratio), with the holders' CIKs in the same order."""
         holders = [(cik, shares) for cik, shares in zip(held.ciks, held.shares, strict=True) if shares > 0]
         gained = [self._gained(cik) for cik, _ in holders]
         counts = Counter(chain.from_iterable(gained))  # in C: a holder's book may be 50,000 rows, each vanished asks
         counts.pop(cusip, None)
         shared = {other for other, count in counts.items() if count >= least}
         pairs: dict[str, list[tuple[int, int]]] = {}
-        for (_, shares), gains in zip(holders, gained, strict=True):
+        ciks: dict[str, list[int]] = {}
+        for (cik, shares), gains in zip(holders, gained, strict=True):
             for other in shared.intersection(gains) if shared else ():
                 pairs.setdefault(other, []).append((shares, gains[other]))
-        return Gains(len(counts), pairs)
+                ciks.setdefault(other, []).append(cik)
+        return Gains(len(counts), pairs, ciks)
+
+    def gained(self) -> Habits:
+        """What the filers' gains between the quarter ends look like, in shares."""
+        found = self._made[0]
+        if found is None:
+            found = self._made[0] = Habits(_gains_in, self.of(0), self.of(1), False)
+        return found
+
+    def moved(self) -> Habits:
+        """What the moves of the positions filers kept look like: shares after ÷ shares before."""
+        found = self._made[1]
+        if found is None:
+            found = self._made[1] = Habits(_moves_in, self.of(0), self.of(1), True)
+        return found
 
     def _gained(self, cik: int) -> dict[str, int]:
         """Other CUSIP → the shares of it filer `cik` gained between the quarter ends, made once per filer."""
         found = self._gains.get(cik)
         if found is None:
-            had = self.of(0).get(cik, {})
-            found = {c: now - had.get(c, 0) for c, now in self.of(1).get(cik, {}).items() if now > had.get(c, 0)}
-            self._gains[cik] = found
+            found = self._gains[cik] = _gained_in(self.of(0).get(cik, {}), self.of(1).get(cik, {}))
         return found
 
 
+def _gained_in(before: Mapping[str, int], after: Mapping[str, int]) -> dict[str, int]:
+    """Other CUSIP → the shares of it a book gained from `before` to `after`."""
+    return {c: now - before.get(c, 0) for c, now in after.items() if now > before.get(c, 0)}
+
+
+def _gains_in(before: Mapping[str, int], after: Mapping[str, int]) -> list[float]:
+    return list(_gained_in(before, after).values())
+
+
+def _moves_in(before: Mapping[str, int], after: Mapping[str, int]) -> list[float]:
+    """Shares after ÷ shares before of each position a book kept from `before` to `after`."""
+    return [now / had for c, now in after.items() if (had := before.get(c, 0)) > 0]
+
+
+class Habits:
+    """What one measure of the filers' trading between two quarter ends looks like (a gain's shares, a kept
+    position's move): each filer's values ordered, and every filer's, made when first asked."""
+
+    def __init__(
+        self,
+        measure: Callable[[Mapping[str, int], Mapping[str, int]], list[float]],
+        before: Mapping[int, Mapping[str, int]],
+        after: Mapping[int, Mapping[str, int]],
+        relative: bool,
+    ) -> None:
+        self.measure, self.before, self.after = measure, before, after
+        self.relative = relative  # values are per share held before (a move), not shares (a gain)
+        self.filers: dict[int, list[float]] = {}
+        self._pooled: list[float] | None = None
+
+    def chance(self, cik: int, low: float, high: float, own: float, asked: list[float]) -> float:
+        """The share of filer `cik`'s values within [low, high], as if POOLED_WEIGHT of every filer's were its own too
+        (a filer that trades little shows little of its habits), leaving out the security asked about: its own
+        value `own`, and every holder's (`asked`, ordered) from every filer's."""
+        mine = self.filers.get(cik)
+        if mine is None:
+            mine = self.filers[cik] = sorted(self.measure(self.before.get(cik, {}), self.after.get(cik, {})))
+        if self._pooled is None:  # every filer's, not kept per filer: most filers are never asked
+            pooled = chain.from_iterable(self.measure(self.before.get(c, {}), book) for c, book in self.after.items())
+            self._pooled = sorted(pooled)
+        own_in = int(low <= own <= high)
+        inside = bisect_right(mine, high) - bisect_left(mine, low) - own_in
+        landed = bisect_right(self._pooled, high) - bisect_left(self._pooled, low)
+        everyone = (landed - (bisect_right(asked, high) - bisect_left(asked, low))) / max(
+            len(self._pooled) - len(asked), 1
+        )
+        return (inside + POOLED_WEIGHT * everyone) / max(len(mine) - own_in + POOLED_WEIGHT, 1)
+
+
 class Gains(NamedTuple):
-    """What the holders of a security gained of others: how many others, and the pairs of those two or more gained."""
+    """What the holders of a security gained of others: how many others, and the pairs of those two or more gained
+    (and whose they are, in the same order)."""
 
     others: int
     pairs: dict[str, list[tuple[int, int]]]
+    ciks: dict[str, list[int]]
 
 
 @dataclass(frozen=True, slots=True)
