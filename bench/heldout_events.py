@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import argparse
 import csv
-import gzip
 import shutil
 import subprocess
 import sys
@@ -30,6 +29,7 @@ from pathlib import Path
 
 import orjson
 
+from bench.publish import released_artifacts
 from bench.witnesses import Universe, witness_filings, write_witnessed
 from builder.sources.tables.corporate_actions import COLUMNS, parse_corporate_actions
 from builder.sources.tree import read_sources
@@ -104,15 +104,6 @@ def publish(tree: Path, releases: Path, flags: list[str]) -> str:
     if result.returncode:
         raise SystemExit(f"publish of {tree} failed:\n{result.stderr[-3000:]}")
     return result.stderr
-
-
-def artifacts(releases: Path) -> list[dict]:
-    folder = releases / "current" / "artifacts" / "13f-copycat"
-    found = []
-    for path in sorted(folder.glob("*")):
-        data = path.read_bytes()
-        found.append(orjson.loads(gzip.decompress(data) if data[:2] == b"\x1f\x8b" else data))
-    return found
 
 
 def quarter(text: str) -> str:
@@ -193,10 +184,10 @@ def main(argv: list[str] | None = None) -> None:
     rows = truth_rows(args.truth, args.corpus.name)
     report = {}
     publish(args.corpus, args.work / "releases-bare", args.publish_flag)
-    report["bare"] = measured(artifacts(args.work / "releases-bare"), rows)
+    report["bare"] = measured(released_artifacts(args.work / "releases-bare" / "current"), rows)
     tree = witnessed(args.corpus, rows, args.work / "witnessed", args.witnesses)
     publish(tree, args.work / "releases-witnessed", args.publish_flag)
-    report["witnessed"] = measured(artifacts(args.work / "releases-witnessed"), rows)
+    report["witnessed"] = measured(released_artifacts(args.work / "releases-witnessed" / "current"), rows)
     print(orjson.dumps(report, option=orjson.OPT_INDENT_2).decode())
 
 

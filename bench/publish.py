@@ -22,7 +22,7 @@ import orjson
 
 from bench import report, synthetic
 from bench.processes import measure, ras, removed_set_aside, set_aside, settled_disk
-from builder.release.objects import object_path
+from builder.release.objects import object_path, unpacked_artifact
 
 WORK = Path("/tmp/ras-bench")  # synthetic trees and releases: large, never inside the checkout
 UNCHANGED_TARGET = 0.10  # issue 14: an unchanged re-publish ≤ 10 % of a cold publish …
@@ -150,6 +150,16 @@ def publish_case(name: str, source: Path | None, args: argparse.Namespace) -> di
 
 def release_of(published: dict) -> str:
     return published["stderr"].strip().splitlines()[-1].split()[3]  # "verified and promoted <id> in … s"
+
+
+def released_artifacts(release: Path) -> list[dict]:
+    """The 13f-copycat versions' artifacts of the release directory `release`, oldest first; none is an error (a
+    benchmark reading none would measure nothing and call it met)."""
+    folder = release / "artifacts" / "13f-copycat"
+    found = [orjson.loads(unpacked_artifact(path.read_bytes())) for path in sorted(folder.glob("*.json*"))]
+    if not found:
+        raise SystemExit(f"no 13f-copycat artifacts in {folder}")
+    return found
 
 
 def new_share(old: Path, new: Path) -> float:
