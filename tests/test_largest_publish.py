@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import re
 import shutil
+import zipfile
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
@@ -184,3 +185,46 @@ def test_fetch_with_largest_and_no_datasets_stops_before_any_request_naming_the_
         "run `ras fetch` without --no-datasets: it brings the sets first"
     )
     shutil.rmtree(root)
+
+
+def without_report(tree: Path, cik: str, period: date) -> None:
+    """`tree` as if filer `cik` had filed nothing for `period`: its filing gone from sec13f/ and every row of its
+    report from the data set that holds it (a young filer: its first report is the newest)."""
+    every, _ = read_sources(tree)
+    (filing,) = [f for f in every.filings if f.cik == cik and f.period == period]
+    shutil.rmtree(tree / "sec13f" / str(int(cik)) / filing.accession.replace("-", ""), ignore_errors=True)
+    shutil.rmtree(tree / "sec13f" / str(int(cik)) / filing.accession, ignore_errors=True)
+    for path in (tree / "sec13f-datasets").glob("*.zip"):
+        with zipfile.ZipFile(path) as archive:
+            members = {name: archive.read(name).decode() for name in archive.namelist()}
+        kept = {
+            name: "".join(line for line in text.splitlines(keepends=True) if not line.startswith(filing.accession))
+            for name, text in members.items()
+        }
+        if kept != members:
+            path.unlink()
+            with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
+                for name, text in kept.items():
+                    archive.writestr(name, text)
+
+
+def test_a_largest_filer_lacking_a_quarter_of_the_window_is_passed_over_and_the_publish_goes_on(tmp_path: Path):
+    tree, releases = tmp_path / "tree", tmp_path / "releases"
+    assert (
+        synthetic.main(["--managers", "4", "--quarters", "2", "--positions", "8", "--datasets", "--out", str(tree)])
+        == 0
+    )
+    every, _ = read_sources(tree)
+    newest = sorted(
+        (f for f in every.filings if f.period == date(2026, 9, 30)), key=lambda f: (-f.table_value_total, f.cik)
+    )
+    young = newest[0].cik
+    without_report(tree, young, date(2026, 6, 30))
+    packs(tree, "[copycat]\nversions = 2\nlargest = 2\n")
+    run("publish", "--source", str(tree), "--releases", str(releases), "--gate", "none")
+    selection = json.loads((releases / "current" / INDEX).read_text())["copycat"]["selection"]
+    assert [(f["rank"], f["cik"]) for f in selection["filers"]] == [(2, newest[1].cik), (3, newest[2].cik)]
+    assert selection["statement"].endswith(
+        f"; 1 larger filer passed over, lacking a holdings report of a quarter end the pack publishes (CIK {young} at "
+        "rank 1: 2026-06-30)"
+    )

@@ -100,7 +100,7 @@ def test_a_report_filed_after_the_as_of_date_is_left_out_and_a_reuploaded_set_na
     selection = largest_filers(5, [(A, [kept, later])], lambda zips: {A: {}}, date(2026, 11, 10))
     assert selection is not None and [filer.cik[-2:] for filer in selection.filers] == ["01"]
     again = largest_filers(5, [(A, [kept]), (B, [kept])], lambda zips: {path: {} for path in zips}, None)
-    assert again is not None and again.filers == (Ranked(kept.cik, 100, kept.accession, B),)
+    assert again is not None and again.filers == (Ranked(kept.cik, 100, kept.accession, B, rank=1),)
 
 
 def test_fewer_filers_than_asked_are_all_taken_and_the_statement_says_so():
@@ -111,6 +111,27 @@ def test_fewer_filers_than_asked_are_all_taken_and_the_statement_says_so():
     )
     one, _ = ranking([report(1, 10), report(2, 20)], count=1)
     assert one.described() == f"the largest filer by reported value at 2026-09-30 (data set {A})"
+
+
+def test_a_filer_lacking_a_quarter_the_pack_publishes_is_passed_over_and_the_next_largest_taken():
+    older = [report(cik, 10 * cik, period=Q2) for cik in (1, 2, 3)]  # 2026-06-30, whole: three filers of four
+    newest = [report(1, 100), report(2, 300), report(3, 200), report(4, 900)]  # 04 files its first report
+    selection = largest_filers(2, [(A, [*older, *newest])], lambda zips: {A: {}}, None, versions=2)
+    assert selection is not None
+    assert [(filer.cik[-2:], filer.rank) for filer in selection.filers] == [("02", 2), ("03", 3)]
+    assert [(p.filer.cik[-2:], p.filer.rank, p.lacking) for p in selection.passed] == [("04", 1, (Q2,))]
+    assert selection.described() == (
+        f"the 2 largest filers by reported value at 2026-09-30 (data set {A}); 1 larger filer passed over, lacking a "
+        "holdings report of a quarter end the pack publishes (CIK 8800000004 at rank 1: 2026-06-30)"
+    )
+    # one version publishes the ranked quarter end alone: every filer of it has what it needs
+    one = largest_filers(2, [(A, [*older, *newest])], lambda zips: {A: {}}, None, versions=1)
+    assert one is not None and [f.cik[-2:] for f in one.filers] == ["04", "02"] and not one.passed
+    # a quarter end the sets hold a few reports of (filed late, in a later set) says nothing of who filed it
+    late = [report(1, 5, period=date(2026, 3, 31))]
+    two = largest_filers(2, [(A, [*older, *newest, *late])], lambda zips: {A: {}}, None, versions=3)
+    assert two is not None and [f.cik[-2:] for f in two.filers] == ["02", "03"]
+    assert [p.lacking for p in two.passed] == [(Q2,)]
 
 
 def real_set(to: Path) -> Path:
@@ -138,7 +159,7 @@ def test_the_real_2025_03_31_ranking_is_bench_largest_filers_table(tmp_path: Pat
     assert selection is not None and selection.quarter == date(2025, 3, 31)
     assert selection.ranked == len({cik for cik, *_ in table}) == 7987  # 7,988 reports: one filer filed two
     assert [(f.cik, f.accession, f.value) for f in selection.filers] == [(c, a, v) for c, a, _, v in table[:100]]
-    assert selection.filers[0] == Ranked("0000102909", 5_531_119_721_493, "0001752724-25-099331", zipped)
+    assert selection.filers[0] == Ranked("0000102909", 5_531_119_721_493, "0001752724-25-099331", zipped, rank=1)
     assert in_zips(tmp_path, 100, None) == selection  # `ras fetch` reads the zip itself: the same selection
 
 

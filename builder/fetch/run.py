@@ -96,7 +96,7 @@ def selected_managers(plan: FetchPlan, report: Progress) -> tuple[ManagerConfig,
 
     assert plan.largest is not None, "only a plan with `largest` selects"
     report(f"choosing the filers of largest = {plan.largest.count} from the data sets in {FOLDER}/ …")
-    selection = in_zips(plan.source, plan.largest.count, plan.as_of)
+    selection = in_zips(plan.source, plan.largest.count, plan.as_of, plan.largest.versions)
     if selection is None:
         fix = "run `ras fetch` without --no-datasets, or again once the SEC lists a set for the window"
         raise SourceError(

@@ -122,7 +122,7 @@ def _chosen(
 
     listing = [(opened.file.path, opened.extract.filings) for opened in sets.sets] if sets is not None else []
     medians = {opened.file.path: opened.extract.medians for opened in sets.sets} if sets is not None else {}
-    selection = largest_filers(largest.count, listing, lambda _: medians, as_of) if listing else None
+    selection = largest_filers(largest.count, listing, lambda _: medians, as_of, largest.versions) if listing else None
     if selection is None:
         where = "holds no holdings report" if listing else f"has no Form 13F data sets in {DATASETS}/"
         return listed, None, (largest.problem(f"selects from the data sets, and the tree {where}: run `ras fetch`"),)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 import tomllib
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -36,6 +36,7 @@ class Largest:
 
     count: int
     line: int | None  # where packs.toml says it
+    versions: int = 1  # [copycat] versions: a filer is taken only with a holdings report for each (see largest_filers)
 
     def problem(self, message: str) -> SourceProblem:
         """A problem of the selection, naming the line of packs.toml that asks for it."""
@@ -65,6 +66,7 @@ def read_packs_config(path: Path, base: Path) -> tuple[PacksConfig | None, tuple
     as_of = _as_of(source.get("as_of"), name, problems)
     largest = _largest(sections.get("copycat", {}), name, problems, lines)
     copycat = _copycat(sections.get("copycat", {}), name, problems, lines, largest is not None)
+    largest = replace(largest, versions=copycat.versions) if largest is not None else None
     limits = read_limits(sections.get("limits", {}), name, problems)
     if problems:
         return None, tuple(problems)

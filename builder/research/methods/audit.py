@@ -142,14 +142,14 @@ def manager_selection(selection: Selection, managers: Sequence[ManagerConfig]) -
         "datasets": list(selection.datasets),
         "filers": [
             {
-                "rank": rank,
+                "rank": filer.rank,
                 "cik": filer.cik,
                 "managerId": ids[filer.cik],
                 "reportedValue": filer.value,
                 "accession": filer.accession,
                 "dataset": filer.dataset,
             }
-            for rank, filer in enumerate(selection.filers, start=1)
+            for filer in selection.filers
         ],
     }
 

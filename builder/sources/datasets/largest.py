@@ -24,13 +24,14 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from dataclasses import replace
 from datetime import date
 from fractions import Fraction
 from pathlib import Path
 
 from builder.errors import SourceError
 from builder.records import SourceProblem, ValueUnit
-from builder.selection import Ranked, Selection
+from builder.selection import Passed, Ranked, Selection
 from builder.sources.datasets.filers import SetFiling, read_filings
 from builder.sources.datasets.infotable import aggregate_infotable
 from builder.sources.datasets.members import Archive, DatasetError
@@ -43,9 +44,14 @@ Listing = Sequence[tuple[str, Sequence[SetFiling]]]  # each zip (source-relative
 Medians = Callable[[Collection[str]], Mapping[str, Mapping[int, float]]]  # zips → their medians by accession key
 
 
-def largest_filers(count: int, listing: Listing, medians_of: Medians, as_of: date | None) -> Selection | None:
+def largest_filers(
+    count: int, listing: Listing, medians_of: Medians, as_of: date | None, versions: int = 1
+) -> Selection | None:
     """The `count` largest filers of the sets in `listing` (the filings made by `as_of`), `medians_of` giving the
-    median prices of the zips that hold the ranked reports; None when the sets hold no original holdings report."""
+    median prices of the zips that hold the ranked reports; None when the sets hold no original holdings report.
+    A filer is taken only with an original holdings report for each of the `versions` quarter ends the pack
+    publishes, up to the ranked one, that the sets hold whole (a young filer would leave the pack without a common
+    quarter to publish): one lacking any is passed over, and the next largest taken."""
     found = _originals(listing, as_of)
     quarter = ranked_quarter(filing for _, filing in found)
     if quarter is None:
@@ -57,19 +63,46 @@ def largest_filers(count: int, listing: Listing, medians_of: Medians, as_of: dat
             latest[filing.cik] = (path, filing)
     medians = medians_of({path for path, _ in latest.values()})
     ranked = sorted((_ranked(path, f, medians[path]) for path, f in latest.values()), key=lambda r: (-r.value, r.cik))
-    return Selection(count, quarter, len(ranked), tuple(ranked[:count]))
+    window = _whole_window(quarter, versions, _filers_by_period(filing for _, filing in found))
+    filed: dict[str, set[date]] = {}
+    for _, filing in found:
+        filed.setdefault(filing.cik, set()).add(filing.period)
+    taken: list[Ranked] = []
+    passed: list[Passed] = []
+    for rank, filer in enumerate(ranked, start=1):
+        if len(taken) == count:
+            break
+        lacking = tuple(q for q in window if q not in filed[filer.cik])
+        if lacking:
+            passed.append(Passed(replace(filer, rank=rank), lacking))
+        else:
+            taken.append(replace(filer, rank=rank))
+    return Selection(count, quarter, len(ranked), tuple(taken), tuple(passed))
+
+
+def _whole_window(quarter: date, versions: int, filers: Counter[date]) -> tuple[date, ...]:
+    """The `versions` newest quarter ends up to `quarter` that the sets hold whole (as ranked_quarter judges one),
+    oldest first: what the pack publishes, as far as the sets can say who filed it."""
+    most = max(filers.values())
+    whole = sorted(period for period, count in filers.items() if period <= quarter and count * COVERED >= most)
+    return tuple(whole[-versions:])
+
+
+def _filers_by_period(reports: Iterable[SetFiling]) -> Counter[date]:
+    """Quarter end → how many filers the sets hold a report of for it."""
+    return Counter(period for period, _ in {(report.period, report.cik) for report in reports})
 
 
 def ranked_quarter(reports: Iterable[SetFiling]) -> date | None:
     """The quarter end the selection ranks (see the module's docstring); None without reports."""
-    filers = Counter(period for period, _ in {(report.period, report.cik) for report in reports})
+    filers = _filers_by_period(reports)
     if not filers:
         return None
     most = max(filers.values())
     return max(period for period, count in filers.items() if count * COVERED >= most)
 
 
-def in_zips(root: Path, count: int, as_of: date | None) -> Selection | None:
+def in_zips(root: Path, count: int, as_of: date | None, versions: int = 1) -> Selection | None:
     """The selection from the zips under `root`'s sec13f-datasets/ as they lie, read without the publish's cache (for
     `ras fetch`): every zip's three small tables, and INFOTABLE only of the zips that hold the ranked reports, for
     their median prices. SourceError naming the zip when one cannot be read."""
@@ -84,7 +117,7 @@ def in_zips(root: Path, count: int, as_of: date | None) -> Selection | None:
 
     zips = sorted(relative(p, root) for p in (root / DATASETS).glob("*.zip") if not hidden(p.name))
     listing = [(path, reports(path)) for path in zips]
-    return largest_filers(count, listing, lambda paths: {path: medians(path) for path in paths}, as_of)
+    return largest_filers(count, listing, lambda paths: {path: medians(path) for path in paths}, as_of, versions)
 
 
 @contextmanager
