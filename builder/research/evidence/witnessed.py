@@ -195,7 +195,7 @@ class Habits:
         self.measure, self.before, self.after = measure, before, after
         self.relative = relative  # values are per share held before (a move), not shares (a gain)
         self.filers: dict[int, list[float]] = {}
-        self._pooled: list[float] | None = None
+        self._pooled: array[float] | None = None
 
     def chance(self, cik: int, low: float, high: float, own: float, asked: list[float]) -> float:
         """The share of filer `cik`'s values within [low, high], as if POOLED_WEIGHT of every filer's were its own too
@@ -204,9 +204,9 @@ class Habits:
         mine = self.filers.get(cik)
         if mine is None:
             mine = self.filers[cik] = sorted(self.measure(self.before.get(cik, {}), self.after.get(cik, {})))
-        if self._pooled is None:  # every filer's, not kept per filer: most filers are never asked
+        if self._pooled is None:  # every filer's, not kept per filer: most filers are never asked; 8 bytes each
             pooled = chain.from_iterable(self.measure(self.before.get(c, {}), book) for c, book in self.after.items())
-            self._pooled = sorted(pooled)
+            self._pooled = array("d", sorted(pooled))
         own_in = int(low <= own <= high)
         inside = bisect_right(mine, high) - bisect_left(mine, low) - own_in
         landed = bisect_right(self._pooled, high) - bisect_left(self._pooled, low)
