@@ -1,19 +1,18 @@
 """How often the holders' trading alone would make so many of them fit one ratio; pure.
 
-The many (builder.research.evidence.events.Proof) decide a merger or a spin-off when enough holders fit one ratio. A
-few holders at one ratio are no coincidence in a small book; in the books of the largest filers they are: a holder
-that gains 20,000 securities a quarter gains some at almost any count, and a vanished security's three holders
+The many (builder.research.evidence.events.Proof) decide a merger, a spin-off or a split when enough holders fit one
+ratio. A few holders at one ratio are no coincidence in a small book; in the books of the largest filers they are: a
+holder that gains 20,000 securities a quarter gains some at almost any count, and a vanished security's three holders
 share thousands of gained securities, each a ratio to try. Twenty books as long as the largest filers', with no
 corporate action among them, "decided" 192 mergers and 14 spin-offs on two holders of three that way.
 
 So a fit counts only when chance would rarely give it. A holder lands its count in the few shares a ratio allows as
 often as its gains of the quarter fall in that window (counted in its own gains, and in every filer's, for a filer
-that gains too little to show its habits: `FilerBooks.gained`); a kept position moves by a split's factor as
-often as its holder's kept positions move by as much (`FilerBooks.moved`); the security asked about is left out of
-both. The ratio is chosen to fit one holder, so the
-others must fit it: the chance that at least that many do, for any one of them as the anchor, must be at most
-MAX_CHANCE spread over every try: the candidates a security was tried against, and the securities tried (a
-weighted Bonferroni bound: the tries' shares of MAX_CHANCE add up to it).
+that gains too little to show its habits: `FilerBooks.gained`); a kept position moves by a split's factor as often as
+its holder's kept positions move by as much (`FilerBooks.moved`); the security asked about is left out of both. The
+ratio is chosen to fit one holder, so the others must fit it: the chance that at least that many do, for any one of
+them as the anchor, must be at most MAX_CHANCE spread over every try: the candidates a security was tried against,
+and the securities tried (a weighted Bonferroni bound: the tries' shares of MAX_CHANCE add up to it).
 """
 
 from __future__ import annotations
