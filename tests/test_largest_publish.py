@@ -20,6 +20,7 @@ from mcp import Client
 
 from bench import synthetic
 from builder.cli import main
+from builder.records import Filing
 from builder.release.store import INDEX
 from builder.sources.tree import read_sources
 from server.app import create_app
@@ -43,6 +44,16 @@ class Published:
     page: str
 
 
+def ranked_tree(tree: Path, managers: int) -> list[Filing]:
+    """A synthetic tree of `managers` fictional filers over two quarter ends, with its data sets; their 2026-09-30
+    reports, ranked by hand as the selection ranks them (largest reported value first, ties by CIK)."""
+    made = ["--managers", str(managers), "--quarters", "2", "--positions", "8", "--datasets", "--out", str(tree)]
+    assert synthetic.main(made) == 0
+    every, _ = read_sources(tree)
+    reports = (f for f in every.filings if f.period == date(2026, 9, 30))
+    return sorted(reports, key=lambda f: (-f.table_value_total, f.cik))
+
+
 def run(*args: str) -> str:
     result = CliRunner().invoke(main, list(args))
     assert result.exit_code == 0, result.output
@@ -58,14 +69,7 @@ def derived(cik: str) -> str:
 def selected(tmp_path_factory: pytest.TempPathFactory) -> Published:
     root = tmp_path_factory.mktemp("largest-publish")
     tree, releases = root / "tree", root / "releases"
-    assert (
-        synthetic.main(["--managers", "6", "--quarters", "2", "--positions", "8", "--datasets", "--out", str(tree)])
-        == 0
-    )
-    every, _ = read_sources(tree)  # the six as bench.synthetic lists them: their reports, to rank by hand
-    newest = sorted(
-        (f for f in every.filings if f.period == date(2026, 9, 30)), key=lambda f: (-f.table_value_total, f.cik)
-    )
+    newest = ranked_tree(tree, 6)
     order = [f.cik for f in newest]
     packs(tree, "[copycat]\nversions = 2\nlargest = 2\n")
     run("publish", "--source", str(tree), "--releases", str(releases), "--gate", "none")
@@ -210,14 +214,7 @@ def without_report(tree: Path, cik: str, period: date) -> None:
 
 def test_a_largest_filer_lacking_a_quarter_of_the_window_is_passed_over_and_the_publish_goes_on(tmp_path: Path):
     tree, releases = tmp_path / "tree", tmp_path / "releases"
-    assert (
-        synthetic.main(["--managers", "4", "--quarters", "2", "--positions", "8", "--datasets", "--out", str(tree)])
-        == 0
-    )
-    every, _ = read_sources(tree)
-    newest = sorted(
-        (f for f in every.filings if f.period == date(2026, 9, 30)), key=lambda f: (-f.table_value_total, f.cik)
-    )
+    newest = ranked_tree(tree, 4)
     young = newest[0].cik
     without_report(tree, young, date(2026, 6, 30))
     packs(tree, "[copycat]\nversions = 2\nlargest = 2\n")
@@ -228,3 +225,26 @@ def test_a_largest_filer_lacking_a_quarter_of_the_window_is_passed_over_and_the_
         f"; 1 larger filer passed over, lacking a holdings report of a quarter end the pack publishes (CIK {young} at "
         "rank 1: 2026-06-30)"
     )
+
+
+def test_a_filer_that_left_the_selection_trips_no_shrink_gate_and_a_listed_manager_gone_does(tmp_path: Path):
+    tree, releases = tmp_path / "tree", tmp_path / "releases"
+    newest = ranked_tree(tree, 4)
+    listed = (
+        f'[[copycat.managers]]\nid = "listed-id"\nname = "Listed LLC"\ncik = "{int(newest[3].cik)}"\nfictional = true\n'
+    )
+    packs(tree, f"[copycat]\nversions = 2\nlargest = 3\n\n{listed}")
+    run("publish", "--source", str(tree), "--releases", str(releases), "--gate", "none")
+    packs(tree, f"[copycat]\nversions = 2\nlargest = 2\n\n{listed}")  # the third largest leaves the selection
+    result = CliRunner().invoke(
+        main, ["publish", "--source", str(tree), "--releases", str(releases), "--gate", "shrink"]
+    )
+    assert result.exit_code == 0, result.output
+    index = json.loads((releases / "current" / INDEX).read_text())
+    assert [f["cik"] for f in index["copycat"]["selection"]["filers"]] == [newest[0].cik, newest[1].cik]
+    packs(tree, "[copycat]\nversions = 2\nlargest = 2\n")  # the listed manager gone: the gate stops
+    result = CliRunner().invoke(
+        main, ["publish", "--source", str(tree), "--releases", str(releases), "--gate", "shrink"]
+    )
+    assert result.exit_code == 3
+    assert "shrink:" in result.stderr and "managers gone: listed-id" in result.stderr

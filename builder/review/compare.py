@@ -44,7 +44,7 @@ MODES_NEED = 2  # managers a view mode needs to tell tickers apart: the mode cha
 GATE_MEANINGS = {
     "new-warnings": "a warning the promoted release does not have",
     "restatement": "a published quarter whose content changed",
-    "shrink": "fewer versions than the promoted release, or a manager gone",
+    "shrink": "fewer versions than the promoted release, or a manager gone (not a filer that left `largest`)",
     "corporate-actions": "an undecided change (it looks like a corporate action that no record settles) the "
     "promoted release does not publish",
 }
@@ -296,7 +296,9 @@ def tripped(result: Facts, gates: frozenset[str]) -> list[str]:
         listed = ", ".join(r["versionId"] for r in result["versions"]["restated"])
         lines.append(f"restatement: {len(result['versions']['restated'])} published quarter(s) restated: {listed}")
     count = result["versions"]["count"]
-    shrunk = [c["id"] for c in result["coverage"] if c["against"] and not c["candidate"]]
+    # a filer that left the `largest` selection is a manager gone by the selection's rule, not lost: the review lists it
+    left = set(result["selection"]["left"])
+    shrunk = [c["id"] for c in result["coverage"] if c["against"] and not c["candidate"] and c["id"] not in left]
     if "shrink" in gates and (count["candidate"] < count["against"] or shrunk):
         lines.append(
             f"shrink: {count['candidate']} versions where the promoted release has {count['against']}"
