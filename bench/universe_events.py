@@ -48,6 +48,7 @@ EVENTS = (
     Kind("cash-acquisition", ActionKind.CASH_MERGER, "", "", (20.0, 200.0), ""),
     Kind("spin-off", ActionKind.SPIN_OFF, "1:4", "", (40.0, 300.0), "new"),
     Kind("cusip-change", ActionKind.EXCHANGE, "1:1", "", (20.0, 300.0), "renamed"),
+    Kind("reverse-split-renamed", ActionKind.EXCHANGE, "1:8", "", (8.0, 30.0), "renamed"),
 )
 
 
@@ -153,7 +154,7 @@ def _prices(spec: Kind, event: Event, walks: dict[str, list[int]], quarter: int)
     if spec.kind is ActionKind.CASH_MERGER:
         paid = Decimal(round(walk[quarter - 1] * CASH_PREMIUM)) / 100
         return {event.cusip: before}, f"{paid:.2f}"
-    if spec.kind is ActionKind.SPLIT:
+    if spec.kind is ActionKind.SPLIT and not spec.target:
         return {event.cusip: [c if q < quarter else round(c / ratio) for q, c in enumerate(walk)]}, spec.cash
     if spec.kind is ActionKind.SPIN_OFF:
         parent = [c if q < quarter else round(c * (1 - SPUN_OFF_VALUE)) for q, c in enumerate(walk)]

@@ -129,7 +129,7 @@ def test_every_kind_of_event_is_injected_on_a_security_three_pack_managers_hold(
     events = ground_truth(trees["all"], "events.csv")
     assert {e["label"] for e in events} == {
         *("split", "reverse-split", "merger-new", "merger-held", "stock-and-cash", "cash-acquisition"),
-        *("spin-off", "cusip-change"),
+        *("spin-off", "cusip-change", "reverse-split-renamed"),
     }
     pack = [f"{8_800_000_000 + n:010d}" for n in range(1, ALL.managers + 1)]
     for event in events:

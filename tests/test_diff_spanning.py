@@ -25,6 +25,9 @@ from tests.spanning import Sums
 RECORDS = Path(__file__).with_name("berkshire_corporate_actions.csv")
 QUARTERS = 29  # every quarter of the series that has the quarter before it
 UNIVERSE = universe.Params(managers=8, quarters=6, positions=30, witnesses=20, actions="all")
+# The universe's events into a new CUSIP of the same issuer: a rename at 1:1, and a reverse split at 1:8 as General
+# Electric's of 2021 (369604103 became 369604301), each of which a securities.csv may key under one ticker.
+RENAMED = ("cusip-change", "reverse-split-renamed")
 
 
 def published(root: Path) -> tuple[ReleaseData, dict[str, Security]]:
@@ -62,7 +65,8 @@ def synthetic(request, tmp_path_factory) -> tuple[ReleaseData, dict[str, Securit
     if request.param == "no-datasets":
         shutil.rmtree(root / universe.DATASETS)
     if request.param == "kept-ticker":
-        same_ticker(root, "cusip-change")
+        for label in RENAMED:
+            same_ticker(root, label)
     return published(root)
 
 
@@ -126,10 +130,11 @@ def test_media_generals_new_cusip_of_2014_is_the_same_position_sold_down_across_
     assert not [c for c in changes(data, "2013-09-30", "2014-12-31") if c["ticker"] == "MEG"]  # held, unchanged
 
 
-def test_a_position_renamed_with_a_new_cusip_and_its_ticker_kept_is_one_position_in_every_diff(tmp_path):
+@pytest.mark.parametrize("label", RENAMED)
+def test_a_position_renamed_with_a_new_cusip_and_its_ticker_kept_is_one_position_in_every_diff(tmp_path, label):
     root = tmp_path / "universe"
     universe.write_universe(root, UNIVERSE)
-    old, new, ticker = same_ticker(root, "cusip-change")
+    old, new, ticker = same_ticker(root, label)
     data, _ = published(root)
     quarters = [data.artifacts[v]["quarter"] for v in data.versions]
     renamed = [

@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from bench import universe
+from bench.universe_events import EVENTS
 from builder.records import Holders
 from builder.research.artifact import issuers
 from builder.research.evidence.chance import EXACT_UP_TO, binomial, tail
@@ -55,7 +56,7 @@ def test_long_books_give_the_injected_events_and_nothing_chance_made(tmp_path, a
     universe.write_universe(tmp_path, long_books(actions))
     with (tmp_path / "events.csv").open(newline="") as file:
         events = list(csv.DictReader(file))
-    assert len(events) == (8 if actions == "all" else 0)
+    assert len(events) == (len(EVENTS) if actions == "all" else 0)
     truth = sorted((e["period_after"], e["kind"], e["cusip"], e["new_cusip"], ratio(e["ratio"])) for e in events)
     assert sorted(legs_of(tmp_path)) == truth
 

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from bench import universe
+from bench.universe_events import EVENTS
 from builder.api.data import ReleaseData
 from builder.release.assemble import assemble
 from builder.sources.tree import read_sources
@@ -54,7 +55,7 @@ def test_every_injected_event_is_decided_with_its_kind_and_ratio_from_the_holder
         for action in artifact["corporateActions"]
     }
     events = truth(tree, "events.csv")
-    assert len(events) == 8
+    assert len(events) == len(EVENTS)
     for event in events:
         quarter, action = derived[(event["cusip"], event["new_cusip"])]
         assert quarter == event["period_after"], event["label"]
