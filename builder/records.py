@@ -331,6 +331,7 @@ class Witnesses:
     sources: tuple[str, ...]  # the source-relative files behind them (the data-set zips); () for the pack's filings
     quarters: dict[date, dict[str, Holders]]  # quarter end → CUSIP → its holders (only the CUSIPs asked for)
     filers: dict[date, int]  # quarter end → how many filers reported for it (every security, not only those asked)
+    behind: dict[date, tuple[str, ...]] = field(default_factory=dict)  # quarter end → the zips whose filings made it
 
 
 class ManagerSource(enum.StrEnum):

@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
+import csv
+import io
 import os
 import re
 import shutil
-from datetime import date
+import zipfile
+from datetime import date, datetime
 from pathlib import Path
 
 import orjson
 import pytest
 
-from bench import synthetic
+from bench import synthetic, universe
 from builder.errors import PublishError
 from builder.release import inputs
 from builder.release.build import Asked, prepare_release, write_release
@@ -20,6 +23,7 @@ from builder.release.objects import object_path, packed_artifact, unpacked_artif
 from builder.release.publish import publish
 from builder.release.store import INDEX, LEDGER, MANIFEST, ROUTES, artifact_file, current_release, verify_release
 from builder.research.views import MODES
+from builder.sources.files import DATASETS
 from builder.sources.tree import fixture_source
 
 
@@ -44,6 +48,8 @@ NEXT = synthetic.Params(managers=3, quarters=10, positions=12, seed=7)
 # 8 versions each, 7 of them in both releases: the diffs of consecutive versions among those 7 (the diffs up to the
 # latest are precomputed for the latest only, and each release has its own)
 SHARED_PAIRS = 6
+# A universe with one corporate action of every kind, its witnesses in the data sets beside the pack's filings
+EVENTS = universe.Params(managers=8, quarters=6, positions=30, witnesses=20, actions="all")
 
 
 def _without_newest_quarter(tree: Path, out: Path) -> Path:
@@ -104,6 +110,50 @@ def test_a_next_quarter_takes_the_diffs_it_shares_and_equals_a_cold_publish(
     assert _artifacts_taken(messages) == 7  # every version but the new quarter's
     assert _content(release) == _content(cold)
     assert len(orjson.loads((release / INDEX).read_bytes())["copycat"]["versions"]) == 8
+
+
+def test_beside_the_data_sets_a_next_quarter_takes_every_older_version_and_equals_a_cold_publish(
+    tmp_path: Path,
+) -> None:
+    """The newest quarter's data set is no input of an older version: each version's evidence reads the witnesses of
+    its own two quarter ends and cites the sets behind them, so a publish with one more quarter (its filings and its
+    set) takes every older version, and its release is the one a cold publish makes."""
+    universe.write_universe(tmp_path / "full", EVENTS)
+    packs = tmp_path / "full" / "packs.toml"  # versions the tree without its newest quarter can publish too
+    packs.write_text(packs.read_text().replace(f"versions = {EVENTS.quarters}", f"versions = {EVENTS.quarters - 2}"))
+    cold = tmp_path / "cold" / publish(tmp_path / "full", tmp_path / "cold", None, lambda line: None)
+    before = _without_newest_quarter(tmp_path / "full", tmp_path / "before")
+    sets = sorted((before / DATASETS).iterdir(), key=lambda path: datetime.strptime(path.name[:9], "%d%b%Y"))
+    sets[-1].unlink()  # the newest filing window: the newest quarter's filings, the pack's and the witnesses'
+    # published once the window's every filing is in (the witnesses file after the pack's managers)
+    closed = datetime.strptime(sets[-2].name[10:19], "%d%b%Y").date()
+    releases, messages = tmp_path / "releases", []
+    publish(before, releases, closed, lambda line: None)
+    release = releases / publish(tmp_path / "full", releases, None, messages.append)
+    versions = orjson.loads((release / INDEX).read_bytes())["copycat"]["versions"]
+    assert _artifacts_taken(messages) == len(versions) - 1
+    assert _content(release) == _content(cold)
+    artifacts = [orjson.loads(unpacked_artifact((release / artifact_file(v)).read_bytes())) for v in versions]
+    derived = [(a["quarter"], action) for a in artifacts for action in a["corporateActions"] if action["derived"]]
+    with (tmp_path / "full" / "events.csv").open(newline="") as file:
+        published = {a["quarter"] for a in artifacts}
+        events = {e["cusip"] for e in csv.DictReader(file) if e["period_after"] in published}
+    assert len(events) > 3 and events <= {action["cusip"] for _, action in derived}
+    for quarter, action in derived:
+        ends = {date.fromisoformat(quarter), date.fromisoformat(action["effectiveAfter"])}
+        assert action["evidence"]["sources"] == _sets_holding(tmp_path / "full", ends), action
+
+
+def _sets_holding(tree: Path, ends: set[date]) -> list[str]:
+    """The data-set zips of `tree` holding a report of any of the quarter ends (their SUBMISSION tables, read here)."""
+    found = []
+    for path in sorted((tree / DATASETS).iterdir()):
+        with zipfile.ZipFile(path) as archive:
+            rows = csv.DictReader(io.TextIOWrapper(archive.open("SUBMISSION.tsv"), "utf-8"), delimiter="\t")
+            periods = {datetime.strptime(row["PERIODOFREPORT"], "%d-%b-%Y").date() for row in rows}
+        if periods & ends:
+            found.append(f"{DATASETS}/{path.name}")
+    return found
 
 
 def test_an_answer_whose_bytes_were_altered_is_computed_again(quarters, tmp_path: Path) -> None:

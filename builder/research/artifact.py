@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 from collections.abc import Callable, Container, Iterable, Mapping, Sequence
 from datetime import date
 from typing import Final, TypeVar
 
+from builder.canonical import canonical_json
 from builder.records import Amendment, CorporateAction, Filing, ManagerConfig, Security, Sources, Witnesses
 from builder.research.caveats import ManagerQuarter, version_warnings
 from builder.research.changes import Changes, Ended, book_changes, unknown_changes
@@ -29,12 +31,13 @@ from builder.research.schema import (
 )
 from builder.research.schema import Ended as EndedPosition
 from builder.research.versions import PACK_ID
+from builder.sources.files import DATASETS
 
 ARTIFACT_SCHEMA: Final = "pack-artifact/2.0"
 WEIGHT_DIGITS = 6  # weights are fractions of the book; 6 places resolve 1 dollar in a $1m book
-# What an artifact is made of (artifact_inputs): its quarter, whether the sources are the fixture, and each file
-# behind it as (path, sha256)
-ArtifactInputs = tuple[str, bool, list[tuple[str, str]]]
+# What an artifact is made of (artifact_inputs): its quarter, whether the sources are the fixture, each file behind it
+# as (path, sha256), the pack's managers and the digest of the data sets' witnesses its evidence reads
+ArtifactInputs = tuple[str, bool, list[tuple[str, str]], list[str], str]
 Reader = Callable[[], PackArtifact | None]  # an earlier build's artifact, None when it is found damaged
 Lender = Callable[[ArtifactInputs], Reader | None]  # see build_artifacts
 Built = TypeVar("Built")  # what a caller keeps of each artifact made (built_artifacts)
@@ -128,7 +131,9 @@ class Builds:
 
     def built(self, quarter: date) -> PackArtifact:
         """The quarter's artifact; what no later quarter reads is let go first."""
-        evidence = quarter_evidence(self.sources, quarter, self.witnessed)
+        evidence = quarter_evidence(
+            self.sources, quarter, version_witnesses(self.sources, self.books, quarter), self.witnessed
+        )
         for done in [end for end in self._own if end < quarter]:  # the next quarter asks for this one's only
             del self._own[done]
         # an artifact reads the Sides of its quarter end and the two before it; the quarters after it no earlier ones
@@ -140,13 +145,49 @@ class Builds:
         return build_artifact(quarter, self, evidence)
 
 
-def quarter_evidence(sources: Sources, quarter: date, own: Callable[[date], Witnesses]) -> Evidence:
-    """What the holders of each security show between the previous quarter end and `quarter`: the Form 13F data
-    sets' filers when the sets cover both quarter ends, else the pack's own managers (`own(quarter end)`: the
-    pack_witnesses of their books at that quarter end)."""
+def version_witnesses(sources: Sources, books: QuarterBooks, quarter: date) -> Witnesses | None:
+    """The data sets' witnesses of the version of `quarter`: every filer's holding, at the quarter end before and at
+    `quarter`, of each security the pack's books hold at either, citing the sets whose filings make those two ends;
+    None when the sets do not cover both. Nothing of another quarter end reaches it, so a quarter published later
+    leaves the version's evidence as it was (and a publish may take the version from the promoted release)."""
+    witnesses, ends = sources.witnesses, (previous_quarter(quarter), quarter)
+    if witnesses is None or any(end not in witnesses.quarters for end in ends):
+        return None
+    keys = [(manager.cik, end) for manager in sources.copycat.managers for end in ends]
+    held = sorted({row.cusip for key in keys for filing in books.filings(key) for row in filing.rows})
+    quarters = {end: witnesses.quarters[end] for end in ends}
+    return Witnesses(
+        witnesses.origin,
+        tuple(sorted({zip_path for end in ends for zip_path in witnesses.behind.get(end, ())})),
+        {end: {cusip: found[cusip] for cusip in held if cusip in found} for end, found in quarters.items()},
+        {end: witnesses.filers[end] for end in ends if end in witnesses.filers},
+        {end: witnesses.behind[end] for end in ends if end in witnesses.behind},
+    )
+
+
+def witnesses_digest(witnesses: Witnesses | None) -> str:
+    """sha256 over everything of `witnesses` that evidence reads ("" for none): where they come from, and each quarter
+    end's filer count and every CUSIP's holders, shares and values."""
+    if witnesses is None:
+        return ""
+    digest = hashlib.sha256(canonical_json([witnesses.origin, list(witnesses.sources)]))
+    for end, held in sorted(witnesses.quarters.items()):
+        digest.update(f"\0{end.isoformat()}\0{witnesses.filers.get(end)}".encode())
+        for cusip, holders in held.items():
+            digest.update(f"\0{cusip}\0{len(holders)}".encode())
+            for column in (holders.ciks, holders.shares, holders.values):
+                digest.update(column.tobytes())
+    return digest.hexdigest()
+
+
+def quarter_evidence(
+    sources: Sources, quarter: date, witnesses: Witnesses | None, own: Callable[[date], Witnesses]
+) -> Evidence:
+    """What the holders of each security show between the previous quarter end and `quarter`: `witnesses`, the Form
+    13F data sets' filers (version_witnesses), where the sets cover both quarter ends, else the pack's own managers
+    (`own(quarter end)`: the pack_witnesses of their books at that quarter end)."""
     before = previous_quarter(quarter)
-    witnesses = sources.witnesses
-    if witnesses is None or before not in witnesses.quarters or quarter not in witnesses.quarters:
+    if witnesses is None:
         ends = [own(before), own(quarter)]
         witnesses = dataclasses.replace(
             ends[1],
@@ -198,16 +239,23 @@ def with_evidence(
 
 
 def artifact_inputs(quarter: date, sources: Sources, books: QuarterBooks) -> ArtifactInputs:
-    """What the artifact of `quarter` is made of, as JSON: every source file that is not a 13F filing (packs.toml,
-    securities.csv, corporate_actions.csv, …) and the 13F files behind each manager's book of the quarter and of the
-    two before (the price trend of the one before the previous quarter is read by the undecided rules), with the
-    filing_dates.csv that dates any of them."""
+    """What the artifact of `quarter` is made of, as JSON: every source file that is neither a 13F filing nor a data
+    set (packs.toml, securities.csv, corporate_actions.csv, …), the 13F files behind each manager's book of the quarter
+    and of the two before (the price trend of the one before the previous quarter is read by the undecided rules),
+    with the filing_dates.csv that dates any of them (a data-set zip for a book read from a set), the pack's managers
+    (`largest` takes them from the sets), and the digest of the version's witnesses in the sets."""
     sha256 = {file.path: file.sha256 for file in sources.files}
     before = previous_quarter(quarter)
     keys = [(m.cik, q) for m in sources.copycat.managers for q in (quarter, before, previous_quarter(before))]
     filed = {path for key in keys for f in books.filings(key) for path in _files_behind(f)}
-    others = [path for path in sha256 if not path.startswith("sec13f/")]
-    return quarter.isoformat(), sources.fixture, [(path, sha256[path]) for path in sorted({*others, *filed})]
+    others = [path for path in sha256 if not path.startswith(("sec13f/", f"{DATASETS}/"))]
+    return (
+        quarter.isoformat(),
+        sources.fixture,
+        [(path, sha256[path]) for path in sorted({*others, *filed})],
+        [repr(manager) for manager in sources.copycat.managers],
+        witnesses_digest(version_witnesses(sources, books, quarter)),
+    )
 
 
 def _files_behind(filing: Filing) -> list[str]:

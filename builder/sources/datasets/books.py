@@ -40,6 +40,7 @@ ROWS = pa.schema(
 class Books:
     quarters: dict[date, dict[str, Holders]]
     filers: dict[date, int]
+    behind: dict[date, tuple[str, ...]]  # quarter end → the sets whose filings it applies
     by_price: int  # filings whose unit the implied price decided against their filing date
     later: int  # filings made after the as-of date, left out
 
@@ -75,10 +76,18 @@ def books(extracts: Sequence[tuple[str, SetExtract]], as_of: date | None = None)
     columns = [rows[name].combine_chunks() for name in ("cik", "shares_sum", "value_sum")]
     for period, cusip, start, stop in _runs(rows):
         quarters[period][cusip] = Holders(*(_int64s(column, start, stop) for column in columns))
-    filers = defaultdict(set)
-    for filing in applied:
-        filers[filing.period].add(filing.cik)
-    return Books(quarters, {period: len(ciks) for period, ciks in sorted(filers.items())}, by_price, len(later))
+    filers, behind = defaultdict(set), defaultdict(set)
+    for index, book in books.items():
+        for filing, _ in book:
+            filers[filing.period].add(filing.cik)
+            behind[filing.period].add(extracts[index][0])
+    return Books(
+        quarters,
+        {period: len(ciks) for period, ciks in sorted(filers.items())},
+        {period: tuple(sorted(sets)) for period, sets in sorted(behind.items())},
+        by_price,
+        len(later),
+    )
 
 
 def _scaled(holdings: pa.Table, book: list[tuple[SetFiling, int]]) -> pa.Table:

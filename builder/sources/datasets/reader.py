@@ -57,7 +57,8 @@ class OpenSets:
             return DatasetsRead(None, tuple(self.files), tuple(self.problems), ())
         extracts = [(opened.file.path, _narrowed(opened, cusips)) for opened in self.sets]
         made = books(extracts, as_of)
-        witnesses = Witnesses("sec13f-datasets", tuple(s for s, _ in extracts), made.quarters, made.filers)
+        sources = tuple(s for s, _ in extracts)
+        witnesses = Witnesses("sec13f-datasets", sources, made.quarters, made.filers, made.behind)
         cached = sum(opened.cached for opened in self.sets) - written
         return DatasetsRead(witnesses, tuple(self.files), (), (_report(extracts, cached, witnesses, made),))
 
