@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 from collections.abc import Callable, Container, Iterable, Mapping, Sequence
 from datetime import date
 from typing import Final, TypeVar
 
-from builder.canonical import canonical_json
 from builder.records import Amendment, CorporateAction, Filing, ManagerConfig, Security, Sources, Witnesses
 from builder.research.caveats import ManagerQuarter, version_warnings
 from builder.research.changes import Changes, Ended, book_changes, unknown_changes
@@ -16,7 +14,7 @@ from builder.research.changes.actions import action_records
 from builder.research.changes.carry import legs_between
 from builder.research.changes.side import Side
 from builder.research.coverage import quarter_coverage
-from builder.research.evidence import Evidence, decide, pack_witnesses
+from builder.research.evidence import Evidence, decide, digest, narrowed, pack_witnesses
 from builder.research.holdings import Holding, QuarterBook, QuarterBooks, edgar_url
 from builder.research.quarters import filing_deadline, previous_quarter
 from builder.research.schema import (
@@ -146,38 +144,11 @@ class Builds:
 
 
 def version_witnesses(sources: Sources, books: QuarterBooks, quarter: date) -> Witnesses | None:
-    """The data sets' witnesses of the version of `quarter`: every filer's holding, at the quarter end before and at
-    `quarter`, of each security the pack's books hold at either, citing the sets whose filings make those two ends;
-    None when the sets do not cover both. Nothing of another quarter end reaches it, so a quarter published later
-    leaves the version's evidence as it was (and a publish may take the version from the promoted release)."""
-    witnesses, ends = sources.witnesses, (previous_quarter(quarter), quarter)
-    if witnesses is None or any(end not in witnesses.quarters for end in ends):
-        return None
+    """The data sets' witnesses of the version of `quarter` (evidence.narrowed): at the quarter end before and at
+    `quarter`, of the securities the pack's books hold at either."""
+    ends = (previous_quarter(quarter), quarter)
     keys = [(manager.cik, end) for manager in sources.copycat.managers for end in ends]
-    held = sorted({row.cusip for key in keys for filing in books.filings(key) for row in filing.rows})
-    quarters = {end: witnesses.quarters[end] for end in ends}
-    return Witnesses(
-        witnesses.origin,
-        tuple(sorted({zip_path for end in ends for zip_path in witnesses.behind.get(end, ())})),
-        {end: {cusip: found[cusip] for cusip in held if cusip in found} for end, found in quarters.items()},
-        {end: witnesses.filers[end] for end in ends if end in witnesses.filers},
-        {end: witnesses.behind[end] for end in ends if end in witnesses.behind},
-    )
-
-
-def witnesses_digest(witnesses: Witnesses | None) -> str:
-    """sha256 over everything of `witnesses` that evidence reads ("" for none): where they come from, and each quarter
-    end's filer count and every CUSIP's holders, shares and values."""
-    if witnesses is None:
-        return ""
-    digest = hashlib.sha256(canonical_json([witnesses.origin, list(witnesses.sources)]))
-    for end, held in sorted(witnesses.quarters.items()):
-        digest.update(f"\0{end.isoformat()}\0{witnesses.filers.get(end)}".encode())
-        for cusip, holders in held.items():
-            digest.update(f"\0{cusip}\0{len(holders)}".encode())
-            for column in (holders.ciks, holders.shares, holders.values):
-                digest.update(column.tobytes())
-    return digest.hexdigest()
+    return narrowed(sources.witnesses, ends, (row.cusip for key in keys for f in books.filings(key) for row in f.rows))
 
 
 def quarter_evidence(
@@ -254,7 +225,7 @@ def artifact_inputs(quarter: date, sources: Sources, books: QuarterBooks) -> Art
         sources.fixture,
         [(path, sha256[path]) for path in sorted({*others, *filed})],
         [repr(manager) for manager in sources.copycat.managers],
-        witnesses_digest(version_witnesses(sources, books, quarter)),
+        digest(version_witnesses(sources, books, quarter)),
     )
 
 
