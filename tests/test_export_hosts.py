@@ -14,6 +14,7 @@ from click.testing import CliRunner
 
 from builder.cli import main
 from builder.export import hosts
+from builder.export import tree as export_tree
 from builder.export.apidocs import api_docs_files
 from builder.export.config import DEFAULT_UPSTREAM, parse_upstream, render_headers, render_redirects
 from builder.export.hosts import HOSTS, operation_of
@@ -69,26 +70,65 @@ def test_a_tree_over_the_file_count_is_refused_before_anything_is_written(
     assert not (tmp_path / "dist" / CACHE).exists()  # nothing compressed either
 
 
-def test_the_answers_over_the_bytes_per_file_are_named_largest_first(
+def test_the_files_over_the_bytes_per_file_are_named_largest_first_and_answers_are_left_to_the_app(
     published: Path, release: LoadedRelease, tmp_path: Path, pages
 ):
+    """Answers over the limit go to the app as manager subsets do (the host passes them to `ras serve`); what else
+    breaks it (here the API reference's script) is refused, named largest first."""
     served = served_routes(release)
     first: dict[str, str] = {}
     for route in served.routes:
         first.setdefault(route.sha256, route.request)
-    files = [(size, first[sha]) for sha, size in served.sizes.items()]
-    files += [(len(body), path) for path, body in api_docs_files().items()]
+    answers = sorted(((size, first[sha]) for sha, size in served.sizes.items() if size > 100_000), reverse=True)
+    files = [(len(body), path) for path, body in api_docs_files().items()]
     upstream = parse_upstream(DEFAULT_UPSTREAM)
     files += [(len(render_redirects(release.release_id, served.routes, upstream)), "_redirects")]
     files += [(len(render_headers(release.release_id, served.routes)), "_headers")]
     over = sorted((item for item in files if item[0] > 100_000), reverse=True)
-    assert len(over) > 3  # answers and the docs' scripts alike
+    assert len(answers) > 3 and over  # answers and the docs' scripts alike
     pages(file_bytes=100_000)
     result = export(published, tmp_path / "dist", "--host", "cloudflare-pages")
-    line = result.stderr.strip().splitlines()[-1]
     assert result.exit_code == 1
+    left = ", ".join(f"{target} ({size / 1e6:.1f} MB)" for size, target in answers[:3])
+    assert (
+        f"{len(answers)} answers over cloudflare-pages's 100,000 bytes per file left to the app (`ras serve` as the "
+        f"host's upstream answers them): {left} …"
+    ) in result.stderr.splitlines()
+    line = result.stderr.strip().splitlines()[-1]
     named = ", ".join(f"{name} ({size / 1e6:.1f} MB)" for size, name in over[:3])
-    assert f": {len(over)} files over its 100,000 bytes per file: {named} … ({LIMITS})" in line
+    assert f": {len(over)} files over its 100,000 bytes per file: {named} ({LIMITS})" in line
+
+
+def test_a_tree_holds_no_answer_over_the_bytes_per_file_and_routes_each_to_the_app(
+    published: Path, release: LoadedRelease, tmp_path: Path, pages, monkeypatch: pytest.MonkeyPatch
+):
+    limit = 150_000
+    # the API reference's script (1.5 MB) is over this small fake limit too: the tree here leaves it out
+    small_docs = {path: body for path, body in api_docs_files().items() if len(body) <= limit}
+    monkeypatch.setattr(export_tree, "api_docs_files", lambda: small_docs)
+    everything = served_routes(release)
+    large = {sha for sha, size in everything.sizes.items() if size > limit}
+    targets = {route.request for route in everything.routes if route.sha256 in large}
+    assert large and len(large) < len(everything.sizes)
+    pages(file_bytes=limit)
+    result = export(published, tmp_path / "dist", "--host", "cloudflare-pages")
+    assert result.exit_code == 0, result.output
+    tree = (tmp_path / "dist" / SITE).resolve()
+    sizes = {path.name: path.stat().st_size for path in (tree / "objects").iterdir()}
+    assert sizes and max(sizes.values()) <= limit
+    assert not large & {name.removesuffix(".json") for name in sizes}
+    rules = (tree / "_redirects").read_text().splitlines()
+    assert not [line for line in rules if any(sha in line for sha in large)]
+    routed = set()  # the request targets the rules answer from a file: `path  name=value …  /objects/….json  200`
+    for line in rules:
+        if "  /objects/" in line:
+            path, *query, _file, _status = line.split("  ")
+            routed.add(path + ("?" + "&".join(query) if query else ""))
+    assert routed and not routed & targets
+    assert rules[-1] == f"/api/*  {DEFAULT_UPSTREAM}/api/:splat  200"  # what the host passes to `ras serve`
+    record = orjson.loads((tree / "export.json").read_bytes())
+    assert record["routes"] == len(everything.routes) - sum(1 for r in everything.routes if r.sha256 in large)
+    assert f"{len(large)} answers over cloudflare-pages's 150,000 bytes per file left to the app" in result.stderr
 
 
 def test_told_to_write_anyway_the_tree_is_written_and_the_line_is_a_warning(published: Path, tmp_path: Path, pages):

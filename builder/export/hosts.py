@@ -115,6 +115,17 @@ def limit_problems(host: Host, sizes: Mapping[str, int], targets: Mapping[str, S
     return problems
 
 
+def too_large_line(host: Host, answers: Sequence[tuple[str, int]]) -> str:
+    """The line saying which answers (request target, bytes; largest first) exceed `host`'s bytes per file and so
+    are left to the app, which the host passes them to as its upstream."""
+    named = ", ".join(f"{target} ({_megabytes(size)})" for target, size in answers[:LISTED])
+    more = " …" if len(answers) > LISTED else ""
+    return (
+        f"{len(answers):,} answers over {host.name}'s {_limit(host.file_bytes or 0)} per file left to the app "
+        f"(`ras serve` as the host's upstream answers them): {named}{more}"
+    )
+
+
 def rule_problems(host: Host, redirects: bytes, headers: bytes) -> list[str]:
     """`_redirects` and `_headers` rules past what `host` reads (it ignores the rest, silently)."""
     problems = []

@@ -25,7 +25,8 @@ class Served:
     routes: list[Route]  # sorted by request target
     sizes: dict[str, int]  # sha256 → bytes of the answer (its object file in the release)
     aliases: int  # targets that are another spelling of a canonical one
-    left: int  # precomputed answers left to the app (not 200, or a target nginx cannot match exactly)
+    left: int  # precomputed answers left to the app (not 200, a target nginx cannot match exactly, or too large)
+    too_large: list[tuple[str, int]]  # (first request target, bytes) of each answer over the host's bytes per file
 
 
 def _answers_like(
@@ -70,9 +71,10 @@ def _precomputed(operation: Operation, release: LoadedRelease) -> Iterator[tuple
             yield key, params
 
 
-def served_routes(release: LoadedRelease) -> Served:
+def served_routes(release: LoadedRelease, file_bytes: int | None = None) -> Served:
     """Every request target nginx may answer from a file, with the sha256 of the answer (read from routes.json:
-    the bytes are read, and checked against it, by whoever copies them)."""
+    the bytes are read, and checked against it, by whoever copies them). An answer over `file_bytes` (a static
+    host's limit per file) is left to the app, as a manager subset is: the host passes it to `ras serve`."""
     found = {key: release.answers.route(key) for key in release.answers}
     targets = {
         key: route.sha256
@@ -89,9 +91,16 @@ def served_routes(release: LoadedRelease) -> Served:
         folded[target.lower()] = folded.get(target.lower(), 0) + 1
     # nginx's map hash ignores case: targets equal but for case would collide there, so the app keeps them
     kept = {target: sha for target, sha in targets.items() if folded[target.lower()] == 1}
+    sizes = {sha: (release.directory / object_path(sha)).stat().st_size for sha in sorted(set(kept.values()))}
+    large = {sha for sha, size in sizes.items() if file_bytes is not None and size > file_bytes}
+    first: dict[str, str] = {}
+    for target, sha in sorted(kept.items()):
+        first.setdefault(sha, target)
+    kept = {target: sha for target, sha in kept.items() if sha not in large}
     return Served(
         routes=[Route(target, sha) for target, sha in sorted(kept.items())],
-        sizes={sha: (release.directory / object_path(sha)).stat().st_size for sha in sorted(set(kept.values()))},
+        sizes={sha: size for sha, size in sizes.items() if sha not in large},
         aliases=sum(1 for target in kept if target in aliases),
         left=len(release.answers) - sum(1 for target in kept if target in canonical),
+        too_large=sorted(((first[sha], sizes[sha]) for sha in large), key=lambda found: (-found[1], found[0])),
     )

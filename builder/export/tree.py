@@ -36,7 +36,16 @@ from builder.export.config import (
     render_redirects,
     render_routes_conf,
 )
-from builder.export.hosts import DEFAULT_HOST, HOSTS, OVERRIDE, Host, check_host, limit_problems, rule_problems
+from builder.export.hosts import (
+    DEFAULT_HOST,
+    HOSTS,
+    OVERRIDE,
+    Host,
+    check_host,
+    limit_problems,
+    rule_problems,
+    too_large_line,
+)
 from builder.export.routes import Served, served_routes
 from builder.export.variants import BROTLI_MISSING, CACHE, EXTENSIONS, compress_all, encodings, levels, prune_cache
 from builder.export.verify import OBJECTS, RECORD, SITE
@@ -70,11 +79,13 @@ def plan_tree(releases: Path, upstream: Upstream, out: Path, settings: Settings,
     if directory is None:
         raise ReleaseError(f"no promoted release in {releases}; run `ras publish` first")
     release = load_release(directory)
-    served = served_routes(release)
+    served = served_routes(release, None if settings.ignore_limits else settings.host.file_bytes)
     progress(
         f"release {release.release_id}: {len(served.routes)} request targets ({served.aliases} aliases) answered "
         f"from files, {served.left} answers left to the app"
     )
+    if served.too_large:
+        progress(too_large_line(settings.host, served.too_large))
     codings = settings.codings()
     if settings.host.variants and "br" not in codings:
         progress(BROTLI_MISSING)
