@@ -53,9 +53,10 @@ def largest_filers(
     publishes, up to the ranked one, that the sets hold whole (a young filer would leave the pack without a common
     quarter to publish): one lacking any is passed over, and the next largest taken."""
     found = _originals(listing, as_of)
-    quarter = ranked_quarter(filing for _, filing in found)
-    if quarter is None:
+    whole = _whole(filing for _, filing in found)
+    if not whole:
         return None
+    quarter = whole[-1]
     latest: dict[str, tuple[str, SetFiling]] = {}
     for path, filing in found:
         known = latest.get(filing.cik)
@@ -63,7 +64,7 @@ def largest_filers(
             latest[filing.cik] = (path, filing)
     medians = medians_of({path for path, _ in latest.values()})
     ranked = sorted((_ranked(path, f, medians[path]) for path, f in latest.values()), key=lambda r: (-r.value, r.cik))
-    window = _whole_window(quarter, versions, _filers_by_period(filing for _, filing in found))
+    window = tuple(whole[-versions:])  # what the pack publishes, as far as the sets can say who filed it
     filed: dict[str, set[date]] = {}
     for _, filing in found:
         filed.setdefault(filing.cik, set()).add(filing.period)
@@ -80,26 +81,19 @@ def largest_filers(
     return Selection(count, quarter, len(ranked), tuple(taken), tuple(passed))
 
 
-def _whole_window(quarter: date, versions: int, filers: Counter[date]) -> tuple[date, ...]:
-    """The `versions` newest quarter ends up to `quarter` that the sets hold whole (as ranked_quarter judges one),
-    oldest first: what the pack publishes, as far as the sets can say who filed it."""
-    most = max(filers.values())
-    whole = sorted(period for period, count in filers.items() if period <= quarter and count * COVERED >= most)
-    return tuple(whole[-versions:])
-
-
-def _filers_by_period(reports: Iterable[SetFiling]) -> Counter[date]:
-    """Quarter end → how many filers the sets hold a report of for it."""
-    return Counter(period for period, _ in {(report.period, report.cik) for report in reports})
+def _whole(reports: Iterable[SetFiling]) -> list[date]:
+    """The quarter ends the sets hold whole (reports of at least 1/COVERED as many filers as of the best covered
+    one), oldest first."""
+    filers = Counter(period for period, _ in {(report.period, report.cik) for report in reports})
+    most = max(filers.values(), default=0)
+    return sorted(period for period, count in filers.items() if count * COVERED >= most)
 
 
 def ranked_quarter(reports: Iterable[SetFiling]) -> date | None:
-    """The quarter end the selection ranks (see the module's docstring); None without reports."""
-    filers = _filers_by_period(reports)
-    if not filers:
-        return None
-    most = max(filers.values())
-    return max(period for period, count in filers.items() if count * COVERED >= most)
+    """The quarter end the selection ranks (see the module's docstring): the newest the sets hold whole; None without
+    reports."""
+    whole = _whole(reports)
+    return whole[-1] if whole else None
 
 
 def in_zips(root: Path, count: int, as_of: date | None, versions: int = 1) -> Selection | None:
