@@ -91,7 +91,7 @@ def test_a_holders_chance_counts_its_values_in_the_window_beside_everyones_but_t
         {"A": [(1, 100), (2, 102)], "B": [(1, 105)], "C": [(1, 500)], "D": [(2, 9000)], "E": [(1, 80), (2, 50)]}
     )
     books = FilerBooks(before, after)
-    gained = books.gained()
+    gained = books.gained
     # asked of A: of filer 1's four gains (E's 40 too), its window 99..106 holds 105 and A's 100 (left out); of every
     # filer's six, 100, 102 and 105, less A's two, of four
     assert gained.chance(1, 99, 106, 100, [100, 102]) == pytest.approx((1 + POOLED_WEIGHT / 4) / (3 + POOLED_WEIGHT))
@@ -99,7 +99,7 @@ def test_a_holders_chance_counts_its_values_in_the_window_beside_everyones_but_t
     # filer 2's 9,000 of D lands in its window; its gain of A does not, so it is not left out of its own
     assert gained.chance(2, 8990, 9010, 102, [100, 102]) == pytest.approx((1 + POOLED_WEIGHT / 4) / (2 + POOLED_WEIGHT))
     # moves of kept positions: filer 1 doubled E, filer 2 kept it; asked of E, nothing else moved by ×2
-    moved = books.moved()
+    moved = books.moved
     assert moved.relative and not gained.relative
     assert moved.chance(1, 1.9, 2.1, 2.0, [1.0, 2.0]) == 0.0
     assert moved.chance(2, 0.9, 1.1, 1.0, [1.0, 2.0]) == 0.0  # its one kept position is E's

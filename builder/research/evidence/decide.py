@@ -85,7 +85,7 @@ class _Passes:
     def continued(self) -> list[tuple[str, Holders, Holders | None]]:
         """Splits of the securities most holders kept (settling them); the vanished ones, for the next pass."""
         vanished = []
-        moves = (self.books.moved, sum(len(held) >= MIN_HOLDERS for held in self.before.values()))
+        moves = (lambda: self.books.moved, sum(len(held) >= MIN_HOLDERS for held in self.before.values()))
         for cusip, held in self.before.items():
             if len(held) < MIN_HOLDERS:
                 continue  # one filer's own book: nothing to decide it by

@@ -219,7 +219,7 @@ def successors(
             continue
         holders = [(cik, *pair) for cik, pair in zip(gains.ciks[other], pairs, strict=True)]
         if not proof.few and not rare(
-            books.gained(), holders, stated, proof.tolerance, agreeing, weighed * len(candidates)
+            books.gained, holders, stated, proof.tolerance, agreeing, weighed * len(candidates)
         ):
             continue  # so many of the holders' gains fit one ratio or another by trading alone
         # one issuer's new security, or (all one book can show) a new CUSIP share for share: an exchange

@@ -159,7 +159,7 @@ def spun_off(
         # most of the parent's holders received the child too (a few sell it at once), more than chance makes fit
         holders = [(cik, *pair) for cik, pair in zip(ciks[(parent, side)], pairs, strict=True)]
         if agreeing >= passing[parent] and (
-            proof.few or rare(books.gained(), holders, stated, proof.tolerance, agreeing, weighed * len(asked))
+            proof.few or rare(books.gained, holders, stated, proof.tolerance, agreeing, weighed * len(asked))
         ):
             fits.append((agreeing, (parent, side), stated, fit[2]))
     if proof.few and fits:  # one issuer's ratio, unlikely by chance, and only one parent that fits so

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from datetime import date
 from decimal import Decimal
 from fractions import Fraction
+from functools import cached_property
 from itertools import chain
 from typing import NamedTuple
 
@@ -81,7 +82,6 @@ class FilerBooks:
         self._growing: float | None = None
         self._gains: dict[int, dict[str, int]] = {}
         self._ordered: dict[tuple[int, int], tuple[list[int], list[str]]] = {}
-        self._made: list[Habits | None] = [None, None]  # what filers' gains and kept positions' moves look like
 
     def of(self, side: int) -> dict[int, dict[str, int]]:
         books = self._books[side]
@@ -145,19 +145,15 @@ class FilerBooks:
                 ciks.setdefault(other, []).append(cik)
         return Gains(len(counts), pairs, ciks)
 
+    @cached_property
     def gained(self) -> Habits:
         """What the filers' gains between the quarter ends look like, in shares."""
-        found = self._made[0]
-        if found is None:
-            found = self._made[0] = Habits(_gains_in, self.of(0), self.of(1), False)
-        return found
+        return Habits(_gains_in, self.of(0), self.of(1), False)
 
+    @cached_property
     def moved(self) -> Habits:
         """What the moves of the positions filers kept look like: shares after ÷ shares before."""
-        found = self._made[1]
-        if found is None:
-            found = self._made[1] = Habits(_moves_in, self.of(0), self.of(1), True)
-        return found
+        return Habits(_moves_in, self.of(0), self.of(1), True)
 
     def _gained(self, cik: int) -> dict[str, int]:
         """Other CUSIP → the shares of it filer `cik` gained between the quarter ends, made once per filer."""
