@@ -15,7 +15,7 @@ import csv
 import io
 import zipfile
 from collections.abc import Iterable, Sequence
-from datetime import date, timedelta
+from datetime import date, datetime, timedelta
 from pathlib import Path
 
 from builder.records import Amendment, Filing
@@ -126,6 +126,13 @@ def window_name(filed: date) -> str:
     if first < date(2024, 1, 1):
         return f"{first.year}q{(first.month - 1) // 3 + 1}_form13f.zip"
     return f"{sec_date(first).lower().replace('-', '')}-{sec_date(last).lower().replace('-', '')}_form13f.zip"
+
+
+def named_window(name: str) -> tuple[date, date]:
+    """First and last day of the filing window a set's zip name gives (window_name's, from 2024 on:
+    `01mar2024-31may2024_form13f.zip`)."""
+    first, last = name.split("_")[0].split("-")
+    return datetime.strptime(first, "%d%b%Y").date(), datetime.strptime(last, "%d%b%Y").date()
 
 
 def table_rows(filing: Filing, filer: FilerDetails = DEFAULT_FILER) -> dict[str, list[tuple[object, ...]]]:

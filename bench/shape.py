@@ -21,10 +21,10 @@ import dataclasses
 import os
 import re
 import shutil
-from datetime import datetime
 from pathlib import Path
 
 from bench import report, synthetic
+from bench.datasets_writer import named_window
 from bench.processes import measure, ras, removed_set_aside, set_aside, settled_disk
 from bench.publish import without_newest_quarter
 
@@ -60,10 +60,7 @@ def windowed(tree: Path, out: Path, newest: bool) -> Path:
         shutil.copytree(tree, out, copy_function=os.link)
     else:
         without_newest_quarter(tree, out)
-        sets = sorted(
-            (out / "sec13f-datasets").glob("*_form13f.zip"), key=lambda p: datetime.strptime(p.name[:9], "%d%b%Y")
-        )
-        sets[-1].unlink()
+        max((out / "sec13f-datasets").glob("*_form13f.zip"), key=lambda path: named_window(path.name)).unlink()
     packs = out / "packs.toml"
     text = packs.read_text()
     packs.unlink()  # a link to the tree's own: written anew

@@ -15,6 +15,7 @@ import orjson
 import pytest
 
 from bench import synthetic, universe
+from bench.datasets_writer import named_window
 from builder.errors import PublishError
 from builder.release import inputs
 from builder.release.build import Asked, prepare_release, write_release
@@ -123,10 +124,10 @@ def test_beside_the_data_sets_a_next_quarter_takes_every_older_version_and_equal
     packs.write_text(packs.read_text().replace(f"versions = {EVENTS.quarters}", f"versions = {EVENTS.quarters - 2}"))
     cold = tmp_path / "cold" / publish(tmp_path / "full", tmp_path / "cold", None, lambda line: None)
     before = _without_newest_quarter(tmp_path / "full", tmp_path / "before")
-    sets = sorted((before / DATASETS).iterdir(), key=lambda path: datetime.strptime(path.name[:9], "%d%b%Y"))
+    sets = sorted((before / DATASETS).iterdir(), key=lambda path: named_window(path.name))
     sets[-1].unlink()  # the newest filing window: the newest quarter's filings, the pack's and the witnesses'
     # published once the window's every filing is in (the witnesses file after the pack's managers)
-    closed = datetime.strptime(sets[-2].name[10:19], "%d%b%Y").date()
+    closed = named_window(sets[-2].name)[1]
     releases, messages = tmp_path / "releases", []
     publish(before, releases, closed, lambda line: None)
     release = releases / publish(tmp_path / "full", releases, None, messages.append)
