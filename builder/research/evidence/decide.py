@@ -85,14 +85,14 @@ class _Passes:
     def continued(self) -> list[tuple[str, Holders, Holders | None]]:
         """Splits of the securities most holders kept (settling them); the vanished ones, for the next pass."""
         vanished = []
-        moves = (lambda: self.books.moved, sum(len(held) >= MIN_HOLDERS for held in self.before.values()))
+        weighed = sum(len(held) >= MIN_HOLDERS for held in self.before.values())
         for cusip, held in self.before.items():
             if len(held) < MIN_HOLDERS:
                 continue  # one filer's own book: nothing to decide it by
             kept = self.after.get(cusip)
             share = len(kept) / len(held) if kept is not None else 0.0
             if share >= CONTINUED and kept is not None:
-                found = split(cusip, held, kept, self.citing, self.proof(held), moves)
+                found = split(cusip, held, kept, self.citing, self.proof(held), self.books, weighed)
                 self.legs += [found] if found else []
                 self.settled.update((cusip,) if found or not self.proof(held).few else ())
                 self.steady.update((cusip,) if not found and steady(held, kept) else ())

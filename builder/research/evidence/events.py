@@ -25,7 +25,7 @@ from builder.research.evidence.ratios import (
     allowance,
     ratio_text,
 )
-from builder.research.evidence.witnessed import Citing, FilerBooks, Found, Gains, Habits
+from builder.research.evidence.witnessed import Citing, FilerBooks, Found, Gains
 
 # Holders at the earlier quarter end that decide by majority: with fewer, one filer's trading could pass for an
 # event, so the few decide only exactly (see Proof).
@@ -83,7 +83,6 @@ FEW_SPLIT_MARKET = 1.15  # MasterCard's 10:1 of 2014 moved ×0.89 net of the spl
 ROUND_LOT = 10  # a count in lots of ten is a trader's choice (10,230 sold, 10,230 bought): no mark of a ratio
 
 Kin = Callable[[str, str], bool]  # whether two CUSIPs are securities of one issuer
-Moves = tuple[Callable[[], Habits], int]  # how kept positions move (FilerBooks.moved), and the securities asked
 
 
 def same_issuer_code(a: str, b: str) -> bool:
@@ -118,11 +117,11 @@ class Proof:
 
 
 def split(
-    cusip: str, held: Holders, kept: Holders, citing: Citing, proof: Proof, moves: Moves
+    cusip: str, held: Holders, kept: Holders, citing: Citing, proof: Proof, books: FilerBooks, weighed: int
 ) -> CorporateAction | None:
     """The holders who kept the security hold one simple multiple of their shares, and its price moved the other
-    way: a split (or a reverse split). The many, where `moves` says chance would rarely move so many by it (their
-    trading and the securities asked: builder.research.evidence.chance)."""
+    way: a split (or a reverse split). The many, where chance would rarely move so many by it (how the filers' kept
+    positions move, `books.moved`, over `weighed` securities asked: builder.research.evidence.chance)."""
     if 1 / MIN_SPLIT_MOVE < ratios.total(kept) / max(ratios.total(held), 1) < MIN_SPLIT_MOVE:
         return None  # the holders' shares together did not move like a split's: no per-holder look needed
     earlier = dict(zip(held.ciks, held.shares, strict=True))
@@ -136,7 +135,7 @@ def split(
     if fit is None or price_move <= 0:
         return None
     factor, agreeing, spread = fit
-    if not proof.few and not rare(moves[0](), holders, factor, proof.tolerance, agreeing, moves[1]):
+    if not proof.few and not rare(books.moved, holders, factor, proof.tolerance, agreeing, weighed):
         return None  # so many kept positions move by one factor or another by trading alone
     explained = MIN_EXPLAINED if proof.few else MAJORITY_EXPLAINED
     if abs(math.log(price_move * float(factor))) >= (1 - explained) * abs(math.log(price_move)):
