@@ -7,8 +7,9 @@ answered by ToolBox.call, whose result is already the JSON those revisions send
 (server.mcp_server.results.ToolResult): the SDK's kernel would validate the message and its params, build a
 connection and a request context, dump the result, check it against the revision's schema and dump it again, for
 the same bytes (tests/test_mcp_http_direct.py holds them equal for every tool, error and revision): half of what
-MCP added to a never-asked compare_ethos (0.23 of 0.46 ms in process, beside its 0.9 ms of research). Any other message (initialize, tools/list, resources/read, a call carrying `_meta` or params the SDK
-may refuse, every 2026-07-28 request) goes to the kernel: a handshake-era one on a connection born initialized
+MCP added to a never-asked compare_ethos (0.23 of 0.46 ms in process, beside its 0.9 ms of research). Any other
+message (initialize, tools/list, resources/read, a call carrying `_meta` or params the SDK may refuse, every
+2026-07-28 request) goes to the kernel: a handshake-era one on a connection born initialized
 at its MCP-Protocol-Version, a 2026-07-28 one on the connection its `_meta` envelope describes, after the SDK's
 validation ladder (mcp.shared.inbound). The kernel (serve_one, the single-exchange dispatch of its own 2026 HTTP
 entry) then answers exactly as over stdio: the same handlers, validation, negotiation and per-revision

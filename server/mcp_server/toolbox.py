@@ -3,7 +3,7 @@
 `ToolBox` answers from a `Serving` (one release, read once per call) and knows nothing of a transport; `Tools`
 makes its answers the low-level SDK Server's handlers, each transport saying how a call reaches the release:
 stdio (server.mcp_server.local) follows the promoted release itself and answers in a worker thread, HTTP
-(server.mcp_server.exchange) answers on the event loop from the release `ras serve` is serving, as REST does.
+(server.mcp_http.exchange) answers on the event loop from the release `ras serve` is serving, as REST does.
 Every tool result names the release it came from in `_meta` (RELEASE_META), as health and the audit do. A call's
 result is its wire JSON (server.mcp_server.results.ToolResult), which the SDK's Server is given as its model.
 """
