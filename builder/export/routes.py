@@ -93,9 +93,10 @@ def served_routes(release: LoadedRelease, file_bytes: int | None = None) -> Serv
     kept = {target: sha for target, sha in targets.items() if folded[target.lower()] == 1}
     sizes = {sha: (release.directory / object_path(sha)).stat().st_size for sha in sorted(set(kept.values()))}
     large = {sha for sha, size in sizes.items() if file_bytes is not None and size > file_bytes}
-    first: dict[str, str] = {}
-    for target, sha in sorted(kept.items()):
-        first.setdefault(sha, target)
+    first: dict[str, str] = {}  # each large answer's first request target, to name it
+    for target, sha in sorted(kept.items()) if large else ():
+        if sha in large:
+            first.setdefault(sha, target)
     kept = {target: sha for target, sha in kept.items() if sha not in large}
     return Served(
         routes=[Route(target, sha) for target, sha in sorted(kept.items())],
